@@ -1,0 +1,225 @@
+"""The CP-SAT model: integer pod counts per (role, node), one model for all JobGroups.
+
+Lexicographic objectives are solved in stages. Consecutive terms are packed into one
+weighted objective while their combined range stays far inside int64; after each stage
+its objective is held at the value reached, and the next stage starts from that solution.
+The greedy plan is the first stage's complete hint, so every stage starts feasible.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ortools.sat.python import cp_model
+
+from .errors import SolverError
+from .objective import Assignment, Term
+from .problem import Problem
+
+# Weighted stages stay below this, leaving CP-SAT headroom against overflow.
+_STAGE_RANGE = 2**50
+
+
+class Reporter(Protocol):
+    """How the solver tells the outside world it is making progress (no printing in the core)."""
+
+    def stage(self, name: str, index: int, total: int) -> None: ...
+
+    def solution(self, objective: float, bound: float, elapsed: float) -> None: ...
+
+
+class BaseReporter:
+    def stage(self, name: str, index: int, total: int) -> None:
+        pass
+
+    def solution(self, objective: float, bound: float, elapsed: float) -> None:
+        pass
+
+
+@dataclass(slots=True)
+class StageResult:
+    terms: list[str]
+    status: str
+    value: int | None
+    bound: int | None
+
+
+@dataclass(slots=True)
+class SolveResult:
+    assignment: Assignment | None
+    status: str  # OPTIMAL when every stage was proven, FEASIBLE otherwise, UNKNOWN if none ran
+    stages: list[StageResult] = field(default_factory=list)
+    gap: float | None = None
+    deterministic_time: float = 0.0
+    wall_time: float = 0.0
+    variables: int = 0
+
+
+def stage_terms(terms: list[Term]) -> list[list[Term]]:
+    """Group consecutive terms into stages whose weighted sum stays within range."""
+    stages: list[list[Term]] = []
+    span = 0
+    for term in terms:
+        width = term.upper + 1
+        if stages and span * width <= _STAGE_RANGE and term.exact and stages[-1][-1].exact:
+            stages[-1].append(term)
+            span *= width
+        else:
+            stages.append([term])
+            span = width
+    return stages
+
+
+class _Progress(cp_model.CpSolverSolutionCallback):
+    def __init__(self, reporter: Reporter, start: float) -> None:
+        super().__init__()
+        self.reporter, self.start = reporter, start
+
+    def on_solution_callback(self) -> None:
+        self.reporter.solution(self.ObjectiveValue(), self.BestObjectiveBound(), time.perf_counter() - self.start)
+
+
+def solve_cpsat(
+    problem: Problem,
+    terms: list[Term],
+    hint: Assignment,
+    *,
+    time_limit: float,
+    workers: int = 1,
+    seed: int = 0,
+    reporter: Reporter | None = None,
+) -> SolveResult:
+    """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
+    CP-SAT's deterministic time; with more workers it is wall time."""
+    start = time.perf_counter()
+    model = cp_model.CpModel()
+    count: dict[tuple[int, int], cp_model.IntVar] = {}
+    upper: dict[tuple[int, int], int] = {}
+    for r, role in enumerate(problem.roles):
+        for node, cap in zip(role.nodes, role.caps):
+            count[r, node] = model.NewIntVar(0, cap, f"count[{r},{node}]")
+            upper[r, node] = cap
+    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    by_node: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
+    for (r, node), var in count.items():
+        by_node.setdefault(node, []).append((r, var))
+
+    for j, jg in enumerate(problem.job_groups):
+        if not jg.feasible:
+            model.Add(placed[j] == 0)
+            continue
+        for g in jg.gangs:
+            gang = problem.gangs[g]
+            gang_total = []
+            for r in gang.roles:
+                role_vars = [count[r, n] for n in problem.roles[r].nodes]
+                gang_total.extend(role_vars)
+                if role_vars:
+                    model.Add(sum(role_vars) <= problem.roles[r].count * placed[j])
+            if gang.need:
+                model.Add(sum(gang_total) >= gang.need * placed[j])
+            for k, deficit in enumerate(gang.min_resources):
+                if deficit:
+                    added = [problem.roles[r].request[k] * count[r, n] for r in gang.roles for n in problem.roles[r].nodes]
+                    model.Add(sum(added) >= deficit * placed[j])
+        if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
+            model.Add(placed[j] == 1)
+
+    opened: dict[int, cp_model.IntVar] = {}
+    for node, items in by_node.items():
+        room = problem.free[node]
+        for k, have in enumerate(room):
+            worst = sum(problem.roles[r].request[k] * upper[r, node] for r, _ in items)
+            if worst > have:
+                model.Add(sum(problem.roles[r].request[k] * var for r, var in items) <= have)
+        if problem.idle[node]:
+            opened[node] = model.NewBoolVar(f"opened[{node}]")
+            most = sum(upper[r, node] for r, _ in items)
+            model.Add(sum(var for _, var in items) <= most * opened[node])
+
+    def expression(term: Term) -> cp_model.LinearExprT:
+        parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]
+        if term.pods:
+            parts.append(term.pods * sum(count.values()))
+        if term.opened:
+            parts.append(term.opened * sum(opened.values()))
+        return sum(parts)
+
+    def set_hint(assignment: Assignment) -> None:
+        model.ClearHints()
+        for key, var in count.items():
+            model.AddHint(var, assignment.counts.get(key, 0))
+        for j, var in enumerate(placed):
+            model.AddHint(var, j in assignment.placed)
+        used = {n for (r, n), c in assignment.counts.items() if c}
+        for node, var in opened.items():
+            model.AddHint(var, node in used)
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = max(1, workers)
+    solver.parameters.random_seed = seed
+    solver.parameters.log_search_progress = False
+    deterministic = workers <= 1
+
+    stages = stage_terms(terms)
+    result = SolveResult(None, "UNKNOWN", variables=len(count) + len(placed) + len(opened))
+    current = hint
+    all_optimal = True
+    spent = 0.0
+    for index, stage in enumerate(stages):
+        remaining = time_limit - (spent if deterministic else time.perf_counter() - start)
+        if remaining <= 0.0:
+            all_optimal = False
+            break
+        budget = remaining if index == len(stages) - 1 else remaining * 0.7
+        weights = []
+        weight = 1
+        for term in reversed(stage):
+            weights.append(weight)
+            weight *= term.upper + 1
+        weights.reverse()
+        objective = sum(
+            w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(weights, stage)
+        )
+        model.Maximize(objective)
+        set_hint(current)
+        if deterministic:
+            solver.parameters.max_deterministic_time = budget
+            solver.parameters.max_time_in_seconds = float("inf")
+        else:
+            solver.parameters.max_time_in_seconds = budget
+        if reporter is not None:
+            reporter.stage(", ".join(t.name for t in stage), index, len(stages))
+            status = solver.Solve(model, _Progress(reporter, start))
+        else:
+            status = solver.Solve(model)
+        spent += solver.response_proto.deterministic_time
+        name = solver.StatusName(status)
+        if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
+            raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            result.stages.append(StageResult([t.name for t in stage], name, None, None))
+            all_optimal = False
+            break
+        value = round(solver.ObjectiveValue())
+        bound = round(solver.BestObjectiveBound())
+        result.stages.append(StageResult([t.name for t in stage], name, value, bound))
+        if status != cp_model.OPTIMAL:
+            all_optimal = False
+            if result.gap is None:
+                result.gap = abs(bound - value) / max(1, abs(bound))
+        current = Assignment(
+            {key: v for key, var in count.items() if (v := solver.Value(var))},
+            frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
+        )
+        result.assignment = current
+        model.Add(objective >= value)
+    if result.assignment is not None:
+        result.status = "OPTIMAL" if all_optimal and len(result.stages) == len(stages) else "FEASIBLE"
+    result.deterministic_time = spent
+    result.wall_time = time.perf_counter() - start
+    if result.gap is None and result.status == "OPTIMAL":
+        result.gap = 0.0
+    return result

@@ -1,0 +1,56 @@
+"""gangplan's errors: one small tree, each class knowing its exit code.
+
+    GangplanError            exit 3 unless a subclass says otherwise
+    ├── InputError           exit 2: bad input, with the place it was found
+    ├── UsageError           exit 2: bad options or arguments
+    └── SolverError          exit 3: the solver or the program failed
+
+The CLI catches ``GangplanError`` only and prints ``error: <str(exc)>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class GangplanError(Exception):
+    exit_code = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a problem was found: a file, and a 1-based line and column when known."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column or 1}"
+
+
+class InputError(GangplanError):
+    """The input is not what gangplan can read; the message says what was expected."""
+
+    exit_code = 2
+
+    def __init__(
+        self, message: str, position: Position | None = None, *, origin: object = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+        self.origin = origin  # a model.Origin the CLI may turn into a position
+
+    def __str__(self) -> str:
+        return f"{self.position}: {self.message}" if self.position else self.message
+
+
+class UsageError(GangplanError):
+    exit_code = 2
+
+
+class SolverError(GangplanError):
+    exit_code = 3

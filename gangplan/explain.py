@@ -1,0 +1,77 @@
+"""Why a JobGroup was not placed: the first thing that stops it, in figures.
+
+Checks go from the cheapest and most certain to the most situational: too few pods, no
+node passing the filters, the cluster's free total, what fits with nothing else planned,
+and last, which higher-priority groups took the room.
+"""
+
+from __future__ import annotations
+
+from .greedy import _State, place_pods
+from .objective import Assignment
+from .problem import Problem
+from .quantity import format_amount
+
+
+def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
+    return {
+        j: reason(problem, assignment, j)
+        for j in range(len(problem.job_groups))
+        if j not in assignment.placed
+    }
+
+
+def reason(problem: Problem, assignment: Assignment, j: int) -> str:
+    jg = problem.job_groups[j]
+    prefix_member = len(jg.gangs) > 1
+    for g in jg.gangs:
+        gang = problem.gangs[g]
+        who = f"member {gang.key}: " if prefix_member else ""
+        if gang.running + gang.pending < gang.min_member:
+            return f"{who}NotEnoughTasks: {gang.running + gang.pending} pods exist, minMember is {gang.min_member}"
+        room = sum(problem.roles[r].count for r in gang.roles if problem.roles[r].nodes)
+        if room < gang.need:
+            excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
+            return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
+        for k, name in enumerate(problem.resources):
+            need = _quorum_need(problem, g, k)
+            free = sum(f[k] for f in problem.free)
+            if need > free:
+                return (
+                    f"{who}insufficient {name}: its quorum needs {format_amount(name, need)}, "
+                    f"{format_amount(name, free)} free in the cluster"
+                )
+    alone = _State(problem)
+    fits_alone = True
+    for g in jg.gangs:
+        gang = problem.gangs[g]
+        placed = sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
+        if gang.running + placed < gang.min_member:
+            fits_alone = False
+            total = gang.running + placed
+            gap = 100 * (gang.min_member - total) / gang.min_member
+            who = f"member {gang.key}: " if prefix_member else ""
+            return (
+                f"{who}at most {total} of minMember {gang.min_member} pods fit even with nothing "
+                f"else planned (quorum gap {gap:.0f}%)"
+            )
+    if fits_alone:
+        placed = [problem.job_groups[i] for i in sorted(assignment.placed) if problem.needs(i)]
+        higher = [other.key for other in placed if other.priority > jg.priority]
+        if higher:
+            return f"lost to higher-priority groups {_names(higher)}"
+        same = [other.key for other in placed if other.priority == jg.priority]
+        if same:
+            return f"lost to groups of the same priority placed instead: {_names(same)}"
+    return "does not fit beside the groups placed"
+
+
+def _names(keys: list[str]) -> str:
+    return ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+
+
+def _quorum_need(problem: Problem, g: int, k: int) -> int:
+    """The least of resource k its quorum can need: the smallest pods first."""
+    gang = problem.gangs[g]
+    sizes = sorted(problem.roles[r].request[k] for r in gang.roles for _ in range(problem.roles[r].count))
+    return sum(sizes[: gang.need])

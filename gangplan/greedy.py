@@ -1,0 +1,158 @@
+"""The greedy placer: one JobGroup at a time in queue order, as a gang scheduler does.
+
+It is the CP-SAT model's complete starting hint, the fallback when the solver finds
+nothing better in time, and the baseline benchmarks compare against. Quorums are placed
+first for every JobGroup in queue order; pods beyond minMember come in a second pass, so
+they never cost a later group its quorum.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from .objective import Assignment
+from .problem import Problem, Role
+
+
+class _State:
+    """Free capacity with an undo log, so a gang that does not fit leaves no trace."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.free = [list(v) for v in problem.free]
+        self.counts: dict[tuple[int, int], int] = defaultdict(int)
+        self.touched = [False] * len(problem.nodes)
+        self.log: list[tuple[int, int, int, bool]] = []
+        self.totals = [max(1, sum(a[k] for a in problem.allocatable)) for k in range(len(problem.resources))]
+
+    def share(self, r: int) -> float:
+        """Dominant share of one pod of role ``r``: how big it is, across resources."""
+        request = self.problem.roles[r].request
+        return max((w / t for w, t in zip(request, self.totals)), default=0.0)
+
+    def fits(self, role: Role, node: int) -> int:
+        room = self.free[node]
+        best = role.count
+        for want, have in zip(role.request, room):
+            if want:
+                best = min(best, have // want)
+        return best
+
+    def put(self, r: int, node: int, count: int) -> None:
+        role = self.problem.roles[r]
+        room = self.free[node]
+        for k, want in enumerate(role.request):
+            room[k] -= want * count
+        self.counts[(r, node)] += count
+        self.log.append((r, node, count, self.touched[node]))
+        self.touched[node] = True
+
+    def mark(self) -> int:
+        return len(self.log)
+
+    def undo(self, mark: int) -> None:
+        while len(self.log) > mark:
+            r, node, count, touched = self.log.pop()
+            role = self.problem.roles[r]
+            for k, want in enumerate(role.request):
+                self.free[node][k] += want * count
+            self.counts[(r, node)] -= count
+            if not self.counts[(r, node)]:
+                del self.counts[(r, node)]
+            self.touched[node] = touched
+
+    def placed_of(self, r: int) -> int:
+        return sum(c for (role, _), c in self.counts.items() if role == r)
+
+
+def place_pods(state: _State, r: int, wanted: int, candidates: Iterable[int] | None = None) -> int:
+    """Place up to ``wanted`` pods of role ``r``, filling the tightest nodes first."""
+    problem = state.problem
+    role = problem.roles[r]
+    nodes = list(role.nodes if candidates is None else candidates)
+    placed = 0
+    while placed < wanted:
+        best: tuple | None = None
+        for node in nodes:
+            fit = state.fits(role, node)
+            if fit <= 0:
+                continue
+            take = min(fit, wanted - placed)
+            opens = problem.idle[node] and not state.touched[node]
+            leftover = tuple(
+                (have - want * take) * 1.0 / max(1, a)
+                for want, have, a in zip(role.request, state.free[node], problem.allocatable[node])
+                if want
+            )
+            complete = take == wanted - placed
+            key = (opens, not complete, 0 if complete else -take, max(leftover, default=0.0), node)
+            if best is None or key < best[0]:
+                best = (key, node, take)
+        if best is None:
+            break
+        _, node, take = best
+        state.put(r, node, take)
+        placed += take
+    return placed
+
+
+def _place_quorum(state: _State, j: int) -> bool:
+    problem = state.problem
+    for g in problem.job_groups[j].gangs:
+        gang = problem.gangs[g]
+        # Smallest pods make a quorum most easily; the biggest are then placed first.
+        by_size = sorted(gang.roles, key=lambda r: (state.share(r), r))
+        left, chosen = gang.need, []
+        for r in by_size:
+            if left <= 0:
+                break
+            take = min(left, problem.roles[r].count)
+            chosen.append((r, take))
+            left -= take
+        if left > 0:
+            return False
+        for r, take in sorted(chosen, key=lambda rt: -state.share(rt[0])):
+            if place_pods(state, r, take) < take:
+                return False
+        if not _meets_min_resources(state, g):
+            for r in gang.roles:
+                place_pods(state, r, problem.roles[r].count - state.placed_of(r))
+                if _meets_min_resources(state, g):
+                    break
+            if not _meets_min_resources(state, g):
+                return False
+    return True
+
+
+def _meets_min_resources(state: _State, g: int) -> bool:
+    problem = state.problem
+    gang = problem.gangs[g]
+    if not any(gang.min_resources):
+        return True
+    added = [0] * len(problem.resources)
+    for r in gang.roles:
+        n = state.placed_of(r)
+        for k, want in enumerate(problem.roles[r].request):
+            added[k] += want * n
+    return all(a >= m for a, m in zip(added, gang.min_resources))
+
+
+def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
+    """Queue-order placement; ``order`` overrides the JobGroup order (used by ``explain``)."""
+    state = _State(problem)
+    order = list(range(len(problem.job_groups)) if order is None else order)
+    placed: set[int] = set()
+    for j in order:
+        if not problem.job_groups[j].feasible:
+            continue
+        mark = state.mark()
+        if _place_quorum(state, j):
+            placed.add(j)
+        else:
+            state.undo(mark)
+    for j in order:
+        if j in placed:
+            for r in problem.roles_of(j):
+                place_pods(state, r, problem.roles[r].count - state.placed_of(r))
+    return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))

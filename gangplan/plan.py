@@ -1,0 +1,196 @@
+"""The Plan: what the planner decided, as data that ``diff`` and ``verify`` read back.
+
+A Plan is pure data (no solver objects) and has one JSON form, ``kind: Plan``, versioned by
+``schemaVersion``. Everything in it is deterministic except ``solver.wallTime``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+API_VERSION = "gangplan.io/v1alpha1"
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One pending pod bound to a node."""
+
+    namespace: str
+    name: str
+    node: str
+    uid: str | None = None
+
+    @property
+    def pod(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class GroupOutcome:
+    """What happened to one PodGroup (or a pod that forms a group of one)."""
+
+    key: str  # namespace/name
+    job_group: str  # namespace/name of the JobGroup's top PodGroup, or namespace/subGroup
+    placed: bool
+    priority: int
+    min_member: int
+    running: int
+    pending: int
+    scheduled: int  # pending pods this plan places
+    reason: str = ""
+    api: str = ""
+    domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectiveValue:
+    """One term of the lexicographic objective, as the chosen plan scores it."""
+
+    name: str
+    value: int
+    sense: str  # maximize | minimize
+    bound: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SolverReport:
+    solver: str  # cp-sat | greedy
+    policy: str  # optimal | ordered
+    status: str  # OPTIMAL | FEASIBLE | GREEDY | TRIVIAL
+    chosen: str  # which plan was kept: cp-sat or greedy
+    objective: tuple[ObjectiveValue, ...] = ()
+    gap: float | None = None  # relative gap of the first objective term not proven optimal
+    workers: int = 1
+    seed: int = 0
+    time_limit: float = 10.0
+    deterministic_time: float = 0.0
+    wall_time: float = 0.0
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    placements: tuple[Placement, ...]
+    groups: tuple[GroupOutcome, ...]
+    solver: SolverReport
+    resources_before: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    resources_after: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def node_of(self) -> dict[str, str]:
+        return {p.pod: p.node for p in self.placements}
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    s = plan.solver
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Plan",
+        "schemaVersion": SCHEMA_VERSION,
+        "solver": {
+            "solver": s.solver,
+            "policy": s.policy,
+            "status": s.status,
+            "chosen": s.chosen,
+            "objective": [
+                {"name": o.name, "sense": o.sense, "value": o.value, "bound": o.bound}
+                for o in s.objective
+            ],
+            "gap": s.gap,
+            "workers": s.workers,
+            "seed": s.seed,
+            "timeLimit": s.time_limit,
+            "deterministicTime": s.deterministic_time,
+            "wallTime": s.wall_time,
+            "note": s.note,
+        },
+        "resources": {
+            name: {
+                "allocatable": plan.resources_before[name][1],
+                "usedBefore": plan.resources_before[name][0],
+                "usedAfter": plan.resources_after[name][0],
+            }
+            for name in plan.resources_before
+        },
+        "groups": [
+            {
+                "name": g.key,
+                "jobGroup": g.job_group,
+                "api": g.api,
+                "placed": g.placed,
+                "priority": g.priority,
+                "minMember": g.min_member,
+                "running": g.running,
+                "pending": g.pending,
+                "scheduled": g.scheduled,
+                "reason": g.reason,
+                "domains": {level: list(values) for level, values in g.domains.items()},
+            }
+            for g in plan.groups
+        ],
+        "placements": [
+            {"pod": p.pod, "node": p.node, **({"uid": p.uid} if p.uid else {})}
+            for p in plan.placements
+        ],
+    }
+
+
+class PlanFormatError(ValueError):
+    """The document is not a Plan gangplan can read; the message says what is wrong."""
+
+
+def plan_from_dict(data: Any) -> Plan:
+    """Read a Plan back. Only what ``verify`` and ``diff`` need is required."""
+    if not isinstance(data, dict) or data.get("kind") != "Plan":
+        raise PlanFormatError("expected an object with kind: Plan")
+    version = data.get("schemaVersion")
+    if version != SCHEMA_VERSION:
+        raise PlanFormatError(f"schemaVersion {version!r} is not supported (expected {SCHEMA_VERSION})")
+    placements = []
+    for index, item in enumerate(data.get("placements") or []):
+        if not isinstance(item, dict):
+            raise PlanFormatError(f"placements[{index}]: expected an object")
+        pod, node = item.get("pod"), item.get("node")
+        if not isinstance(pod, str) or pod.count("/") != 1 or not isinstance(node, str):
+            raise PlanFormatError(
+                f"placements[{index}]: expected pod: <namespace>/<name> and node: <name>"
+            )
+        namespace, name = pod.split("/")
+        uid = item.get("uid")
+        placements.append(Placement(namespace, name, node, uid if isinstance(uid, str) else None))
+    groups = []
+    for item in data.get("groups") or []:
+        if not isinstance(item, dict):
+            continue
+        groups.append(
+            GroupOutcome(
+                key=str(item.get("name", "")),
+                job_group=str(item.get("jobGroup", "")),
+                placed=bool(item.get("placed")),
+                priority=int(item.get("priority") or 0),
+                min_member=int(item.get("minMember") or 0),
+                running=int(item.get("running") or 0),
+                pending=int(item.get("pending") or 0),
+                scheduled=int(item.get("scheduled") or 0),
+                reason=str(item.get("reason") or ""),
+                api=str(item.get("api") or ""),
+                domains={k: tuple(v) for k, v in (item.get("domains") or {}).items()},
+            )
+        )
+    solver = data.get("solver") or {}
+    report = SolverReport(
+        solver=str(solver.get("solver", "")),
+        policy=str(solver.get("policy", "")),
+        status=str(solver.get("status", "")),
+        chosen=str(solver.get("chosen", "")),
+        objective=tuple(
+            ObjectiveValue(str(o["name"]), int(o["value"]), str(o["sense"]), o.get("bound"))
+            for o in solver.get("objective") or []
+            if isinstance(o, dict) and "name" in o and "value" in o and "sense" in o
+        ),
+        gap=solver.get("gap"),
+        wall_time=float(solver.get("wallTime") or 0.0),
+    )
+    return Plan(tuple(placements), tuple(groups), report)

@@ -1,0 +1,166 @@
+"""Planning end to end in the core: Snapshot in, Plan out.
+
+Greedy runs first; CP-SAT starts from its plan and is kept only when it scores at least
+as well, so a plan is never worse than greedy. Pod names are handed out last, in a fixed
+order, so equal counts always give byte-identical bindings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .cpsat import Reporter, solve_cpsat
+from .errors import UsageError
+from .explain import reasons
+from .greedy import greedy
+from .model import Snapshot
+from .objective import Assignment, Term, objective_terms, score, term_value
+from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
+from .problem import Problem, build_problem
+
+SOLVERS = ("cp-sat", "greedy")
+POLICIES = ("optimal",)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    solver: str = "cp-sat"
+    policy: str = "optimal"
+    time_limit: float = 10.0
+    workers: int = 1
+    seed: int = 0
+
+    def check(self) -> None:
+        if self.solver not in SOLVERS:
+            raise UsageError(f"--solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
+        if self.policy not in POLICIES:
+            raise UsageError(f"--policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        if not self.time_limit > 0:
+            raise UsageError(f"--time-limit must be a positive number of seconds, got {self.time_limit}")
+        if self.workers < 1:
+            raise UsageError(f"--workers must be at least 1, got {self.workers}")
+
+
+def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | None = None) -> Plan:
+    options.check()
+    start = time.perf_counter()
+    problem = build_problem(snapshot)
+    terms = objective_terms(problem)
+    baseline = greedy(problem)
+    chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
+    deterministic_time, note = 0.0, ""
+    bounds: dict[str, int] = {}
+    if options.solver == "cp-sat":
+        solver_name = "cp-sat"
+        result = solve_cpsat(
+            problem,
+            terms,
+            baseline,
+            time_limit=options.time_limit,
+            workers=options.workers,
+            seed=options.seed,
+            reporter=reporter,
+        )
+        deterministic_time = result.deterministic_time
+        status = result.status
+        gap = result.gap
+        for stage in result.stages:
+            if stage.status == "OPTIMAL" and stage.value is not None:
+                for name in stage.terms:
+                    bounds[name] = -1  # proven: filled with the value below
+        if result.assignment is not None and score(terms, problem, result.assignment) >= score(terms, problem, baseline):
+            chosen = result.assignment
+        else:
+            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
+        if result.assignment is None:
+            status = "GREEDY"
+    objective = tuple(
+        ObjectiveValue(
+            t.name,
+            value := term_value(t, problem, chosen),
+            t.sense,
+            value if bounds.get(t.name) == -1 else None,
+        )
+        for t in terms
+    )
+    if not all(t.exact for t in terms):
+        note = (note + "; " if note else "") + "quorum demand weights were rounded to fit the solver"
+    placements = name_pods(problem, chosen)
+    before, after = resource_totals(problem, chosen)
+    report = SolverReport(
+        solver=solver_name,
+        policy=options.policy,
+        status=status,
+        chosen="cp-sat" if chosen is not baseline else "greedy",
+        objective=objective,
+        gap=gap,
+        workers=options.workers,
+        seed=options.seed,
+        time_limit=options.time_limit,
+        deterministic_time=round(deterministic_time, 3),
+        wall_time=round(time.perf_counter() - start, 3),
+        note=note,
+    )
+    return Plan(placements, outcomes(problem, chosen), report, before, after)
+
+
+def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]:
+    per_role: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (r, node), n in assignment.counts.items():
+        per_role[r].append((node, n))
+    placements = []
+    for r, items in per_role.items():
+        pods = iter(problem.roles[r].pods)
+        for node, n in sorted(items):
+            for _ in range(n):
+                pod = next(pods)
+                placements.append(Placement(pod.namespace, pod.name, problem.nodes[node].name, pod.uid))
+    placements.sort(key=lambda p: (p.namespace, p.name))
+    return tuple(placements)
+
+
+def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ...]:
+    placed_pods: dict[int, int] = defaultdict(int)
+    for (r, _), n in assignment.counts.items():
+        placed_pods[problem.roles[r].gang] += n
+    why = reasons(problem, assignment)
+    result = []
+    for j, jg_spec in enumerate(problem.job_groups):
+        jg = problem.grouping.job_groups[j]
+        for g, gang in zip(jg_spec.gangs, jg.gangs):
+            spec = problem.gangs[g]
+            result.append(
+                GroupOutcome(
+                    key=spec.key,
+                    job_group=jg_spec.key,
+                    placed=j in assignment.placed,
+                    priority=jg_spec.priority,
+                    min_member=spec.min_member,
+                    running=spec.running,
+                    pending=spec.pending,
+                    scheduled=placed_pods[g],
+                    reason="" if j in assignment.placed else why.get(j, ""),
+                    api=gang.group.api.value,
+                )
+            )
+    return tuple(result)
+
+
+def resource_totals(problem: Problem, assignment: Assignment) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """(used, allocatable) per resource over all nodes, before and after the plan."""
+    before, after = {}, {}
+    added = defaultdict(int)
+    for (r, _), n in assignment.counts.items():
+        for k, want in enumerate(problem.roles[r].request):
+            added[k] += want * n
+    for k, name in enumerate(problem.resources):
+        total = sum(a[k] for a in problem.allocatable)
+        used = sum(a[k] - f[k] for a, f in zip(problem.allocatable, problem.free))
+        before[name] = (used, total)
+        after[name] = (used + added[k], total)
+    return before, after
+
+
+__all__ = ["Options", "plan", "Plan", "Term"]

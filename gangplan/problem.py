@@ -1,0 +1,261 @@
+"""The planning problem in counts: what both placers (greedy and CP-SAT) solve.
+
+Pods of one PodGroup with identical requests and constraints are one ``Role`` with a
+count; candidate nodes are filtered here, before any solver variable exists, so a role
+only ever sees nodes that pass its filters and have room for at least one of its pods.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+from .model import Node, Pod, Snapshot
+from .semantics import (
+    Gang,
+    Grouping,
+    JobGroup,
+    consumes_capacity,
+    filter_reason,
+    group_pods,
+    node_allocatable,
+    node_usable,
+    pod_requests,
+)
+
+Vector = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """Interchangeable pending pods of one PodGroup."""
+
+    gang: int
+    pods: tuple[Pod, ...]  # sorted by name; names are handed out in this order
+    request: Vector  # per problem resource
+    nodes: tuple[int, ...]  # candidate nodes, ascending
+    caps: tuple[int, ...]  # per candidate: how many of these pods fit there alone
+
+    @property
+    def count(self) -> int:
+        return len(self.pods)
+
+
+@dataclass(frozen=True, slots=True)
+class GangSpec:
+    """A PodGroup in counts."""
+
+    key: str
+    job_group: int
+    roles: tuple[int, ...]
+    min_member: int
+    running: int
+    pending: int
+    need: int  # pending pods it must place to reach minMember
+    min_resources: Vector  # what placed pods must still add to running usage, per resource
+    excluded: Mapping[str, int]  # nodes excluded per filter, for the first role with no candidate
+
+
+@dataclass(frozen=True, slots=True)
+class JobGroupSpec:
+    key: str
+    gangs: tuple[int, ...]
+    priority: int
+    rank: int  # position in queue order
+    demand: Fraction  # quorum demand, DESIGN section 3 objective 1
+    feasible: bool  # False when it cannot be placed whatever else happens (too few pods, no node)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    resources: tuple[str, ...]
+    nodes: tuple[Node, ...]
+    allocatable: tuple[Vector, ...]
+    free: tuple[Vector, ...]
+    idle: tuple[bool, ...]  # no running pod other than DaemonSet ones: using it opens it
+    roles: tuple[Role, ...]
+    gangs: tuple[GangSpec, ...]
+    job_groups: tuple[JobGroupSpec, ...]
+    grouping: Grouping
+
+    def needs(self, j: int) -> int:
+        return sum(self.gangs[g].need for g in self.job_groups[j].gangs)
+
+    def roles_of(self, j: int) -> list[int]:
+        return [r for g in self.job_groups[j].gangs for r in self.gangs[g].roles]
+
+    @property
+    def priority_levels(self) -> list[int]:
+        return sorted({jg.priority for jg in self.job_groups}, reverse=True)
+
+
+def _role_signature(pod: Pod, request: Mapping[str, int]) -> tuple:
+    return (
+        tuple(sorted(request.items())),
+        tuple(sorted(pod.node_selector.items())),
+        pod.node_affinity,
+        tuple(sorted(pod.tolerations, key=repr)),
+    )
+
+
+def build_problem(snapshot: Snapshot, grouping: Grouping | None = None) -> Problem:
+    """Resolve groups, filter candidates, and count room: the solver-independent half of planning."""
+    grouping = grouping or group_pods(snapshot)
+    nodes = snapshot.nodes
+    node_index = {n.name: i for i, n in enumerate(nodes)}
+    requests = {id(p): pod_requests(p) for p in snapshot.pods if p.node_name is None or consumes_capacity(p)}
+
+    used: list[dict[str, int]] = [defaultdict(int) for _ in nodes]
+    idle = [True] * len(nodes)
+    for pod in snapshot.pods:
+        if consumes_capacity(pod):
+            i = node_index[pod.node_name]  # the loader refuses unknown nodes
+            for name, amount in requests[id(pod)].items():
+                used[i][name] += amount
+            if not any(o.kind == "DaemonSet" for o in pod.owners):
+                idle[i] = False
+
+    pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
+    pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
+    resources = tuple(sorted(pending_resources | {"pods"}))
+    alloc_maps = [node_allocatable(n) for n in nodes]
+    allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
+    free = tuple(
+        tuple(max(0, a - used[i].get(r, 0)) for a, r in zip(allocatable[i], resources)) for i in range(len(nodes))
+    )
+    usable_total = {
+        r: sum(alloc_maps[i].get(r, 0) for i, n in enumerate(nodes) if node_usable(n)) for r in pending_resources
+    }
+
+    roles: list[Role] = []
+    gangs: list[GangSpec] = []
+    job_groups: list[JobGroupSpec] = []
+    for rank, jg in enumerate(grouping.job_groups):
+        gang_ids = []
+        feasible = True
+        for gang in jg.gangs:
+            g_index = len(gangs)
+            role_ids, excluded = _build_roles(gang, g_index, nodes, free, resources, requests, roles)
+            running_usage = defaultdict(int)
+            for pod in gang.running:
+                for name, amount in requests[id(pod)].items():
+                    running_usage[name] += amount
+            need = max(0, gang.group.min_member - len(gang.running))
+            min_resources = tuple(
+                max(0, gang.group.min_resources.get(r, 0) - running_usage.get(r, 0)) for r in resources
+            )
+            candidate_room = sum(roles[r].count for r in role_ids if roles[r].nodes)
+            if need > len(gang.pending) or candidate_room < need:
+                feasible = False
+            gangs.append(
+                GangSpec(
+                    key=gang.key,
+                    job_group=rank,
+                    roles=tuple(role_ids),
+                    min_member=gang.group.min_member,
+                    running=len(gang.running),
+                    pending=len(gang.pending),
+                    need=need,
+                    min_resources=min_resources,
+                    excluded=excluded,
+                )
+            )
+            gang_ids.append(g_index)
+        job_groups.append(
+            JobGroupSpec(
+                key=jg.key,
+                gangs=tuple(gang_ids),
+                priority=jg.priority,
+                rank=rank,
+                demand=_quorum_demand(jg, requests, usable_total),
+                feasible=feasible,
+            )
+        )
+    return Problem(
+        resources=resources,
+        nodes=nodes,
+        allocatable=allocatable,
+        free=free,
+        idle=tuple(idle),
+        roles=tuple(roles),
+        gangs=tuple(gangs),
+        job_groups=tuple(job_groups),
+        grouping=grouping,
+    )
+
+
+def _build_roles(
+    gang: Gang,
+    g_index: int,
+    nodes: Sequence[Node],
+    free: Sequence[Vector],
+    resources: tuple[str, ...],
+    requests: Mapping[int, Mapping[str, int]],
+    roles: list[Role],
+) -> tuple[list[int], dict[str, int]]:
+    by_signature: dict[tuple, list[Pod]] = defaultdict(list)
+    for pod in gang.pending:
+        by_signature[_role_signature(pod, requests[id(pod)])].append(pod)
+    role_ids = []
+    excluded: dict[str, int] = {}
+    for signature in sorted(by_signature, key=lambda s: min(p.name for p in by_signature[s])):
+        pods = tuple(sorted(by_signature[signature], key=lambda p: p.name))
+        request = tuple(requests[id(pods[0])].get(r, 0) for r in resources)
+        candidates, caps = [], []
+        counts: dict[str, int] = defaultdict(int)
+        for i, node in enumerate(nodes):
+            reason = filter_reason(node, pods[0], gang.group)
+            if reason is not None:
+                counts[reason] += 1
+                continue
+            cap = len(pods)
+            for want, have, name in zip(request, free[i], resources):
+                if want:
+                    cap = min(cap, have // want)
+                    if cap == 0:
+                        counts[f"resource {name}"] += 1
+                        break
+            if cap > 0:
+                candidates.append(i)
+                caps.append(cap)
+        if not candidates and not excluded:
+            excluded = dict(sorted(counts.items()))
+        role_ids.append(len(roles))
+        roles.append(Role(g_index, pods, request, tuple(candidates), tuple(caps)))
+    return role_ids, excluded
+
+
+def _quorum_demand(jg: JobGroup, requests: Mapping[int, Mapping[str, int]], total: Mapping[str, int]) -> Fraction:
+    """Sum over resources of (requests of its minMember pods) / (usable allocatable), exact."""
+    demand = Fraction(0)
+    for gang in jg.gangs:
+        members = sorted(gang.running, key=lambda p: p.name) + sorted(gang.pending, key=lambda p: p.name)
+        quorum: dict[str, int] = defaultdict(int)
+        for pod in members[: gang.group.min_member]:
+            for name, amount in requests[id(pod)].items():
+                quorum[name] += amount
+        for name, amount in quorum.items():
+            if name != "pods" and total.get(name):
+                demand += Fraction(amount, total[name])
+    return demand
+
+
+def integer_weights(values: Sequence[Fraction], limit: int = 2**52) -> tuple[list[int], bool]:
+    """Scale rationals to integers for the solver; exact when the common denominator allows.
+
+    Returns the weights and whether they are exact (distinct sums stay distinct). When the
+    exact scale would overflow ``limit``, weights are rounded at the finest scale that fits.
+    """
+    if not values:
+        return [], True
+    lcm = 1
+    for v in values:
+        lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
+    total = sum(values)
+    if total * lcm <= limit:
+        return [int(v * lcm) for v in values], True
+    scale = Fraction(limit) / total if total else Fraction(1)
+    return [max(1 if v else 0, round(v * scale)) for v in values], False

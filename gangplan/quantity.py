@@ -1,0 +1,96 @@
+"""Kubernetes resource quantities, exact.
+
+Kubernetes compares quantities as scaled integers, never floats; so do we. A quantity is
+parsed to an exact ``Fraction`` and then rounded *up* to the unit gangplan counts in:
+millicores for ``cpu``, whole units (bytes, GPUs, pods) for everything else — the same
+rounding as ``Quantity.MilliValue()`` / ``Quantity.Value()`` in apimachinery.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+__all__ = ["QuantityError", "parse_quantity", "to_amount", "format_amount", "MILLI_RESOURCES"]
+
+# Resources counted in thousandths, as the scheduler does for cpu.
+MILLI_RESOURCES = frozenset({"cpu"})
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 10**3),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
+_QUANTITY = re.compile(
+    r"(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?:(?P<binary>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exponent>[+-]?[0-9]+)|(?P<decimal>[numkMGTPE]?))"
+)
+# Beyond this the number is absurd for any resource; refusing it keeps Fraction work bounded.
+_MAX_EXPONENT = 64
+
+
+class QuantityError(ValueError):
+    """Not a Kubernetes quantity; the message says what is accepted."""
+
+
+def parse_quantity(value: object) -> Fraction:
+    """Parse a quantity as it may appear in YAML/JSON: a string, or a bare integer or float."""
+    if isinstance(value, bool):
+        raise QuantityError(f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {value!r}")
+    if isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise QuantityError(f"expected a finite quantity, got {value!r}")
+        text = repr(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise QuantityError(
+            f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {type(value).__name__}"
+        )
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        raise QuantityError(
+            f"{text!r} is not a quantity (expected a number with an optional suffix: "
+            "n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei, or an exponent like 1e3)"
+        )
+    if match["sign"] == "-":
+        raise QuantityError(f"{text!r} is negative; resource quantities must be >= 0")
+    number = Fraction(match["number"] + ("0" if match["number"].endswith(".") else ""))
+    if match["binary"]:
+        return number * _BINARY[match["binary"]]
+    if match["exponent"] is not None:
+        exponent = int(match["exponent"])
+        if abs(exponent) > _MAX_EXPONENT:
+            raise QuantityError(f"{text!r}: exponent out of range (at most ±{_MAX_EXPONENT})")
+        return number * Fraction(10) ** exponent
+    return number * _DECIMAL[match["decimal"]]
+
+
+def to_amount(resource: str, value: object) -> int:
+    """The integer amount gangplan counts for ``resource``: millicores for cpu, else units."""
+    exact = parse_quantity(value)
+    if resource in MILLI_RESOURCES:
+        exact *= 1000
+    return math.ceil(exact)
+
+
+def format_amount(resource: str, amount: int) -> str:
+    """Render an amount back as a quantity a Kubernetes user would write."""
+    if resource in MILLI_RESOURCES:
+        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
+    if resource == "memory" or "storage" in resource or resource.startswith("hugepages-"):
+        for suffix, factor in reversed(_BINARY.items()):
+            if amount >= factor and amount % factor == 0:
+                return f"{amount // factor}{suffix}"
+    return str(amount)

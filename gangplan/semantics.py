@@ -1,0 +1,348 @@
+"""The scheduling rules gangplan plans by (DESIGN section 3), as pure functions.
+
+Kubernetes' own rules for requests, taints and node selection, and the ecosystem's rules
+for which pods form a gang. The solver and the greedy placer only ever see their results
+through ``problem.build_problem``; ``verify`` re-derives them on its own.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from .errors import InputError
+from .model import (
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    Pod,
+    PodGroup,
+    PodGroupAPI,
+    PodPhase,
+    Snapshot,
+    Taint,
+    Toleration,
+)
+
+POD_GROUP_LABELS = ("scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io")
+POD_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
+GODEL_POD_GROUP_KEY = "godel.bytedance.com/pod-group-name"
+KUEUE_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
+KUEUE_TOTAL_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
+VOLCANO_TASK_KEY = "volcano.sh/task-spec"
+DEFAULT_PODS_PER_NODE = 110
+
+
+def pod_requests(pod: Pod) -> dict[str, int]:
+    """Effective requests as the scheduler counts them, ``pods: 1`` included.
+
+    Containers run together and are summed; init containers run one at a time before
+    them, so each needs its own request plus the sidecars already started; overhead is added.
+    """
+    total: dict[str, int] = defaultdict(int)
+    for container in pod.containers:
+        for name, amount in container.requests.items():
+            total[name] += amount
+    sidecars: dict[str, int] = defaultdict(int)
+    init_peak: dict[str, int] = defaultdict(int)
+    for container in pod.init_containers:
+        if container.restart_policy == "Always":
+            for name, amount in container.requests.items():
+                sidecars[name] += amount
+                init_peak[name] = max(init_peak[name], sidecars[name])
+        else:
+            for name in set(container.requests) | set(sidecars):
+                need = container.requests.get(name, 0) + sidecars.get(name, 0)
+                init_peak[name] = max(init_peak[name], need)
+    result: dict[str, int] = {}
+    for name in set(total) | set(sidecars) | set(init_peak) | set(pod.overhead):
+        steady = total.get(name, 0) + sidecars.get(name, 0)
+        amount = max(steady, init_peak.get(name, 0)) + pod.overhead.get(name, 0)
+        if amount:
+            result[name] = amount
+    result["pods"] = result.get("pods", 0) + 1
+    return result
+
+
+def node_allocatable(node: Node) -> dict[str, int]:
+    allocatable = dict(node.allocatable)
+    allocatable.setdefault("pods", DEFAULT_PODS_PER_NODE)
+    return allocatable
+
+
+def consumes_capacity(pod: Pod) -> bool:
+    """Bound pods hold their requests until they finish."""
+    return pod.node_name is not None and pod.phase not in (PodPhase.SUCCEEDED, PodPhase.FAILED)
+
+
+def is_pending(pod: Pod) -> bool:
+    return pod.node_name is None and pod.phase not in (PodPhase.SUCCEEDED, PodPhase.FAILED)
+
+
+def tolerates(tolerations: Iterable[Toleration], taint: Taint) -> bool:
+    for toleration in tolerations:
+        if toleration.effect and toleration.effect != taint.effect:
+            continue
+        if toleration.operator == "Exists":
+            if not toleration.key or toleration.key == taint.key:
+                return True
+        elif toleration.key == taint.key and toleration.value == taint.value:
+            return True
+    return False
+
+
+def untolerated_taint(node: Node, tolerations: Iterable[Toleration]) -> Taint | None:
+    """The first NoSchedule/NoExecute taint the pod does not tolerate, if any."""
+    tolerations = tuple(tolerations)
+    for taint in node.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
+            return taint
+    return None
+
+
+def _requirement_matches(requirement: NodeSelectorRequirement, value: str | None) -> bool:
+    op = requirement.operator
+    if op == "In":
+        return value is not None and value in requirement.values
+    if op == "NotIn":
+        return value is None or value not in requirement.values
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in ("Gt", "Lt"):
+        try:
+            actual, bound = int(value or ""), int(requirement.values[0])
+        except (ValueError, IndexError):
+            return False
+        return actual > bound if op == "Gt" else actual < bound
+    raise ValueError(f"unknown node selector operator {op!r}")
+
+
+def node_selector_matches(selector: NodeSelector, node: Node) -> bool:
+    fields = {"metadata.name": node.name}
+    for term in selector.terms:
+        if not term.match_expressions and not term.match_fields:
+            continue
+        if all(_requirement_matches(r, node.labels.get(r.key)) for r in term.match_expressions) and all(
+            _requirement_matches(r, fields.get(r.key)) for r in term.match_fields
+        ):
+            return True
+    return False
+
+
+def labels_match(selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
+    return all(labels.get(key) == value for key, value in selector.items())
+
+
+def node_usable(node: Node) -> bool:
+    return node.ready and not node.unschedulable
+
+
+def filter_reason(node: Node, pod: Pod, group: PodGroup | None) -> str | None:
+    """Why ``pod`` may not go to ``node`` ignoring room, in Kubernetes' filter names; None if it may."""
+    if not node.ready:
+        return "not Ready"
+    if node.unschedulable:
+        return "unschedulable"
+    taint = untolerated_taint(node, pod.tolerations)
+    if taint is not None:
+        return f"taint {taint.key}"
+    if not labels_match(pod.node_selector, node.labels):
+        return "nodeSelector"
+    if pod.node_affinity is not None and not node_selector_matches(pod.node_affinity, node):
+        return "node affinity"
+    if group is not None and group.node_selector is not None:
+        if not node_selector_matches(group.node_selector, node):
+            return "group nodeSelector"
+    return None
+
+
+# ---------------------------------------------------------------- groups
+
+
+@dataclass(slots=True)
+class Gang:
+    """A PodGroup with its member pods resolved: the unit all-or-nothing applies to."""
+
+    group: PodGroup
+    running: list[Pod] = field(default_factory=list)
+    pending: list[Pod] = field(default_factory=list)
+    finished: list[Pod] = field(default_factory=list)
+    priority: int = 0
+    implicit: bool = False  # a pod with no PodGroup object: a group of one, or a Kueue group
+
+    @property
+    def key(self) -> str:
+        return self.group.key
+
+
+@dataclass(slots=True)
+class JobGroup:
+    """PodGroups placed as one unit (seed 004); most hold a single PodGroup."""
+
+    key: str
+    gangs: list[Gang]
+    priority: int
+    order: tuple  # QueueSort key of the top member
+
+    @property
+    def top(self) -> Gang:
+        return self.gangs[0]
+
+
+@dataclass(slots=True)
+class Grouping:
+    job_groups: list[JobGroup]
+    warnings: list[str]
+
+
+def group_name_of(pod: Pod) -> tuple[str, str] | None:
+    """(kind of key, group name) naming this pod's PodGroup, by the ecosystem's keys."""
+    for key in POD_GROUP_LABELS:
+        if pod.labels.get(key):
+            return ("pod-group", pod.labels[key])
+    for key in POD_GROUP_ANNOTATIONS:
+        if pod.annotations.get(key):
+            return ("pod-group", pod.annotations[key])
+    name = pod.annotations.get(GODEL_POD_GROUP_KEY) or pod.labels.get(GODEL_POD_GROUP_KEY)
+    if name:
+        return ("pod-group", name)
+    if pod.labels.get(KUEUE_GROUP_LABEL):
+        return ("kueue", pod.labels[KUEUE_GROUP_LABEL])
+    return None
+
+
+def priority_values(snapshot: Snapshot) -> tuple[dict[str, int], int]:
+    values = {pc.name: pc.value for pc in snapshot.priority_classes}
+    default = max((pc.value for pc in snapshot.priority_classes if pc.global_default), default=0)
+    return values, default
+
+
+def pod_priority(pod: Pod, classes: Mapping[str, int], default: int) -> int:
+    if pod.priority is not None:
+        return pod.priority
+    if pod.priority_class_name:
+        return classes.get(pod.priority_class_name, default)
+    return default
+
+
+def group_pods(snapshot: Snapshot) -> Grouping:
+    """Resolve membership, priorities and JobGroups, in QueueSort order (seed 000).
+
+    Raises InputError when PodGroups under one subGroup disagree on namespace or queue.
+    """
+    classes, default_priority = priority_values(snapshot)
+    warnings: list[str] = []
+    gangs: dict[str, Gang] = {}
+    for pg in snapshot.pod_groups:
+        gangs[pg.key] = Gang(pg)
+    lone: list[Gang] = []
+    kueue: dict[str, Gang] = {}
+    missing: dict[str, list[str]] = defaultdict(list)
+    for pod in snapshot.pods:
+        named = group_name_of(pod)
+        gang: Gang | None = None
+        if named is not None and named[0] == "pod-group":
+            gang = gangs.get(f"{pod.namespace}/{named[1]}")
+            if gang is None:
+                missing[f"{pod.namespace}/{named[1]}"].append(pod.name)
+        elif named is not None:
+            gang = kueue.get(f"{pod.namespace}/{named[1]}")
+            if gang is None:
+                total = _kueue_total(pod)
+                gang = Gang(
+                    PodGroup(
+                        namespace=pod.namespace,
+                        name=named[1],
+                        api=PodGroupAPI.KUEUE_POD_GROUP,
+                        min_member=total,
+                        creation_timestamp=pod.creation_timestamp,
+                        origin=pod.origin,
+                    ),
+                    implicit=True,
+                )
+                kueue[gang.key] = gang
+        if gang is None:
+            if not is_pending(pod):
+                continue
+            gang = Gang(
+                PodGroup(
+                    namespace=pod.namespace,
+                    name=pod.name,
+                    api=PodGroupAPI.POD,
+                    min_member=1,
+                    creation_timestamp=pod.creation_timestamp,
+                    origin=pod.origin,
+                ),
+                implicit=True,
+            )
+            lone.append(gang)
+        if consumes_capacity(pod):
+            gang.running.append(pod)
+        elif is_pending(pod):
+            gang.pending.append(pod)
+        else:
+            gang.finished.append(pod)
+    for key, pods in sorted(missing.items()):
+        warnings.append(
+            f"PodGroup {key} does not exist; its pods ({', '.join(sorted(pods)[:3])}"
+            f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
+        )
+    all_gangs = [*gangs.values(), *kueue.values(), *lone]
+    for gang in all_gangs:
+        pods = [*gang.running, *gang.pending]
+        if gang.group.priority_class_name is not None and not gang.implicit:
+            gang.priority = classes.get(gang.group.priority_class_name, default_priority)
+        else:
+            gang.priority = max(
+                (pod_priority(p, classes, default_priority) for p in pods), default=default_priority
+            )
+    job_groups = _job_groups(all_gangs)
+    job_groups.sort(key=lambda jg: jg.order)
+    return Grouping(job_groups, warnings)
+
+
+def _kueue_total(pod: Pod) -> int:
+    raw = pod.annotations.get(KUEUE_TOTAL_ANNOTATION, "")
+    try:
+        total = int(raw)
+    except ValueError:
+        total = -1
+    if total < 1:
+        raise InputError(
+            f"pod {pod.key}: annotation {KUEUE_TOTAL_ANNOTATION} must be a positive integer, "
+            f"got {raw!r}",
+            origin=pod.origin,
+        )
+    return total
+
+
+def queue_order(gang: Gang) -> tuple:
+    """QueueSort: priority high first, then creation time, then namespace/name."""
+    return (-gang.priority, gang.group.creation_timestamp, gang.group.namespace, gang.group.name)
+
+
+def _job_groups(gangs: list[Gang]) -> list[JobGroup]:
+    by_sub: dict[str, list[Gang]] = defaultdict(list)
+    result: list[JobGroup] = []
+    for gang in gangs:
+        if gang.group.sub_group:
+            by_sub[gang.group.sub_group].append(gang)
+        else:
+            result.append(JobGroup(gang.key, [gang], gang.priority, queue_order(gang)))
+    for sub_group, members in by_sub.items():
+        first = members[0].group
+        for other in (m.group for m in members[1:]):
+            if (other.namespace, other.queue) != (first.namespace, first.queue):
+                raise InputError(
+                    f"PodGroups {first.key} (queue {first.queue!r}) and {other.key} (queue "
+                    f"{other.queue!r}) share subGroup {sub_group!r}; a JobGroup needs one "
+                    "namespace and one queue",
+                    origin=other.origin,
+                )
+        members.sort(key=queue_order)
+        top = members[0]
+        result.append(JobGroup(f"{first.namespace}/{sub_group}", members, top.priority, queue_order(top)))
+    return result
