@@ -19,7 +19,7 @@ from .objective import Assignment, Term
 from .problem import Problem
 
 # Weighted stages stay below this, leaving CP-SAT headroom against overflow.
-_STAGE_RANGE = 2**50
+_STAGE_RANGE = 2**56
 
 
 class Reporter(Protocol):

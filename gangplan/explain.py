@@ -10,7 +10,7 @@ from __future__ import annotations
 from .greedy import _State, place_pods
 from .objective import Assignment
 from .problem import Problem
-from .quantity import format_amount
+from .quantity import describe_amount
 
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
@@ -38,8 +38,8 @@ def reason(problem: Problem, assignment: Assignment, j: int) -> str:
             free = sum(f[k] for f in problem.free)
             if need > free:
                 return (
-                    f"{who}insufficient {name}: its quorum needs {format_amount(name, need)}, "
-                    f"{format_amount(name, free)} free in the cluster"
+                    f"{who}insufficient {name}: its quorum needs {describe_amount(name, need)}, "
+                    f"{describe_amount(name, free)} free in the cluster"
                 )
     alone = _State(problem)
     fits_alone = True

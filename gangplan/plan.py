@@ -68,6 +68,7 @@ class SolverReport:
     deterministic_time: float = 0.0
     wall_time: float = 0.0
     note: str = ""
+    exact_weights: bool = True  # False when quorum demands were rounded to fit int64
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "deterministicTime": s.deterministic_time,
             "wallTime": s.wall_time,
             "note": s.note,
+            "exactDemandWeights": s.exact_weights,
         },
         "resources": {
             name: {

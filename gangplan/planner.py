@@ -85,8 +85,6 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         )
         for t in terms
     )
-    if not all(t.exact for t in terms):
-        note = (note + "; " if note else "") + "quorum demand weights were rounded to fit the solver"
     placements = name_pods(problem, chosen)
     before, after = resource_totals(problem, chosen)
     report = SolverReport(
@@ -102,6 +100,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         deterministic_time=round(deterministic_time, 3),
         wall_time=round(time.perf_counter() - start, 3),
         note=note,
+        exact_weights=all(t.exact for t in terms),
     )
     return Plan(placements, outcomes(problem, chosen), report, before, after)
 

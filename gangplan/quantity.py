@@ -12,7 +12,14 @@ import math
 import re
 from fractions import Fraction
 
-__all__ = ["QuantityError", "parse_quantity", "to_amount", "format_amount", "MILLI_RESOURCES"]
+__all__ = [
+    "MILLI_RESOURCES",
+    "QuantityError",
+    "describe_amount",
+    "format_amount",
+    "parse_quantity",
+    "to_amount",
+]
 
 # Resources counted in thousandths, as the scheduler does for cpu.
 MILLI_RESOURCES = frozenset({"cpu"})
@@ -89,8 +96,24 @@ def format_amount(resource: str, amount: int) -> str:
     """Render an amount back as a quantity a Kubernetes user would write."""
     if resource in MILLI_RESOURCES:
         return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
-    if resource == "memory" or "storage" in resource or resource.startswith("hugepages-"):
+    if _is_bytes(resource):
         for suffix, factor in reversed(_BINARY.items()):
             if amount >= factor and amount % factor == 0:
                 return f"{amount // factor}{suffix}"
+    return str(amount)
+
+
+def _is_bytes(resource: str) -> bool:
+    return resource == "memory" or "storage" in resource or resource.startswith("hugepages-")
+
+
+def describe_amount(resource: str, amount: int) -> str:
+    """A short, readable figure for messages (``2.2Ti``, ``1.5`` cpu); exact when it can be."""
+    if resource in MILLI_RESOURCES:
+        return format_amount(resource, amount) if amount < 1000 or amount % 100 else f"{amount / 1000:g}"
+    if _is_bytes(resource):
+        for suffix, factor in reversed(_BINARY.items()):
+            if amount >= factor:
+                value = amount / factor
+                return f"{value:.0f}{suffix}" if value >= 100 or value == int(value) else f"{value:.1f}{suffix}"
     return str(amount)

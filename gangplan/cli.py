@@ -1,0 +1,297 @@
+"""The command line: parse, call the core, render. The only module that imports typer and rich.
+
+Every command is wrapped by ``_run``, which turns a ``GangplanError`` into one
+``error: ...`` line and its exit code, Ctrl-C into 130, and never shows a traceback
+unless ``--debug`` asks for one.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional, TypeVar
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import GangplanError, InputError, Position
+from .loader import load_snapshot, locate
+from .model import Snapshot
+from .plan import Placement, Plan, PlanFormatError, plan_from_dict
+from .planner import Options, plan as make_plan
+from .render import render
+from .verify import format_verification, verify
+
+app = typer.Typer(
+    name="gangplan",
+    help="Plan all-or-nothing gang placements on a Kubernetes cluster snapshot, offline.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+    name = "name"
+    plan = "plan"
+
+
+class Solver(str, Enum):
+    cp_sat = "cp-sat"
+    greedy = "greedy"
+
+
+class _State:
+    debug = False
+    quiet = False
+    no_color = False
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, no_color=_State.no_color or "NO_COLOR" in os.environ, highlight=False)
+
+
+def _say(message: str) -> None:
+    if not _State.quiet:
+        _stderr().print(message, markup=False, soft_wrap=True)
+
+
+def _fail(message: str, code: int) -> None:
+    sys.stderr.write(f"error: {message}\n")
+    raise typer.Exit(code)
+
+
+def _run(command: F) -> F:
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except InputError as exc:
+            if _State.debug:
+                raise
+            if exc.position is None and exc.origin is not None:
+                exc.position = locate(exc.origin, ())
+            _fail(str(exc), exc.exit_code)
+        except GangplanError as exc:
+            if _State.debug:
+                raise
+            _fail(str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            sys.stderr.write("interrupted\n")
+            raise typer.Exit(130)
+        except Exception as exc:  # a bug: say so in one line, exit 3
+            if _State.debug:
+                raise
+            _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)", 3)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"gangplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Nothing on stderr but errors.")] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colour (also: NO_COLOR=1).")] = False,
+    version: Annotated[
+        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = None,
+) -> None:
+    _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
+
+
+def _load(paths: list[str]) -> Snapshot:
+    stdin = sys.stdin.buffer.read() if "-" in paths else None
+    snapshot = load_snapshot(paths, stdin=stdin)
+    if snapshot.skipped_kinds:
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(snapshot.skipped_kinds.items()))
+        _say(f"skipped objects gangplan does not use: {counts}")
+    return snapshot
+
+
+def write_output(text: str, output_file: Optional[Path]) -> None:
+    """stdout, or a file replaced atomically: never a half-written output file."""
+    if output_file is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    directory = output_file.parent if str(output_file.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{output_file.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, output_file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+SnapshotArg = Annotated[list[str], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False)]
+OutputFileOpt = Annotated[
+    Optional[Path], typer.Option("--output-file", help="Write the output here (atomically) instead of stdout.")
+]
+
+
+@app.command("plan")
+@_run
+def plan_command(
+    snapshot: SnapshotArg,
+    output: Annotated[Output, typer.Option("--output", "-o", help="table, json, yaml, name or plan.")] = Output.table,
+    output_file: OutputFileOpt = None,
+    solver: Annotated[Solver, typer.Option(help="cp-sat (default) or greedy alone.")] = Solver.cp_sat,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")] = 10.0,
+    workers: Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")] = 1,
+    seed: Annotated[int, typer.Option(help="CP-SAT random seed.")] = 0,
+) -> None:
+    """Plan where every pending gang goes, all-or-nothing.
+
+    Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
+    """
+    options = Options(solver=solver.value, time_limit=time_limit, workers=workers, seed=seed)
+    options.check()
+    result = make_plan(_load(snapshot), options)
+    _say(_summary(result))
+    if output is Output.table:
+        write_output(_table(result, output_file is None), output_file)
+    else:
+        write_output(render(result, output.value), output_file)
+
+
+@app.command("verify")
+@_run
+def verify_command(
+    snapshot: SnapshotArg,
+    plan_file: Annotated[str, typer.Option("--plan", help="A Plan (-o plan) or a List of Bindings (-o json/yaml).")],
+) -> None:
+    """Check a placement against every rule, independently of the solver. Exit 1 on a violation.
+
+    Example: gangplan verify snapshots/small.yaml --plan plan.json
+    """
+    loaded = _load(snapshot)
+    placements = read_placements(plan_file)
+    result = verify(loaded, placements)
+    lines = format_verification(result)
+    for line in lines:
+        sys.stdout.write(line + "\n")
+    if not result.ok:
+        _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")
+        raise typer.Exit(1)
+    _say(f"ok: {len(placements)} placements satisfy every rule")
+
+
+def read_placements(path: str) -> list[Placement]:
+    """A Plan, or a v1 List of Bindings (from gangplan or any other tool)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file or directory", Position(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read plan: {exc}", Position(path)) from None
+    try:
+        data = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise InputError(f"not a Plan or a List of Bindings: {exc}".splitlines()[0], Position(path)) from None
+    try:
+        if isinstance(data, dict) and data.get("kind") == "Plan":
+            return list(plan_from_dict(data).placements)
+        items = data.get("items") if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") else [data]
+        placements = []
+        for item in items or []:
+            if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
+                raise PlanFormatError("expected Binding objects (or Pods with spec.nodeName)")
+            meta = item.get("metadata") or {}
+            node = (item.get("target") or {}).get("name") if item["kind"] == "Binding" else (item.get("spec") or {}).get("nodeName")
+            if not isinstance(meta.get("name"), str) or not isinstance(node, str):
+                raise PlanFormatError("every Binding needs metadata.name and target.name")
+            placements.append(Placement(meta.get("namespace") or "default", meta["name"], node, meta.get("uid")))
+        return placements
+    except PlanFormatError as exc:
+        raise InputError(str(exc), Position(path)) from None
+
+
+def _percent(used: int, total: int) -> str:
+    return f"{100 * used / total:.0f}%" if total else "-"
+
+
+def _summary(result: Plan) -> str:
+    groups = [g for g in result.groups if g.pending]
+    placed = sum(1 for g in groups if g.placed)
+    parts = [f"groups placed {placed}/{len(groups)}"]
+    for name in sorted(result.resources_before):
+        if name == "pods":
+            continue
+        (before, total), (after, _) = result.resources_before[name], result.resources_after[name]
+        parts.append(f"{name} {_percent(before, total)} -> {_percent(after, total)}")
+    s = result.solver
+    status = f"{s.solver} {s.status}"
+    if s.gap is not None:
+        status += f" gap {100 * s.gap:.2f}%"
+    parts.append(status)
+    parts.append(f"{s.wall_time:.2f}s")
+    line = " | ".join(parts)
+    return line + (f"\nnote: {s.note}" if s.note else "")
+
+
+_API_SHORT = {
+    "scheduling.x-k8s.io/v1alpha1": "scheduler-plugins",
+    "scheduling.sigs.k8s.io/v1alpha1": "scheduler-plugins",
+    "scheduling.volcano.sh/v1beta1": "volcano",
+    "scheduling.godel.kubewharf.io/v1alpha1": "godel",
+    "scheduling.orchestration.bytedance.com/v1alpha1": "godel",
+    "kueue.x-k8s.io/pod-group": "kueue",
+    "v1/Pod": "pod",
+}
+
+
+def _table(result: Plan, to_terminal: bool) -> str:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for column in ("GROUP", "KIND", "PRIORITY", "STATUS", "PODS", "REASON"):
+        table.add_column(column, no_wrap=column != "REASON", overflow="fold")
+    for g in result.groups:
+        if not g.pending:
+            status = "Running"
+        else:
+            status = "Placed" if g.placed else "Unplaced"
+        pods = f"{g.running + g.scheduled}/{g.min_member}"
+        style = None if g.placed or not g.pending else "red"
+        table.add_row(g.key, _API_SHORT.get(g.api, g.api), str(g.priority), status, pods, g.reason, style=style)
+    interactive = to_terminal and sys.stdout.isatty()
+    console = Console(
+        width=None if interactive else 400,
+        no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,
+        force_terminal=interactive,
+        record=True,
+        file=io.StringIO(),
+    )
+    console.print(table)
+    text = console.export_text(styles=interactive)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

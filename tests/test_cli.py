@@ -1,0 +1,126 @@
+"""The CLI end to end through typer's CliRunner: every shipped snapshot plans, and verifies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from gangplan.cli import app
+from gangplan.loader import load_snapshot
+from gangplan.plan import plan_from_dict
+from gangplan.verify import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = sorted((ROOT / "snapshots").glob("*.yaml"))
+runner = CliRunner()
+
+
+def invoke(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def plan_json(*args: str) -> dict:
+    result = invoke("plan", *args, "-o", "plan")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("snapshot", SNAPSHOTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_every_shipped_snapshot_plans_and_verifies(snapshot: Path, solver: str, tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    result = invoke("plan", str(snapshot), "-o", "plan", "--solver", solver, "--output-file", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["kind"] == "Plan" and data["schemaVersion"] == 1
+    assert data["solver"]["status"] in ("OPTIMAL", "FEASIBLE", "GREEDY")
+    assert data["placements"], "every shipped snapshot has something to place"
+    assert any(not g["placed"] for g in data["groups"]), "every shipped snapshot has a group that cannot fit"
+    placements = plan_from_dict(data).placements
+    assert verify(load_snapshot([str(snapshot)]), placements).ok
+    checked = invoke("verify", str(snapshot), "--plan", str(out))
+    assert checked.exit_code == 0, checked.output
+
+
+def test_cp_sat_is_never_worse_than_greedy_on_the_gpu_cluster() -> None:
+    snapshot = str(ROOT / "snapshots" / "gpu-cluster.yaml")
+    default = plan_json(snapshot)
+    greedy = plan_json(snapshot, "--solver", "greedy")
+    key = [o["value"] if o["sense"] == "maximize" else -o["value"] for o in default["solver"]["objective"]]
+    base = [o["value"] if o["sense"] == "maximize" else -o["value"] for o in greedy["solver"]["objective"]]
+    assert key >= base
+
+
+def test_default_mode_output_is_byte_identical() -> None:
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    for output in ("json", "yaml", "name", "table"):
+        first = invoke("plan", snapshot, "-o", output)
+        second = invoke("plan", snapshot, "-o", output)
+        assert first.exit_code == second.exit_code == 0
+        assert first.stdout == second.stdout and first.stdout
+    a, b = plan_json(snapshot), plan_json(snapshot)
+    a["solver"].pop("wallTime"), b["solver"].pop("wallTime")
+    assert a == b
+
+
+def test_bindings_list_is_what_kubectl_create_accepts() -> None:
+    snapshot = ROOT / "snapshots" / "small.yaml"
+    result = invoke("plan", str(snapshot), "-o", "yaml")
+    assert result.exit_code == 0
+    data = yaml.safe_load(result.stdout)
+    assert data["apiVersion"] == "v1" and data["kind"] == "List"
+    items = data["items"]
+    assert items and all(i["apiVersion"] == "v1" and i["kind"] == "Binding" for i in items)
+    keys = [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items]
+    assert keys == sorted(keys)
+    pods = {p.key: p for p in load_snapshot([str(snapshot)]).pods}
+    for item in items:
+        pod = pods[f"{item['metadata']['namespace']}/{item['metadata']['name']}"]
+        assert pod.node_name is None
+        assert item["metadata"].get("uid") == pod.uid
+        assert item["target"]["kind"] == "Node" and item["target"]["name"]
+    names = invoke("plan", str(snapshot), "-o", "name").stdout.splitlines()
+    assert names == [f"binding/{i['metadata']['name']}" for i in items]
+
+
+def test_table_has_a_row_per_group_and_summary_on_stderr() -> None:
+    result = invoke("plan", str(ROOT / "snapshots" / "small.yaml"))
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:4] == ["GROUP", "KIND", "PRIORITY", "STATUS"]
+    assert "ml/llm-pretrain" in result.stdout and "Unplaced" in result.stdout
+    assert "groups placed" not in result.stdout
+    assert "groups placed" in result.stderr and "cp-sat" in result.stderr
+
+
+def test_plan_reads_stdin() -> None:
+    text = (ROOT / "snapshots" / "small.yaml").read_text()
+    from_stdin = invoke("plan", "-", "-o", "json", input=text)
+    from_file = invoke("plan", str(ROOT / "snapshots" / "small.yaml"), "-o", "json")
+    assert from_stdin.exit_code == 0 and from_stdin.stdout == from_file.stdout
+
+
+def test_verify_reports_a_broken_plan(tmp_path: Path) -> None:
+    snapshot = ROOT / "snapshots" / "small.yaml"
+    bindings = yaml.safe_load(invoke("plan", str(snapshot), "-o", "yaml").stdout)
+    for item in bindings["items"]:
+        item["target"]["name"] = "node-cpu-08"  # the cordoned node
+    broken = tmp_path / "bindings.yaml"
+    broken.write_text(yaml.safe_dump(bindings))
+    result = invoke("verify", str(snapshot), "--plan", str(broken))
+    assert result.exit_code == 1
+    assert "unschedulable" in result.stdout
+
+
+def test_version_and_python_dash_m() -> None:
+    import subprocess
+    import sys
+
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("gangplan ")
+    proc = subprocess.run([sys.executable, "-m", "gangplan", "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == result.stdout

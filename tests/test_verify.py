@@ -1,0 +1,633 @@
+"""The verifier, rule by rule: a valid placement passes and a wrong one is caught by its rule.
+
+Each boundary is tested at the exact edge (fits, then one unit over), because an off-by-one
+in the verifier would let the solver's off-by-one through.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import pytest
+
+from gangplan.model import (
+    Container,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodGroup,
+    PodGroupAPI,
+    PodPhase,
+    Snapshot,
+    Taint,
+    Toleration,
+)
+from gangplan.plan import Placement
+from gangplan.verify import Verification, Violation, format_verification, verify
+
+GIB = 2**30
+
+
+def node(
+    name: str = "n1",
+    cpu: int = 4000,
+    labels: Mapping[str, str] | None = None,
+    taints: tuple[Taint, ...] = (),
+    ready: bool = True,
+    unschedulable: bool = False,
+    pods: int = 110,
+    **extra: int,
+) -> Node:
+    allocatable = {"cpu": cpu, "memory": 8 * GIB, "pods": pods, **extra}
+    return Node(
+        name,
+        dict(labels or {}),
+        allocatable,
+        taints=taints,
+        ready=ready,
+        unschedulable=unschedulable,
+    )
+
+
+def pod(
+    name: str,
+    cpu: int = 1000,
+    namespace: str = "ns",
+    on: str | None = None,
+    phase: PodPhase | None = None,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+    **kwargs: object,
+) -> Pod:
+    if phase is None:
+        phase = PodPhase.RUNNING if on else PodPhase.PENDING
+    kwargs.setdefault("containers", (Container("main", {"cpu": cpu}),))
+    return Pod(
+        namespace,
+        name,
+        labels=dict(labels or {}),
+        annotations=dict(annotations or {}),
+        node_name=on,
+        phase=phase,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def group(name: str, min_member: int, namespace: str = "ns", **kwargs: object) -> PodGroup:
+    kwargs.setdefault("api", PodGroupAPI.SCHEDULER_PLUGINS)
+    return PodGroup(namespace, name, min_member=min_member, **kwargs)  # type: ignore[arg-type]
+
+
+def member(name: str, group_name: str, **kwargs: object) -> Pod:
+    labels = {"scheduling.x-k8s.io/pod-group": group_name}
+    return pod(name, labels=labels, **kwargs)  # type: ignore[arg-type]
+
+
+def place(*pairs: tuple[str, str], namespace: str = "ns") -> list[Placement]:
+    return [Placement(namespace, name, node_name) for name, node_name in pairs]
+
+
+def check(
+    nodes: list[Node],
+    pods: list[Pod],
+    placements: list[Placement],
+    groups: tuple[PodGroup, ...] = (),
+) -> Verification:
+    return verify(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=groups), placements)
+
+
+def rules(result: Verification) -> list[str]:
+    return [v.rule for v in result.violations]
+
+
+def only(result: Verification, rule: str) -> Violation:
+    assert rules(result) == [rule], format_verification(result)
+    return result.violations[0]
+
+
+def affinity(*terms: NodeSelectorTerm) -> NodeSelector:
+    return NodeSelector(tuple(terms))
+
+
+def term(
+    *expressions: NodeSelectorRequirement, fields: tuple[NodeSelectorRequirement, ...] = ()
+) -> NodeSelectorTerm:
+    return NodeSelectorTerm(tuple(expressions), fields)
+
+
+def req(key: str, operator: str, *values: str) -> NodeSelectorRequirement:
+    return NodeSelectorRequirement(key, operator, tuple(values))
+
+
+def test_valid_placement_passes_and_is_counted() -> None:
+    result = check(
+        [node("n1"), node("n2")],
+        [pod("a"), pod("b"), pod("c")],
+        place(("a", "n1"), ("b", "n2"), ("c", "n2")),
+    )
+    assert result.ok
+    assert format_verification(result) == []
+    assert result.summary.placements == 3
+    assert result.summary.pods_placed == 3
+    assert result.summary.groups_with_placements == 3
+    assert result.summary.nodes_used == 2
+
+
+def test_unknown_pod_is_caught() -> None:
+    violation = only(check([node()], [pod("a")], place(("ghost", "n1"))), "unknown-pod")
+    assert violation.subject == "ns/ghost"
+    assert check([node()], [pod("a")], place(("a", "n1"), namespace="other")).rules == {
+        "unknown-pod"
+    }
+
+
+def test_uid_mismatch_is_an_unknown_pod() -> None:
+    snapshot = Snapshot(nodes=(node(),), pods=(Pod("ns", "a", uid="u-1"),))
+    assert verify(snapshot, [Placement("ns", "a", "n1", "u-1")]).ok
+    violation = only(verify(snapshot, [Placement("ns", "a", "n1", "u-2")]), "unknown-pod")
+    assert "u-2" in violation.message and "u-1" in violation.message
+
+
+def test_running_pod_is_not_pending() -> None:
+    violation = only(check([node()], [pod("a", on="n1")], place(("a", "n1"))), "not-pending")
+    assert "n1" in violation.message
+
+
+@pytest.mark.parametrize("phase", [PodPhase.SUCCEEDED, PodPhase.FAILED])
+def test_finished_pod_without_node_is_not_pending(phase: PodPhase) -> None:
+    only(check([node()], [pod("a", phase=phase)], place(("a", "n1"))), "not-pending")
+
+
+def test_bound_pod_still_in_phase_pending_is_not_pending() -> None:
+    result = check([node()], [pod("a", on="n1", phase=PodPhase.PENDING)], place(("a", "n1")))
+    only(result, "not-pending")
+
+
+def test_duplicate_placement_is_caught_once_and_counted_once() -> None:
+    result = check([node("n1", cpu=1000), node("n2")], [pod("a")], place(("a", "n1"), ("a", "n2")))
+    violation = only(result, "duplicate")
+    assert "n1" in violation.message and "n2" in violation.message
+    assert result.summary.pods_placed == 1
+
+
+def test_unknown_node_is_caught() -> None:
+    violation = only(check([node("n1")], [pod("a")], place(("a", "n9"))), "unknown-node")
+    assert violation.subject == "ns/a" and "n9" in violation.message
+
+
+def test_not_ready_node_is_caught() -> None:
+    assert check([node(ready=True)], [pod("a")], place(("a", "n1"))).ok
+    only(check([node(ready=False)], [pod("a")], place(("a", "n1"))), "node-not-ready")
+
+
+def test_unschedulable_node_is_caught() -> None:
+    only(check([node(unschedulable=True)], [pod("a")], place(("a", "n1"))), "unschedulable")
+
+
+GPU_TAINT = Taint("gpu", "true", "NoSchedule")
+
+
+@pytest.mark.parametrize(
+    "taint, tolerations",
+    [
+        (GPU_TAINT, (Toleration("gpu", "Equal", "true", "NoSchedule"),)),
+        (GPU_TAINT, (Toleration("gpu", "Equal", "true", ""),)),  # empty effect: all effects
+        (GPU_TAINT, (Toleration("gpu", "Exists", "", "NoSchedule"),)),
+        (GPU_TAINT, (Toleration("gpu", "Exists", "whatever", ""),)),  # Exists ignores value
+        (GPU_TAINT, (Toleration("", "Exists", "", ""),)),  # tolerates everything
+        (Taint("gpu", "true", "NoExecute"), (Toleration("", "Exists", "", "NoExecute"),)),
+        (Taint("gpu", "true", "PreferNoSchedule"), ()),  # only a preference
+        (
+            GPU_TAINT,
+            (Toleration("other", "Exists", "", ""), Toleration("gpu", "Equal", "true", "")),
+        ),
+    ],
+)
+def test_tolerated_taints_pass(taint: Taint, tolerations: tuple[Toleration, ...]) -> None:
+    result = check([node(taints=(taint,))], [pod("a", tolerations=tolerations)], place(("a", "n1")))
+    assert result.ok, format_verification(result)
+
+
+@pytest.mark.parametrize(
+    "taint, tolerations",
+    [
+        (GPU_TAINT, ()),
+        (GPU_TAINT, (Toleration("gpu", "Equal", "false", "NoSchedule"),)),  # wrong value
+        (GPU_TAINT, (Toleration("gpu", "Equal", "true", "NoExecute"),)),  # wrong effect
+        (GPU_TAINT, (Toleration("gpu2", "Exists", "", ""),)),  # wrong key
+        (Taint("gpu", "true", "NoExecute"), (Toleration("", "Exists", "", "NoSchedule"),)),
+    ],
+)
+def test_untolerated_taints_are_caught(taint: Taint, tolerations: tuple[Toleration, ...]) -> None:
+    result = check([node(taints=(taint,))], [pod("a", tolerations=tolerations)], place(("a", "n1")))
+    violation = only(result, "taint")
+    assert f"gpu=true:{taint.effect}" in violation.message
+
+
+def test_each_untolerated_taint_is_reported() -> None:
+    taints = (Taint("a", "1", "NoSchedule"), Taint("b", "2", "NoExecute"))
+    tolerate_a = (Toleration("a", "Equal", "1", ""),)
+    assert rules(check([node(taints=taints)], [pod("p")], place(("p", "n1")))) == ["taint"] * 2
+    result = check([node(taints=taints)], [pod("p", tolerations=tolerate_a)], place(("p", "n1")))
+    assert "b=2:NoExecute" in only(result, "taint").message
+
+
+def test_node_selector() -> None:
+    nodes = [node("n1", labels={"zone": "a", "gpu": "yes"}), node("n2", labels={"zone": "b"})]
+    pods = [pod("p", node_selector={"zone": "a", "gpu": "yes"})]
+    assert check(nodes, pods, place(("p", "n1"))).ok
+    result = check(nodes, pods, place(("p", "n2")))
+    assert rules(result) == ["node-selector", "node-selector"]
+    assert "zone=b" in result.violations[0].message
+    assert "no label gpu" in result.violations[1].message
+
+
+ZONE_A = {"zone": "a", "size": "8"}
+ZONE_B = {"zone": "b", "size": "big"}
+NO_ZONE: dict[str, str] = {}
+
+
+@pytest.mark.parametrize(
+    "selector, labels, matches",
+    [
+        (affinity(term(req("zone", "In", "a", "c"))), ZONE_A, True),
+        (affinity(term(req("zone", "In", "a", "c"))), ZONE_B, False),
+        (affinity(term(req("zone", "In", "a"))), NO_ZONE, False),
+        (affinity(term(req("zone", "NotIn", "b"))), ZONE_A, True),
+        (affinity(term(req("zone", "NotIn", "b"))), ZONE_B, False),
+        (affinity(term(req("zone", "NotIn", "b"))), NO_ZONE, True),  # absent label matches
+        (affinity(term(req("zone", "Exists"))), ZONE_B, True),
+        (affinity(term(req("zone", "Exists"))), NO_ZONE, False),
+        (affinity(term(req("zone", "DoesNotExist"))), NO_ZONE, True),
+        (affinity(term(req("zone", "DoesNotExist"))), ZONE_A, False),
+        (affinity(term(req("size", "Gt", "7"))), ZONE_A, True),
+        (affinity(term(req("size", "Gt", "8"))), ZONE_A, False),  # strictly greater
+        (affinity(term(req("size", "Gt", "1"))), ZONE_B, False),  # non-integer label
+        (affinity(term(req("size", "Gt", "1"))), NO_ZONE, False),
+        (affinity(term(req("size", "Lt", "9"))), ZONE_A, True),
+        (affinity(term(req("size", "Lt", "8"))), ZONE_A, False),
+        (affinity(term(req("size", "Lt", "-3"))), {"size": "-4"}, True),
+        (affinity(term(req("size", "Gt", "1"))), {"size": "1_0"}, False),  # not ParseInt
+        (affinity(term(req("size", "Gt", "x"))), ZONE_A, False),  # non-integer bound
+        (affinity(term(req("zone", "In", "a"), req("size", "Gt", "100"))), ZONE_A, False),  # AND
+        (affinity(term(req("zone", "In", "b")), term(req("zone", "In", "a"))), ZONE_A, True),  # OR
+        (affinity(term()), ZONE_A, False),  # a term with no requirements matches nothing
+        (affinity(), ZONE_A, False),  # no terms match nothing
+        (affinity(term(req("zone", "Bogus", "a"))), ZONE_A, False),
+        (affinity(term(req("zone", "In"))), ZONE_A, False),  # In without values is invalid
+        (affinity(term(fields=(req("metadata.name", "In", "n1"),))), NO_ZONE, True),
+        (affinity(term(fields=(req("metadata.name", "In", "n2"),))), NO_ZONE, False),
+        (affinity(term(fields=(req("metadata.name", "NotIn", "n2"),))), NO_ZONE, True),
+        (affinity(term(fields=(req("metadata.name", "NotIn", "n1"),))), NO_ZONE, False),
+        (affinity(term(fields=(req("metadata.labels", "In", "n1"),))), NO_ZONE, False),
+        (
+            affinity(term(req("zone", "In", "a"), fields=(req("metadata.name", "In", "n2"),))),
+            ZONE_A,
+            False,
+        ),  # expressions AND fields
+        (
+            affinity(term(req("zone", "In", "a"), fields=(req("metadata.name", "In", "n1"),))),
+            ZONE_A,
+            True,
+        ),
+    ],
+)
+def test_required_node_affinity(
+    selector: NodeSelector, labels: Mapping[str, str], matches: bool
+) -> None:
+    nodes, pods = [node("n1", labels=labels)], [pod("p", node_affinity=selector)]
+    result = check(nodes, pods, place(("p", "n1")))
+    if matches:
+        assert result.ok, format_verification(result)
+    else:
+        only(result, "node-affinity")
+
+
+def test_node_affinity_message_names_the_failing_requirement() -> None:
+    selector = affinity(term(req("zone", "In", "a"), req("size", "Gt", "100")))
+    result = check([node(labels=ZONE_A)], [pod("p", node_affinity=selector)], place(("p", "n1")))
+    message = only(result, "node-affinity").message
+    assert "size Gt [100] (node has size=8)" in message
+    assert "zone In" not in message
+
+
+def test_group_node_selector_applies_to_every_member() -> None:
+    selector = affinity(term(req("pool", "In", "train")))
+    pg = group("g", 2, api=PodGroupAPI.GODEL_BYTEDANCE, node_selector=selector)
+    nodes = [node("n1", labels={"pool": "train"}), node("n2", labels={"pool": "serve"})]
+    pods = [member("a", "g"), member("b", "g"), pod("loner")]
+    assert check(nodes, pods, place(("a", "n1"), ("b", "n1"), ("loner", "n2")), (pg,)).ok
+    result = check(nodes, pods, place(("a", "n1"), ("b", "n2")), (pg,))
+    violation = only(result, "group-node-selector")
+    assert violation.subject == "ns/b" and "ns/g" in violation.message
+
+
+def test_capacity_at_the_edge() -> None:
+    pods = [pod("r", cpu=2500, on="n1"), pod("a", cpu=1000), pod("b", cpu=500)]
+    assert check([node(cpu=4000)], pods, place(("a", "n1"), ("b", "n1"))).ok
+    violation = only(check([node(cpu=3999)], pods, place(("a", "n1"), ("b", "n1"))), "capacity")
+    assert violation.subject == "n1"
+    assert violation.message == "cpu: running 2500m + placed 1500m = 4000m > allocatable 3999m"
+
+
+def test_finished_pods_do_not_consume_capacity() -> None:
+    pods = [
+        pod("done", cpu=3000, on="n1", phase=PodPhase.SUCCEEDED),
+        pod("broke", cpu=3000, on="n1", phase=PodPhase.FAILED),
+        pod("a", cpu=1000),
+    ]
+    assert check([node(cpu=1000)], pods, place(("a", "n1"))).ok
+    running = [pod("busy", cpu=1, on="n1"), pod("a", cpu=1000)]
+    only(check([node(cpu=1000)], running, place(("a", "n1"))), "capacity")
+
+
+def test_resource_missing_from_allocatable_is_zero() -> None:
+    gpu_pod = pod("a", containers=(Container("c", {"cpu": 100, "nvidia.com/gpu": 1}),))
+    assert check([node(**{"nvidia.com/gpu": 1})], [gpu_pod], place(("a", "n1"))).ok
+    violation = only(check([node()], [gpu_pod], place(("a", "n1"))), "capacity")
+    assert violation.message.startswith("nvidia.com/gpu:")
+    assert "allocatable 0" in violation.message
+
+
+def test_every_pod_takes_a_pods_slot() -> None:
+    pods = [pod("r", cpu=0, on="n1"), pod("a", cpu=0), pod("b", cpu=0)]
+    assert check([node(pods=3)], pods, place(("a", "n1"), ("b", "n1"))).ok
+    violation = only(check([node(pods=2)], pods, place(("a", "n1"), ("b", "n1"))), "capacity")
+    assert violation.message == "pods: running 1 + placed 2 = 3 > allocatable 2"
+
+
+def test_memory_is_reported_in_binary_units() -> None:
+    big = pod("a", containers=(Container("c", {"memory": 9 * GIB}),))
+    message = only(check([node()], [big], place(("a", "n1"))), "capacity").message
+    assert message == "memory: running 0 + placed 9Gi = 9Gi > allocatable 8Gi"
+
+
+def test_overcommitted_node_without_placements_is_not_the_plans_fault() -> None:
+    pods = [pod("r", cpu=5000, on="n1"), pod("a")]
+    assert check([node("n1", cpu=4000), node("n2")], pods, place(("a", "n2"))).ok
+
+
+def test_placed_pods_are_checked_only_for_what_they_request() -> None:
+    """As the scheduler's Fit filter: a pod asking for no cpu lands on a cpu-overcommitted node."""
+    pods = [pod("r", cpu=5000, on="n1"), pod("a", cpu=0), pod("b", cpu=1)]
+    assert check([node(cpu=4000)], pods, place(("a", "n1"))).ok
+    only(check([node(cpu=4000)], pods, place(("b", "n1"))), "capacity")
+
+
+def test_init_container_peak_wins_over_containers() -> None:
+    init = pod(
+        "a",
+        containers=(Container("c1", {"cpu": 500}), Container("c2", {"cpu": 500})),
+        init_containers=(Container("i1", {"cpu": 3000}), Container("i2", {"cpu": 2000})),
+    )
+    assert check([node(cpu=3000)], [init], place(("a", "n1"))).ok
+    only(check([node(cpu=2999)], [init], place(("a", "n1"))), "capacity")
+
+
+def test_init_containers_are_not_summed() -> None:
+    init = pod(
+        "a",
+        cpu=100,
+        init_containers=(Container("i1", {"cpu": 1000}), Container("i2", {"cpu": 1000})),
+    )
+    assert check([node(cpu=1000)], [init], place(("a", "n1"))).ok
+
+
+def test_init_container_max_is_per_resource() -> None:
+    init = pod(
+        "a",
+        containers=(Container("c", {"cpu": 2000, "memory": 1 * GIB}),),
+        init_containers=(Container("i", {"cpu": 100, "memory": 4 * GIB}),),
+    )
+    assert check([node(cpu=2000, memory=4 * GIB)], [init], place(("a", "n1"))).ok
+    result = check([node(cpu=2000, memory=4 * GIB - 1)], [init], place(("a", "n1")))
+    assert only(result, "capacity").message.startswith("memory:")
+
+
+def test_sidecar_runs_beside_containers_and_later_init_containers() -> None:
+    """containers 1000 + sidecar 500 run together (1500); an init after the sidecar peaks at
+    its own 1200 + the sidecar 500 = 1700, which is the pod's effective request."""
+    sidecar_first = pod(
+        "a",
+        init_containers=(
+            Container("proxy", {"cpu": 500}, restart_policy="Always"),
+            Container("setup", {"cpu": 1200}),
+        ),
+    )
+    assert check([node(cpu=1700)], [sidecar_first], place(("a", "n1"))).ok
+    only(check([node(cpu=1699)], [sidecar_first], place(("a", "n1"))), "capacity")
+
+
+def test_init_before_sidecar_does_not_run_beside_it() -> None:
+    setup_first = pod(
+        "a",
+        init_containers=(
+            Container("setup", {"cpu": 1200}),
+            Container("proxy", {"cpu": 500}, restart_policy="Always"),
+        ),
+    )
+    assert check([node(cpu=1500)], [setup_first], place(("a", "n1"))).ok
+    only(check([node(cpu=1499)], [setup_first], place(("a", "n1"))), "capacity")
+
+
+def test_overhead_is_added() -> None:
+    with_overhead = pod("a", cpu=1000, overhead={"cpu": 250})
+    assert check([node(cpu=1250)], [with_overhead], place(("a", "n1"))).ok
+    only(check([node(cpu=1249)], [with_overhead], place(("a", "n1"))), "capacity")
+
+
+def test_running_pods_use_the_same_request_rules() -> None:
+    running = pod("r", cpu=100, on="n1", init_containers=(Container("i", {"cpu": 3000}),))
+    pods = [running, pod("a", cpu=1000)]
+    assert check([node(cpu=4000)], pods, place(("a", "n1"))).ok
+    only(check([node(cpu=3999)], pods, place(("a", "n1"))), "capacity")
+
+
+def test_group_reaching_min_member_passes() -> None:
+    pods = [member("a", "g"), member("b", "g"), member("c", "g")]
+    result = check([node()], pods, place(("a", "n1"), ("b", "n1"), ("c", "n1")), (group("g", 3),))
+    assert result.ok
+    assert result.summary.groups_with_placements == 1
+
+
+def test_group_one_pod_short_is_caught() -> None:
+    pods = [member("a", "g"), member("b", "g"), member("c", "g")]
+    result = check([node()], pods, place(("a", "n1"), ("b", "n1")), (group("g", 3),))
+    violation = only(result, "min-member")
+    assert violation.subject == "ns/g"
+    assert violation.message == "2 of minMember 3 (running 0 + placed 2)"
+
+
+def test_running_members_count_toward_min_member() -> None:
+    pods = [member("r", "g", on="n1"), member("a", "g"), member("b", "g")]
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1")), (group("g", 3),)).ok
+    failed = member("r", "g", on="n1", phase=PodPhase.FAILED)
+    finished = [failed, member("a", "g"), member("b", "g")]
+    only(check([node()], finished, place(("a", "n1"), ("b", "n1")), (group("g", 3),)), "min-member")
+
+
+def test_group_already_at_quorum_with_nothing_placed_is_quiet() -> None:
+    pods = [member("r1", "g", on="n1"), member("r2", "g", on="n1"), member("p", "g"), pod("x")]
+    assert check([node()], pods, place(("x", "n1")), (group("g", 2),)).ok
+    short = [member("r1", "g", on="n1"), member("p", "g"), pod("x")]
+    assert check([node()], short, place(("x", "n1")), (group("g", 2),)).ok
+
+
+def test_members_placed_on_an_unknown_node_still_count_for_the_group() -> None:
+    pods = [member("a", "g"), member("b", "g")]
+    result = check([node()], pods, place(("a", "n1"), ("b", "n9")), (group("g", 2),))
+    assert rules(result) == ["unknown-node"]
+
+
+@pytest.mark.parametrize(
+    "labels, annotations",
+    [
+        ({"scheduling.x-k8s.io/pod-group": "g"}, {}),
+        ({"pod-group.scheduling.sigs.k8s.io": "g"}, {}),
+        ({}, {"scheduling.k8s.io/group-name": "g"}),
+        ({}, {"scheduling.volcano.sh/group-name": "g"}),
+        ({}, {"godel.bytedance.com/pod-group-name": "g"}),
+        ({"godel.bytedance.com/pod-group-name": "g"}, {}),
+    ],
+)
+def test_every_membership_key_joins_the_group(
+    labels: dict[str, str], annotations: dict[str, str]
+) -> None:
+    pods = [pod(n, labels=labels, annotations=annotations) for n in ("a", "b")]
+    result = check([node()], pods, place(("a", "n1")), (group("g", 2),))
+    assert only(result, "min-member").subject == "ns/g"
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1")), (group("g", 2),)).ok
+
+
+def test_membership_is_per_namespace() -> None:
+    pods = [member("a", "g", namespace="other"), member("b", "g", namespace="other")]
+    result = check([node()], pods, place(("a", "n1"), namespace="other"), (group("g", 2),))
+    assert result.ok
+
+
+def test_pod_naming_a_missing_group_is_a_group_of_one() -> None:
+    pods = [member("a", "nope"), member("b", "nope")]
+    assert check([node()], pods, place(("a", "n1")), (group("g", 2),)).ok
+
+
+def test_kueue_plain_pod_group() -> None:
+    def kueue(name: str, total: str = "3") -> Pod:
+        return pod(
+            name,
+            labels={"kueue.x-k8s.io/pod-group-name": "train"},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": total},
+        )
+
+    pods = [kueue("a"), kueue("b"), kueue("c")]
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1"), ("c", "n1"))).ok
+    violation = only(check([node()], pods, place(("a", "n1"), ("b", "n1"))), "min-member")
+    assert violation.subject == "ns/train"
+    assert violation.message == "2 of minMember 3 (running 0 + placed 2)"
+
+
+def test_a_podgroup_object_wins_over_a_kueue_group_and_a_missing_name() -> None:
+    both = {
+        "labels": {"kueue.x-k8s.io/pod-group-name": "k", "scheduling.x-k8s.io/pod-group": "nope"},
+        "annotations": {
+            "kueue.x-k8s.io/pod-group-total-count": "1",
+            "scheduling.volcano.sh/group-name": "g",
+        },
+    }
+    pods = [pod("a", **both), pod("b", **both)]  # type: ignore[arg-type]
+    result = check([node()], pods, place(("a", "n1")), (group("g", 2),))
+    assert only(result, "min-member").subject == "ns/g"
+
+
+def test_kueue_label_without_a_count_is_a_group_of_one() -> None:
+    pods = [pod(n, labels={"kueue.x-k8s.io/pod-group-name": "k"}) for n in ("a", "b")]
+    assert check([node()], pods, place(("a", "n1"))).ok
+
+
+def test_min_resources() -> None:
+    pg = group("g", 1, min_resources={"cpu": 3000})
+    pods = [member("a", "g"), member("b", "g"), member("c", "g")]
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1"), ("c", "n1")), (pg,)).ok
+    violation = only(check([node()], pods, place(("a", "n1"), ("b", "n1")), (pg,)), "min-resources")
+    assert violation.message == "cpu: running + placed members request 2000m < minResources 3000m"
+    with_running = [member("r", "g", on="n1"), *pods]
+    assert check([node()], with_running, place(("a", "n1"), ("b", "n1")), (pg,)).ok
+
+
+def test_min_resources_counts_effective_requests() -> None:
+    pg = group("g", 1, min_resources={"cpu": 1500})
+    pods = [member("a", "g", cpu=1000, overhead={"cpu": 500})]
+    assert check([node()], pods, place(("a", "n1")), (pg,)).ok
+
+
+def test_volcano_min_task_member() -> None:
+    pg = group("g", 3, api=PodGroupAPI.VOLCANO, min_task_member={"ps": 1, "worker": 2})
+
+    def task(name: str, role: str, by_annotation: bool = False) -> Pod:
+        role_key = {"volcano.sh/task-spec": role}
+        annotations = {"scheduling.k8s.io/group-name": "g"}
+        if by_annotation:
+            return pod(name, annotations={**annotations, **role_key})
+        return pod(name, annotations=annotations, labels=role_key)
+
+    pods = [task("ps", "ps", by_annotation=True)]
+    pods += [task(f"w{i}", "worker") for i in (1, 2, 3)]
+    assert check([node()], pods, place(("ps", "n1"), ("w1", "n1"), ("w2", "n1")), (pg,)).ok
+    result = check([node()], pods, place(("w1", "n1"), ("w2", "n1"), ("w3", "n1")), (pg,))
+    violation = only(result, "min-task-member")
+    assert violation.message == "task ps: 0 running + placed < minTaskMember 1"
+
+
+def job_group_snapshot(
+    queue_b: str = "q", b_running: int = 0
+) -> tuple[list[Pod], tuple[PodGroup, ...]]:
+    groups = (
+        group("a", 2, api=PodGroupAPI.VOLCANO, sub_group="sg", queue="q"),
+        group("b", 2, api=PodGroupAPI.VOLCANO, sub_group="sg", queue=queue_b),
+    )
+    pods = [member("a1", "a"), member("a2", "a"), member("b1", "b"), member("b2", "b")]
+    pods += [member(f"rb{i}", "b", on="n1") for i in range(b_running)]
+    return pods, groups
+
+
+def test_job_group_placed_whole_passes() -> None:
+    pods, groups = job_group_snapshot()
+    everything = place(("a1", "n1"), ("a2", "n1"), ("b1", "n1"), ("b2", "n1"))
+    assert check([node()], pods, everything, groups).ok
+
+
+def test_job_group_with_one_member_left_out_is_caught() -> None:
+    pods, groups = job_group_snapshot()
+    violation = only(check([node()], pods, place(("a1", "n1"), ("a2", "n1")), groups), "job-group")
+    assert violation.subject == "ns/b"
+    assert "JobGroup ns/sg" in violation.message and "ns/a" in violation.message
+    assert "0 of minMember 2" in violation.message
+
+
+def test_job_group_member_already_running_needs_nothing() -> None:
+    pods, groups = job_group_snapshot(b_running=2)
+    assert check([node()], pods, place(("a1", "n1"), ("a2", "n1")), groups).ok
+
+
+def test_job_group_member_short_with_its_own_placements_is_a_min_member() -> None:
+    pods, groups = job_group_snapshot()
+    result = check([node()], pods, place(("a1", "n1"), ("a2", "n1"), ("b1", "n1")), groups)
+    assert only(result, "min-member").subject == "ns/b"
+
+
+def test_different_queues_do_not_form_a_job_group() -> None:
+    pods, groups = job_group_snapshot(queue_b="other")
+    assert check([node()], pods, place(("a1", "n1"), ("a2", "n1")), groups).ok
+
+
+def test_format_verification_lines() -> None:
+    pods = [member("a", "g"), member("b", "g"), pod("x", cpu=5000)]
+    placements = place(("a", "n1"), ("x", "n1"), ("ghost", "n1"))
+    result = check([node()], pods, placements, (group("g", 2),))
+    assert format_verification(result) == [
+        "unknown-pod ns/ghost: no such pod in the snapshot",
+        "capacity n1: cpu: running 0m + placed 6000m = 6000m > allocatable 4000m",
+        "min-member ns/g: 1 of minMember 2 (running 0 + placed 1)",
+    ]
+    assert not result.ok
