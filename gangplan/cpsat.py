@@ -18,8 +18,8 @@ from .errors import SolverError
 from .objective import Assignment, Term
 from .problem import Problem
 
-# Weighted stages stay below this, leaving CP-SAT headroom against overflow.
-_STAGE_RANGE = 2**56
+# Weighted stages stay below this: CP-SAT bounds objectives in doubles, and proofs need exact steps.
+_STAGE_RANGE = 2**40
 
 
 class Reporter(Protocol):

@@ -11,6 +11,7 @@ from .greedy import _State, place_pods
 from .objective import Assignment
 from .problem import Problem
 from .quantity import describe_amount
+from .semantics import node_usable
 
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
@@ -33,14 +34,14 @@ def reason(problem: Problem, assignment: Assignment, j: int) -> str:
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
             return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
+        short = []
         for k, name in enumerate(problem.resources):
             need = _quorum_need(problem, g, k)
-            free = sum(f[k] for f in problem.free)
+            free = sum(f[k] for f, node in zip(problem.free, problem.nodes) if node_usable(node))
             if need > free:
-                return (
-                    f"{who}insufficient {name}: its quorum needs {describe_amount(name, need)}, "
-                    f"{describe_amount(name, free)} free in the cluster"
-                )
+                short.append((free / need, f"{name} (quorum needs {describe_amount(name, need)}, {describe_amount(name, free)} free)"))
+        if short:
+            return f"{who}insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
     alone = _State(problem)
     fits_alone = True
     for g in jg.gangs:

@@ -243,7 +243,7 @@ def _quorum_demand(jg: JobGroup, requests: Mapping[int, Mapping[str, int]], tota
     return demand
 
 
-def integer_weights(values: Sequence[Fraction], limit: int = 2**56) -> tuple[list[int], bool]:
+def integer_weights(values: Sequence[Fraction], limit: int = 2**40) -> tuple[list[int], bool]:
     """Scale rationals to integers for the solver; exact when the common denominator allows.
 
     Returns the weights and whether they are exact (distinct sums stay distinct). When the

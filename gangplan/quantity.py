@@ -110,7 +110,9 @@ def _is_bytes(resource: str) -> bool:
 def describe_amount(resource: str, amount: int) -> str:
     """A short, readable figure for messages (``2.2Ti``, ``1.5`` cpu); exact when it can be."""
     if resource in MILLI_RESOURCES:
-        return format_amount(resource, amount) if amount < 1000 or amount % 100 else f"{amount / 1000:g}"
+        if amount < 1000:
+            return f"{amount}m"
+        return f"{amount // 1000}" if amount % 1000 == 0 else f"{amount / 1000:.1f}"
     if _is_bytes(resource):
         for suffix, factor in reversed(_BINARY.items()):
             if amount >= factor:
