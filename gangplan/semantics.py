@@ -7,6 +7,7 @@ through ``problem.build_problem``; ``verify`` re-derives them on its own.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -32,6 +33,7 @@ KUEUE_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 KUEUE_TOTAL_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
 VOLCANO_TASK_KEY = "volcano.sh/task-spec"
 DEFAULT_PODS_PER_NODE = 110
+_INT64 = re.compile(r"[+-]?[0-9]+")
 
 
 def pod_requests(pod: Pod) -> dict[str, int]:
@@ -112,21 +114,38 @@ def _requirement_matches(requirement: NodeSelectorRequirement, value: str | None
     if op == "DoesNotExist":
         return value is None
     if op in ("Gt", "Lt"):
-        try:
-            actual, bound = int(value or ""), int(requirement.values[0])
-        except (ValueError, IndexError):
+        if value is None or len(requirement.values) != 1:
+            return False
+        actual, bound = _parse_int64(value), _parse_int64(requirement.values[0])
+        if actual is None or bound is None:
             return False
         return actual > bound if op == "Gt" else actual < bound
     raise ValueError(f"unknown node selector operator {op!r}")
 
 
+def _parse_int64(text: str) -> int | None:
+    """As Go's strconv.ParseInt(text, 10, 64); Python's int() also takes "1_0", " 7" and >64 bits."""
+    if not _INT64.fullmatch(text):
+        return None
+    number = int(text)
+    return number if -(2**63) <= number < 2**63 else None
+
+
+def _field_matches(requirement: NodeSelectorRequirement, node: Node) -> bool:
+    """matchFields: Kubernetes allows only metadata.name, In or NotIn, one value."""
+    if requirement.key != "metadata.name" or requirement.operator not in ("In", "NotIn"):
+        return False
+    if len(requirement.values) != 1:
+        return False
+    return _requirement_matches(requirement, node.name)
+
+
 def node_selector_matches(selector: NodeSelector, node: Node) -> bool:
-    fields = {"metadata.name": node.name}
     for term in selector.terms:
         if not term.match_expressions and not term.match_fields:
             continue
         if all(_requirement_matches(r, node.labels.get(r.key)) for r in term.match_expressions) and all(
-            _requirement_matches(r, fields.get(r.key)) for r in term.match_fields
+            _field_matches(r, node) for r in term.match_fields
         ):
             return True
     return False
@@ -198,20 +217,12 @@ class Grouping:
     warnings: list[str]
 
 
-def group_name_of(pod: Pod) -> tuple[str, str] | None:
-    """(kind of key, group name) naming this pod's PodGroup, by the ecosystem's keys."""
-    for key in POD_GROUP_LABELS:
-        if pod.labels.get(key):
-            return ("pod-group", pod.labels[key])
-    for key in POD_GROUP_ANNOTATIONS:
-        if pod.annotations.get(key):
-            return ("pod-group", pod.annotations[key])
-    name = pod.annotations.get(GODEL_POD_GROUP_KEY) or pod.labels.get(GODEL_POD_GROUP_KEY)
-    if name:
-        return ("pod-group", name)
-    if pod.labels.get(KUEUE_GROUP_LABEL):
-        return ("kueue", pod.labels[KUEUE_GROUP_LABEL])
-    return None
+def group_names_of(pod: Pod) -> list[str]:
+    """PodGroup names this pod's keys give, in DESIGN's order (a pod may carry several)."""
+    names = [pod.labels.get(key) for key in POD_GROUP_LABELS]
+    names += [pod.annotations.get(key) for key in POD_GROUP_ANNOTATIONS]
+    names += [pod.annotations.get(GODEL_POD_GROUP_KEY), pod.labels.get(GODEL_POD_GROUP_KEY)]
+    return [n for n in names if n]
 
 
 def priority_values(snapshot: Snapshot) -> tuple[dict[str, int], int]:
@@ -242,28 +253,26 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     kueue: dict[str, Gang] = {}
     missing: dict[str, list[str]] = defaultdict(list)
     for pod in snapshot.pods:
-        named = group_name_of(pod)
-        gang: Gang | None = None
-        if named is not None and named[0] == "pod-group":
-            gang = gangs.get(f"{pod.namespace}/{named[1]}")
+        names = group_names_of(pod)
+        gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
+        kueue_name = pod.labels.get(KUEUE_GROUP_LABEL)
+        if gang is None and kueue_name:
+            gang = kueue.get(f"{pod.namespace}/{kueue_name}")
             if gang is None:
-                missing[f"{pod.namespace}/{named[1]}"].append(pod.name)
-        elif named is not None:
-            gang = kueue.get(f"{pod.namespace}/{named[1]}")
-            if gang is None:
-                total = _kueue_total(pod)
                 gang = Gang(
                     PodGroup(
                         namespace=pod.namespace,
-                        name=named[1],
+                        name=kueue_name,
                         api=PodGroupAPI.KUEUE_POD_GROUP,
-                        min_member=total,
+                        min_member=_kueue_total(pod),
                         creation_timestamp=pod.creation_timestamp,
                         origin=pod.origin,
                     ),
                     implicit=True,
                 )
                 kueue[gang.key] = gang
+        elif gang is None and names:
+            missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
         if gang is None:
             if not is_pending(pod):
                 continue

@@ -1,0 +1,709 @@
+"""The scheduling rules of ``semantics``, table by table, against Kubernetes' own behaviour.
+
+Each row is chosen so that a plausible wrong implementation (sum instead of max, sidecars
+ignored, NotIn false on an absent label, Python's int() instead of strconv.ParseInt, …)
+gives a different answer.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import pytest
+
+from gangplan.errors import InputError
+from gangplan.model import (
+    Container,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodGroup,
+    PodGroupAPI,
+    PodPhase,
+    PriorityClass,
+    Snapshot,
+    Taint,
+    Toleration,
+)
+from gangplan.semantics import (
+    consumes_capacity,
+    filter_reason,
+    group_pods,
+    is_pending,
+    labels_match,
+    node_selector_matches,
+    pod_requests,
+    tolerates,
+    untolerated_taint,
+)
+
+# ---------------------------------------------------------------- helpers
+
+
+def c(name: str = "c", restart_policy: str | None = None, **requests: int) -> Container:
+    """A container; ``gpu=`` stands for nvidia.com/gpu."""
+    if "gpu" in requests:
+        requests["nvidia.com/gpu"] = requests.pop("gpu")
+    return Container(name, requests, restart_policy)
+
+
+def sidecar(name: str = "side", **requests: int) -> Container:
+    return c(name, "Always", **requests)
+
+
+def mknode(
+    name: str = "n1",
+    labels: Mapping[str, str] | None = None,
+    taints: tuple[Taint, ...] = (),
+    ready: bool = True,
+    unschedulable: bool = False,
+) -> Node:
+    return Node(name, dict(labels or {}), {"cpu": 4000}, taints, unschedulable, ready)
+
+
+def mkpod(name: str = "p", namespace: str = "ns", **kw) -> Pod:
+    return Pod(namespace=namespace, name=name, **kw)
+
+
+def req(key: str, operator: str, *values: str) -> NodeSelectorRequirement:
+    return NodeSelectorRequirement(key, operator, tuple(values))
+
+
+def term(*exprs: NodeSelectorRequirement, fields: tuple[NodeSelectorRequirement, ...] = ()) -> NodeSelectorTerm:
+    return NodeSelectorTerm(tuple(exprs), fields)
+
+
+def selector(*terms: NodeSelectorTerm) -> NodeSelector:
+    return NodeSelector(tuple(terms))
+
+
+def pg(
+    name: str,
+    namespace: str = "ns",
+    api: PodGroupAPI = PodGroupAPI.SCHEDULER_PLUGINS,
+    min_member: int = 1,
+    **kw,
+) -> PodGroup:
+    return PodGroup(namespace=namespace, name=name, api=api, min_member=min_member, **kw)
+
+
+def gangs_by_key(snapshot: Snapshot):
+    return {g.key: g for jg in group_pods(snapshot).job_groups for g in jg.gangs}
+
+
+# ---------------------------------------------------------------- pod_requests
+
+
+@pytest.mark.parametrize(
+    "containers, init, overhead, expected",
+    [
+        pytest.param(
+            [c("a", cpu=100, memory=10), c("b", cpu=200, memory=20)], [], {},
+            {"cpu": 300, "memory": 30, "pods": 1}, id="containers-summed-per-resource",
+        ),
+        pytest.param(
+            [c("a", gpu=2), c("b", gpu=3, cpu=50)], [], {},
+            {"nvidia.com/gpu": 5, "cpu": 50, "pods": 1}, id="extended-resource-summed",
+        ),
+        pytest.param(
+            [c("a", cpu=100), c("b", cpu=200)], [c("i", cpu=500)], {},
+            {"cpu": 500, "pods": 1}, id="init-bigger-than-sum-wins",
+        ),
+        pytest.param(
+            [c("a", cpu=100), c("b", cpu=200)], [c("i", cpu=250)], {},
+            {"cpu": 300, "pods": 1}, id="init-smaller-than-sum-loses",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [c("i1", cpu=400), c("i2", cpu=300)], {},
+            {"cpu": 400, "pods": 1}, id="init-containers-max-not-sum",
+        ),
+        pytest.param(
+            [c("a", cpu=300, memory=100)], [c("i", cpu=100, memory=500)], {},
+            {"cpu": 300, "memory": 500, "pods": 1}, id="max-taken-per-resource",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [sidecar(cpu=50)], {},
+            {"cpu": 150, "pods": 1}, id="sidecar-added-to-steady-total",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [sidecar(memory=64)], {},
+            {"cpu": 100, "memory": 64, "pods": 1}, id="sidecar-only-resource",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [sidecar(cpu=50), c("i", cpu=200)], {},
+            {"cpu": 250, "pods": 1}, id="sidecar-counted-for-later-init",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [c("i", cpu=200), sidecar(cpu=50)], {},
+            {"cpu": 200, "pods": 1}, id="sidecar-not-counted-for-earlier-init",
+        ),
+        pytest.param(
+            [], [sidecar("s1", cpu=50), sidecar("s2", cpu=30), c("i", cpu=100)], {},
+            {"cpu": 180, "pods": 1}, id="sidecars-cumulative-for-later-init",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [sidecar(cpu=50), c("i", memory=10)], {},
+            {"cpu": 150, "memory": 10, "pods": 1}, id="later-init-other-resource",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [], {"cpu": 250, "memory": 64},
+            {"cpu": 350, "memory": 64, "pods": 1}, id="overhead-added",
+        ),
+        pytest.param(
+            [c("a", cpu=100)], [c("i", cpu=500)], {"cpu": 250},
+            {"cpu": 750, "pods": 1}, id="overhead-added-on-top-of-init-max",
+        ),
+        pytest.param([], [], {}, {"pods": 1}, id="empty-pod-still-one-pod"),
+        pytest.param(
+            [c("a", cpu=0, memory=0, gpu=0)], [c("i", cpu=0)], {"memory": 0},
+            {"pods": 1}, id="zero-resources-omitted",
+        ),
+        pytest.param(
+            [c("a", cpu=100, gpu=0)], [], {},
+            {"cpu": 100, "pods": 1}, id="zero-extended-resource-omitted",
+        ),
+    ],
+)
+def test_pod_requests(containers, init, overhead, expected):
+    pod = mkpod(containers=tuple(containers), init_containers=tuple(init), overhead=overhead)
+    assert pod_requests(pod) == expected
+
+
+# ---------------------------------------------------------------- taints and tolerations
+
+TAINT = Taint("dedicated", "gpu", "NoSchedule")
+
+
+@pytest.mark.parametrize(
+    "toleration, taint, expected",
+    [
+        pytest.param(Toleration("dedicated", "Equal", "gpu", "NoSchedule"), TAINT, True, id="equal-match"),
+        pytest.param(Toleration("dedicated", "Equal", "cpu", "NoSchedule"), TAINT, False, id="equal-other-value"),
+        pytest.param(Toleration("other", "Equal", "gpu", "NoSchedule"), TAINT, False, id="equal-other-key"),
+        pytest.param(
+            Toleration("dedicated", "Equal", "", "NoSchedule"), TAINT, False, id="equal-empty-value-vs-value"
+        ),
+        pytest.param(
+            Toleration("dedicated", "Equal", "", ""), Taint("dedicated", "", "NoSchedule"), True,
+            id="equal-empty-value-both",
+        ),
+        pytest.param(Toleration("dedicated", "Exists", "", "NoSchedule"), TAINT, True, id="exists-ignores-value"),
+        pytest.param(Toleration("other", "Exists", "", ""), TAINT, False, id="exists-other-key"),
+        pytest.param(Toleration("", "Exists", "", ""), TAINT, True, id="exists-empty-key-noschedule"),
+        pytest.param(
+            Toleration("", "Exists", "", ""), Taint("x", "y", "NoExecute"), True, id="exists-empty-key-noexecute"
+        ),
+        pytest.param(
+            Toleration("", "Exists", "", "NoSchedule"), Taint("x", "y", "NoExecute"), False,
+            id="exists-empty-key-but-effect-differs",
+        ),
+        pytest.param(
+            Toleration("dedicated", "Equal", "gpu", ""), Taint("dedicated", "gpu", "NoExecute"), True,
+            id="empty-effect-matches-noexecute",
+        ),
+        pytest.param(
+            Toleration("dedicated", "Equal", "gpu", ""), Taint("dedicated", "gpu", "PreferNoSchedule"), True,
+            id="empty-effect-matches-prefernoschedule",
+        ),
+        pytest.param(
+            Toleration("dedicated", "Equal", "gpu", "NoSchedule"), Taint("dedicated", "gpu", "NoExecute"), False,
+            id="noschedule-does-not-tolerate-noexecute",
+        ),
+        pytest.param(
+            Toleration("dedicated", "Exists", "", "NoExecute"), TAINT, False,
+            id="noexecute-does-not-tolerate-noschedule",
+        ),
+    ],
+)
+def test_tolerates(toleration, taint, expected):
+    assert tolerates([toleration], taint) is expected
+
+
+def test_tolerates_any_of_several():
+    tols = [Toleration("a", "Equal", "1", ""), Toleration("dedicated", "Exists", "", "")]
+    assert tolerates(tols, TAINT)
+    assert not tolerates(tols[:1], TAINT)
+    assert not tolerates([], TAINT)
+
+
+NO_SCHED = Taint("a", "1", "NoSchedule")
+NO_EXEC = Taint("b", "2", "NoExecute")
+PREFER = Taint("c", "3", "PreferNoSchedule")
+
+
+@pytest.mark.parametrize(
+    "taints, tolerations, expected",
+    [
+        pytest.param((), (), None, id="no-taints"),
+        pytest.param((PREFER,), (), None, id="prefernoschedule-never-blocks"),
+        pytest.param((NO_SCHED,), (), NO_SCHED, id="noschedule-blocks"),
+        pytest.param((NO_EXEC,), (), NO_EXEC, id="noexecute-blocks"),
+        pytest.param((PREFER, NO_SCHED, NO_EXEC), (), NO_SCHED, id="first-untolerated-in-order"),
+        pytest.param(
+            (NO_SCHED, NO_EXEC), (Toleration("a", "Equal", "1", "NoSchedule"),), NO_EXEC,
+            id="skips-tolerated",
+        ),
+        pytest.param(
+            (Taint("k", "v", "NoSchedule"), Taint("k", "v", "NoExecute")),
+            (Toleration("k", "Equal", "v", "NoSchedule"),),
+            Taint("k", "v", "NoExecute"),
+            id="same-key-noexecute-still-blocks",
+        ),
+        pytest.param(
+            (NO_SCHED, NO_EXEC, PREFER), (Toleration("", "Exists", "", ""),), None, id="tolerate-everything"
+        ),
+    ],
+)
+def test_untolerated_taint(taints, tolerations, expected):
+    assert untolerated_taint(mknode(taints=taints), tolerations) == expected
+
+
+# ---------------------------------------------------------------- node selectors
+
+LABELS = {"zone": "a", "gen": "5", "rack": "r1"}
+
+
+@pytest.mark.parametrize(
+    "requirement, expected",
+    [
+        pytest.param(req("zone", "In", "a", "b"), True, id="In-match"),
+        pytest.param(req("zone", "In", "b", "c"), False, id="In-other"),
+        pytest.param(req("absent", "In", "a"), False, id="In-absent"),
+        pytest.param(req("zone", "NotIn", "b"), True, id="NotIn-other"),
+        pytest.param(req("zone", "NotIn", "b", "a"), False, id="NotIn-listed"),
+        pytest.param(req("absent", "NotIn", "a"), True, id="NotIn-absent-matches"),
+        pytest.param(req("zone", "Exists"), True, id="Exists-present"),
+        pytest.param(req("absent", "Exists"), False, id="Exists-absent"),
+        pytest.param(req("zone", "DoesNotExist"), False, id="DoesNotExist-present"),
+        pytest.param(req("absent", "DoesNotExist"), True, id="DoesNotExist-absent-matches"),
+        pytest.param(req("gen", "Gt", "4"), True, id="Gt-greater"),
+        pytest.param(req("gen", "Gt", "5"), False, id="Gt-strict"),
+        pytest.param(req("gen", "Gt", "40"), False, id="Gt-numeric-not-lexical"),
+        pytest.param(req("gen", "Lt", "6"), True, id="Lt-less"),
+        pytest.param(req("gen", "Lt", "5"), False, id="Lt-strict"),
+        pytest.param(req("gen", "Lt", "10"), True, id="Lt-numeric-not-lexical"),
+        pytest.param(req("absent", "Gt", "0"), False, id="Gt-absent"),
+        pytest.param(req("absent", "Lt", "100"), False, id="Lt-absent"),
+        pytest.param(req("zone", "Gt", "0"), False, id="Gt-non-integer-label"),
+        pytest.param(req("zone", "Lt", "100"), False, id="Lt-non-integer-label"),
+    ],
+)
+def test_node_selector_operators(requirement, expected):
+    assert node_selector_matches(selector(term(requirement)), mknode(labels=LABELS)) is expected
+
+
+@pytest.mark.parametrize(
+    "label, operator, bound, expected",
+    [
+        pytest.param("1_0", "Gt", "4", False, id="underscore-not-an-integer-in-go"),
+        pytest.param("1_0", "Lt", "100", False, id="underscore-not-an-integer-in-go-lt"),
+        pytest.param("99999999999999999999", "Gt", "1", False, id="beyond-int64"),
+        pytest.param("9223372036854775807", "Gt", "1", True, id="int64-max"),
+        pytest.param("5.0", "Gt", "1", False, id="float-label"),
+        pytest.param("", "Lt", "1", False, id="empty-label"),
+        pytest.param("007", "Gt", "6", True, id="leading-zeros"),
+    ],
+)
+def test_gt_lt_parse_like_strconv_parseint(label, operator, bound, expected):
+    node = mknode(labels={"v": label})
+    assert node_selector_matches(selector(term(req("v", operator, bound))), node) is expected
+
+
+@pytest.mark.parametrize(
+    "sel, expected",
+    [
+        pytest.param(
+            selector(term(req("zone", "In", "b")), term(req("rack", "In", "r1"))), True, id="terms-ORed"
+        ),
+        pytest.param(
+            selector(term(req("zone", "In", "b")), term(req("rack", "In", "r2"))), False, id="terms-ORed-none"
+        ),
+        pytest.param(
+            selector(term(req("zone", "In", "a"), req("rack", "In", "r1"))), True, id="expressions-ANDed-all"
+        ),
+        pytest.param(
+            selector(term(req("zone", "In", "a"), req("rack", "In", "r2"))), False, id="expressions-ANDed-one-fails"
+        ),
+        pytest.param(selector(term()), False, id="empty-term-matches-nothing"),
+        pytest.param(selector(term(), term(req("zone", "In", "a"))), True, id="empty-term-beside-matching-term"),
+        pytest.param(selector(), False, id="no-terms-matches-nothing"),
+        pytest.param(
+            selector(term(fields=(req("metadata.name", "In", "n1"),))), True, id="matchFields-name-In"
+        ),
+        pytest.param(
+            selector(term(fields=(req("metadata.name", "In", "n2"),))), False, id="matchFields-name-In-other"
+        ),
+        pytest.param(
+            selector(term(fields=(req("metadata.name", "NotIn", "n2"),))), True, id="matchFields-name-NotIn"
+        ),
+        pytest.param(
+            selector(term(fields=(req("metadata.name", "NotIn", "n1"),))), False, id="matchFields-name-NotIn-self"
+        ),
+        pytest.param(
+            selector(term(req("zone", "In", "b"), fields=(req("metadata.name", "In", "n1"),))), False,
+            id="fields-ANDed-with-expressions",
+        ),
+        pytest.param(
+            selector(term(req("zone", "In", "a"), fields=(req("metadata.name", "In", "n1"),))), True,
+            id="fields-and-expressions-both-match",
+        ),
+        pytest.param(
+            selector(term(req("zone", "In", "n1"))), False, id="expressions-do-not-read-the-name"
+        ),
+    ],
+)
+def test_node_selector_terms(sel, expected):
+    assert node_selector_matches(sel, mknode("n1", labels=LABELS)) is expected
+
+
+@pytest.mark.parametrize(
+    "sel, labels, expected",
+    [
+        pytest.param({}, {}, True, id="empty-selector-matches-all"),
+        pytest.param({"a": "1"}, {"a": "1", "b": "2"}, True, id="subset"),
+        pytest.param({"a": "1", "b": "2"}, {"a": "1", "b": "2"}, True, id="all-keys"),
+        pytest.param({"a": "1", "b": "3"}, {"a": "1", "b": "2"}, False, id="one-value-differs"),
+        pytest.param({"a": "1"}, {"b": "1"}, False, id="absent-key"),
+        pytest.param({"a": ""}, {}, False, id="empty-value-needs-the-label"),
+        pytest.param({"a": ""}, {"a": ""}, True, id="empty-value-present"),
+    ],
+)
+def test_labels_match(sel, labels, expected):
+    assert labels_match(sel, labels) is expected
+
+
+# ---------------------------------------------------------------- filter_reason
+
+
+def _filter_case(fixed: set[str]):
+    """Everything wrong except the named rules; returns (node, pod, group)."""
+    node = mknode(
+        "n1",
+        labels={"zone": "a"} if "nodeSelector" in fixed else {"zone": "b"},
+        taints=() if "taint" in fixed else (Taint("gpu", "yes", "NoSchedule"),),
+        ready="ready" in fixed,
+        unschedulable="unschedulable" not in fixed,
+    )
+    if "affinity" in fixed:
+        node = Node(node.name, {**node.labels, "disk": "ssd"}, node.allocatable, node.taints,
+                    node.unschedulable, node.ready)
+    if "group" in fixed:
+        node = Node(node.name, {**node.labels, "pool": "train"}, node.allocatable, node.taints,
+                    node.unschedulable, node.ready)
+    pod = mkpod(
+        node_selector={"zone": "a"},
+        node_affinity=selector(term(req("disk", "In", "ssd"))),
+    )
+    group = pg("g", node_selector=selector(term(req("pool", "In", "train"))))
+    return node, pod, group
+
+
+@pytest.mark.parametrize(
+    "fixed, expected",
+    [
+        ((), "not Ready"),
+        (("ready",), "unschedulable"),
+        (("ready", "unschedulable"), "taint gpu"),
+        (("ready", "unschedulable", "taint"), "nodeSelector"),
+        (("ready", "unschedulable", "taint", "nodeSelector"), "node affinity"),
+        (("ready", "unschedulable", "taint", "nodeSelector", "affinity"), "group nodeSelector"),
+        (("ready", "unschedulable", "taint", "nodeSelector", "affinity", "group"), None),
+        # each rule alone still reports itself
+        (("unschedulable", "taint", "nodeSelector", "affinity", "group"), "not Ready"),
+        (("ready", "taint", "nodeSelector", "affinity", "group"), "unschedulable"),
+        (("ready", "unschedulable", "nodeSelector", "affinity", "group"), "taint gpu"),
+        (("ready", "unschedulable", "taint", "affinity", "group"), "nodeSelector"),
+        (("ready", "unschedulable", "taint", "nodeSelector", "group"), "node affinity"),
+    ],
+)
+def test_filter_reason_order(fixed, expected):
+    node, pod, group = _filter_case(set(fixed))
+    assert filter_reason(node, pod, group) == expected
+
+
+def test_filter_reason_without_group_or_affinity():
+    node = mknode(taints=(PREFER,))
+    assert filter_reason(node, mkpod(), None) is None
+    assert filter_reason(node, mkpod(), pg("g")) is None  # a group without nodeSelector
+
+
+def test_filter_reason_tolerated_taint_passes():
+    node = mknode(taints=(Taint("gpu", "yes", "NoSchedule"), Taint("spot", "", "NoExecute")))
+    pod = mkpod(tolerations=(Toleration("gpu", "Equal", "yes", ""),))
+    assert filter_reason(node, pod, None) == "taint spot"
+    pod = mkpod(tolerations=(Toleration("gpu", "Exists", "", ""), Toleration("spot", "Exists", "", "NoExecute")))
+    assert filter_reason(node, pod, None) is None
+
+
+# ---------------------------------------------------------------- pod state
+
+
+@pytest.mark.parametrize(
+    "node_name, phase, consumes, pending",
+    [
+        (None, PodPhase.PENDING, False, True),
+        ("n1", PodPhase.PENDING, True, False),
+        ("n1", PodPhase.RUNNING, True, False),
+        ("n1", PodPhase.UNKNOWN, True, False),
+        ("n1", PodPhase.SUCCEEDED, False, False),
+        ("n1", PodPhase.FAILED, False, False),
+        (None, PodPhase.SUCCEEDED, False, False),
+        (None, PodPhase.FAILED, False, False),
+    ],
+)
+def test_consumes_capacity_and_is_pending(node_name, phase, consumes, pending):
+    pod = mkpod(node_name=node_name, phase=phase)
+    assert consumes_capacity(pod) is consumes
+    assert is_pending(pod) is pending
+
+
+# ---------------------------------------------------------------- group_pods: membership
+
+
+@pytest.mark.parametrize(
+    "labels, annotations",
+    [
+        pytest.param({"scheduling.x-k8s.io/pod-group": "train"}, {}, id="label-scheduler-plugins"),
+        pytest.param({"pod-group.scheduling.sigs.k8s.io": "train"}, {}, id="label-legacy"),
+        pytest.param({}, {"scheduling.k8s.io/group-name": "train"}, id="annotation-volcano-k8s"),
+        pytest.param({}, {"scheduling.volcano.sh/group-name": "train"}, id="annotation-volcano-sh"),
+        pytest.param({}, {"godel.bytedance.com/pod-group-name": "train"}, id="annotation-godel"),
+        pytest.param({"godel.bytedance.com/pod-group-name": "train"}, {}, id="label-godel"),
+    ],
+)
+def test_membership_keys(labels, annotations):
+    pods = (
+        mkpod("p0", labels=labels, annotations=annotations),
+        mkpod("p1", labels=labels, annotations=annotations, node_name="n1", phase=PodPhase.RUNNING),
+        mkpod("p2", labels=labels, annotations=annotations, node_name="n1", phase=PodPhase.SUCCEEDED),
+    )
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("train", min_member=3),)))
+    assert grouping.warnings == []
+    assert [jg.key for jg in grouping.job_groups] == ["ns/train"]
+    gang = grouping.job_groups[0].top
+    assert not gang.implicit
+    assert [p.name for p in gang.pending] == ["p0"]
+    assert [p.name for p in gang.running] == ["p1"]
+    assert [p.name for p in gang.finished] == ["p2"]
+
+
+def test_membership_is_per_namespace():
+    pods = (mkpod("p", namespace="other", labels={"scheduling.x-k8s.io/pod-group": "train"}),)
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("train"),)))
+    keys = sorted(jg.key for jg in grouping.job_groups)
+    assert keys == ["ns/train", "other/p"]
+    assert len(grouping.warnings) == 1 and "other/train" in grouping.warnings[0]
+
+
+def test_kueue_plain_pod_group():
+    labels = {"kueue.x-k8s.io/pod-group-name": "job"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "3"}
+    pods = tuple(
+        mkpod(f"p{i}", labels=labels, annotations=annotations, creation_timestamp=f"2024-01-01T00:00:0{i}Z")
+        for i in range(3)
+    )
+    grouping = group_pods(Snapshot(pods=pods))
+    assert grouping.warnings == []
+    assert [jg.key for jg in grouping.job_groups] == ["ns/job"]
+    gang = grouping.job_groups[0].top
+    assert gang.group.api is PodGroupAPI.KUEUE_POD_GROUP
+    assert gang.group.min_member == 3
+    assert gang.implicit
+    assert [p.name for p in gang.pending] == ["p0", "p1", "p2"]
+
+
+def test_kueue_groups_are_per_namespace():
+    labels = {"kueue.x-k8s.io/pod-group-name": "job"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
+    pods = (
+        mkpod("a", namespace="x", labels=labels, annotations=annotations),
+        mkpod("b", namespace="y", labels=labels, annotations=annotations),
+    )
+    gangs = gangs_by_key(Snapshot(pods=pods))
+    assert sorted(gangs) == ["x/job", "y/job"]
+    assert all(g.group.min_member == 2 and len(g.pending) == 1 for g in gangs.values())
+
+
+@pytest.mark.parametrize("total", [None, "0", "-1", "three"])
+def test_kueue_group_needs_positive_total_count(total):
+    annotations = {} if total is None else {"kueue.x-k8s.io/pod-group-total-count": total}
+    pod = mkpod(labels={"kueue.x-k8s.io/pod-group-name": "job"}, annotations=annotations)
+    with pytest.raises(InputError):
+        group_pods(Snapshot(pods=(pod,)))
+
+
+def test_pod_naming_missing_group_is_group_of_one_with_warning():
+    pods = (
+        mkpod("w1", labels={"scheduling.x-k8s.io/pod-group": "ghost"}),
+        mkpod("w2", annotations={"scheduling.volcano.sh/group-name": "ghost"}),
+    )
+    grouping = group_pods(Snapshot(pods=pods))
+    gangs = {g.key: g for jg in grouping.job_groups for g in jg.gangs}
+    assert sorted(gangs) == ["ns/w1", "ns/w2"]
+    for name, gang in gangs.items():
+        assert gang.group.api is PodGroupAPI.POD
+        assert gang.group.min_member == 1
+        assert gang.implicit
+        assert [p.key for p in gang.pending] == [name]
+    assert len(grouping.warnings) == 1
+    assert "ns/ghost" in grouping.warnings[0]
+    assert "w1" in grouping.warnings[0] and "w2" in grouping.warnings[0]
+
+
+def test_lone_pods():
+    pods = (
+        mkpod("pending"),
+        mkpod("running", node_name="n1", phase=PodPhase.RUNNING),
+        mkpod("done", node_name="n1", phase=PodPhase.SUCCEEDED),
+        mkpod("failed", phase=PodPhase.FAILED),
+    )
+    grouping = group_pods(Snapshot(pods=pods))
+    assert grouping.warnings == []
+    assert [jg.key for jg in grouping.job_groups] == ["ns/pending"]
+    gang = grouping.job_groups[0].top
+    assert gang.group.api is PodGroupAPI.POD and gang.group.min_member == 1 and gang.implicit
+    assert [p.name for p in gang.pending] == ["pending"]
+
+
+def test_podgroup_without_pods_is_still_a_gang():
+    gangs = gangs_by_key(Snapshot(pod_groups=(pg("empty", min_member=2),)))
+    assert list(gangs) == ["ns/empty"]
+    assert gangs["ns/empty"].pending == [] and gangs["ns/empty"].priority == 0
+
+
+# ---------------------------------------------------------------- group_pods: priority
+
+CLASSES = (PriorityClass("high", 1000), PriorityClass("low", 10))
+WITH_DEFAULT = (*CLASSES, PriorityClass("default", 50, global_default=True))
+MEMBER = {"scheduling.x-k8s.io/pod-group": "g"}
+
+
+@pytest.mark.parametrize(
+    "classes, group_class, pods, expected",
+    [
+        pytest.param(CLASSES, "high", [dict(priority=5000)], 1000, id="podgroup-class-wins-over-pods"),
+        pytest.param(CLASSES, "low", [dict(priority_class_name="high")], 10, id="podgroup-class-even-if-lower"),
+        pytest.param(CLASSES, None, [dict(priority=10), dict(priority=30), dict(priority=20)], 30, id="max-of-pods"),
+        pytest.param(CLASSES, None, [dict(priority_class_name="high"), dict(priority=7)], 1000, id="pod-class-value"),
+        pytest.param(CLASSES, None, [dict(priority=7, priority_class_name="high")], 7, id="spec-priority-wins"),
+        pytest.param(WITH_DEFAULT, None, [dict()], 50, id="global-default"),
+        pytest.param(WITH_DEFAULT, None, [dict(priority=0)], 0, id="explicit-zero-beats-default"),
+        pytest.param(WITH_DEFAULT, None, [dict(), dict(priority_class_name="low")], 50, id="default-vs-low-class"),
+        pytest.param(CLASSES, None, [dict()], 0, id="nothing-is-zero"),
+        pytest.param(
+            CLASSES, None, [dict(priority=3), dict(priority=900, node_name="n1", phase=PodPhase.RUNNING)], 900,
+            id="running-members-count",
+        ),
+    ],
+)
+def test_group_priority(classes, group_class, pods, expected):
+    snapshot = Snapshot(
+        pods=tuple(mkpod(f"p{i}", labels=MEMBER, **kw) for i, kw in enumerate(pods)),
+        pod_groups=(pg("g", api=PodGroupAPI.VOLCANO, priority_class_name=group_class),),
+        priority_classes=classes,
+    )
+    grouping = group_pods(snapshot)
+    assert [jg.key for jg in grouping.job_groups] == ["ns/g"]
+    assert grouping.job_groups[0].top.priority == expected
+    assert grouping.job_groups[0].priority == expected
+
+
+@pytest.mark.parametrize(
+    "kw, expected",
+    [
+        (dict(priority=42), 42),
+        (dict(priority_class_name="high"), 1000),
+        (dict(), 50),
+    ],
+)
+def test_lone_pod_priority(kw, expected):
+    grouping = group_pods(Snapshot(pods=(mkpod("p", **kw),), priority_classes=WITH_DEFAULT))
+    assert grouping.job_groups[0].priority == expected
+
+
+def test_kueue_group_priority_is_max_of_pods():
+    labels = {"kueue.x-k8s.io/pod-group-name": "job"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
+    pods = (
+        mkpod("a", labels=labels, annotations=annotations, priority=1),
+        mkpod("b", labels=labels, annotations=annotations, priority_class_name="high"),
+    )
+    grouping = group_pods(Snapshot(pods=pods, priority_classes=CLASSES))
+    assert grouping.job_groups[0].priority == 1000
+
+
+# ---------------------------------------------------------------- group_pods: queue order
+
+
+def test_queue_order_priority_then_time_then_name():
+    def lone(namespace, name, priority, created):
+        return mkpod(name, namespace=namespace, priority=priority, creation_timestamp=created)
+
+    pods = (
+        lone("ns", "old-low", 1, "2024-01-01T00:00:00Z"),
+        lone("zz", "early", 10, "2024-01-01T00:00:00Z"),
+        lone("ns", "late", 10, "2024-01-03T00:00:00Z"),
+        lone("b", "same", 10, "2024-01-02T00:00:00Z"),
+        lone("a", "zzz", 10, "2024-01-02T00:00:00Z"),
+        lone("a", "aaa", 10, "2024-01-02T00:00:00Z"),
+        lone("ns", "top", 100, "2024-01-09T00:00:00Z"),
+    )
+    grouping = group_pods(Snapshot(pods=pods))
+    assert [jg.key for jg in grouping.job_groups] == [
+        "ns/top",
+        "zz/early",
+        "a/aaa",
+        "a/zzz",
+        "b/same",
+        "ns/late",
+        "ns/old-low",
+    ]
+
+
+def test_queue_order_uses_podgroup_creation_time():
+    pods = (
+        # the pods' own timestamps point the other way: only the PodGroup's counts
+        mkpod("x", labels={"scheduling.x-k8s.io/pod-group": "a-later"}, creation_timestamp="2024-01-01T00:00:00Z"),
+        mkpod("y", labels={"scheduling.x-k8s.io/pod-group": "z-earlier"}, creation_timestamp="2024-01-05T00:00:00Z"),
+    )
+    groups = (
+        pg("a-later", creation_timestamp="2024-02-01T00:00:00Z"),
+        pg("z-earlier", creation_timestamp="2024-01-15T00:00:00Z"),
+    )
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=groups))
+    assert [jg.key for jg in grouping.job_groups] == ["ns/z-earlier", "ns/a-later"]
+
+
+# ---------------------------------------------------------------- group_pods: subGroup
+
+
+def _volcano(name, sub_group, namespace="ns", queue="q", **kw):
+    return pg(name, namespace=namespace, api=PodGroupAPI.VOLCANO, queue=queue, sub_group=sub_group, **kw)
+
+
+def test_subgroup_forms_one_job_group_ordered_by_top_member():
+    groups = (
+        _volcano("a", "job", creation_timestamp="2024-01-02T00:00:00Z"),
+        _volcano("b", "job", creation_timestamp="2024-01-01T00:00:00Z", priority_class_name="high"),
+        _volcano("solo", "", creation_timestamp="2024-01-01T00:00:00Z"),
+    )
+    grouping = group_pods(Snapshot(pod_groups=groups, priority_classes=CLASSES))
+    assert [jg.key for jg in grouping.job_groups] == ["ns/job", "ns/solo"]
+    job = grouping.job_groups[0]
+    assert [g.key for g in job.gangs] == ["ns/b", "ns/a"]
+    assert job.top.key == "ns/b"
+    assert job.priority == 1000
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param(_volcano("b", "job", queue="other"), id="different-queue"),
+        pytest.param(_volcano("b", "job", namespace="elsewhere"), id="different-namespace"),
+    ],
+)
+def test_subgroup_disagreement_is_input_error(other):
+    with pytest.raises(InputError):
+        group_pods(Snapshot(pod_groups=(_volcano("a", "job"), other)))
