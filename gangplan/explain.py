@@ -34,6 +34,13 @@ def reason(problem: Problem, assignment: Assignment, j: int) -> str:
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
             return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
+        most = _most_requested(problem, g)
+        for k, name in enumerate(problem.resources):
+            if most[k] < gang.min_resources[k]:
+                return (
+                    f"{who}minResources {name} cannot be met: all its pending pods together request "
+                    f"{describe_amount(name, most[k])}, {describe_amount(name, gang.min_resources[k])} more are needed"
+                )
         short = []
         for k, name in enumerate(problem.resources):
             need = _quorum_need(problem, g, k)
@@ -76,3 +83,8 @@ def _quorum_need(problem: Problem, g: int, k: int) -> int:
     gang = problem.gangs[g]
     sizes = sorted(problem.roles[r].request[k] for r in gang.roles for _ in range(problem.roles[r].count))
     return sum(sizes[: gang.need])
+
+
+def _most_requested(problem: Problem, g: int) -> list[int]:
+    gang = problem.gangs[g]
+    return [sum(problem.roles[r].request[k] * problem.roles[r].count for r in gang.roles) for k in range(len(problem.resources))]
