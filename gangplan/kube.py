@@ -1,0 +1,551 @@
+"""Kubernetes objects (plain dicts) to model objects; every outside API group's quirks live here.
+
+Each converter reads the fields gangplan needs in one straight pass, as strictly as the API
+server would: a string where an integer belongs, or an integer where a label value belongs,
+is refused. Nothing is tracked on the way; only a failing field is located (``loader.locate``).
+Group membership and request sums are rules, applied elsewhere: fields are kept as given.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
+from typing import Any, NoReturn
+
+from gangplan.errors import InputError, Position
+from gangplan.model import (
+    Container,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Origin,
+    OwnerReference,
+    Pod,
+    PodGroup,
+    PodGroupAPI,
+    PodPhase,
+    PriorityClass,
+    Snapshot,
+    SortRule,
+    Taint,
+    Toleration,
+    Topology,
+)
+from gangplan.quantity import QuantityError, to_amount
+
+__all__ = [
+    "to_snapshot",
+    "to_node",
+    "to_pod",
+    "to_pod_group",
+    "to_priority_class",
+    "to_topology",
+]
+
+Path = tuple[str | int, ...]
+
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+POD_GROUP_APIS = tuple(api for api in PodGroupAPI if api is not PodGroupAPI.KUEUE_POD_GROUP)
+PRIORITY_CLASS_APIS = ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1")
+TOPOLOGY_APIS = (
+    "kueue.x-k8s.io/v1beta2",
+    "kueue.x-k8s.io/v1beta1",
+    "kueue.x-k8s.io/v1alpha1",
+    "kai.scheduler/v1alpha1",
+)
+_POD_GROUP_VERSIONS = tuple(api.value for api in POD_GROUP_APIS)
+_SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memory"}
+_PHASES = tuple(phase.value for phase in PodPhase)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+_META: Path = ("metadata",)
+_SPEC: Path = ("spec",)
+_STATUS: Path = ("status",)
+_NAME: Path = ("metadata", "name")
+
+# Quantities repeat endlessly in a cluster dump ("500m", "1Gi"); parsing each once matters.
+_amount = lru_cache(maxsize=4096)(to_amount)
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 60 else text[:56] + '..."'
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _dotted(path: Path) -> str:
+    text = ""
+    for step in path:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        elif "." in step:
+            text += f"[{json.dumps(step)}]"
+        else:
+            text += f".{step}" if text else step
+    return text
+
+
+class _Reader:
+    """Typed access to one object's fields; a bad field raises an InputError located at it.
+
+    ``at`` is always the path of the mapping being read, so paths are only joined on failure.
+    """
+
+    __slots__ = ("origin",)
+
+    def __init__(self, origin: Origin) -> None:
+        self.origin = origin
+
+    def position(self, path: Path) -> Position:
+        from gangplan.loader import locate  # loader imports this module
+
+        return locate(self.origin, path)
+
+    def fail(self, path: Path, message: str) -> NoReturn:
+        raise InputError(f"{_dotted(path)}: {message}" if path else message, self.position(path))
+
+    def wrong(self, path: Path, expected: str, value: object) -> NoReturn:
+        if value is None:
+            self.fail(path, f"required field is missing (expected {expected})")
+        self.fail(path, f"expected {expected}, got {_show(value)}")
+
+    def mapping(self, d: Mapping[str, Any], key: str, at: Path) -> dict[str, Any]:
+        value = d.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.wrong(at + (key,), "a mapping", value)
+        return value
+
+    def entry(self, value: object, at: Path) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(at, f"expected a mapping, got {_show(value)}")
+        return value
+
+    def sequence(
+        self, d: Mapping[str, Any], key: str, at: Path, required: bool = False
+    ) -> list[Any]:
+        value = d.get(key)
+        if value is None and not required:
+            return []
+        if not isinstance(value, list):
+            self.wrong(at + (key,), "a list", value)
+        return value
+
+    def string(self, d: Mapping[str, Any], key: str, at: Path, required: bool = False) -> str:
+        """Absent or null is "" unless required; required also means non-empty."""
+        value = d.get(key)
+        if type(value) is str and (value or not required):
+            return value
+        if value is None and not required:
+            return ""
+        self.wrong(at + (key,), "a non-empty string" if required else "a string", value)
+
+    def integer(
+        self,
+        d: Mapping[str, Any],
+        key: str,
+        at: Path,
+        default: int | None = None,
+        required: bool = False,
+        minimum: int | None = None,
+    ) -> int | None:
+        value = d.get(key)
+        if value is None and not required:
+            return default
+        if type(value) is not int or (minimum is not None and value < minimum):
+            expected = "a non-negative integer" if minimum == 0 else "an integer"
+            self.wrong(at + (key,), expected, value)
+        return value
+
+    def boolean(self, d: Mapping[str, Any], key: str, at: Path) -> bool:
+        value = d.get(key)
+        if value is None:
+            return False
+        if type(value) is not bool:
+            self.wrong(at + (key,), "true or false", value)
+        return value
+
+    def choice(
+        self, d: Mapping[str, Any], key: str, at: Path, choices: Iterable[str], default: str | None
+    ) -> str:
+        """One of ``choices``; absent or null gives ``default``, or is an error without one."""
+        value = d.get(key)
+        if value is None and default is not None:
+            return default
+        if type(value) is not str or value not in choices:
+            names = ", ".join(c for c in choices if c) + (" (or empty)" if "" in choices else "")
+            self.wrong(at + (key,), f"one of {names}", value)
+        return value
+
+    def string_map(self, d: Mapping[str, Any], key: str, at: Path) -> dict[str, str]:
+        value = self.mapping(d, key, at)
+        for name, item in value.items():
+            if type(name) is not str:
+                self.fail(at + (key,), f"expected string keys, got {_show(name)}")
+            if type(item) is not str:
+                self.wrong(at + (key, name), "a string (quote it)", item)
+        return value
+
+    def strings(self, d: Mapping[str, Any], key: str, at: Path) -> tuple[str, ...]:
+        values = self.sequence(d, key, at)
+        for index, item in enumerate(values):
+            if type(item) is not str:
+                self.wrong(at + (key, index), "a string (quote it)", item)
+        return tuple(values)
+
+    def resources(self, d: Mapping[str, Any], key: str, at: Path) -> dict[str, int]:
+        amounts: dict[str, int] = {}
+        for name, value in self.mapping(d, key, at).items():
+            if type(name) is not str:
+                self.fail(at + (key,), f"expected resource names, got {_show(name)}")
+            try:
+                cached = type(value) is str or type(value) is int  # hashable, and not a bool
+                amounts[name] = (_amount if cached else to_amount)(name, value)
+            except QuantityError as exc:
+                self.fail(at + (key, name), str(exc))
+        return amounts
+
+    def node_selector(self, d: Mapping[str, Any], at: Path) -> NodeSelector:
+        terms = []
+        for index, raw in enumerate(self.sequence(d, "nodeSelectorTerms", at, required=True)):
+            path = at + ("nodeSelectorTerms", index)
+            term = self.entry(raw, path)
+            terms.append(
+                NodeSelectorTerm(
+                    self.requirements(term, "matchExpressions", path),
+                    self.requirements(term, "matchFields", path),
+                )
+            )
+        return NodeSelector(tuple(terms))
+
+    def requirements(
+        self, d: Mapping[str, Any], key: str, at: Path
+    ) -> tuple[NodeSelectorRequirement, ...]:
+        found = []
+        for index, raw in enumerate(self.sequence(d, key, at)):
+            path = at + (key, index)
+            item = self.entry(raw, path)
+            name = self.string(item, "key", path, required=True)
+            operator = self.choice(item, "operator", path, OPERATORS, None)
+            values = self.strings(item, "values", path)
+            if operator in ("In", "NotIn") and not values:
+                self.fail(path + ("values",), f"operator {operator} needs at least one value")
+            if operator in ("Exists", "DoesNotExist") and values:
+                self.fail(path + ("values",), f"must be empty with operator {operator}")
+            if operator in ("Gt", "Lt") and (len(values) != 1 or not _INTEGER.fullmatch(values[0])):
+                self.fail(
+                    path + ("values",), f"operator {operator} needs exactly one value, an integer"
+                )
+            found.append(NodeSelectorRequirement(name, operator, values))
+        return tuple(found)
+
+
+def to_node(obj: Mapping[str, Any], origin: Origin) -> Node:
+    """A v1 Node. Without a Ready condition (hand-written snapshots) it counts as Ready."""
+    r = _Reader(origin)
+    meta = r.mapping(obj, "metadata", ())
+    spec = r.mapping(obj, "spec", ())
+    status = r.mapping(obj, "status", ())
+    source = "allocatable" if status.get("allocatable") is not None else "capacity"
+    allocatable = r.resources(status, source, _STATUS)
+    allocatable.setdefault("pods", 110)
+    taints = []
+    for index, raw in enumerate(r.sequence(spec, "taints", _SPEC)):
+        path = ("spec", "taints", index)
+        taint = r.entry(raw, path)
+        taints.append(
+            Taint(
+                r.string(taint, "key", path, required=True),
+                r.string(taint, "value", path),
+                r.choice(taint, "effect", path, TAINT_EFFECTS, None),
+            )
+        )
+    ready = True
+    for index, raw in enumerate(r.sequence(status, "conditions", _STATUS)):
+        path = ("status", "conditions", index)
+        condition = r.entry(raw, path)
+        if r.string(condition, "type", path) == "Ready":
+            ready = r.string(condition, "status", path) == "True"
+    return Node(
+        name=r.string(meta, "name", _META, required=True),
+        labels=r.string_map(meta, "labels", _META),
+        allocatable=allocatable,
+        taints=tuple(taints),
+        unschedulable=r.boolean(spec, "unschedulable", _SPEC),
+        ready=ready,
+        origin=origin,
+    )
+
+
+def _container(r: _Reader, raw: object, path: Path, init: bool) -> Container:
+    """A container's requests, defaulted from its limits as the API server does."""
+    container = r.entry(raw, path)
+    resources = r.mapping(container, "resources", path)
+    at = path + ("resources",)
+    requests = r.resources(resources, "requests", at)
+    if resources.get("limits") is not None:
+        for name, amount in r.resources(resources, "limits", at).items():
+            requests.setdefault(name, amount)
+    return Container(
+        name=r.string(container, "name", path),
+        requests=requests,
+        restart_policy=(r.string(container, "restartPolicy", path) or None) if init else None,
+    )
+
+
+def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
+    toleration = r.entry(raw, path)
+    key = r.string(toleration, "key", path)
+    operator = r.choice(toleration, "operator", path, ("Equal", "Exists", ""), "Equal") or "Equal"
+    value = r.string(toleration, "value", path)
+    if operator == "Exists" and value:
+        r.fail(path + ("value",), "must be empty when operator is Exists")
+    if not key and operator != "Exists":
+        r.fail(path + ("operator",), "must be Exists when key is empty (tolerate every taint)")
+    effect = r.choice(toleration, "effect", path, ("", *TAINT_EFFECTS), "")
+    return Toleration(key, operator, value, effect)
+
+
+def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
+    """A v1 Pod. An empty nodeName or priorityClassName means none, as in Kubernetes."""
+    r = _Reader(origin)
+    meta = r.mapping(obj, "metadata", ())
+    spec = r.mapping(obj, "spec", ())
+    status = r.mapping(obj, "status", ())
+    owners = []
+    for index, raw in enumerate(r.sequence(meta, "ownerReferences", _META)):
+        path = ("metadata", "ownerReferences", index)
+        owner = r.entry(raw, path)
+        owners.append(
+            OwnerReference(
+                r.string(owner, "kind", path, required=True),
+                r.string(owner, "name", path, required=True),
+                r.boolean(owner, "controller", path),
+            )
+        )
+    node_affinity = None
+    at = ("spec", "affinity", "nodeAffinity")
+    nodes = r.mapping(r.mapping(spec, "affinity", _SPEC), "nodeAffinity", at[:2])
+    if nodes.get(_REQUIRED_AFFINITY) is not None:
+        required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
+        node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
+    return Pod(
+        namespace=r.string(meta, "namespace", _META) or "default",
+        name=r.string(meta, "name", _META, required=True),
+        uid=r.string(meta, "uid", _META) or None,
+        labels=r.string_map(meta, "labels", _META),
+        annotations=r.string_map(meta, "annotations", _META),
+        containers=tuple(
+            _container(r, c, ("spec", "containers", i), False)
+            for i, c in enumerate(r.sequence(spec, "containers", _SPEC))
+        ),
+        init_containers=tuple(
+            _container(r, c, ("spec", "initContainers", i), True)
+            for i, c in enumerate(r.sequence(spec, "initContainers", _SPEC))
+        ),
+        overhead=r.resources(spec, "overhead", _SPEC),
+        node_selector=r.string_map(spec, "nodeSelector", _SPEC),
+        node_affinity=node_affinity,
+        tolerations=tuple(
+            _toleration(r, t, ("spec", "tolerations", i))
+            for i, t in enumerate(r.sequence(spec, "tolerations", _SPEC))
+        ),
+        priority=r.integer(spec, "priority", _SPEC),
+        priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
+        node_name=r.string(spec, "nodeName", _SPEC) or None,
+        phase=PodPhase(r.choice(status, "phase", _STATUS, _PHASES, "Pending")),
+        creation_timestamp=r.string(meta, "creationTimestamp", _META),
+        owners=tuple(owners),
+        origin=origin,
+    )
+
+
+def _topology_keys(r: _Reader, d: Mapping[str, Any], key: str, at: Path) -> tuple[str, ...]:
+    keys = []
+    for index, raw in enumerate(r.sequence(d, key, at)):
+        path = at + (key, index)
+        keys.append(r.string(r.entry(raw, path), "topologyKey", path, required=True))
+    return tuple(keys)
+
+
+def _sort_rule(r: _Reader, raw: object, path: Path) -> SortRule:
+    rule = r.entry(raw, path)
+    resource = r.choice(rule, "resource", path, _SORT_RESOURCES, "CPU")
+    return SortRule(
+        resource=_SORT_RESOURCES[resource],
+        dimension=r.choice(rule, "dimension", path, ("Capacity", "Available"), "Capacity"),
+        order=r.choice(rule, "order", path, ("Ascending", "Descending"), "Ascending"),
+    )
+
+
+def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
+    at = ("spec", "affinity", "podGroupAffinity")
+    affinity = r.mapping(r.mapping(spec, "affinity", _SPEC), "podGroupAffinity", at[:2])
+    selector = None
+    if affinity.get("nodeSelector") is not None:
+        selector = r.node_selector(r.mapping(affinity, "nodeSelector", at), at + ("nodeSelector",))
+    return dict(
+        priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
+        required_topology=_topology_keys(r, affinity, "required", at),
+        preferred_topology=_topology_keys(r, affinity, "preferred", at),
+        node_selector=selector,
+        sort_rules=tuple(
+            _sort_rule(r, rule, at + ("sortRules", i))
+            for i, rule in enumerate(r.sequence(affinity, "sortRules", at))
+        ),
+    )
+
+
+def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
+    """A PodGroup in any of the five dialects; each reads only the fields its API defines.
+
+    Volcano defaults minMember to 1 and queue to "default" (its admission webhook does);
+    the others require minMember.
+    """
+    r = _Reader(origin)
+    api = PodGroupAPI(r.choice(obj, "apiVersion", (), _POD_GROUP_VERSIONS, None))
+    meta = r.mapping(obj, "metadata", ())
+    spec = r.mapping(obj, "spec", ())
+    fields: dict[str, Any] = {}
+    if api is PodGroupAPI.VOLCANO:
+        min_member = r.integer(spec, "minMember", _SPEC, default=1, minimum=0)
+        task_members = r.mapping(spec, "minTaskMember", _SPEC)
+        for name in task_members:
+            if type(name) is not str:
+                r.fail(("spec", "minTaskMember"), f"expected task names, got {_show(name)}")
+            r.integer(task_members, name, ("spec", "minTaskMember"), required=True, minimum=0)
+        fields.update(
+            min_resources=r.resources(spec, "minResources", _SPEC),
+            min_task_member=task_members,
+            queue=r.string(spec, "queue", _SPEC) or "default",
+            priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
+            sub_group=r.string(spec, "subGroup", _SPEC),
+        )
+    else:
+        min_member = r.integer(spec, "minMember", _SPEC, required=True, minimum=0)
+        fields["schedule_timeout_seconds"] = r.integer(
+            spec, "scheduleTimeoutSeconds", _SPEC, minimum=0
+        )
+        if api in (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE):
+            fields.update(_godel_fields(r, spec))
+        else:
+            fields["min_resources"] = r.resources(spec, "minResources", _SPEC)
+    return PodGroup(
+        namespace=r.string(meta, "namespace", _META) or "default",
+        name=r.string(meta, "name", _META, required=True),
+        api=api,
+        min_member=min_member,  # type: ignore[arg-type]
+        creation_timestamp=r.string(meta, "creationTimestamp", _META),
+        uid=r.string(meta, "uid", _META) or None,
+        raw=obj,
+        origin=origin,
+        **fields,
+    )
+
+
+def to_priority_class(obj: Mapping[str, Any], origin: Origin) -> PriorityClass:
+    r = _Reader(origin)
+    return PriorityClass(
+        name=r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True),
+        value=r.integer(obj, "value", (), required=True),  # type: ignore[arg-type]
+        global_default=r.boolean(obj, "globalDefault", ()),
+        origin=origin,
+    )
+
+
+def to_topology(obj: Mapping[str, Any], origin: Origin) -> Topology:
+    """A Kueue or KAI Topology (the same shape): node label keys, largest level first."""
+    r = _Reader(origin)
+    levels = []
+    spec = r.mapping(obj, "spec", ())
+    for index, raw in enumerate(r.sequence(spec, "levels", _SPEC, required=True)):
+        path = ("spec", "levels", index)
+        levels.append(r.string(r.entry(raw, path), "nodeLabel", path, required=True))
+    return Topology(
+        name=r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True),
+        levels=tuple(levels),
+        origin=origin,
+    )
+
+
+_Converter = Callable[[Mapping[str, Any], Origin], Any]
+# (apiVersion, kind) -> (converter, index of the Snapshot field it fills)
+_CONVERTERS: dict[tuple[str, str], tuple[_Converter, int]] = {
+    ("v1", "Node"): (to_node, 0),
+    ("v1", "Pod"): (to_pod, 1),
+    **{(api.value, "PodGroup"): (to_pod_group, 2) for api in POD_GROUP_APIS},
+    **{(api, "PriorityClass"): (to_priority_class, 3) for api in PRIORITY_CLASS_APIS},
+    **{(api, "Topology"): (to_topology, 4) for api in TOPOLOGY_APIS},
+}
+# A group gangplan reads, at a version it does not know: a mistake, not another product.
+_KNOWN_GROUPS: dict[tuple[str, str], list[str]] = {}
+for _api, _kind in _CONVERTERS:
+    _KNOWN_GROUPS.setdefault((_api.rpartition("/")[0], _kind), []).append(_api)
+_USED_KINDS = frozenset(kind for _, kind in _CONVERTERS)
+
+
+def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot:
+    """Convert objects in order; count the kinds gangplan does not use; refuse duplicates
+    and running pods bound to nodes that are not in the snapshot."""
+    found: tuple[list[Any], ...] = ([], [], [], [], [])
+    skipped: dict[str, int] = {}
+    first_seen: dict[tuple[str, str, str], Origin] = {}
+    for obj, origin in objects:
+        r = _Reader(origin)
+        kind = r.string(obj, "kind", (), required=True)
+        api = r.string(obj, "apiVersion", (), required=True)
+        converter = _CONVERTERS.get((api, kind))
+        if converter is None:
+            versions = _KNOWN_GROUPS.get((api.rpartition("/")[0], kind))
+            if versions is not None:
+                expected = ", ".join(versions)
+                r.fail(("apiVersion",), f"{kind} {api} is not supported; expected {expected}")
+            label = f"{kind} ({api})" if kind in _USED_KINDS else kind
+            skipped[label] = skipped.get(label, 0) + 1
+            continue
+        convert, bucket = converter
+        item = convert(obj, origin)
+        key = (kind, getattr(item, "namespace", ""), item.name)
+        if key in first_seen:
+            name = f"{key[1]}/{key[2]}" if key[1] else key[2]
+            first = _Reader(first_seen[key]).position(_NAME)
+            raise InputError(f"duplicate {kind} {name} (first at {first})", r.position(_NAME))
+        first_seen[key] = origin
+        found[bucket].append(item)
+    nodes, pods, pod_groups, priority_classes, topologies = found
+    names = {node.name for node in nodes}
+    for pod in pods:
+        if (
+            pod.node_name is not None
+            and pod.node_name not in names
+            and pod.phase not in (PodPhase.SUCCEEDED, PodPhase.FAILED)
+        ):
+            raise InputError(
+                f"pod {pod.key} is bound to node {json.dumps(pod.node_name)}, "
+                "which is not in the snapshot",
+                _Reader(pod.origin).position(("spec", "nodeName")),
+            )
+    return Snapshot(
+        nodes=tuple(nodes),
+        pods=tuple(pods),
+        pod_groups=tuple(pod_groups),
+        priority_classes=tuple(priority_classes),
+        topologies=tuple(topologies),
+        skipped_kinds=skipped,
+    )

@@ -1,0 +1,137 @@
+"""Bad input, end to end through the CLI: one `error: FILE:LINE:COL: ...` line, exit 2,
+no traceback, and no output file left behind."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gangplan.cli import app
+
+runner = CliRunner()
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+status:
+  allocatable:
+    cpu: "4"
+    memory: 8Gi
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: default
+spec:
+  containers:
+  - name: c
+    resources:
+      requests:
+        cpu: {cpu}
+"""
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefg", "bcdefgh")
+)
+
+# name -> (file text, expected line, expected column or None, a phrase of the message)
+CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
+    "not-yaml": ("apiVersion: v1\nkind: [Node\n", 3, 1, "not valid YAML"),
+    "wrong-type": (NODE.replace('cpu: "4"', "cpu: [4]"), 7, 10, "quantity"),
+    "missing-name": ("apiVersion: v1\nkind: Node\nmetadata:\n  labels: {}\n", 4, 3, "metadata.name"),
+    "bad-quantity": (POD.format(cpu="1.5.0"), 11, 14, "not a quantity"),
+    "unknown-operator": (
+        POD.format(cpu="1")
+        + "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        nodeSelectorTerms:\n        - matchExpressions:\n          - key: zone\n"
+        "            operator: Near\n            values: [a]\n",
+        18,
+        23,
+        "operator",
+    ),
+    "negative-min-member": (
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: g\n"
+        "spec:\n  minMember: -3\n",
+        6,
+        14,
+        "minMember",
+    ),
+    "duplicate": (NODE + "---\n" + NODE, 13, 9, "duplicate"),
+    "unknown-node": (POD.format(cpu="1") + "  nodeName: n9\n", 12, 13, "n9"),
+    "empty": ("", None, None, "no Kubernetes objects"),
+    "binary": (b"\x00\x01\x02binary\xff", None, None, "not a text file"),
+    "alias-bomb": (BOMB, None, None, "alias"),
+    "not-an-object": ("- just\n- a list\n", None, None, "expected a Kubernetes object"),
+    "string-min-member": (
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n"
+        "spec:\n  minMember: \"3\"\n",
+        6,
+        14,
+        "minMember",
+    ),
+    "bad-json": ('{"apiVersion": "v1", "kind": "List", "items": [}', 1, None, ""),
+}
+
+
+def _run(tmp_path: Path, *files: str) -> tuple[int, str, str, Path]:
+    out = tmp_path / "out.json"
+    result = runner.invoke(app, ["plan", *files, "-o", "json", "--output-file", str(out)])
+    return result.exit_code, result.stdout, result.stderr, out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_is_one_located_error_line(case: str, tmp_path: Path) -> None:
+    text, line, column, phrase = CASES[case]
+    name = tmp_path / ("input.json" if case == "bad-json" else "input.yaml")
+    if isinstance(text, bytes):
+        name.write_bytes(text)
+    else:
+        name.write_text(text)
+    files = [str(name)]
+    if case not in ("empty", "duplicate", "binary", "alias-bomb", "not-an-object", "bad-json"):
+        node = tmp_path / "node.yaml"
+        node.write_text(NODE.replace("n1", "base"))
+        files.insert(0, str(node))
+    code, stdout, stderr, out = _run(tmp_path, *files)
+    assert code == 2, stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr and stdout == ""
+    assert not out.exists() and not list(tmp_path.glob(".out.json*"))
+    match = re.fullmatch(r"error: (?P<file>[^:]+)(?::(?P<line>\d+):(?P<col>\d+))?: (?P<msg>.+)", lines[0])
+    assert match, lines[0]
+    assert match["file"] == str(name)
+    if line is not None:
+        assert int(match["line"]) == line, lines[0]
+    if column is not None:
+        assert int(match["col"]) == column, lines[0]
+    assert phrase in match["msg"], lines[0]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    code, stdout, stderr, out = _run(tmp_path, str(tmp_path / "nope.yaml"))
+    assert code == 2 and stderr == f"error: {tmp_path / 'nope.yaml'}: no such file or directory\n"
+    assert not out.exists()
+
+
+def test_a_folder_with_nothing_to_read(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, _, stderr, _ = _run(tmp_path, str(tmp_path / "empty"))
+    assert code == 2 and stderr.startswith("error: ") and len(stderr.splitlines()) == 1
+
+
+def test_bad_option_values_are_usage_errors(tmp_path: Path) -> None:
+    node = tmp_path / "node.yaml"
+    node.write_text(NODE)
+    for option in (["--time-limit", "0"], ["--time-limit", "-1"], ["--workers", "0"]):
+        result = runner.invoke(app, ["plan", str(node), *option])
+        assert result.exit_code == 2, option
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr

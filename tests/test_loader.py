@@ -1,0 +1,888 @@
+"""Reading snapshots: formats, folders, stdin, every PodGroup dialect, and located errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gangplan.errors import InputError, Position
+from gangplan.loader import Limits, load_snapshot, locate
+from gangplan.model import (
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Origin,
+    PodGroupAPI,
+    PodPhase,
+    SortRule,
+    Taint,
+    Toleration,
+)
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative file names, so error messages show them exactly as given."""
+    monkeypatch.chdir(tmp_path)
+
+
+def write(name: str, text: str | bytes) -> str:
+    path = Path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return name
+
+
+def error(paths: list[str], **options: object) -> str:
+    with pytest.raises(InputError) as caught:
+        load_snapshot(paths, **options)  # type: ignore[arg-type]
+    assert caught.value.exit_code == 2
+    assert "\n" not in str(caught.value)
+    return str(caught.value)
+
+
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n"
+NODE_N = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
+POD_P = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+POD_GROUP = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: g\n"
+POD_GROUP += "spec:\n"
+
+# What `kubectl get nodes,pods -A -o yaml` prints, trimmed: keys sorted, kind after items.
+KUBECTL_LIST = """\
+apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    annotations:
+      node.alpha.kubernetes.io/ttl: "0"
+    creationTimestamp: "2024-05-01T10:00:00Z"
+    labels:
+      kubernetes.io/hostname: gpu-1
+      network.topology/tor: tor-1
+    name: gpu-1
+    resourceVersion: "123"
+    uid: node-uid-1
+  spec:
+    podCIDR: 10.0.0.0/24
+    taints:
+    - effect: NoSchedule
+      key: nvidia.com/gpu
+      value: present
+  status:
+    allocatable:
+      cpu: 95500m
+      ephemeral-storage: 1000Gi
+      memory: 1056454472Ki
+      nvidia.com/gpu: "8"
+      pods: "110"
+    capacity:
+      cpu: "96"
+      memory: 1056556872Ki
+      nvidia.com/gpu: "8"
+      pods: "110"
+    conditions:
+    - lastHeartbeatTime: "2024-05-01T10:00:00Z"
+      message: kubelet is posting ready status
+      reason: KubeletReady
+      status: "True"
+      type: Ready
+    nodeInfo:
+      kubeletVersion: v1.30.0
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: cpu-1
+  spec:
+    unschedulable: true
+  status:
+    capacity:
+      cpu: "4"
+      memory: 16Gi
+    conditions:
+    - status: "False"
+      type: MemoryPressure
+    - status: Unknown
+      type: Ready
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    creationTimestamp: "2024-05-01T10:05:00Z"
+    labels:
+      scheduling.x-k8s.io/pod-group: train
+    name: train-0
+    namespace: ml
+    ownerReferences:
+    - apiVersion: batch/v1
+      blockOwnerDeletion: true
+      controller: true
+      kind: Job
+      name: train
+      uid: job-uid
+    uid: pod-uid-1
+  spec:
+    affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions:
+            - key: network.topology/tor
+              operator: In
+              values: [tor-1, tor-2]
+            - key: gpu-count
+              operator: Gt
+              values: ["4"]
+            matchFields:
+            - key: metadata.name
+              operator: NotIn
+              values: [cpu-1]
+          - matchExpressions:
+            - key: spare
+              operator: Exists
+    containers:
+    - image: trainer:1
+      name: main
+      resources:
+        limits:
+          cpu: "4"
+          nvidia.com/gpu: "1"
+        requests:
+          cpu: "2"
+          memory: 8Gi
+    initContainers:
+    - name: setup
+      resources:
+        requests:
+          cpu: "6"
+    - name: proxy
+      restartPolicy: Always
+      resources:
+        requests:
+          cpu: 100m
+    nodeSelector:
+      pool: gpu
+    overhead:
+      cpu: 250m
+    priority: 1000
+    priorityClassName: high
+    tolerations:
+    - effect: NoSchedule
+      key: nvidia.com/gpu
+      operator: Exists
+    - effect: NoExecute
+      key: node.kubernetes.io/not-ready
+      operator: Exists
+      tolerationSeconds: 300
+    - key: dedicated
+      value: ml
+  status:
+    phase: Pending
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web
+    namespace: default
+  spec:
+    containers:
+    - name: web
+      resources: {}
+    nodeName: cpu-1
+  status:
+    phase: Running
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: kubernetes
+kind: List
+metadata:
+  resourceVersion: ""
+"""
+
+
+def test_kubectl_list() -> None:
+    snapshot = load_snapshot([write("dump.yaml", KUBECTL_LIST)])
+    gpu, cpu = snapshot.nodes
+    assert gpu.name == "gpu-1"
+    assert gpu.labels == {"kubernetes.io/hostname": "gpu-1", "network.topology/tor": "tor-1"}
+    assert gpu.allocatable == {
+        "cpu": 95500,
+        "ephemeral-storage": 1000 * 2**30,
+        "memory": 1056454472 * 1024,
+        "nvidia.com/gpu": 8,
+        "pods": 110,
+    }
+    assert gpu.taints == (Taint("nvidia.com/gpu", "present", "NoSchedule"),)
+    assert (gpu.ready, gpu.unschedulable) == (True, False)
+    assert gpu.origin == Origin("dump.yaml", 0, ("items", 0))
+    # capacity when allocatable is absent; 110 pods when the node does not say
+    assert cpu.allocatable == {"cpu": 4000, "memory": 16 * 2**30, "pods": 110}
+    assert (cpu.ready, cpu.unschedulable) == (False, True)
+
+    train, web = snapshot.pods
+    assert (train.namespace, train.name, train.uid) == ("ml", "train-0", "pod-uid-1")
+    assert train.creation_timestamp == "2024-05-01T10:05:00Z"
+    assert train.labels == {"scheduling.x-k8s.io/pod-group": "train"}
+    assert [(o.kind, o.name, o.controller) for o in train.owners] == [("Job", "train", True)]
+    (main,) = train.containers
+    # a limit without a request is the request (API-server defaulting); a request wins
+    assert main.name == "main"
+    assert main.requests == {"cpu": 2000, "memory": 8 * 2**30, "nvidia.com/gpu": 1}
+    assert [(c.name, c.requests, c.restart_policy) for c in train.init_containers] == [
+        ("setup", {"cpu": 6000}, None),
+        ("proxy", {"cpu": 100}, "Always"),
+    ]
+    assert train.overhead == {"cpu": 250}
+    assert train.node_selector == {"pool": "gpu"}
+    assert train.node_affinity == NodeSelector(
+        (
+            NodeSelectorTerm(
+                (
+                    NodeSelectorRequirement("network.topology/tor", "In", ("tor-1", "tor-2")),
+                    NodeSelectorRequirement("gpu-count", "Gt", ("4",)),
+                ),
+                (NodeSelectorRequirement("metadata.name", "NotIn", ("cpu-1",)),),
+            ),
+            NodeSelectorTerm((NodeSelectorRequirement("spare", "Exists"),)),
+        )
+    )
+    assert train.tolerations == (
+        Toleration("nvidia.com/gpu", "Exists", "", "NoSchedule"),
+        Toleration("node.kubernetes.io/not-ready", "Exists", "", "NoExecute"),
+        Toleration("dedicated", "Equal", "ml", ""),
+    )
+    assert (train.priority, train.priority_class_name) == (1000, "high")
+    assert (train.node_name, train.phase) == (None, PodPhase.PENDING)
+    assert (web.key, web.node_name, web.phase) == ("default/web", "cpu-1", PodPhase.RUNNING)
+    assert web.containers[0].requests == {}
+    assert web.origin == Origin("dump.yaml", 0, ("items", 3))
+    assert snapshot.skipped_kinds == {"Service": 1}
+
+
+def test_kubectl_json_list() -> None:
+    items = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "n1"},
+            "status": {"allocatable": {"cpu": "2"}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "a"},
+            "spec": {"priority": 5},
+        },
+    ]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4)
+    snapshot = load_snapshot([write("dump.json", text)])
+    assert [n.name for n in snapshot.nodes] == ["n1"]
+    assert snapshot.nodes[0].allocatable == {"cpu": 2000, "pods": 110}
+    assert snapshot.pods[0].key == "a/p" and snapshot.pods[0].priority == 5
+    assert snapshot.pods[0].origin == Origin("dump.json", 0, ("items", 1))
+
+
+def test_multi_document_yaml() -> None:
+    text = (
+        "# a cluster\n---\n"
+        + NODE.format(name="a")
+        + "---\n---\n# nothing here\n---\n"
+        + "apiVersion: v1\nkind: PodList\nitems:\n- "
+        + NODE.format(name="b").replace("\n", "\n  ").rstrip()
+        + "\n---\n"
+        + NODE.format(name="c")
+    )
+    snapshot = load_snapshot([write("multi.yaml", text)])
+    assert [(n.name, n.origin.document, n.origin.path) for n in snapshot.nodes] == [
+        ("a", 0, ()),
+        ("b", 3, ("items", 0)),
+        ("c", 4, ()),
+    ]
+    assert all(n.ready for n in snapshot.nodes)  # no conditions at all: hand-written, Ready
+
+
+def test_folder_is_read_recursively_in_path_order() -> None:
+    write("snap/b.yaml", NODE.format(name="b"))
+    write("snap/a/z.yml", NODE.format(name="az"))
+    write("snap/c.json", '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "c"}}')
+    write("snap/a.yaml", NODE.format(name="a"))
+    write("snap/notes.txt", "not read")
+    write("snap/.hidden.yaml", "not: read")
+    write("snap/.git/config.yaml", "not: read")
+    snapshot = load_snapshot(["snap", write("last.yaml", NODE.format(name="last"))])
+    # component by component, as kubectl -R walks a folder: snap/a/ before snap/a.yaml
+    assert [n.name for n in snapshot.nodes] == ["az", "a", "b", "c", "last"]
+    assert snapshot.nodes[0].origin.file == str(Path("snap/a/z.yml"))
+
+
+def test_stdin() -> None:
+    stdin = (NODE.format(name="a") + "---\n" + NODE.format(name="b")).encode()
+    snapshot = load_snapshot(["-", write("c.yaml", NODE.format(name="c"))], stdin=stdin)
+    assert [(n.name, n.origin.file) for n in snapshot.nodes] == [
+        ("a", "<stdin>"),
+        ("b", "<stdin>"),
+        ("c", "c.yaml"),
+    ]
+    bad = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels:\n    gpu: 8\n"
+    assert error(["-"], stdin=bad) == (
+        "<stdin>:6:10: metadata.labels.gpu: expected a string (quote it), got 8"
+    )
+
+
+def test_scheduler_plugins_pod_groups() -> None:
+    text = """\
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata:
+  name: train
+  namespace: ml
+  uid: pg-uid
+  creationTimestamp: 2024-05-01T10:00:00Z
+spec:
+  minMember: 4
+  minResources:
+    cpu: "8"
+    nvidia.com/gpu: 4
+  scheduleTimeoutSeconds: 60
+---
+apiVersion: scheduling.sigs.k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: legacy}
+spec: {minMember: 0}
+"""
+    train, legacy = load_snapshot([write("pg.yaml", text)]).pod_groups
+    assert (train.key, train.api) == ("ml/train", PodGroupAPI.SCHEDULER_PLUGINS)
+    assert train.min_member == 4
+    assert train.min_resources == {"cpu": 8000, "nvidia.com/gpu": 4}
+    assert train.schedule_timeout_seconds == 60
+    assert (train.uid, train.creation_timestamp) == ("pg-uid", "2024-05-01T10:00:00Z")
+    assert train.raw["spec"]["minResources"]["nvidia.com/gpu"] == 4
+    assert (legacy.key, legacy.api, legacy.min_member) == (
+        "default/legacy",
+        PodGroupAPI.SCHEDULER_PLUGINS_LEGACY,
+        0,
+    )
+    assert legacy.schedule_timeout_seconds is None and legacy.min_resources == {}
+
+
+def test_volcano_pod_groups() -> None:
+    text = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: job1, namespace: ml}
+spec:
+  minMember: 3
+  minTaskMember: {ps: 1, worker: 2}
+  minResources: {cpu: 1500m, memory: 1Gi}
+  queue: research
+  priorityClassName: high
+  subGroup: pair
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: job2, namespace: ml}
+spec: {subGroup: pair}
+"""
+    job1, job2 = load_snapshot([write("vc.yaml", text)]).pod_groups
+    assert job1.api is PodGroupAPI.VOLCANO
+    assert (job1.min_member, dict(job1.min_task_member)) == (3, {"ps": 1, "worker": 2})
+    assert job1.min_resources == {"cpu": 1500, "memory": 2**30}
+    assert (job1.queue, job1.priority_class_name, job1.sub_group) == ("research", "high", "pair")
+    # Volcano's own defaults: one member, the "default" queue
+    assert (job2.min_member, job2.queue, job2.sub_group) == (1, "default", "pair")
+    assert job2.priority_class_name is None
+
+
+GODEL = """\
+apiVersion: {api}
+kind: PodGroup
+metadata:
+  generation: 1
+  name: nginx
+spec:
+  minMember: 100
+  scheduleTimeoutSeconds: 3000
+  priorityClassName: batch
+  affinity:
+    podGroupAffinity:
+      preferred:
+      - topologyKey: tce.kubernetes.io/nettoripv6
+      required:
+      - topologyKey: tce.kubernetes.io/netminipodipv6
+      nodeSelector:
+        nodeSelectorTerms:
+          - matchExpressions:
+            - key: tor
+              operator: In
+              values:
+              - tor-0-1-7
+      sortRules:
+      - order: Descending
+        resource: GPU
+        dimension: Capacity
+      - order: Descending
+        resource: MEM
+        dimension: Available
+      - resource: Memory
+      - {{}}
+"""
+
+
+@pytest.mark.parametrize("api", [PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE])
+def test_godel_pod_groups(api: PodGroupAPI) -> None:
+    (group,) = load_snapshot([write("godel.yaml", GODEL.format(api=api.value))]).pod_groups
+    assert (group.api, group.key, group.min_member) == (api, "default/nginx", 100)
+    assert (group.schedule_timeout_seconds, group.priority_class_name) == (3000, "batch")
+    assert group.required_topology == ("tce.kubernetes.io/netminipodipv6",)
+    assert group.preferred_topology == ("tce.kubernetes.io/nettoripv6",)
+    assert group.node_selector == NodeSelector(
+        (NodeSelectorTerm((NodeSelectorRequirement("tor", "In", ("tor-0-1-7",)),)),)
+    )
+    assert group.sort_rules == (
+        SortRule("GPU", "Capacity", "Descending"),
+        SortRule("Memory", "Available", "Descending"),
+        SortRule("Memory", "Capacity", "Ascending"),
+        SortRule("CPU", "Capacity", "Ascending"),
+    )
+
+
+def test_priority_classes_and_topologies() -> None:
+    text = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000000
+globalDefault: true
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PriorityClass
+metadata: {name: low}
+value: -10
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Topology
+metadata: {name: dc}
+spec:
+  levels:
+  - nodeLabel: cloud.com/block
+  - nodeLabel: cloud.com/rack
+  - nodeLabel: kubernetes.io/hostname
+---
+apiVersion: kai.scheduler/v1alpha1
+kind: Topology
+metadata: {name: kai}
+spec:
+  levels: [{nodeLabel: zone}]
+"""
+    snapshot = load_snapshot([write("prio.yaml", text)])
+    assert [(p.name, p.value, p.global_default) for p in snapshot.priority_classes] == [
+        ("high", 1000000, True),
+        ("low", -10, False),
+    ]
+    assert [(t.name, t.levels) for t in snapshot.topologies] == [
+        ("dc", ("cloud.com/block", "cloud.com/rack", "kubernetes.io/hostname")),
+        ("kai", ("zone",)),
+    ]
+
+
+def test_other_kinds_are_counted_not_refused() -> None:
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a}
+data: {x: "1"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b}
+---
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: kai}
+spec: {minMember: "whatever: not read"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+---
+apiVersion: topology.example.com/v1
+kind: Topology
+metadata: {name: t}
+"""
+    snapshot = load_snapshot([write("other.yaml", text)])
+    assert snapshot.skipped_kinds == {
+        "ConfigMap": 2,
+        "PodGroup (scheduling.run.ai/v2alpha2)": 1,
+        "Deployment": 1,
+        "Topology (topology.example.com/v1)": 1,
+    }
+    assert not (snapshot.nodes or snapshot.pods or snapshot.pod_groups)
+
+
+def test_yaml_conveniences() -> None:
+    """Unquoted timestamps stay as written; anchors, merge keys and `*` in strings are fine;
+    a `{` that is not JSON is a YAML flow mapping."""
+    text = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  creationTimestamp: 2024-05-01T10:05:00Z
+  labels: &labels {app: web, tier: "*"}
+  annotations:
+    <<: *labels
+    query: a=1&b=2
+    sign: =
+"""
+    (pod,) = load_snapshot([write("conv.yaml", text)]).pods
+    assert pod.creation_timestamp == "2024-05-01T10:05:00Z"
+    assert pod.annotations == {"app": "web", "tier": "*", "query": "a=1&b=2", "sign": "="}
+    flow = "{apiVersion: v1, kind: Node, metadata: {name: flow}}\n"
+    assert load_snapshot([write("flow.json", flow)]).nodes[0].name == "flow"
+
+
+def test_pod_bound_to_a_node_that_is_gone_is_fine_once_finished() -> None:
+    text = POD_P + "spec: {nodeName: old}\nstatus: {phase: Succeeded}\n"
+    (pod,) = load_snapshot([write("done.yaml", text)]).pods
+    assert (pod.node_name, pod.phase) == ("old", PodPhase.SUCCEEDED)
+
+
+def test_same_name_in_other_namespaces_is_not_a_duplicate() -> None:
+    text = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\n"
+        for ns in ("a", "b")
+    )
+    text += "---\n" + POD_GROUP.replace("name: g", "name: p") + "  minMember: 1\n"
+    snapshot = load_snapshot([write("ns.yaml", text)])
+    assert [p.key for p in snapshot.pods] == ["a/p", "b/p"]
+    assert [g.key for g in snapshot.pod_groups] == ["default/p"]
+
+
+# --- input errors: each names FILE:LINE:COL of the offending field -------------------------
+
+
+def test_missing_file_and_empty_folder() -> None:
+    assert error(["nope.yaml"]) == "nope.yaml: no such file or directory"
+    write("empty/readme.txt", "hello")
+    assert error(["empty"]) == "empty: no .yaml, .yml or .json files in this directory"
+
+
+def test_binary_files() -> None:
+    assert error([write("nul.yaml", b"apiVersion: v1\n\x00\x01")]) == (
+        "nul.yaml: not a text file (it contains NUL bytes)"
+    )
+    assert error([write("latin1.yaml", "name: café\n".encode("latin-1"))]) == (
+        "latin1.yaml: not a text file (it is not UTF-8)"
+    )
+    assert error(["-"], stdin=b"\xff\xfe") == "<stdin>: not a text file (it is not UTF-8)"
+
+
+def test_size_and_document_limits() -> None:
+    path = write("big.yaml", NODE.format(name="a"))
+    assert error([path], limits=Limits(max_file_bytes=20)) == (
+        "big.yaml: file is larger than the limit of 20 bytes"
+    )
+    assert error(["-"], stdin=b"x" * 21, limits=Limits(max_file_bytes=20)) == (
+        "<stdin>: file is larger than the limit of 20 bytes"
+    )
+    three = "---\n".join(NODE.format(name=name) for name in "abc")
+    assert error([write("three.yaml", three)], limits=Limits(max_documents=2)) == (
+        "three.yaml:9:1: more than 2 YAML documents in the input"
+    )
+
+
+def test_alias_bombs() -> None:
+    levels = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]']
+    for name, previous in zip("bcdefghij", "abcdefghi"):
+        levels.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 10) + "]")
+    bomb = "\n".join(levels) + "\n"
+    # lines 2-6 add 1,244,550 nodes; each *f on line 7 adds 1,111,111: the 8th passes 10**7
+    assert error([write("lol.yaml", bomb)]) == (
+        "lol.yaml:7:29: YAML aliases expand to more than 10000000 nodes (alias bomb?)"
+    )
+    # [*a x 10] on line 2: each *a is 11 nodes, so the 10th alias (column 35) passes 100
+    assert error(["lol.yaml"], limits=Limits(max_expanded_nodes=100)) == (
+        "lol.yaml:2:35: YAML aliases expand to more than 100 nodes (alias bomb?)"
+    )
+    assert error(["lol.yaml"], limits=Limits(max_aliases=3)) == (
+        "lol.yaml:2:17: more than 3 YAML aliases (alias bomb?)"
+    )
+
+
+NOT_AN_OBJECT = "expected a Kubernetes object (a mapping with apiVersion and kind)"
+MISSING_STRING = "required field is missing (expected a non-empty string)"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("just a string\n", f"1:1: {NOT_AN_OBJECT}"),
+        ("- a\n- b\n", f"1:1: {NOT_AN_OBJECT}"),
+        (NODE.format(name="a") + "---\n42\n", f"5:1: {NOT_AN_OBJECT}"),
+        (
+            "apiVersion: v1\nkind: List\nitems:\n- "
+            + NODE.format(name="a").replace("\n", "\n  ").rstrip()
+            + "\n- text\n",
+            f"7:3: {NOT_AN_OBJECT}",
+        ),
+        (
+            "apiVersion: v1\nkind: NodeList\nitems: {a: 1}\n",
+            "3:8: items: expected a list of objects in a NodeList",
+        ),
+        (
+            NODE.format(name="a") + "---\napiVersion: v1\nmetadata: {name: b}\n",
+            f"5:1: kind: {MISSING_STRING}",
+        ),
+        ("kind: Node\nmetadata: {name: b}\n", f"1:1: apiVersion: {MISSING_STRING}"),
+        ("apiVersion: 1\nkind: Node\n", "1:13: apiVersion: expected a non-empty string, got 1"),
+        (
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: [a, b\n  labels: {}\n",
+            "5:9: not valid YAML: did not find expected ',' or ']'"
+            " (while parsing a flow sequence at line 4)",
+        ),
+        (
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n labels: {}\n",
+            "5:2: not valid YAML: did not find expected key",
+        ),
+        (
+            "apiVersion: v1\nkind: Node\nmetadata: !!python/object:os.system {}\n",
+            "3:11: not valid YAML: could not determine a constructor for the tag"
+            " 'tag:yaml.org,2002:python/object:os.system'",
+        ),
+        (
+            "apiVersion: v1\nkind: Node\nname: \x07\n",
+            "3:7: not valid YAML: character #x0007 is not allowed"
+            " (control characters are not allowed)",
+        ),
+    ],
+)
+def test_malformed_documents(text: str, message: str) -> None:
+    assert error([write("doc.yaml", text)]) == f"doc.yaml:{message}"
+
+
+def test_deep_nesting_is_refused_not_a_crash() -> None:
+    """libyaml's C composer would overflow the C stack on this and kill the interpreter."""
+    deep = "[" * 100_000 + "]" * 100_000
+    message = "nested too deeply to be a Kubernetes object"
+    assert error([write("deep.yaml", f"a: {deep}\n")]) == f"deep.yaml: {message}"
+    assert error([write("deep.json", f'{{"a": {deep}}}')]) == f"deep.json: {message}"
+    assert error([write("block.yaml", "- " * 5000 + "x\n")]) == f"block.yaml: {message}"
+
+
+def test_invalid_json() -> None:
+    assert error([write("bad.json", '{"apiVersion": "v1" "kind": "Node"}')]) == (
+        "bad.json:1:21: not valid JSON: Expecting ',' delimiter"
+    )
+
+
+def test_error_inside_json_is_located() -> None:
+    text = (
+        '{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n'
+        '    {"apiVersion": "v1", "kind": "Node",'
+        ' "metadata": {"name": "n1", "labels": {"gpu": 8}}}\n'
+        "  ]\n}\n"
+    )
+    assert error([write("dump.json", text)]) == (
+        "dump.json:5:87: metadata.labels.gpu: expected a string (quote it), got 8"
+    )
+
+
+def test_no_objects() -> None:
+    assert error([write("empty.yaml", "")]) == "empty.yaml: no Kubernetes objects found"
+    write("comments.yaml", "# nothing\n---\n")
+    write("list.yaml", "apiVersion: v1\nkind: List\nitems: []\n")
+    assert error(["empty.yaml", "comments.yaml", "list.yaml"]) == "no Kubernetes objects found"
+
+
+VOLCANO = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: v}\nspec:\n"
+TAINT = NODE_N + "spec:\n  taints:\n"
+TOLERATION = POD_P + "spec:\n  tolerations:\n"
+AFFINITY = POD_P + """\
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - key: tor
+"""
+REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+EXPRESSION = f"{REQUIRED}.nodeSelectorTerms[0].matchExpressions[0]"
+MISSING_COUNT = "required field is missing (expected a non-negative integer)"
+GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            POD_GROUP + '  minMember: "three"\n',
+            '6:14: spec.minMember: expected a non-negative integer, got "three"',
+        ),
+        (POD_GROUP + "  minMember: -1\n", "6:14: spec.minMember: expected a non-negative integer"),
+        (POD_GROUP + "  minMember: 2.0\n", "6:14: spec.minMember: expected a non-negative integer"),
+        (POD_GROUP + "  minMember:\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
+        (POD_GROUP + "  scheduleTimeoutSeconds: 5\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
+        (
+            POD_GROUP + "  minMember: 1\n  minResources:\n    cpu: 1.2.3\n",
+            "8:10: spec.minResources.cpu: '1.2.3' is not a quantity",
+        ),
+        (
+            POD_GROUP + "  minMember: 1\n  minResources:\n    nvidia.com/gpu: true\n",
+            '8:21: spec.minResources["nvidia.com/gpu"]: expected a quantity',
+        ),
+        (
+            POD_GROUP + "  minMember: 1\n  minResources:\n    cpu: [4]\n",
+            "8:10: spec.minResources.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list",
+        ),
+        (
+            POD_GROUP + "  minMember: 1\n  minResources: [cpu]\n",
+            "7:17: spec.minResources: expected a mapping, got a list",
+        ),
+        (
+            "apiVersion: scheduling.volcano.sh/v1alpha1\nkind: PodGroup\n",
+            "1:13: apiVersion: PodGroup scheduling.volcano.sh/v1alpha1 is not supported; "
+            "expected scheduling.volcano.sh/v1beta1",
+        ),
+        (
+            VOLCANO + "  minTaskMember:\n    worker: two\n",
+            '6:13: spec.minTaskMember.worker: expected a non-negative integer, got "two"',
+        ),
+        (
+            GODEL_PG.replace("resource: GPU", "resource: Disk"),
+            "25:19: spec.affinity.podGroupAffinity.sortRules[0].resource: "
+            'expected one of CPU, GPU, Memory, MEM, got "Disk"',
+        ),
+        (
+            GODEL_PG.replace("- topologyKey: tce.kubernetes.io/netminipodipv6", "- {}"),
+            f"15:9: spec.affinity.podGroupAffinity.required[0].topologyKey: {MISSING_STRING}",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  namespace: x\n",
+            f"4:3: metadata.name: {MISSING_STRING}",
+        ),
+        ("apiVersion: v1\nkind: Pod\nspec: {}\n", f"1:1: metadata.name: {MISSING_STRING}"),
+        (
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels:\n    gpu: yes\n",
+            "6:10: metadata.labels.gpu: expected a string (quote it), got true",
+        ),
+        (
+            NODE_N + "spec: {unschedulable: 'true'}\n",
+            '4:23: spec.unschedulable: expected true or false, got "true"',
+        ),
+        (
+            NODE_N + "status:\n  allocatable:\n    nvidia.com/gpu: lots\n",
+            "6:21: status.allocatable[\"nvidia.com/gpu\"]: 'lots' is not a quantity",
+        ),
+        (
+            TAINT + "  - key: gpu\n    effect: NoSchedul\n",
+            "7:13: spec.taints[0].effect: "
+            'expected one of NoSchedule, PreferNoSchedule, NoExecute, got "NoSchedul"',
+        ),
+        (TAINT + "  - effect: NoSchedule\n", f"6:5: spec.taints[0].key: {MISSING_STRING}"),
+        (
+            POD_P + 'spec:\n  priority: "100"\n',
+            '5:13: spec.priority: expected an integer, got "100"',
+        ),
+        (
+            POD_P + "status:\n  phase: Done\n",
+            "5:10: status.phase: "
+            'expected one of Pending, Running, Succeeded, Failed, Unknown, got "Done"',
+        ),
+        (
+            POD_P + "spec:\n  containers:\n  - name: c\n"
+            "    resources:\n      limits: {memory: 1x}\n",
+            "8:24: spec.containers[0].resources.limits.memory: '1x' is not a quantity",
+        ),
+        (
+            POD_P + "spec:\n  containers: {}\n",
+            "5:15: spec.containers: expected a list, got a mapping",
+        ),
+        (
+            TOLERATION + '  - key: gpu\n    operator: Exists\n    value: "yes"\n',
+            "8:12: spec.tolerations[0].value: must be empty when operator is Exists",
+        ),
+        (
+            TOLERATION + "  - key: gpu\n    operator: In\n",
+            "7:15: spec.tolerations[0].operator: "
+            'expected one of Equal, Exists (or empty), got "In"',
+        ),
+        (
+            TOLERATION + "  - effect: NoSchedule\n",
+            "6:5: spec.tolerations[0].operator: "
+            "must be Exists when key is empty (tolerate every taint)",
+        ),
+        (
+            TOLERATION + "  - key: gpu\n    effect: Never\n",
+            "7:13: spec.tolerations[0].effect: expected one of NoSchedule, PreferNoSchedule, "
+            'NoExecute (or empty), got "Never"',
+        ),
+        (
+            AFFINITY + "            operator: Equals\n",
+            f"11:23: {EXPRESSION}.operator: "
+            'expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, got "Equals"',
+        ),
+        (
+            AFFINITY + "            operator: Exists\n            values: [a]\n",
+            f"12:21: {EXPRESSION}.values: must be empty with operator Exists",
+        ),
+        (
+            AFFINITY + "            operator: In\n",
+            f"10:13: {EXPRESSION}.values: operator In needs at least one value",
+        ),
+        (
+            AFFINITY + "            operator: Gt\n            values: [x]\n",
+            f"12:21: {EXPRESSION}.values: operator Gt needs exactly one value, an integer",
+        ),
+        (
+            AFFINITY + "            operator: Lt\n            values: ['1', '2']\n",
+            f"12:21: {EXPRESSION}.values: operator Lt needs exactly one value, an integer",
+        ),
+        (
+            AFFINITY + "            operator: NotIn\n            values: [1]\n",
+            f"12:22: {EXPRESSION}.values[0]: expected a string (quote it), got 1",
+        ),
+        (
+            AFFINITY.split("        - matchExpressions:")[0],
+            f"8:9: {REQUIRED}.nodeSelectorTerms: required field is missing (expected a list)",
+        ),
+    ],
+)
+def test_bad_fields_are_located(text: str, message: str) -> None:
+    found = error([write("obj.yaml", text)])
+    assert found.startswith(f"obj.yaml:{message}"), found
+
+
+def test_duplicates_name_the_first() -> None:
+    one = POD_GROUP + "  minMember: 1\n"
+    two = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n"
+    assert error([write("a.yaml", one), write("b.yaml", two)]) == (
+        "b.yaml:4:9: duplicate PodGroup default/g (first at a.yaml:4:9)"
+    )
+    nodes = NODE.format(name="n1") + "---\n" + NODE.format(name="n1")
+    assert error([write("nodes.yaml", nodes)]) == (
+        "nodes.yaml:7:18: duplicate Node n1 (first at nodes.yaml:3:18)"
+    )
+
+
+def test_pod_bound_to_unknown_node() -> None:
+    text = NODE.format(name="n1") + "---\napiVersion: v1\nkind: Pod\n"
+    text += "metadata:\n  name: p\nspec:\n  nodeName: n9\n"
+    assert error([write("bound.yaml", text)]) == (
+        'bound.yaml:10:13: pod default/p is bound to node "n9", which is not in the snapshot'
+    )
+
+
+def test_locate_falls_back_to_the_nearest_field() -> None:
+    text = "a: 1\n---\nbase: &base\n  x: 1\nobj:\n  <<: *base\n  y:\n    - 1\n    - 2\n"
+    path = write("loc.yaml", text)
+    assert locate(Origin(path, 1), ("obj", "y", 1)) == Position(path, 9, 7)
+    assert locate(Origin(path, 1), ("obj", "x")) == Position(path, 4, 6)  # through the merge key
+    assert locate(Origin(path, 1), ("obj", "z", "deeper")) == Position(path, 6, 3)
+    assert locate(Origin(path, 1, ("obj",)), ("y", 7)) == Position(path, 8, 5)
+    assert locate(Origin(path, 5)) == Position(path)
+    assert locate(Origin("gone.yaml")) == Position("gone.yaml")

@@ -1,0 +1,134 @@
+"""Kubernetes quantities, exactly as apimachinery parses and rounds them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gangplan.quantity import QuantityError, format_amount, to_amount
+
+KI, MI, GI, TI, PI, EI = (2**n for n in (10, 20, 30, 40, 50, 60))
+
+
+@pytest.mark.parametrize(
+    ("resource", "value", "amount"),
+    [
+        # every suffix, counted in whole units (bytes) ...
+        ("memory", "1n", 1),
+        ("memory", "1u", 1),
+        ("memory", "1m", 1),
+        ("memory", "100m", 1),
+        ("memory", "1000m", 1),
+        ("memory", "1001m", 2),
+        ("memory", "1", 1),
+        ("memory", "1k", 10**3),
+        ("memory", "1M", 10**6),
+        ("memory", "1G", 10**9),
+        ("memory", "1T", 10**12),
+        ("memory", "1P", 10**15),
+        ("memory", "1E", 10**18),
+        ("memory", "1Ki", KI),
+        ("memory", "1Mi", MI),
+        ("memory", "1Gi", GI),
+        ("memory", "1Ti", TI),
+        ("memory", "1Pi", PI),
+        ("memory", "1Ei", EI),
+        ("memory", "1.5Gi", 3 * GI // 2),
+        ("memory", "0.5Ki", 512),
+        ("memory", "1.5", 2),
+        ("memory", "0.1", 1),
+        ("memory", "0", 0),
+        ("memory", "+2", 2),
+        ("memory", ".5", 1),
+        ("memory", "5.", 5),
+        # ... and in millicores for cpu
+        ("cpu", "1n", 1),
+        ("cpu", "1000000n", 1),
+        ("cpu", "1000001n", 2),
+        ("cpu", "1u", 1),
+        ("cpu", "1500u", 2),
+        ("cpu", "100m", 100),
+        ("cpu", "1", 1000),
+        ("cpu", "2.5", 2500),
+        ("cpu", "0.0001", 1),
+        ("cpu", "0.001", 1),
+        ("cpu", "1k", 10**6),
+        ("cpu", "1Ki", 1024 * 1000),
+        # exponents
+        ("memory", "1e3", 1000),
+        ("memory", "1E3", 1000),
+        ("memory", "5e+2", 500),
+        ("memory", "1.5e2", 150),
+        ("cpu", "1E-3", 1),
+        ("cpu", "1e-3", 1),
+        ("cpu", "25e-4", 3),
+        ("memory", "1E-3", 1),
+        # plain numbers as YAML/JSON give them
+        ("memory", 3, 3),
+        ("cpu", 3, 3000),
+        ("cpu", 0, 0),
+        ("cpu", 0.5, 500),
+        ("cpu", 1.0001, 1001),
+        ("cpu", 1e-05, 1),
+        ("memory", 1.5, 2),
+        ("memory", 2e9, 2 * 10**9),
+        # extended resources are plain integers
+        ("nvidia.com/gpu", "8", 8),
+        ("nvidia.com/gpu", 8, 8),
+        ("pods", "110", 110),
+    ],
+)
+def test_amounts(resource: str, value: object, amount: int) -> None:
+    assert to_amount(resource, value) == amount
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-1", "negative"),
+        ("-100m", "negative"),
+        (-2, "negative"),
+        (-0.5, "negative"),
+        (" 1", "not a quantity"),
+        ("1 ", "not a quantity"),
+        ("1 Gi", "not a quantity"),
+        ("", "not a quantity"),
+        ("1.2.3", "not a quantity"),
+        ("Ki", "not a quantity"),
+        ("m", "not a quantity"),
+        ("1K", "not a quantity"),
+        ("1gi", "not a quantity"),
+        ("1e", "not a quantity"),
+        ("1e3m", "not a quantity"),
+        ("1Gi3", "not a quantity"),
+        ("0x10", "not a quantity"),
+        ("1_000", "not a quantity"),
+        ("one", "not a quantity"),
+        ("1e100", "exponent out of range"),
+        (True, "expected a quantity"),
+        (False, "expected a quantity"),
+        (None, "expected a quantity"),
+        ([1], "expected a quantity"),
+        ({"a": 1}, "expected a quantity"),
+        (float("inf"), "finite"),
+        (float("nan"), "finite"),
+    ],
+)
+def test_refused(value: object, message: str) -> None:
+    with pytest.raises(QuantityError, match=message):
+        to_amount("cpu", value)
+
+
+@pytest.mark.parametrize(
+    ("resource", "amount", "text"),
+    [
+        ("cpu", 1500, "1500m"),
+        ("cpu", 2000, "2"),
+        ("memory", 3 * GI, "3Gi"),
+        ("memory", 1536 * MI, "1536Mi"),
+        ("memory", 1000, "1000"),
+        ("nvidia.com/gpu", 8, "8"),
+    ],
+)
+def test_format_round_trips(resource: str, amount: int, text: str) -> None:
+    assert format_amount(resource, amount) == text
+    assert to_amount(resource, text) == amount
