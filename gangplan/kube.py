@@ -49,7 +49,7 @@ Path = tuple[str | int, ...]
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-POD_GROUP_APIS = tuple(api for api in PodGroupAPI if api is not PodGroupAPI.KUEUE_POD_GROUP)
+POD_GROUP_APIS = tuple(api for api in PodGroupAPI if api not in (PodGroupAPI.KUEUE_POD_GROUP, PodGroupAPI.POD))
 PRIORITY_CLASS_APIS = ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1")
 TOPOLOGY_APIS = (
     "kueue.x-k8s.io/v1beta2",

@@ -51,7 +51,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     baseline = greedy(problem)
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
     deterministic_time, note = 0.0, ""
-    bounds: dict[str, int] = {}
+    proven: set[str] = set()  # terms whose value CP-SAT proved optimal
     if options.solver == "cp-sat":
         solver_name = "cp-sat"
         result = solve_cpsat(
@@ -66,10 +66,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         deterministic_time = result.deterministic_time
         status = result.status
         gap = result.gap
-        for stage in result.stages:
-            if stage.status == "OPTIMAL" and stage.value is not None:
-                for name in stage.terms:
-                    bounds[name] = -1  # proven: filled with the value below
+        proven = {name for stage in result.stages if stage.status == "OPTIMAL" for name in stage.terms}
         if result.assignment is not None and score(terms, problem, result.assignment) >= score(terms, problem, baseline):
             chosen = result.assignment
         else:
@@ -77,12 +74,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         if result.assignment is None:
             status = "GREEDY"
     objective = tuple(
-        ObjectiveValue(
-            t.name,
-            value := term_value(t, problem, chosen),
-            t.sense,
-            value if bounds.get(t.name) == -1 else None,
-        )
+        ObjectiveValue(t.name, value := term_value(t, problem, chosen), t.sense, value if t.name in proven else None)
         for t in terms
     )
     placements = name_pods(problem, chosen)
