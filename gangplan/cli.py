@@ -21,14 +21,26 @@ import typer
 import yaml
 from rich.console import Console
 from rich.table import Table
+from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, Position
 from .loader import load_snapshot, locate
-from .model import Snapshot
+from .model import Node, Snapshot
+from .quantity import describe_amount
 from .plan import Placement, Plan, PlanFormatError, plan_from_dict
 from .planner import Options, plan as make_plan
 from .render import render
+from .topology import (
+    DEFAULT_GPU_RESOURCE,
+    TopologyTree,
+    Usage,
+    build_tree,
+    domain_usage,
+    node_usage,
+    resolve_levels,
+    topology_to_dict,
+)
 from .verify import format_verification, verify
 
 app = typer.Typer(
@@ -286,6 +298,104 @@ def _table(result: Plan, to_terminal: bool) -> str:
         file=io.StringIO(),
     )
     console.print(table)
+    text = console.export_text(styles=interactive)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+class TopologyOutput(str, Enum):
+    tree = "tree"
+    json = "json"
+
+
+_LEAVES_SHOWN = 16
+
+
+@app.command("topology")
+@_run
+def topology_command(
+    snapshot: SnapshotArg,
+    levels: Annotated[
+        Optional[str],
+        typer.Option("--levels", help="Level label keys, largest first, comma-separated (a Topology object in the snapshot wins)."),
+    ] = None,
+    output: Annotated[TopologyOutput, typer.Option("--output", "-o", help="tree or json.")] = TopologyOutput.tree,
+    output_file: OutputFileOpt = None,
+    gpu_resource: Annotated[str, typer.Option("--gpu-resource", help="The resource counted as GPU.")] = DEFAULT_GPU_RESOURCE,
+) -> None:
+    """Show the network-topology tree with capacity and free resources per domain.
+
+    Free counts only Ready, schedulable nodes, net of running pods' requests. In JSON, cpu is
+    in millicores and memory in bytes.
+
+    Example: gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
+    """
+    loaded = _load(snapshot)
+    explicit = None if levels is None else [k.strip() for k in levels.split(",") if k.strip()]
+    keys, warnings = resolve_levels(loaded, explicit)
+    tree = build_tree(loaded.nodes, keys)
+    for warning in [*warnings, *tree.warnings]:
+        _say(f"warning: {warning}")
+    if output is TopologyOutput.json:
+        data = topology_to_dict(tree, loaded, gpu_resource)
+        write_output(json.dumps(data, indent=4, sort_keys=True) + "\n", output_file)
+    else:
+        write_output(_topology_tree(tree, loaded, gpu_resource, output_file is None), output_file)
+
+
+def _figures(usage: Usage, gpu_resource: str) -> str:
+    parts = [f"nodes {usage.nodes}"] if usage.nodes != 1 else []
+    for name, label in (("cpu", "cpu"), ("memory", "memory"), (gpu_resource, "gpu")):
+        free, cap = describe_amount(name, usage.free[name]), describe_amount(name, usage.capacity[name])
+        parts.append(f"{label} {free}/{cap}")
+    return "  ".join(parts)
+
+
+def _node_line(node: Node, usage: Usage, gpu_resource: str) -> str:
+    state = "" if node.ready and not node.unschedulable else ("  (NotReady)" if not node.ready else "  (cordoned)")
+    return f"{node.name}  {_figures(usage, gpu_resource)}{state}"
+
+
+def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to_terminal: bool) -> str:
+    per_node = node_usage(snapshot, gpu_resource)
+    usage = domain_usage(tree, snapshot, gpu_resource)
+    nodes = {node.name: node for node in snapshot.nodes}
+    inside = len(tree.node_names) - len(tree.outside)
+    title = " > ".join(tree.levels) if tree.levels else "no levels"
+    root = Tree(f"topology: {title}  ({inside} nodes inside, {len(tree.outside)} outside)")
+
+    def add_nodes(parent: Tree, indices: list[int]) -> None:
+        if len(indices) > _LEAVES_SHOWN:
+            parent.add(f"… {len(indices)} nodes")
+            return
+        for i in indices:
+            name = tree.node_names[i]
+            parent.add(_node_line(nodes[name], per_node[name], gpu_resource))
+
+    def add_domains(parent: Tree, graph_id: Any) -> None:
+        leaves = []
+        for child in tree.graph.successors(graph_id):
+            if child[0] == "node":
+                leaves.append(tree.graph.nodes[child]["index"])
+                continue
+            level, path = child
+            figures = usage[level][tree.domain_index(level, path)]
+            branch = parent.add(f"{tree.levels[level]}={path[-1]}  {_figures(figures, gpu_resource)}")
+            add_domains(branch, child)
+        if leaves:
+            add_nodes(parent, leaves)
+
+    add_domains(root, "")
+    if tree.outside:
+        add_nodes(root.add(f"outside the topology: {len(tree.outside)} nodes"), sorted(tree.outside))
+    interactive = to_terminal and sys.stdout.isatty()
+    console = Console(
+        width=None if interactive else 400,
+        no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,
+        force_terminal=interactive,
+        record=True,
+        file=io.StringIO(),
+    )
+    console.print(root, markup=False, highlight=False)
     text = console.export_text(styles=interactive)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 

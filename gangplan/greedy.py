@@ -66,12 +66,27 @@ class _State:
         return sum(c for (role, _), c in self.counts.items() if role == r)
 
 
-def place_pods(state: _State, r: int, wanted: int, candidates: Iterable[int] | None = None) -> int:
-    """Place up to ``wanted`` pods of role ``r``, filling the tightest nodes first."""
+def place_pods(
+    state: _State, r: int, wanted: int, candidates: Iterable[int] | None = None, ordered: bool = False
+) -> int:
+    """Place up to ``wanted`` pods of role ``r``: tightest nodes first, or first-fit in order."""
     problem = state.problem
     role = problem.roles[r]
-    nodes = list(role.nodes if candidates is None else candidates)
+    if candidates is None:
+        nodes = list(role.nodes)
+    else:
+        allowed = set(role.nodes)
+        nodes = [n for n in candidates if n in allowed]
     placed = 0
+    if ordered:
+        for node in nodes:
+            take = min(state.fits(role, node), wanted - placed)
+            if take > 0:
+                state.put(r, node, take)
+                placed += take
+            if placed == wanted:
+                break
+        return placed
     while placed < wanted:
         best: tuple | None = None
         for node in nodes:
@@ -112,17 +127,95 @@ def _place_quorum(state: _State, j: int) -> bool:
             left -= take
         if left > 0:
             return False
-        for r, take in sorted(chosen, key=lambda rt: -state.share(rt[0])):
-            if place_pods(state, r, take) < take:
-                return False
+        chosen.sort(key=lambda rt: -state.share(rt[0]))
+        if not _place_gang(state, g, chosen):
+            return False
         if not _meets_min_resources(state, g):
+            allowed = allowed_nodes(state, g)
             for r in gang.roles:
-                place_pods(state, r, problem.roles[r].count - state.placed_of(r))
+                place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
                 if _meets_min_resources(state, g):
                     break
             if not _meets_min_resources(state, g):
                 return False
     return True
+
+
+def _fill(state: _State, chosen: list[tuple[int, int]], nodes: Iterable[int] | None, ordered: bool = False) -> bool:
+    nodes = None if nodes is None else list(nodes)
+    return all(place_pods(state, r, take, nodes, ordered) == take for r, take in chosen)
+
+
+def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
+    """Godel's way: NodeGroups by the required key, NodeCircles by the preferred keys, by rank."""
+    topo = state.problem.gangs[g].topology
+    if topo is None:
+        return _fill(state, chosen, None)
+    for nodes in _node_groups(state.problem, g):
+        mark = state.mark()
+        if _place_in_circles(state, g, chosen, nodes):
+            return True
+        state.undo(mark)
+    return False
+
+
+def _candidates(problem: Problem, g: int) -> list[int]:
+    return sorted({n for r in problem.gangs[g].roles for n in problem.roles[r].nodes})
+
+
+def _node_groups(problem: Problem, g: int) -> list[list[int]]:
+    topo = problem.gangs[g].topology
+    assert topo is not None
+    nodes = _candidates(problem, g)
+    if not topo.required:
+        return [nodes]
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for n in nodes:
+        groups[tuple(problem.domain(level, n) for level in topo.required)].append(n)
+    deepest_first = list(reversed(topo.required))
+
+    def rank(key: tuple) -> tuple:
+        by_level = dict(zip(topo.required, key))
+        return tuple(topo.ranks[level][by_level[level]] for level in deepest_first)
+
+    return [groups[key] for key in sorted(groups, key=rank)]
+
+
+def _place_in_circles(state: _State, g: int, chosen: list[tuple[int, int]], nodes: list[int]) -> bool:
+    problem = state.problem
+    topo = problem.gangs[g].topology
+    assert topo is not None
+    if not topo.preferred:
+        return _fill(state, chosen, nodes)
+    for level in sorted(topo.preferred, reverse=True):
+        circles: dict[int, list[int]] = defaultdict(list)
+        for n in nodes:
+            circles[problem.domain(level, n)].append(n)  # type: ignore[index]
+        for d in sorted(circles, key=lambda d: topo.ranks[level][d]):
+            mark = state.mark()
+            if _fill(state, chosen, circles[d]):
+                return True
+            state.undo(mark)
+    ordered = sorted(nodes, key=lambda n: (tuple(topo.ranks[lv][problem.domain(lv, n)] for lv in topo.preferred), n))  # type: ignore[index]
+    return _fill(state, chosen, ordered, ordered=True)
+
+
+def allowed_nodes(state: _State, g: int) -> list[int] | None:
+    """Nodes a gang's further pods may use: inside the domains its required terms hold."""
+    problem = state.problem
+    topo = problem.gangs[g].topology
+    if topo is None or not topo.required:
+        return None
+    roles = set(problem.gangs[g].roles)
+    held = {level: d for level, d in topo.held if level in topo.required}
+    for (r, n), c in state.counts.items():
+        if c and r in roles:
+            for level in topo.required:
+                held.setdefault(level, problem.domain(level, n))  # type: ignore[arg-type]
+    return [
+        n for n in _candidates(problem, g)
+        if all(problem.domain(level, n) == held.get(level, problem.domain(level, n)) for level in topo.required)
+    ]
 
 
 def _meets_min_resources(state: _State, g: int) -> bool:
@@ -153,6 +246,8 @@ def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
             state.undo(mark)
     for j in order:
         if j in placed:
-            for r in problem.roles_of(j):
-                place_pods(state, r, problem.roles[r].count - state.placed_of(r))
+            for g in problem.job_groups[j].gangs:
+                allowed = allowed_nodes(state, g)
+                for r in problem.gangs[g].roles:
+                    place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))

@@ -41,7 +41,13 @@ class GroupOutcome:
     scheduled: int  # pending pods this plan places
     reason: str = ""
     api: str = ""
-    domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # level -> domains used
+    preferred: tuple[str, ...] = ()  # its preferred levels, largest first
+
+    @property
+    def spans(self) -> dict[str, int]:
+        """Domains spanned per preferred level."""
+        return {level: len(self.domains.get(level, ())) for level in self.preferred}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +84,8 @@ class Plan:
     solver: SolverReport
     resources_before: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     resources_after: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    levels: tuple[str, ...] = ()  # topology levels, largest first
+    warnings: tuple[str, ...] = ()
 
     @property
     def node_of(self) -> dict[str, str]:
@@ -108,6 +116,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "note": s.note,
             "exactDemandWeights": s.exact_weights,
         },
+        "topology": {"levels": list(plan.levels)},
+        "warnings": list(plan.warnings),
         "resources": {
             name: {
                 "allocatable": plan.resources_before[name][1],
@@ -129,6 +139,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "scheduled": g.scheduled,
                 "reason": g.reason,
                 "domains": {level: list(values) for level, values in g.domains.items()},
+                "spans": g.spans,
             }
             for g in plan.groups
         ],
@@ -179,6 +190,7 @@ def plan_from_dict(data: Any) -> Plan:
                 reason=str(item.get("reason") or ""),
                 api=str(item.get("api") or ""),
                 domains={k: tuple(v) for k, v in (item.get("domains") or {}).items()},
+                preferred=tuple((item.get("spans") or {}).keys()),
             )
         )
     solver = data.get("solver") or {}
@@ -195,4 +207,5 @@ def plan_from_dict(data: Any) -> Plan:
         gap=solver.get("gap"),
         wall_time=float(solver.get("wallTime") or 0.0),
     )
-    return Plan(tuple(placements), tuple(groups), report)
+    levels = tuple((data.get("topology") or {}).get("levels") or ())
+    return Plan(tuple(placements), tuple(groups), report, levels=levels)

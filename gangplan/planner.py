@@ -16,7 +16,7 @@ from .errors import UsageError
 from .explain import reasons
 from .greedy import greedy
 from .model import Snapshot
-from .objective import Assignment, Term, objective_terms, score, term_value
+from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
 from .problem import Problem, build_problem
 
@@ -31,6 +31,8 @@ class Options:
     time_limit: float = 10.0
     workers: int = 1
     seed: int = 0
+    levels: tuple[str, ...] | None = None  # --levels; None: from a Topology object or inferred
+    gpu_resource: str = "nvidia.com/gpu"
 
     def check(self) -> None:
         if self.solver not in SOLVERS:
@@ -46,7 +48,7 @@ class Options:
 def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | None = None) -> Plan:
     options.check()
     start = time.perf_counter()
-    problem = build_problem(snapshot)
+    problem = build_problem(snapshot, levels=options.levels, gpu_resource=options.gpu_resource)
     terms = objective_terms(problem)
     baseline = greedy(problem)
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
@@ -94,7 +96,15 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         note=note,
         exact_weights=all(t.exact for t in terms),
     )
-    return Plan(placements, outcomes(problem, chosen), report, before, after)
+    return Plan(
+        placements,
+        outcomes(problem, chosen),
+        report,
+        before,
+        after,
+        levels=problem.tree.levels if problem.tree else (),
+        warnings=problem.warnings,
+    )
 
 
 def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]:
@@ -117,6 +127,9 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
     for (r, _), n in assignment.counts.items():
         placed_pods[problem.roles[r].gang] += n
     why = reasons(problem, assignment)
+    occupied: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
+    for g, level, d in used_domains(problem, assignment.counts):
+        occupied[g][level].add(d)
     result = []
     for j, jg_spec in enumerate(problem.job_groups):
         jg = problem.grouping.job_groups[j]
@@ -134,6 +147,14 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     scheduled=placed_pods[g],
                     reason="" if j in assignment.placed else why.get(j, ""),
                     api=gang.group.api.value,
+                    domains={
+                        problem.level_name(level): tuple(sorted(problem.domain_name(level, d) for d in ds))
+                        for level, ds in sorted(occupied[g].items())
+                        if j in assignment.placed
+                    },
+                    preferred=tuple(problem.level_name(level) for level in spec.topology.preferred)
+                    if spec.topology
+                    else (),
                 )
             )
     return tuple(result)

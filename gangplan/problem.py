@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from .model import Node, Pod, Snapshot
+from .model import Node, Pod, SortRule, Snapshot
 from .semantics import (
     Gang,
     Grouping,
@@ -25,6 +25,11 @@ from .semantics import (
     node_usable,
     pod_requests,
 )
+from .topology import TopologyTree, build_tree, resolve_levels
+
+KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+DEFAULT_SORT = (SortRule("CPU", "Capacity", "Ascending"),)
 
 Vector = tuple[int, ...]
 
@@ -45,6 +50,23 @@ class Role:
 
 
 @dataclass(frozen=True, slots=True)
+class GangTopology:
+    """A PodGroup's topology terms, as level indices into the tree (seed 003)."""
+
+    required: tuple[int, ...]  # each: all members in one domain of that level
+    preferred: tuple[int, ...]  # largest level first
+    compact: tuple[int, ...]  # levels below its terms, down to the node level (= len(levels))
+    ranks: Mapping[int, tuple[int, ...]]  # affinity level -> sort-rule rank per domain, 0 best
+    pinned: Mapping[int, int]  # required level -> the domain running members already occupy
+    broken: str = ""  # why the terms cannot hold at all (running members split), else ""
+    held: frozenset[tuple[int, int]] = frozenset()  # (level, domain) running members occupy
+
+    @property
+    def spans_levels(self) -> tuple[int, ...]:
+        return tuple(sorted(set(self.preferred) | set(self.compact) | set(self.required)))
+
+
+@dataclass(frozen=True, slots=True)
 class GangSpec:
     """A PodGroup in counts."""
 
@@ -57,6 +79,7 @@ class GangSpec:
     need: int  # pending pods it must place to reach minMember
     min_resources: Vector  # what placed pods must still add to running usage, per resource
     excluded: Mapping[str, int]  # nodes excluded per filter, for the first role with no candidate
+    topology: GangTopology | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +103,25 @@ class Problem:
     gangs: tuple[GangSpec, ...]
     job_groups: tuple[JobGroupSpec, ...]
     grouping: Grouping
+    tree: TopologyTree | None = None
+    warnings: tuple[str, ...] = ()
+
+    def domain(self, level: int, node: int) -> int | None:
+        """The node's domain index at ``level``; the node level is the node itself."""
+        assert self.tree is not None
+        if level == len(self.tree.levels):
+            return None if node in self.tree.outside else node
+        return self.tree.domain_of[level][node]
+
+    def domain_name(self, level: int, d: int) -> str:
+        assert self.tree is not None
+        if level == len(self.tree.levels):
+            return self.nodes[d].name
+        return self.tree.domains[level][d].name
+
+    def level_name(self, level: int) -> str:
+        assert self.tree is not None
+        return self.tree.levels[level] if level < len(self.tree.levels) else "node"
 
     def needs(self, j: int) -> int:
         return sum(self.gangs[g].need for g in self.job_groups[j].gangs)
@@ -101,10 +143,20 @@ def _role_signature(pod: Pod, request: Mapping[str, int]) -> tuple:
     )
 
 
-def build_problem(snapshot: Snapshot, grouping: Grouping | None = None) -> Problem:
+def build_problem(
+    snapshot: Snapshot,
+    grouping: Grouping | None = None,
+    *,
+    levels: Sequence[str] | None = None,
+    gpu_resource: str = "nvidia.com/gpu",
+) -> Problem:
     """Resolve groups, filter candidates, and count room: the solver-independent half of planning."""
     grouping = grouping or group_pods(snapshot)
     nodes = snapshot.nodes
+    level_keys, warnings = resolve_levels(snapshot, levels)
+    tree = build_tree(nodes, level_keys) if level_keys else None
+    if tree is not None:
+        warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
     requests = {id(p): pod_requests(p) for p in snapshot.pods if p.node_name is None or consumes_capacity(p)}
 
@@ -138,7 +190,8 @@ def build_problem(snapshot: Snapshot, grouping: Grouping | None = None) -> Probl
         feasible = True
         for gang in jg.gangs:
             g_index = len(gangs)
-            role_ids, excluded = _build_roles(gang, g_index, nodes, free, resources, requests, roles)
+            topology = _gang_topology(gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings)
+            role_ids, excluded = _build_roles(gang, g_index, nodes, free, resources, requests, roles, tree, topology)
             running_usage = defaultdict(int)
             for pod in gang.running:
                 for name, amount in requests[id(pod)].items():
@@ -148,7 +201,7 @@ def build_problem(snapshot: Snapshot, grouping: Grouping | None = None) -> Probl
                 max(0, gang.group.min_resources.get(r, 0) - running_usage.get(r, 0)) for r in resources
             )
             candidate_room = sum(roles[r].count for r in role_ids if roles[r].nodes)
-            if need > len(gang.pending) or candidate_room < need:
+            if need > len(gang.pending) or candidate_room < need or (topology and topology.broken):
                 feasible = False
             gangs.append(
                 GangSpec(
@@ -161,6 +214,7 @@ def build_problem(snapshot: Snapshot, grouping: Grouping | None = None) -> Probl
                     need=need,
                     min_resources=min_resources,
                     excluded=excluded,
+                    topology=topology,
                 )
             )
             gang_ids.append(g_index)
@@ -184,6 +238,8 @@ def build_problem(snapshot: Snapshot, grouping: Grouping | None = None) -> Probl
         gangs=tuple(gangs),
         job_groups=tuple(job_groups),
         grouping=grouping,
+        tree=tree,
+        warnings=tuple(grouping.warnings) + tuple(warnings),
     )
 
 
@@ -195,6 +251,8 @@ def _build_roles(
     resources: tuple[str, ...],
     requests: Mapping[int, Mapping[str, int]],
     roles: list[Role],
+    tree: TopologyTree | None,
+    topology: GangTopology | None,
 ) -> tuple[list[int], dict[str, int]]:
     by_signature: dict[tuple, list[Pod]] = defaultdict(list)
     for pod in gang.pending:
@@ -208,6 +266,8 @@ def _build_roles(
         counts: dict[str, int] = defaultdict(int)
         for i, node in enumerate(nodes):
             reason = filter_reason(node, pods[0], gang.group)
+            if reason is None and topology is not None and tree is not None:
+                reason = _topology_reason(i, tree, topology)
             if reason is not None:
                 counts[reason] += 1
                 continue
@@ -259,3 +319,106 @@ def integer_weights(values: Sequence[Fraction], limit: int = 2**40) -> tuple[lis
         return [int(v * lcm) for v in values], True
     scale = Fraction(limit) / total if total else Fraction(1)
     return [max(1 if v else 0, round(v * scale)) for v in values], False
+
+
+def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> str | None:
+    if node in tree.outside:
+        return "outside the topology"
+    for level, domain in topology.pinned.items():
+        if tree.domain_of[level][node] != domain:
+            return f"required {tree.levels[level]} (running members)"
+    return None
+
+
+def _terms(gang: Gang, levels: Sequence[str], warnings: list[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations."""
+    required, preferred = list(gang.group.required_topology), list(gang.group.preferred_topology)
+    for pod in [*gang.running, *gang.pending]:
+        if key := pod.annotations.get(KUEUE_REQUIRED):
+            required.append(key)
+        if key := pod.annotations.get(KUEUE_PREFERRED):
+            # Kueue climbs level by level: preferred at L is preferred at every level above it too.
+            if key in levels:
+                preferred.extend(levels[: levels.index(key) + 1])
+            else:
+                preferred.append(key)
+    index = {key: i for i, key in enumerate(levels)}
+    for key in sorted({*required, *preferred} - set(index) - {"kubernetes.io/hostname"}):
+        warnings.append(f"PodGroup {gang.key}: topologyKey {key} is not a topology level; the term is ignored")
+    req = tuple(sorted({index[k] for k in required if k in index}))
+    pref = tuple(sorted({index[k] for k in preferred if k in index}))
+    return req, pref
+
+
+def _gang_topology(
+    gang: Gang,
+    tree: TopologyTree | None,
+    node_index: Mapping[str, int],
+    allocatable: Sequence[Vector],
+    free: Sequence[Vector],
+    resources: tuple[str, ...],
+    gpu_resource: str,
+    warnings: list[str],
+) -> GangTopology | None:
+    if tree is None:
+        return None
+    required, preferred = _terms(gang, tree.levels, warnings)
+    if not required and not preferred:
+        return None
+    lowest = max((*required, *preferred))
+    compact = tuple(range(lowest + 1, len(tree.levels) + 1))
+    pinned: dict[int, int] = {}
+    broken = ""
+    for level in required:
+        held = {tree.domain_of[level][node_index[p.node_name]] for p in gang.running if p.node_name}
+        if None in held or len(held) > 1:
+            broken = f"required {tree.levels[level]}: running members already span {len(held)} domains"
+        elif held:
+            pinned[level] = held.pop()
+    rules = gang.group.sort_rules or DEFAULT_SORT
+    ranks = {
+        level: _rank_domains(tree, level, rules, allocatable, free, resources, gpu_resource)
+        for level in sorted({*required, *preferred})
+    }
+    held = set()
+    for pod in gang.running:
+        n = node_index[pod.node_name]  # type: ignore[index]
+        for level in range(len(tree.levels) + 1):
+            d = n if level == len(tree.levels) else tree.domain_of[level][n]
+            if d is not None and n not in tree.outside:
+                held.add((level, d))
+    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held))
+
+
+_SORT_RESOURCE = {"CPU": "cpu", "Memory": "memory"}
+
+
+def _rank_domains(
+    tree: TopologyTree,
+    level: int,
+    rules: Sequence[SortRule],
+    allocatable: Sequence[Vector],
+    free: Sequence[Vector],
+    resources: tuple[str, ...],
+    gpu_resource: str,
+) -> tuple[int, ...]:
+    """Godel's NodeGroup order: each sort rule in turn, then the domain path (determinism)."""
+
+    def figure(domain_nodes: Sequence[int], rule: SortRule) -> int:
+        name = _SORT_RESOURCE.get(rule.resource, gpu_resource)
+        if name not in resources:
+            return 0
+        k = resources.index(name)
+        source = allocatable if rule.dimension == "Capacity" else free
+        total = sum(source[n][k] for n in domain_nodes)
+        return total if rule.order == "Ascending" else -total
+
+    domains = tree.domains[level]
+    order = sorted(
+        range(len(domains)),
+        key=lambda d: (tuple(figure(domains[d].nodes, rule) for rule in rules), domains[d].path),
+    )
+    ranks = [0] * len(domains)
+    for position, d in enumerate(order):
+        ranks[d] = position
+    return tuple(ranks)

@@ -37,6 +37,7 @@ __all__ = [
     "Verification",
     "verify",
     "format_verification",
+    "format_spans",
 ]
 
 _GROUP_LABELS = ("scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io")
@@ -45,6 +46,9 @@ _GODEL_GROUP = "godel.bytedance.com/pod-group-name"
 _KUEUE_GROUP = "kueue.x-k8s.io/pod-group-name"
 _KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 _VOLCANO_TASK = "volcano.sh/task-spec"
+_KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+_KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+_NODE_LEVEL = "node"
 
 _FINISHED = (PodPhase.SUCCEEDED, PodPhase.FAILED)
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
@@ -75,6 +79,11 @@ class VerificationSummary:
 class Verification:
     violations: tuple[Violation, ...] = ()
     summary: VerificationSummary = field(default_factory=VerificationSummary)
+    # group key -> {level key: distinct domains its running + placed members occupy, for each
+    # of the levels given to verify, then "node": distinct nodes}; every PodGroup or Kueue
+    # plain-pod group with a placed pod, in snapshot order. Members on nodes outside the
+    # topology at a level occupy no domain there; members on unknown nodes are left out.
+    spans: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -89,6 +98,14 @@ class Verification:
 def format_verification(verification: Verification) -> list[str]:
     """One line per violation, in the order found; empty when the plan is valid."""
     return [f"{v.rule} {v.subject}: {v.message}" for v in verification.violations]
+
+
+def format_spans(verification: Verification) -> list[str]:
+    """One line per group: ``ns/g: <level> <domains>, ..., node <nodes>``."""
+    return [
+        f"{group}: " + ", ".join(f"{level} {count}" for level, count in spans.items())
+        for group, spans in verification.spans.items()
+    ]
 
 
 def _add(total: dict[str, int], amounts: Mapping[str, int]) -> None:
@@ -398,12 +415,18 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
     return found
 
 
-def verify(snapshot: Snapshot, placements: Sequence[Placement]) -> Verification:
+def verify(
+    snapshot: Snapshot, placements: Sequence[Placement], levels: Sequence[str] = ()
+) -> Verification:
     """Check ``placements`` against ``snapshot``; the result lists every rule they break.
 
     A placement whose pod is unknown, not pending or already placed is reported and then left
     out of every other check, so one mistake is reported once. A pod placed on an unknown node
-    still counts for its group (the plan means it to run) but for no node's capacity.
+    still counts for its group (the plan means it to run) but for no node's capacity, and for
+    no topology domain.
+
+    ``levels`` are the topology level label keys, largest first, as the caller resolved them
+    (DESIGN section 2); they define the domains of the topology checks and of ``spans``.
     """
     violations: list[Violation] = []
     pods: dict[str, Pod] = {}
@@ -456,6 +479,10 @@ def verify(snapshot: Snapshot, placements: Sequence[Placement]) -> Verification:
     violations.extend(_capacity(snapshot, nodes, pods, placed))
     placed_keys = set(placed)
     violations.extend(_group_checks(snapshot, gangs, placed_keys))
+    topology_violations, spans = _topology_checks(
+        snapshot, gangs, member_of, nodes, placed, tuple(levels)
+    )
+    violations.extend(topology_violations)
 
     summary = VerificationSummary(
         placements=len(placements),
@@ -463,7 +490,7 @@ def verify(snapshot: Snapshot, placements: Sequence[Placement]) -> Verification:
         groups_with_placements=len({member_of.get(key, f"pod:{key}") for key in placed_keys}),
         nodes_used=len({n for n in placed.values() if n in nodes}),
     )
-    return Verification(tuple(violations), summary)
+    return Verification(tuple(violations), summary, spans)
 
 
 def _capacity(
@@ -547,3 +574,123 @@ def _group_checks(
                     )
                 )
     return found
+
+
+def _domain(node: Node, key: str, levels: Sequence[str]) -> tuple[str, ...] | None:
+    """The path of values identifying ``node``'s domain at level ``key``; None when outside.
+
+    A level's domain is named by its values from the top (``tor=t1`` under two miniPods is two
+    domains); a key that is not one of ``levels`` stands alone, a path of one value.
+    """
+    keys = tuple(levels[: levels.index(key) + 1]) if key in levels else (key,)
+    if any(k not in node.labels for k in keys):
+        return None
+    return tuple(node.labels[k] for k in keys)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _topology_terms(gang: _Gang) -> tuple[list[str], list[str]]:
+    """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations."""
+    required: list[str] = []
+    preferred: list[str] = []
+    if gang.pod_group is not None:
+        required.extend(gang.pod_group.required_topology)
+        preferred.extend(gang.pod_group.preferred_topology)
+    for pod in gang.members:
+        if key := pod.annotations.get(_KUEUE_REQUIRED, ""):
+            required.append(key)
+        if key := pod.annotations.get(_KUEUE_PREFERRED, ""):
+            preferred.append(key)
+    return list(dict.fromkeys(required)), list(dict.fromkeys(preferred))
+
+
+def _required_message(
+    key: str, located: Sequence[tuple[Pod, Node]], levels: Sequence[str]
+) -> str | None:
+    """Why the members do not share one domain at ``key``, or None when they do."""
+    pods: dict[tuple[str, ...] | None, int] = {}
+    running: dict[tuple[str, ...] | None, int] = {}
+    for pod, node in located:
+        path = _domain(node, key, levels)
+        pods[path] = pods.get(path, 0) + 1
+        if _is_running(pod):
+            running[path] = running.get(path, 0) + 1
+    outside = pods.pop(None, 0)
+    if len(pods) <= 1 and not outside:
+        return None
+
+    def part(name: str, path: tuple[str, ...] | None, count: int) -> str:
+        text = f"{name}: {_plural(count, 'pod')}"
+        return text + (f" ({running[path]} running)" if running.get(path) else "")
+
+    parts = [part("/".join(path), path, pods[path]) for path in sorted(pods)]
+    if outside:
+        parts.append(part(f"outside (no {key} label)", None, outside))
+    text = f"required {key}: members span {_plural(len(pods), 'domain')}"
+    if outside:
+        verb = "lies" if outside == 1 else "lie"
+        text += f" and {_plural(outside, 'pod')} {verb} outside the topology"
+    return f"{text} ({', '.join(parts)})"
+
+
+def _topology_checks(
+    snapshot: Snapshot,
+    gangs: Mapping[str, _Gang],
+    member_of: Mapping[str, str],
+    nodes: Mapping[str, Node],
+    placed: Mapping[str, str],
+    levels: tuple[str, ...],
+) -> tuple[list[Violation], dict[str, dict[str, int]]]:
+    """Required terms, outside-topology and spans, for every group with a placed pod.
+
+    The members that count are the running ones and the placed ones, on nodes of the
+    snapshot. A pending pod in no gang is a group of one: it is checked (a Kueue annotation
+    may give it a term) but has no spans entry.
+    """
+    checked: list[tuple[_Gang, bool]] = [
+        (gang, True) for gang in gangs.values() if any(p.key in placed for p in gang.members)
+    ]
+    for pod in snapshot.pods:
+        if pod.key in placed and pod.key not in member_of:
+            checked.append((_Gang(pod.key, 1, None, [pod]), False))
+    found: list[Violation] = []
+    spans: dict[str, dict[str, int]] = {}
+    for gang, is_gang in checked:
+        located: list[tuple[Pod, Node]] = []
+        for pod in gang.members:
+            where = placed.get(pod.key) or (pod.node_name if _is_running(pod) else None)
+            if where is not None and where in nodes:
+                located.append((pod, nodes[where]))
+        required, preferred = _topology_terms(gang)
+        for key in required:
+            message = _required_message(key, located, levels)
+            if message is not None:
+                found.append(Violation("required-topology", gang.key, message))
+        if (required or preferred) and levels:
+            terms = [f"required {k}" for k in required] + [f"preferred {k}" for k in preferred]
+            for pod, node in located:
+                if pod.key not in placed:
+                    continue
+                missing = [k for k in levels if k not in node.labels]
+                if missing:
+                    found.append(
+                        Violation(
+                            "outside-topology",
+                            pod.key,
+                            f"node {node.name} is outside the topology (no label "
+                            f"{', '.join(missing)}) but group {gang.key} has topology terms "
+                            f"({', '.join(terms)})",
+                        )
+                    )
+        if is_gang:
+            counts: dict[str, int] = {}
+            for key in levels:
+                paths = {_domain(node, key, levels) for _, node in located}
+                paths.discard(None)
+                counts[key] = len(paths)
+            counts[_NODE_LEVEL] = len({node.name for _, node in located})
+            spans.setdefault(gang.key, counts)
+    return found, spans

@@ -25,7 +25,7 @@ from gangplan.model import (
     Toleration,
 )
 from gangplan.plan import Placement
-from gangplan.verify import Verification, Violation, format_verification, verify
+from gangplan.verify import Verification, Violation, format_spans, format_verification, verify
 
 GIB = 2**30
 
@@ -94,8 +94,10 @@ def check(
     pods: list[Pod],
     placements: list[Placement],
     groups: tuple[PodGroup, ...] = (),
+    levels: tuple[str, ...] = (),
 ) -> Verification:
-    return verify(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=groups), placements)
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=groups)
+    return verify(snapshot, placements, levels) if levels else verify(snapshot, placements)
 
 
 def rules(result: Verification) -> list[str]:
@@ -631,3 +633,240 @@ def test_format_verification_lines() -> None:
         "min-member ns/g: 1 of minMember 2 (running 0 + placed 1)",
     ]
     assert not result.ok
+
+
+def test_group_node_selector_reaches_members_joined_by_godel_annotation() -> None:
+    selector = affinity(term(req("pool", "In", "train")))
+    pg = group("g", 1, api=PodGroupAPI.GODEL_BYTEDANCE, node_selector=selector)
+    pods = [pod("a", annotations={"godel.bytedance.com/pod-group-name": "g"})]
+    nodes = [node("n1", labels={"pool": "train"}), node("n2", labels={"pool": "serve"})]
+    assert check(nodes, pods, place(("a", "n1")), (pg,)).ok
+    result = check(nodes, pods, place(("a", "n2")), (pg,))
+    assert only(result, "group-node-selector").subject == "ns/a"
+
+
+# Topology: bigPod -> miniPod -> tor -> node. A domain is its path of values from the top,
+# so n4's tor t1 (under mp-1) is not n1's tor t1 (under mp-0), and n5's mp-0 is not n1's.
+BIGPOD = "network.example.com/bigpod"
+MINIPOD = "network.example.com/minipod"
+TOR = "network.example.com/tor"
+LEVELS = (BIGPOD, MINIPOD, TOR)
+
+
+def topo_node(name: str, bigpod: str, minipod: str, tor: str, **labels: str) -> Node:
+    return node(name, labels={BIGPOD: bigpod, MINIPOD: minipod, TOR: tor, **labels})
+
+
+TOPO_NODES = [
+    topo_node("n1", "bp-0", "mp-0", "t1", zone="a"),
+    topo_node("n2", "bp-0", "mp-0", "t1", zone="a"),
+    topo_node("n3", "bp-0", "mp-0", "t2", zone="a"),
+    topo_node("n4", "bp-0", "mp-1", "t1", zone="b"),
+    topo_node("n5", "bp-1", "mp-0", "t1", zone="a"),
+    node("out", labels={MINIPOD: "mp-0", TOR: "t1"}),  # no bigpod label: outside at every level
+]
+
+
+def godel(name: str, min_member: int, **kwargs: object) -> PodGroup:
+    return group(name, min_member, api=PodGroupAPI.GODEL_BYTEDANCE, **kwargs)
+
+
+def topo_check(
+    pods: list[Pod],
+    placements: list[Placement],
+    *groups: PodGroup,
+    levels: tuple[str, ...] = LEVELS,
+) -> Verification:
+    return check(TOPO_NODES, pods, placements, groups, levels)
+
+
+def test_required_term_satisfied_passes() -> None:
+    pg = godel("g", 3, required_topology=(TOR,))
+    pods = [member("r", "g", on="n1"), member("a", "g"), member("b", "g")]
+    result = topo_check(pods, place(("a", "n1"), ("b", "n2")), pg)
+    assert result.ok, format_verification(result)
+
+
+def test_members_in_two_tors_under_one_required_tor_are_caught() -> None:
+    pg = godel("g", 4, required_topology=(TOR,))
+    pods = [member(name, "g") for name in ("a", "b", "c", "d")]
+    result = topo_check(pods, place(("a", "n1"), ("b", "n1"), ("c", "n2"), ("d", "n3")), pg)
+    violation = only(result, "required-topology")
+    assert violation.subject == "ns/g"
+    assert violation.message == (
+        f"required {TOR}: members span 2 domains (bp-0/mp-0/t1: 3 pods, bp-0/mp-0/t2: 1 pod)"
+    )
+
+
+def test_running_member_pins_the_required_domain() -> None:
+    pg = godel("g", 3, required_topology=(TOR,))
+    pods = [member("r", "g", on="n3"), member("a", "g"), member("b", "g")]
+    violation = only(topo_check(pods, place(("a", "n1"), ("b", "n2")), pg), "required-topology")
+    assert violation.message == (
+        f"required {TOR}: members span 2 domains "
+        "(bp-0/mp-0/t1: 2 pods, bp-0/mp-0/t2: 1 pod (1 running))"
+    )
+    assert topo_check(pods, place(("a", "n3"), ("b", "n3")), pg).ok
+
+
+def test_finished_members_do_not_pin_a_domain() -> None:
+    pg = godel("g", 2, required_topology=(TOR,))
+    pods = [
+        member("done", "g", on="n5", phase=PodPhase.SUCCEEDED),
+        member("a", "g"),
+        member("b", "g"),
+    ]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n2")), pg).ok
+
+
+def test_same_tor_value_under_two_minipods_is_two_domains() -> None:
+    pg = godel("g", 2, required_topology=(TOR,))
+    pods = [member("a", "g"), member("b", "g")]
+    result = topo_check(pods, place(("a", "n1"), ("b", "n4")), pg)
+    assert only(result, "required-topology").message == (
+        f"required {TOR}: members span 2 domains (bp-0/mp-0/t1: 1 pod, bp-0/mp-1/t1: 1 pod)"
+    )
+
+
+def test_same_minipod_value_under_two_bigpods_is_two_domains() -> None:
+    pg = godel("g", 2, required_topology=(MINIPOD,))
+    pods = [member("a", "g"), member("b", "g")]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n3")), pg).ok  # t1 and t2 share mp-0
+    result = topo_check(pods, place(("a", "n1"), ("b", "n5")), pg)
+    message = only(result, "required-topology").message
+    assert "2 domains (bp-0/mp-0: 1 pod, bp-1/mp-0: 1 pod)" in message
+
+
+def test_required_key_outside_the_levels_is_its_own_value() -> None:
+    pg = godel("g", 2, required_topology=("zone",))
+    pods = [member("a", "g"), member("b", "g")]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n5")), pg).ok  # zone=a in two bigpods
+    result = topo_check(pods, place(("a", "n1"), ("b", "n4")), pg)
+    message = only(result, "required-topology").message
+    assert message == "required zone: members span 2 domains (a: 1 pod, b: 1 pod)"
+
+
+def test_required_term_is_checked_without_levels() -> None:
+    pg = godel("g", 2, required_topology=(TOR,))
+    pods = [member("a", "g"), member("b", "g")]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n4")), pg, levels=()).ok  # t1 == t1 alone
+    result = topo_check(pods, place(("a", "n1"), ("b", "n3")), pg, levels=())
+    assert "2 domains (t1: 1 pod, t2: 1 pod)" in only(result, "required-topology").message
+
+
+def test_group_with_nothing_placed_is_not_checked() -> None:
+    pg = godel("g", 2, required_topology=(TOR,))
+    pods = [member("r1", "g", on="n1"), member("r2", "g", on="n3"), pod("x")]
+    result = topo_check(pods, place(("x", "n5")), pg)
+    assert result.ok and "ns/g" not in result.spans
+
+
+def test_member_outside_the_topology_breaks_a_required_term_and_the_topology() -> None:
+    pg = godel("g", 2, required_topology=(TOR,))
+    pods = [member("a", "g"), member("b", "g")]
+    result = topo_check(pods, place(("a", "n1"), ("b", "out")), pg)
+    assert rules(result) == ["required-topology", "outside-topology"]
+    required, outside = result.violations
+    assert required.message == (
+        f"required {TOR}: members span 1 domain and 1 pod lies outside the topology "
+        f"(bp-0/mp-0/t1: 1 pod, outside (no {TOR} label): 1 pod)"
+    )
+    assert outside.subject == "ns/b"
+    assert outside.message == (
+        f"node out is outside the topology (no label {BIGPOD}) but group ns/g has "
+        f"topology terms (required {TOR})"
+    )
+
+
+def test_preferred_term_keeps_the_group_inside_the_topology() -> None:
+    pg = godel("g", 2, preferred_topology=(TOR,))
+    pods = [member("a", "g"), member("b", "g")]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n5")), pg).ok  # preferred is not required
+    violation = only(topo_check(pods, place(("a", "n1"), ("b", "out")), pg), "outside-topology")
+    assert violation.subject == "ns/b" and f"preferred {TOR}" in violation.message
+
+
+def test_group_without_terms_and_loners_may_use_nodes_outside_the_topology() -> None:
+    pods = [member("a", "g"), member("b", "g"), pod("loner")]
+    placements = place(("a", "n1"), ("b", "out"), ("loner", "out"))
+    assert topo_check(pods, placements, godel("g", 2)).ok
+
+
+def test_running_member_outside_is_not_the_plans_outside_topology() -> None:
+    pg = godel("g", 2, preferred_topology=(TOR,))
+    pods = [member("r", "g", on="out"), member("a", "g")]
+    assert topo_check(pods, place(("a", "n1")), pg).ok
+
+
+def kueue_pod(name: str, total: int = 2, **annotations: str) -> Pod:
+    return pod(
+        name,
+        labels={"kueue.x-k8s.io/pod-group-name": "train"},
+        annotations={"kueue.x-k8s.io/pod-group-total-count": str(total), **annotations},
+    )
+
+
+def test_kueue_podset_required_topology_is_a_required_term() -> None:
+    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-required-topology": MINIPOD}) for n in "ab"]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n3"))).ok
+    violation = only(topo_check(pods, place(("a", "n1"), ("b", "n4"))), "required-topology")
+    assert violation.subject == "ns/train"
+    assert violation.message == (
+        f"required {MINIPOD}: members span 2 domains (bp-0/mp-0: 1 pod, bp-0/mp-1: 1 pod)"
+    )
+
+
+def test_kueue_podset_preferred_topology_keeps_the_group_inside() -> None:
+    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-preferred-topology": TOR}) for n in "ab"]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n5"))).ok
+    assert only(topo_check(pods, place(("a", "n1"), ("b", "out"))), "outside-topology").subject == (
+        "ns/b"
+    )
+
+
+def test_kueue_annotation_on_a_podgroup_member_adds_a_required_term() -> None:
+    required = {"kueue.x-k8s.io/podset-required-topology": TOR}
+    pods = [member("a", "g", annotations=required), member("b", "g")]
+    result = topo_check(pods, place(("a", "n1"), ("b", "n3")), godel("g", 2))
+    assert only(result, "required-topology").subject == "ns/g"
+
+
+def test_spans_worked_by_hand() -> None:
+    # g: r on n1 (running), a on n2, b on n3, c on n4, d outside; no terms, so "out" is allowed.
+    #   bigpod: bp-0 -> 1; minipod: bp-0/mp-0, bp-0/mp-1 -> 2;
+    #   tor: bp-0/mp-0/t1 (n1, n2), bp-0/mp-0/t2 (n3), bp-0/mp-1/t1 (n4) -> 3; nodes: 5.
+    # h: e on n4, f on n5: tor value t1 on both, but two paths -> 2 at every level.
+    # k has nothing placed and the loner is a group of one: neither has a spans entry.
+    pods = [
+        member("r", "g", on="n1"),
+        member("a", "g"),
+        member("b", "g"),
+        member("c", "g"),
+        member("d", "g"),
+        member("e", "h"),
+        member("f", "h"),
+        member("k1", "k", on="n5"),
+        pod("loner"),
+    ]
+    placements = place(
+        ("a", "n2"), ("b", "n3"), ("c", "n4"), ("d", "out"), ("e", "n4"), ("f", "n5")
+    ) + place(("loner", "n1"))
+    result = topo_check(pods, placements, godel("g", 5), godel("h", 2), godel("k", 1))
+    assert result.ok, format_verification(result)
+    assert result.spans == {
+        "ns/g": {BIGPOD: 1, MINIPOD: 2, TOR: 3, "node": 5},
+        "ns/h": {BIGPOD: 2, MINIPOD: 2, TOR: 2, "node": 2},
+    }
+    assert format_spans(result) == [
+        f"ns/g: {BIGPOD} 1, {MINIPOD} 2, {TOR} 3, node 5",
+        f"ns/h: {BIGPOD} 2, {MINIPOD} 2, {TOR} 2, node 2",
+    ]
+
+
+def test_spans_without_levels_count_nodes_only() -> None:
+    pods = [member("a", "g"), member("b", "g"), member("c", "g")]
+    placements = place(("a", "n1"), ("b", "n1"), ("c", "n2"))
+    result = check([node("n1"), node("n2")], pods, placements, (group("g", 3),))
+    assert result.spans == {"ns/g": {"node": 2}}
+    assert format_spans(result) == ["ns/g: node 2"]
+    assert format_spans(Verification()) == []

@@ -1,0 +1,443 @@
+"""The network-topology tree (DESIGN section 2): which levels, which domains, how full.
+
+Levels are node label keys, largest first; the node itself is always the bottom, so
+``kubernetes.io/hostname`` is never a level. A domain is identified by its path of label
+values from the top, as Kueue does: rack names are often reused under every block, and
+``tor=t1`` under two miniPods must stay two domains or a "one tor" placement would span
+two switches. A node lacking any level's label is outside the topology (as in Kueue): it
+belongs to no domain and groups with a topology term never use it.
+
+Pure: no files, no printing. Problems found on the way are returned as warning strings
+for the caller to show.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import networkx as nx
+
+from .model import Node, Snapshot
+from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
+
+__all__ = [
+    "DEFAULT_GPU_RESOURCE",
+    "HOSTNAME_LABEL",
+    "KUEUE_PREFERRED_TOPOLOGY",
+    "KUEUE_REQUIRED_TOPOLOGY",
+    "ROOT",
+    "Domain",
+    "TopologyTree",
+    "Usage",
+    "build_tree",
+    "domain_usage",
+    "node_usage",
+    "resolve_levels",
+    "topology_to_dict",
+]
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+KUEUE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
+KUEUE_PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
+DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
+ROOT = ""
+
+
+# ---------------------------------------------------------------- levels
+
+
+def resolve_levels(
+    snapshot: Snapshot, explicit: Sequence[str] | None = None
+) -> tuple[tuple[str, ...], list[str]]:
+    """The level keys, largest first, and warnings.
+
+    A Topology object is the cluster's own statement and wins; ``--levels`` is the user's
+    (None means not given; an empty sequence means a flat cluster with no levels); else
+    the keys the groups name, ordered by how they nest on the nodes.
+    """
+    warnings: list[str] = []
+    if snapshot.topologies:
+        chosen = snapshot.topologies[0]
+        if len(snapshot.topologies) > 1:
+            others = ", ".join(t.name for t in snapshot.topologies[1:])
+            warnings.append(
+                f"{len(snapshot.topologies)} Topology objects; using the first, {chosen.name} "
+                f"(ignored: {others})"
+            )
+        if explicit is not None:
+            warnings.append(f"--levels ignored: Topology {chosen.name} defines the levels")
+        levels = _clean(chosen.levels, f"Topology {chosen.name}", warnings)
+    elif explicit is not None:
+        levels = _clean(explicit, "--levels", warnings)
+    else:
+        levels = _infer(snapshot)
+    carried = {key for node in snapshot.nodes for key in node.labels}
+    for key in levels:
+        if key not in carried:
+            warnings.append(
+                f"topology level {key} is a label no node carries: every node is outside "
+                "the topology, so groups with a topology term cannot be placed"
+            )
+    return levels, warnings
+
+
+def _clean(keys: Sequence[str], source: str, warnings: list[str]) -> tuple[str, ...]:
+    """Drop the hostname level (the node is the bottom already) and repeated keys."""
+    result: list[str] = []
+    for key in keys:
+        if key == HOSTNAME_LABEL:
+            continue
+        if key in result:
+            warnings.append(f"{source} names level {key} twice; the second is ignored")
+            continue
+        result.append(key)
+    return tuple(result)
+
+
+def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The topology keys the groups name (Godel terms, Kueue annotations), sorted, and the
+    groups' preferred lists.
+
+    Godel's preferred terms are written largest first (seed 003), which is a hint when
+    labels alone cannot tell two levels apart; required terms carry no order.
+    """
+    keys: set[str] = set()
+    preferred: list[tuple[str, ...]] = []
+    for group in snapshot.pod_groups:
+        keys.update(group.required_topology, group.preferred_topology)
+        preferred.append(tuple(k for k in group.preferred_topology if k != HOSTNAME_LABEL))
+    for pod in snapshot.pods:
+        for annotation in (KUEUE_REQUIRED_TOPOLOGY, KUEUE_PREFERRED_TOPOLOGY):
+            value = pod.annotations.get(annotation, "").strip()
+            if value:
+                keys.add(value)
+    keys.discard(HOSTNAME_LABEL)
+    return sorted(keys), [p for p in preferred if len(p) > 1]
+
+
+def _infer(snapshot: Snapshot) -> tuple[str, ...]:
+    """Order the named keys largest first.
+
+    Nesting decides first: if every value of B lies within one value of A (and not the
+    reverse), A is above B. Where labels do not nest, a group's preferred order decides;
+    failing that, the key with fewer distinct values (a coarser partition) goes first, then
+    the name. Keys no node carries go last.
+    """
+    keys, preferred = named_topology_keys(snapshot)
+    values: dict[str, set[str]] = {key: set() for key in keys}
+    for node in snapshot.nodes:
+        for key in keys:
+            if key in node.labels:
+                values[key].add(node.labels[key])
+    rank = {key: (not values[key], len(values[key]), key) for key in keys}
+    order = nx.DiGraph()
+    order.add_nodes_from(keys)
+    for a in keys:
+        for b in keys:
+            if a != b and _nests(snapshot.nodes, b, a) and not _nests(snapshot.nodes, a, b):
+                if not nx.has_path(order, b, a):  # nesting seen on different nodes may loop
+                    order.add_edge(a, b)
+    for listed in preferred:
+        for above, below in zip(listed, listed[1:]):
+            if above != below and not nx.has_path(order, below, above):
+                order.add_edge(above, below)
+    return tuple(nx.lexicographical_topological_sort(order, key=lambda k: rank[k]))
+
+
+def _nests(nodes: Sequence[Node], inner: str, outer: str) -> bool:
+    """Each value of ``inner`` lies within one value of ``outer`` (on nodes with both), and
+    some node carries both: otherwise there is no evidence either way."""
+    parent: dict[str, str] = {}
+    seen = False
+    for node in nodes:
+        labels = node.labels
+        if inner in labels and outer in labels:
+            seen = True
+            if parent.setdefault(labels[inner], labels[outer]) != labels[outer]:
+                return False
+    return seen
+
+
+# ---------------------------------------------------------------- tree
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    level: int
+    path: tuple[str, ...]  # label values from the top level down to this one
+    nodes: tuple[int, ...]  # indices into the node sequence the tree was built from
+
+    @property
+    def name(self) -> str:
+        return "/".join(self.path)
+
+    @property
+    def value(self) -> str:
+        return self.path[-1]
+
+
+@dataclass(frozen=True, eq=False)
+class TopologyTree:
+    """The topology as a tree; ``graph`` is the same tree for graph algorithms.
+
+    ``graph`` has the root ``ROOT`` (""), a node ``(level, path)`` per domain and
+    ``("node", name)`` per node inside the topology; nodes outside are not in it.
+    """
+
+    levels: tuple[str, ...]
+    node_names: tuple[str, ...]
+    graph: nx.DiGraph
+    domains: tuple[tuple[Domain, ...], ...]
+    domain_of: tuple[tuple[int | None, ...], ...]
+    outside: frozenset[int]
+    warnings: tuple[str, ...] = ()
+    _index: Mapping[tuple[int, tuple[str, ...]], int] = field(default_factory=dict, repr=False)
+
+    def level_index(self, key: str) -> int:
+        """Raises ValueError when ``key`` is not a level."""
+        return self.levels.index(key)
+
+    def domain_index(self, level: int, path: Sequence[str]) -> int:
+        """Raises KeyError when there is no such domain."""
+        return self._index[(level, tuple(path))]
+
+    def find(self, level: int, path: Sequence[str]) -> Domain | None:
+        index = self._index.get((level, tuple(path)))
+        return None if index is None else self.domains[level][index]
+
+    def parent(self, domain: Domain) -> Domain | None:
+        return None if domain.level == 0 else self.find(domain.level - 1, domain.path[:-1])
+
+    def children(self, domain: Domain) -> tuple[Domain, ...]:
+        """The domains one level down; empty at the last level (its children are nodes)."""
+        return tuple(
+            self.find(domain.level + 1, child[1])  # type: ignore[misc]
+            for child in self.graph.successors((domain.level, domain.path))
+            if child[0] != "node"
+        )
+
+
+def build_tree(nodes: Sequence[Node], levels: Sequence[str]) -> TopologyTree:
+    """Group the nodes by their paths of level labels; warn where labels do not nest."""
+    levels = tuple(levels)
+    warnings: list[str] = []
+    paths: list[tuple[str, ...] | None] = []
+    missing: dict[str, int] = defaultdict(int)
+    for node in nodes:
+        values = [node.labels.get(key) for key in levels]
+        for key, value in zip(levels, values):
+            if value is None:
+                missing[key] += 1
+        paths.append(None if None in values else tuple(values))  # type: ignore[arg-type]
+    outside = frozenset(i for i, path in enumerate(paths) if path is None)
+
+    members: list[dict[tuple[str, ...], list[int]]] = [defaultdict(list) for _ in levels]
+    for i, path in enumerate(paths):
+        if path is not None:
+            for depth in range(len(levels)):
+                members[depth][path[: depth + 1]].append(i)
+    domains: list[tuple[Domain, ...]] = []
+    index: dict[tuple[int, tuple[str, ...]], int] = {}
+    for depth, by_path in enumerate(members):
+        row = tuple(Domain(depth, p, tuple(by_path[p])) for p in sorted(by_path))
+        domains.append(row)
+        index.update(((depth, d.path), n) for n, d in enumerate(row))
+    domain_of = tuple(
+        tuple(None if path is None else index[(depth, path[: depth + 1])] for path in paths)
+        for depth in range(len(levels))
+    )
+
+    graph = nx.DiGraph()
+    graph.add_node(ROOT, kind="root")
+    for row in domains:
+        for d in row:
+            parent = ROOT if d.level == 0 else (d.level - 1, d.path[:-1])
+            graph.add_node((d.level, d.path), kind="domain", key=levels[d.level], value=d.value)
+            graph.add_edge(parent, (d.level, d.path))
+    for i, node in enumerate(nodes):
+        if i not in outside:
+            leaf = ("node", node.name)
+            graph.add_node(leaf, kind="node", index=i)
+            parent = ROOT if not levels else (len(levels) - 1, paths[i])
+            graph.add_edge(parent, leaf)
+
+    warnings.extend(_nesting_warnings(levels, domains))
+    if outside:
+        names = sorted(nodes[i].name for i in outside)
+        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        lacking = ", ".join(f"{key} on {n}" for key, n in missing.items())
+        warnings.append(
+            f"{len(outside)} of {len(nodes)} nodes lack a topology label ({lacking}) and are "
+            f"outside the topology; groups with a topology term never use them: {shown}"
+        )
+    return TopologyTree(
+        levels=levels,
+        node_names=tuple(node.name for node in nodes),
+        graph=graph,
+        domains=tuple(domains),
+        domain_of=domain_of,
+        outside=outside,
+        warnings=tuple(warnings),
+        _index=index,
+    )
+
+
+def _nesting_warnings(levels: tuple[str, ...], domains: list[tuple[Domain, ...]]) -> list[str]:
+    """One warning per level whose values appear under more than one parent domain."""
+    warnings = []
+    for depth in range(1, len(levels)):
+        parents: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+        for d in domains[depth]:
+            parents[d.value].append(d.path[:-1])
+        shared = sorted(value for value, under in parents.items() if len(under) > 1)
+        if not shared:
+            continue
+        value = shared[0]
+        first, second = parents[value][:2]
+        if first[-1] != second[-1]:
+            one, two = f"{levels[depth - 1]}={first[-1]}", f"{levels[depth - 1]}={second[-1]}"
+        else:
+            one, two = "/".join(first), "/".join(second)
+        more = len(parents[value]) - 2
+        text = (
+            f"labels do not nest: {levels[depth]}={value} lies under {one} and {two}"
+            + (f" (and {more} more)" if more else "")
+        )
+        if len(shared) > 1:
+            text += f"; {len(shared) - 1} more {levels[depth]} value(s) too"
+        warnings.append(text + "; each path is its own domain")
+    return warnings
+
+
+# ---------------------------------------------------------------- usage
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Capacity and free amounts of cpu (millicores), memory (bytes) and the GPU resource.
+
+    ``capacity`` sums allocatable over every node; ``free`` only over usable (Ready and
+    schedulable) nodes, since nothing can be placed on the others, and never below zero
+    per node, so an overcommitted node does not hide another's room.
+    """
+
+    nodes: int
+    usable: int
+    capacity: Mapping[str, int]
+    free: Mapping[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": self.nodes,
+            "usableNodes": self.usable,
+            "capacity": dict(self.capacity),
+            "free": dict(self.free),
+        }
+
+
+def _resources(gpu_resource: str) -> tuple[str, ...]:
+    return ("cpu", "memory", gpu_resource)
+
+
+def node_usage(snapshot: Snapshot, gpu_resource: str = DEFAULT_GPU_RESOURCE) -> dict[str, Usage]:
+    """Per node name; running pods' requests are what a node no longer offers."""
+    resources = _resources(gpu_resource)
+    used: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for pod in snapshot.pods:
+        if consumes_capacity(pod):
+            requests = pod_requests(pod)
+            for name in resources:
+                used[pod.node_name][name] += requests.get(name, 0)  # type: ignore[index]
+    result = {}
+    for node in snapshot.nodes:
+        allocatable = node_allocatable(node)
+        capacity = {name: allocatable.get(name, 0) for name in resources}
+        usable = node_usable(node)
+        free = {
+            name: max(0, capacity[name] - used[node.name][name]) if usable else 0
+            for name in resources
+        }
+        result[node.name] = Usage(1, int(usable), capacity, free)
+    return result
+
+
+def _total(parts: Sequence[Usage], resources: tuple[str, ...]) -> Usage:
+    return Usage(
+        nodes=sum(p.nodes for p in parts),
+        usable=sum(p.usable for p in parts),
+        capacity={name: sum(p.capacity[name] for p in parts) for name in resources},
+        free={name: sum(p.free[name] for p in parts) for name in resources},
+    )
+
+
+def domain_usage(
+    tree: TopologyTree, snapshot: Snapshot, gpu_resource: str = DEFAULT_GPU_RESOURCE
+) -> tuple[tuple[Usage, ...], ...]:
+    """Per level, per domain (aligned with ``tree.domains``): the sums over its nodes.
+
+    ``snapshot`` must hold the nodes the tree was built from; they are matched by name.
+    """
+    per_node = node_usage(snapshot, gpu_resource)
+    resources = _resources(gpu_resource)
+    return tuple(
+        tuple(_total([per_node[tree.node_names[i]] for i in d.nodes], resources) for d in row)
+        for row in tree.domains
+    )
+
+
+def topology_to_dict(
+    tree: TopologyTree, snapshot: Snapshot, gpu_resource: str = DEFAULT_GPU_RESOURCE
+) -> dict[str, Any]:
+    """The whole tree as JSON-able data, domains in path order and nodes in input order.
+
+    Warnings are left to the caller (stderr), so the data is the same whatever was said.
+
+    Amounts are integers: cpu in millicores, memory in bytes, GPUs in units.
+    """
+    per_node = node_usage(snapshot, gpu_resource)
+    usage = domain_usage(tree, snapshot, gpu_resource)
+    resources = _resources(gpu_resource)
+    nodes = {node.name: node for node in snapshot.nodes}
+
+    def leaf(i: int) -> dict[str, Any]:
+        name = tree.node_names[i]
+        node = nodes[name]
+        figures = per_node[name]
+        return {
+            "node": name,
+            "ready": node.ready,
+            "unschedulable": node.unschedulable,
+            "capacity": dict(figures.capacity),
+            "free": dict(figures.free),
+        }
+
+    def branch(graph_id: Any) -> list[dict[str, Any]]:
+        children = []
+        for child in tree.graph.successors(graph_id):
+            if child[0] == "node":
+                children.append(leaf(tree.graph.nodes[child]["index"]))
+                continue
+            level, path = child
+            figures = usage[level][tree.domain_index(level, path)]
+            children.append(
+                {
+                    "level": tree.levels[level],
+                    "value": path[-1],
+                    "path": list(path),
+                    **figures.to_dict(),
+                    "children": branch(child),
+                }
+            )
+        return children
+
+    names = tree.node_names
+    inside = [per_node[names[i]] for i in range(len(names)) if i not in tree.outside]
+    return {
+        "levels": list(tree.levels),
+        "gpuResource": gpu_resource,
+        "total": _total(inside, resources).to_dict(),
+        "children": branch(ROOT),
+        "outside": [leaf(i) for i in sorted(tree.outside)],
+    }
