@@ -7,7 +7,7 @@ and last, which higher-priority groups took the room.
 
 from __future__ import annotations
 
-from .greedy import _State, place_pods
+from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
 from .problem import Problem
 from .quantity import describe_amount
@@ -49,16 +49,18 @@ def reason(problem: Problem, assignment: Assignment, j: int) -> str:
                 short.append((free / need, f"{name} (quorum needs {describe_amount(name, need)}, {describe_amount(name, free)} free)"))
         if short:
             return f"{who}insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
-    alone = _State(problem)
-    fits_alone = True
-    for g in jg.gangs:
+    fits_alone = _place_quorum(_State(problem), j)
+    for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
-        placed = sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
-        if gang.running + placed < gang.min_member:
-            fits_alone = False
-            total = gang.running + placed
+        who = f"member {gang.key}: " if prefix_member else ""
+        if gang.topology is not None and gang.topology.broken:
+            return who + gang.topology.broken
+        if gang.topology is not None and gang.topology.required:
+            return who + _required_reason(problem, g)
+        alone = _State(problem)
+        total = gang.running + sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
+        if total < gang.min_member:
             gap = 100 * (gang.min_member - total) / gang.min_member
-            who = f"member {gang.key}: " if prefix_member else ""
             return (
                 f"{who}at most {total} of minMember {gang.min_member} pods fit even with nothing "
                 f"else planned (quorum gap {gap:.0f}%)"
@@ -88,3 +90,39 @@ def _quorum_need(problem: Problem, g: int, k: int) -> int:
 def _most_requested(problem: Problem, g: int) -> list[int]:
     gang = problem.gangs[g]
     return [sum(problem.roles[r].request[k] * problem.roles[r].count for r in gang.roles) for k in range(len(problem.resources))]
+
+
+def _required_reason(problem: Problem, g: int) -> str:
+    """The best domain of the deepest required level, and what runs out there first."""
+    gang = problem.gangs[g]
+    topo = gang.topology
+    assert topo is not None and problem.tree is not None
+    level = max(topo.required)
+    key = problem.tree.levels[level]
+    nodes_in: dict[int, list[int]] = {}
+    for r in gang.roles:
+        for n in problem.roles[r].nodes:
+            d = problem.domain(level, n)
+            if d is not None:
+                nodes_in.setdefault(d, []).append(n)
+    if not nodes_in:
+        return f"required {key}: no domain has a node that passes the filters"
+    best, best_d = -1, -1
+    for d, nodes in sorted(nodes_in.items()):
+        state = _State(problem)
+        placed = sum(place_pods(state, r, problem.roles[r].count, nodes) for r in gang.roles)
+        if placed > best:
+            best, best_d = placed, d
+    nodes = sorted(set(nodes_in[best_d]))
+    request = [max(problem.roles[r].request[k] for r in gang.roles) for k in range(len(problem.resources))]
+    limits = [
+        (sum(problem.free[n][k] for n in nodes) / want, name)
+        for k, (want, name) in enumerate(zip(request, problem.resources))
+        if want and name != "pods"
+    ]
+    scarce = min(limits)[1] if limits else "pods"
+    total = gang.running + best
+    return (
+        f"required {key}: the best {key} ({problem.domain_name(level, best_d)}) holds {total} of "
+        f"{gang.min_member} pods ({scarce})"
+    )

@@ -394,9 +394,16 @@ def _sort_rule(r: _Reader, raw: object, path: Path) -> SortRule:
     )
 
 
+_AFFINITY_FIELDS = ("required", "preferred", "sortRules", "nodeSelector")
+
+
 def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
     at = ("spec", "affinity", "podGroupAffinity")
-    affinity = r.mapping(r.mapping(spec, "affinity", _SPEC), "podGroupAffinity", at[:2])
+    outer = r.mapping(spec, "affinity", _SPEC)
+    affinity = r.mapping(outer, "podGroupAffinity", at[:2])
+    if not affinity and any(key in outer for key in _AFFINITY_FIELDS):
+        # Seed 003's third example indents the terms beside an empty podGroupAffinity.
+        affinity, at = outer, at[:2]
     selector = None
     if affinity.get("nodeSelector") is not None:
         selector = r.node_selector(r.mapping(affinity, "nodeSelector", at), at + ("nodeSelector",))

@@ -1,0 +1,260 @@
+"""Job-level topology affinity (seed 003): required and preferred domains, sort rules.
+
+Clusters are built as model objects (or, for the seed's own examples, as YAML); every plan
+is checked by the independent verifier with the plan's topology levels.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gangplan.loader import load_snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule
+from gangplan.plan import Plan
+from gangplan.planner import Options, plan
+from gangplan.verify import verify
+
+MINIPOD, TOR = "example.com/minipod", "example.com/tor"
+GROUP = "scheduling.x-k8s.io/pod-group"
+
+
+def node(name: str, minipod: str, tor: str, gpus: int = 8, cpu: int = 64000) -> Node:
+    return Node(name, {MINIPOD: minipod, TOR: tor}, {"cpu": cpu, "nvidia.com/gpu": gpus, "pods": 110})
+
+
+def gang(name: str, size: int, gpus: int, *, required=(), preferred=(), sort_rules=(), min_member=None,
+         running_on: tuple[str, ...] = ()) -> tuple[PodGroup, list[Pod]]:
+    group = PodGroup("ml", name, PodGroupAPI.GODEL_BYTEDANCE, min_member=min_member or size,
+                     required_topology=tuple(required), preferred_topology=tuple(preferred),
+                     sort_rules=tuple(sort_rules))
+    pods = []
+    for i in range(size):
+        bound = running_on[i] if i < len(running_on) else None
+        pods.append(Pod("ml", f"{name}-{i}", labels={GROUP: name},
+                        containers=(Container("main", {"cpu": 1000, "nvidia.com/gpu": gpus}),),
+                        node_name=bound, phase=PodPhase.RUNNING if bound else PodPhase.PENDING))
+    return group, pods
+
+
+def filler(name: str, node_name: str, gpus: int) -> Pod:
+    return Pod("default", name, containers=(Container("c", {"nvidia.com/gpu": gpus}),), node_name=node_name,
+               phase=PodPhase.RUNNING)
+
+
+def planned(snapshot: Snapshot, solver: str = "cp-sat") -> Plan:
+    result = plan(snapshot, Options(solver=solver))
+    check = verify(snapshot, result.placements, result.levels)
+    assert check.ok, check.violations
+    return result
+
+
+def outcome(result: Plan, key: str):
+    return next(g for g in result.groups if g.key == key)
+
+
+def minipod_of(name: str) -> str:
+    return name.split("/")[-1]
+
+
+# ----------------------------------------------------------------- seed 003 as written
+
+SEED_NODES = "\n".join(
+    textwrap.dedent(f"""\
+    ---
+    apiVersion: v1
+    kind: Node
+    metadata:
+      name: n-{m}-{t}-{i}
+      labels:
+        tce.kubernetes.io/netminipodipv6: mp-{m}
+        tce.kubernetes.io/nettoripv6: tor-0-{m}-{t}
+        tor: tor-0-{m}-{t}
+    status:
+      allocatable: {{cpu: "{32 if (m, t) == (1, 7) else 8}", memory: 64Gi}}
+    """)
+    for m in range(2) for t in range(8) for i in range(4)
+)
+SEED_EXAMPLES = {
+    "required-and-preferred": """\
+        apiVersion: scheduling.orchestration.bytedance.com/v1alpha1
+        kind: PodGroup
+        metadata:
+          generation: 1
+          name: nginx
+        spec:
+          affinity:
+            podGroupAffinity:
+              preferred:
+              - topologyKey: tce.kubernetes.io/nettoripv6
+              required:
+              - topologyKey: tce.kubernetes.io/netminipodipv6
+          minMember: 100
+          scheduleTimeoutSeconds: 3000
+        """,
+    "node-selector": """\
+        apiVersion: scheduling.orchestration.bytedance.com/v1alpha1
+        kind: PodGroup
+        metadata:
+          generation: 1
+          name: nginx
+        spec:
+          minMember: 100
+          scheduleTimeoutSeconds: 3000
+          affinity:
+            podGroupAffinity:
+              nodeSelector:
+                nodeSelectorTerms:
+                  - matchExpressions:
+                    - key: tor
+                      operator: In
+                      values:
+                      - tor-0-1-7
+        """,
+    "sort-rules": """\
+        apiVersion: scheduling.orchestration.bytedance.com/v1alpha1
+        kind: PodGroup
+        metadata:
+          generation: 1
+          name: nginx
+        spec:
+          affinity:
+            podGroupAffinity:
+            preferred:
+            - topologyKey: tce.kubernetes.io/nettoripv6
+            required:
+            - topologyKey: tce.kubernetes.io/netminipodipv6
+            # SortRule
+            sortRules:
+            - order: Descending
+              resource: GPU
+              dimension: Capacity
+            - order: Descending
+              resource: CPU
+              dimension: Available
+          minMember: 100
+          scheduleTimeoutSeconds: 3000
+        """,
+}
+SEED_PODS = "\n".join(
+    textwrap.dedent(f"""\
+    ---
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: nginx-{i}
+      annotations: {{godel.bytedance.com/pod-group-name: nginx}}
+    spec:
+      containers: [{{name: nginx, image: nginx, resources: {{requests: {{cpu: "1"}}}}}}]
+    """)
+    for i in range(100)
+)
+
+
+@pytest.mark.parametrize("example", sorted(SEED_EXAMPLES))
+def test_seed_003_examples_load_and_plan_as_written(example: str, tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(SEED_NODES + "---\n" + textwrap.dedent(SEED_EXAMPLES[example]) + SEED_PODS)
+    snapshot = load_snapshot([str(path)])
+    group = snapshot.pod_groups[0]
+    result = planned(snapshot)
+    nginx = outcome(result, "default/nginx")
+    assert nginx.placed and nginx.scheduled == 100
+    nodes = {p.node for p in result.placements}
+    if example == "node-selector":
+        assert group.node_selector is not None
+        assert nodes == {f"n-1-7-{i}" for i in range(4)}
+    else:
+        assert group.required_topology == ("tce.kubernetes.io/netminipodipv6",)
+        assert group.preferred_topology == ("tce.kubernetes.io/nettoripv6",)
+        assert len(nginx.domains["tce.kubernetes.io/netminipodipv6"]) == 1
+        if example == "sort-rules":
+            assert [r.order for r in group.sort_rules] == ["Descending", "Descending"]
+            # mp-1 holds the big tor: the most CPU capacity, so Descending picks it.
+            assert nginx.domains["tce.kubernetes.io/netminipodipv6"] == ("mp-1",)
+
+
+# ----------------------------------------------------------------- preferred fallback
+
+def test_preferred_tor_when_one_tor_holds_the_gang() -> None:
+    nodes = [node(f"n{m}{t}{i}", f"mp{m}", f"t{m}{t}") for m in range(2) for t in range(2) for i in range(2)]
+    group, pods = gang("fits", 2, 8, preferred=(MINIPOD, TOR))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)))
+    fits = outcome(result, "ml/fits")
+    assert fits.placed and fits.spans == {MINIPOD: 1, TOR: 1}
+
+
+def test_preferred_falls_back_to_the_fewest_tors_in_one_minipod() -> None:
+    # mp0: four tors with 5 free GPUs each (20); mp1: tors with 11 and 1 free (12).
+    # A 12-GPU gang fits in neither single tor; mp1 holds it in 2 tors, mp0 would need 3.
+    nodes = [node(f"a{t}", "mp0", f"a{t}", gpus=5) for t in range(4)]
+    nodes += [node("b0", "mp1", "b0", gpus=11), node("b1", "mp1", "b1", gpus=1)]
+    group, pods = gang("wide", 12, 1, preferred=(MINIPOD, TOR))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    wide = outcome(planned(snapshot), "ml/wide")
+    assert wide.placed and wide.spans == {MINIPOD: 1, TOR: 2}
+    assert wide.domains[MINIPOD] == ("mp1",)
+    baseline = outcome(planned(snapshot, "greedy"), "ml/wide")
+    assert baseline.placed and baseline.spans[MINIPOD] == 1
+
+
+def test_compactness_below_prefers_fewer_nodes_in_one_rack() -> None:
+    nodes = [node(f"n{i}", "mp0", "t0", gpus=8) for i in range(4)]
+    fill = [filler(f"f{i}", f"n{i}", 4) for i in range(2)]
+    group, pods = gang("compact", 4, 2, required=(TOR,))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(fill + pods), pod_groups=(group,)))
+    compact = outcome(result, "ml/compact")
+    assert compact.placed and len(compact.domains["node"]) == 1
+
+
+# ----------------------------------------------------------------- sort rules
+
+@pytest.mark.parametrize("order,expected", [("Ascending", "small"), ("Descending", "big")])
+def test_sort_rule_order_chooses_the_domain(order: str, expected: str) -> None:
+    nodes = [node("s0", "mp0", "small", gpus=4), node("b0", "mp0", "big", gpus=8), node("b1", "mp0", "big", gpus=8)]
+    rule = SortRule("GPU", "Capacity", order)
+    group, pods = gang("ranked", 2, 2, required=(TOR,), sort_rules=(rule,))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    for solver in ("cp-sat", "greedy"):
+        ranked = outcome(planned(snapshot, solver), "ml/ranked")
+        assert ranked.placed and minipod_of(ranked.domains[TOR][0]) == expected, solver
+
+
+# ----------------------------------------------------------------- required terms
+
+def test_required_term_no_domain_satisfies_leaves_the_group_unplaced_with_figures() -> None:
+    nodes = [node(f"n{m}{t}", f"mp{m}", f"t{m}{t}", gpus=8) for m in range(2) for t in range(3)]
+    group, pods = gang("huge", 8, 4, required=(MINIPOD,))  # 32 GPUs; a minipod has 24
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)))
+    huge = outcome(result, "ml/huge")
+    assert not huge.placed and huge.scheduled == 0
+    assert huge.reason.startswith(f"required {MINIPOD}: the best {MINIPOD} (mp0) holds 6 of 8 pods (nvidia.com/gpu)")
+
+
+def test_running_members_pin_the_required_domain() -> None:
+    nodes = [node("a0", "mp0", "ta", gpus=8), node("b0", "mp0", "tb", gpus=8), node("b1", "mp0", "tb", gpus=8)]
+    group, pods = gang("pinned", 3, 4, required=(TOR,), running_on=("a0",), min_member=2)
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    for solver in ("cp-sat", "greedy"):
+        result = planned(snapshot, solver)
+        pinned = outcome(result, "ml/pinned")
+        assert pinned.placed and pinned.scheduled == 1, solver  # the third pod has no room in ta
+        assert {p.node for p in result.placements} == {"a0"}, solver
+    # Without room beside the running member, the group cannot be placed, even though tb is empty.
+    group, pods = gang("stuck", 4, 4, required=(TOR,), running_on=("a0",))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)))
+    stuck = outcome(result, "ml/stuck")
+    assert not stuck.placed and "holds 2 of 4 pods" in stuck.reason
+
+
+def test_a_group_with_terms_never_uses_nodes_outside_the_topology() -> None:
+    outside = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
+    nodes = (node("n0", "mp0", "t0", gpus=0), outside)
+    group, pods = gang("scoped", 2, 2, preferred=(TOR,))
+    lone = Pod("ml", "free-rider", containers=(Container("c", {"nvidia.com/gpu": 8}),))
+    result = planned(Snapshot(nodes=nodes, pods=(*pods, lone), pod_groups=(group,)))
+    scoped = outcome(result, "ml/scoped")
+    assert not scoped.placed and "outside the topology" in scoped.reason
+    assert outcome(result, "ml/free-rider").placed
