@@ -85,7 +85,7 @@ def _topology(
     uses: dict[tuple[int, int, int], cp_model.IntVar] = {}
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
-        if topo is None:
+        if topo is None or not problem.job_groups[spec.job_group].feasible:
             continue
         for level in sorted({*topo.spans_levels, *topo.ranks}):
             members: dict[int, list[tuple[int, int]]] = {}
@@ -132,6 +132,8 @@ def solve_cpsat(
     count: dict[tuple[int, int], cp_model.IntVar] = {}
     upper: dict[tuple[int, int], int] = {}
     for r, role in enumerate(problem.roles):
+        if not problem.job_groups[problem.gangs[role.gang].job_group].feasible:
+            continue
         for node, cap in zip(role.nodes, role.caps):
             count[r, node] = model.NewIntVar(0, cap, f"count[{r},{node}]")
             upper[r, node] = cap

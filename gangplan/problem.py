@@ -371,7 +371,9 @@ def _gang_topology(
     broken = ""
     for level in required:
         held = {tree.domain_of[level][node_index[p.node_name]] for p in gang.running if p.node_name}
-        if None in held or len(held) > 1:
+        if None in held:
+            broken = f"required {tree.levels[level]}: a running member is on a node outside the topology"
+        elif len(held) > 1:
             broken = f"required {tree.levels[level]}: running members already span {len(held)} domains"
         elif held:
             pinned[level] = held.pop()

@@ -213,7 +213,7 @@ class TopologyTree:
     def children(self, domain: Domain) -> tuple[Domain, ...]:
         """The domains one level down; empty at the last level (its children are nodes)."""
         return tuple(
-            self.find(domain.level + 1, child[1])  # type: ignore[misc]
+            self.domains[domain.level + 1][self._index[child]]
             for child in self.graph.successors((domain.level, domain.path))
             if child[0] != "node"
         )

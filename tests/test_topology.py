@@ -1,0 +1,320 @@
+"""The topology tree (DESIGN section 2): level order, path identity, outside nodes, usage."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+from typer.testing import CliRunner
+
+from gangplan.cli import app
+from gangplan.loader import load_snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Topology
+from gangplan.topology import (
+    HOSTNAME_LABEL,
+    KUEUE_PREFERRED_TOPOLOGY,
+    build_tree,
+    domain_usage,
+    resolve_levels,
+    topology_to_dict,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU_CLUSTER = str(ROOT / "snapshots" / "gpu-cluster.yaml")
+GPU_LEVELS = ["network.example.com/bigpod", "network.example.com/minipod", "network.example.com/tor"]
+Gi = 2**30
+Mi = 2**20
+
+# Named so that alphabetical order is the reverse of the real one: only nesting can get it right.
+BIG, MINI, TOR = "tier-c/bigpod", "tier-b/minipod", "tier-a/tor"
+
+
+def node(name: str, labels: dict[str, str], cpu: int = 4000, **kwargs: object) -> Node:
+    return Node(name, {HOSTNAME_LABEL: name, **labels}, {"cpu": cpu}, **kwargs)  # type: ignore[arg-type]
+
+
+def group(name: str, required: tuple[str, ...] = (), preferred: tuple[str, ...] = ()) -> PodGroup:
+    return PodGroup(
+        "default", name, PodGroupAPI.GODEL_BYTEDANCE, 1,
+        required_topology=required, preferred_topology=preferred,
+    )
+
+
+def pod(name: str, requests: dict[str, int], node_name: str | None = None, **kwargs: object) -> Pod:
+    containers = (Container("main", requests),)
+    return Pod("default", name, containers=containers, node_name=node_name, **kwargs)  # type: ignore[arg-type]
+
+
+def bigpod_cluster() -> list[Node]:
+    """2 bigpods x 2 minipods x 2 tors x 2 nodes, tor and minipod names unique."""
+    nodes = []
+    for b in range(2):
+        for m in range(2):
+            for t in range(2):
+                for n in range(2):
+                    labels = {BIG: f"bp{b}", MINI: f"mp{b}{m}", TOR: f"tor{b}{m}{t}"}
+                    nodes.append(node(f"n{b}{m}{t}{n}", labels))
+    return nodes
+
+
+def test_levels_are_inferred_largest_first_whatever_order_they_are_named_in() -> None:
+    snapshot = Snapshot(
+        nodes=tuple(bigpod_cluster()),
+        pods=(pod("p", {"cpu": 1}, annotations={KUEUE_PREFERRED_TOPOLOGY: MINI}),),
+        pod_groups=(group("a", required=(TOR,)), group("b", preferred=(BIG,))),
+    )
+    levels, warnings = resolve_levels(snapshot)
+    assert levels == (BIG, MINI, TOR)
+    assert warnings == []
+
+
+def test_kueue_annotation_alone_names_a_level() -> None:
+    snapshot = Snapshot(
+        nodes=tuple(bigpod_cluster()),
+        pods=(pod("p", {"cpu": 1}, annotations={KUEUE_PREFERRED_TOPOLOGY: TOR}),),
+        pod_groups=(group("a", required=(BIG,)),),
+    )
+    assert resolve_levels(snapshot)[0] == (BIG, TOR)
+
+
+def test_nesting_beats_a_preferred_list_written_smallest_first() -> None:
+    snapshot = Snapshot(nodes=tuple(bigpod_cluster()), pod_groups=(group("a", preferred=(TOR, MINI, BIG)),))
+    assert resolve_levels(snapshot)[0] == (BIG, MINI, TOR)
+
+
+def test_when_labels_do_not_nest_the_preferred_order_beats_value_counts() -> None:
+    # Rack names r0/r1 reused under 4 blocks: 2 rack values < 4 block values, yet block is above.
+    nodes = [node(f"n{b}{r}", {"block": f"b{b}", "rack": f"r{r}"}) for b in range(4) for r in range(2)]
+    unhinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", required=("rack", "block")),))
+    assert resolve_levels(unhinted)[0] == ("rack", "block")
+    hinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", preferred=("block", "rack")),))
+    assert resolve_levels(hinted)[0] == ("block", "rack")
+
+
+def test_a_topology_object_wins_over_levels_and_inference() -> None:
+    snapshot = Snapshot(
+        nodes=tuple(bigpod_cluster()),
+        pod_groups=(group("a", required=(BIG,), preferred=(TOR,)),),
+        topologies=(
+            Topology("first", (MINI, HOSTNAME_LABEL)),
+            Topology("second", (BIG, MINI, TOR)),
+        ),
+    )
+    levels, warnings = resolve_levels(snapshot, explicit=[TOR])
+    assert levels == (MINI,)
+    assert any("second" in w and "first" in w for w in warnings)
+    assert any("--levels ignored" in w for w in warnings)
+    without = Snapshot(nodes=snapshot.nodes, pod_groups=snapshot.pod_groups)
+    assert resolve_levels(without, explicit=[TOR, MINI]) == ((TOR, MINI), [])
+    assert resolve_levels(without)[0] == (BIG, TOR)
+
+
+def test_hostname_is_never_a_level() -> None:
+    snapshot = Snapshot(
+        nodes=tuple(bigpod_cluster()),
+        pod_groups=(group("a", required=(HOSTNAME_LABEL,), preferred=(MINI, HOSTNAME_LABEL)),),
+    )
+    assert resolve_levels(snapshot)[0] == (MINI,)
+    assert resolve_levels(snapshot, explicit=[BIG, HOSTNAME_LABEL])[0] == (BIG,)
+    tree = build_tree(snapshot.nodes, resolve_levels(snapshot)[0])
+    assert len(tree.domains) == 1 and len(tree.domains[0]) == 4
+
+
+def test_a_key_no_node_carries_is_kept_with_a_warning_and_leaves_every_node_outside() -> None:
+    snapshot = Snapshot(nodes=tuple(bigpod_cluster()), pod_groups=(group("a", required=("typo/rack", BIG)),))
+    levels, warnings = resolve_levels(snapshot)
+    assert levels == (BIG, "typo/rack")
+    assert len(warnings) == 1 and "typo/rack" in warnings[0]
+    tree = build_tree(snapshot.nodes, levels)
+    assert tree.outside == frozenset(range(16))
+    assert tree.domains == ((), ())
+
+
+def test_same_tor_under_two_minipods_is_two_domains_and_a_warning() -> None:
+    nodes = [
+        node("a1", {"mp": "mp-a", "tor": "t1"}),
+        node("a2", {"mp": "mp-a", "tor": "t1"}),
+        node("b1", {"mp": "mp-b", "tor": "t1"}),
+        node("b2", {"mp": "mp-b", "tor": "t2"}),
+    ]
+    tree = build_tree(nodes, ["mp", "tor"])
+    assert [(d.path, d.nodes) for d in tree.domains[1]] == [
+        (("mp-a", "t1"), (0, 1)),
+        (("mp-b", "t1"), (2,)),
+        (("mp-b", "t2"), (3,)),
+    ]
+    assert tree.domain_of[1] == (0, 0, 1, 2)
+    assert tree.domains[1][1].name == "mp-b/t1"
+    assert len(tree.warnings) == 1
+    warning = tree.warnings[0]
+    assert "tor=t1" in warning and "mp=mp-a" in warning and "mp=mp-b" in warning
+    assert nx.is_arborescence(tree.graph)
+    assert set(tree.graph.successors((0, ("mp-b",)))) == {(1, ("mp-b", "t1")), (1, ("mp-b", "t2"))}
+    assert tree.parent(tree.domains[1][1]) == tree.domains[0][1]
+
+
+def test_nested_labels_give_no_warning_and_a_tree_down_to_nodes() -> None:
+    nodes = bigpod_cluster()
+    tree = build_tree(nodes, [BIG, MINI, TOR])
+    assert tree.warnings == ()
+    assert [len(row) for row in tree.domains] == [2, 4, 8]
+    assert nx.is_arborescence(tree.graph)
+    leaves = [n for n in tree.graph if tree.graph.out_degree(n) == 0]
+    assert sorted(leaves) == sorted(("node", n.name) for n in nodes)
+    assert list(tree.graph.predecessors(("node", "n1010"))) == [(2, ("bp1", "mp10", "tor101"))]
+    assert [d.name for d in tree.children(tree.domains[0][1])] == ["bp1/mp10", "bp1/mp11"]
+    assert tree.children(tree.domains[2][0]) == ()
+
+
+def test_a_node_missing_a_level_label_is_outside() -> None:
+    nodes = [node("in", {"mp": "m", "tor": "t"}), node("half", {"mp": "m"}), node("none", {})]
+    tree = build_tree(nodes, ["mp", "tor"])
+    assert tree.outside == frozenset({1, 2})
+    assert tree.domain_of == ((0, None, None), (0, None, None))
+    assert [d.nodes for d in tree.domains[0]] == [(0,)]
+    assert ("node", "half") not in tree.graph and ("node", "in") in tree.graph
+    assert any("2 of 3 nodes" in w and "half" in w for w in tree.warnings)
+
+
+def usage_snapshot() -> Snapshot:
+    """Worked by hand in the test below."""
+    nodes = (
+        Node("n1", {"zone": "z1", "rack": "r1"}, {"cpu": 4000, "memory": 8 * Gi, "nvidia.com/gpu": 2}),
+        Node("n2", {"zone": "z1", "rack": "r1"}, {"cpu": 8000, "memory": 16 * Gi}, ready=False),
+        Node(
+            "n3", {"zone": "z1", "rack": "r2"}, {"cpu": 2000, "memory": 4 * Gi, "nvidia.com/gpu": 4},
+            unschedulable=True,
+        ),
+        Node("n4", {"zone": "z2", "rack": "r1"}, {"cpu": 1000, "memory": 1 * Gi}),
+        Node("n5", {"zone": "z2"}, {"cpu": 64000, "memory": 64 * Gi}),
+    )
+    pods = (
+        Pod(
+            "d", "p1", node_name="n1", phase=PodPhase.RUNNING,
+            containers=(
+                Container("a", {"cpu": 1000, "memory": 2 * Gi, "nvidia.com/gpu": 1}),
+                Container("b", {"cpu": 500}),
+            ),
+        ),
+        pod("done", {"cpu": 2000}, "n1", phase=PodPhase.SUCCEEDED),
+        pod("pending", {"cpu": 1000}),
+        pod("over", {"cpu": 1500, "memory": 512 * Mi}, "n4", phase=PodPhase.RUNNING),
+        pod("on-cordoned", {"cpu": 500}, "n3", phase=PodPhase.RUNNING),
+        pod("outside", {"cpu": 1000}, "n5", phase=PodPhase.RUNNING),
+    )
+    return Snapshot(nodes=nodes, pods=pods)
+
+
+def test_domain_usage_counts_running_pods_and_only_usable_nodes_for_free() -> None:
+    snapshot = usage_snapshot()
+    tree = build_tree(snapshot.nodes, ["zone", "rack"])
+    assert tree.outside == frozenset({4})
+    usage = domain_usage(tree, snapshot)
+    z1, z2 = usage[0]
+    # z1 = n1 + n2 (NotReady) + n3 (cordoned); only n1 has room: 4000 - 1500, 8Gi - 2Gi, 2 - 1.
+    assert (z1.nodes, z1.usable) == (3, 1)
+    assert z1.capacity == {"cpu": 14000, "memory": 28 * Gi, "nvidia.com/gpu": 6}
+    assert z1.free == {"cpu": 2500, "memory": 6 * Gi, "nvidia.com/gpu": 1}
+    # z2 = n4 only (n5 lacks a rack): its pod asks 1500 of 1000 cpu, so cpu free is 0, not -500.
+    assert (z2.nodes, z2.usable) == (1, 1)
+    assert z2.capacity == {"cpu": 1000, "memory": Gi, "nvidia.com/gpu": 0}
+    assert z2.free == {"cpu": 0, "memory": 512 * Mi, "nvidia.com/gpu": 0}
+    racks = {d.path: u for d, u in zip(tree.domains[1], usage[1])}
+    assert racks[("z1", "r1")].free == {"cpu": 2500, "memory": 6 * Gi, "nvidia.com/gpu": 1}
+    assert racks[("z1", "r1")].capacity["cpu"] == 12000
+    assert racks[("z1", "r2")].free == {"cpu": 0, "memory": 0, "nvidia.com/gpu": 0}
+    assert racks[("z1", "r2")].capacity["nvidia.com/gpu"] == 4
+    assert racks[("z2", "r1")].free["memory"] == 512 * Mi
+    other = domain_usage(tree, snapshot, gpu_resource="amd.com/gpu")
+    assert other[0][0].capacity == {"cpu": 14000, "memory": 28 * Gi, "amd.com/gpu": 0}
+
+
+def test_topology_to_dict_nests_domains_and_lists_outside_nodes() -> None:
+    snapshot = usage_snapshot()
+    data = topology_to_dict(build_tree(snapshot.nodes, ["zone", "rack"]), snapshot)
+    assert data["levels"] == ["zone", "rack"]
+    assert data["total"]["nodes"] == 4 and data["total"]["free"]["cpu"] == 2500
+    assert [z["value"] for z in data["children"]] == ["z1", "z2"]
+    z1_racks = data["children"][0]["children"]
+    assert [r["path"] for r in z1_racks] == [["z1", "r1"], ["z1", "r2"]]
+    assert [leaf["node"] for leaf in z1_racks[0]["children"]] == ["n1", "n2"]
+    assert z1_racks[0]["children"][1]["ready"] is False and z1_racks[0]["children"][1]["free"]["cpu"] == 0
+    assert [leaf["node"] for leaf in data["outside"]] == ["n5"]
+    assert data["outside"][0]["free"]["cpu"] == 63000
+    assert json.loads(json.dumps(data)) == data
+
+
+runner = CliRunner()
+
+
+def _leaves_under_tors(domain: dict, found: Counter) -> None:
+    for child in domain["children"]:
+        if "node" in child:
+            assert domain["level"] == GPU_LEVELS[-1], "nodes hang under tors only"
+            found[child["node"]] += 1
+        else:
+            _leaves_under_tors(child, found)
+
+
+def test_cli_topology_json_on_the_gpu_cluster() -> None:
+    result = runner.invoke(app, ["topology", GPU_CLUSTER, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    snapshot = load_snapshot([GPU_CLUSTER])
+    names = {n.name for n in snapshot.nodes}
+    assert data["levels"] == GPU_LEVELS
+    found: Counter = Counter()
+    for top in data["children"]:
+        _leaves_under_tors(top, found)
+    outside = {leaf["node"] for leaf in data["outside"]}
+    assert set(found) | outside == names and not set(found) & outside
+    assert set(found.values()) == {1}
+    inside = len(names) - len(outside)
+    assert data["total"]["nodes"] == inside
+    level: list[dict] = data["children"]
+    for _ in GPU_LEVELS:
+        assert sum(d["nodes"] for d in level) == inside
+        for d in level:
+            below = [c for c in d["children"] if "node" not in c]
+            if below:
+                for kind in ("capacity", "free"):
+                    for resource, amount in d[kind].items():
+                        assert amount == sum(c[kind][resource] for c in below)
+        level = [c for d in level for c in d["children"] if "node" not in c]
+    assert result.stdout == runner.invoke(app, ["topology", GPU_CLUSTER, "-o", "json"]).stdout
+
+
+def test_cli_topology_tree_on_the_gpu_cluster() -> None:
+    result = runner.invoke(app, ["topology", GPU_CLUSTER])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.startswith("topology: " + " > ".join(GPU_LEVELS))
+    assert "network.example.com/tor=tor-0-0-0  nodes 9  cpu " in out
+    assert "h100-r00-01  cpu " in out and "gpu " in out
+    assert "… " not in out
+
+
+def test_cli_topology_levels_option_and_the_leaf_limit() -> None:
+    result = runner.invoke(app, ["topology", GPU_CLUSTER, "--levels", "network.example.com/bigpod"])
+    assert result.exit_code == 0, result.output
+    assert "network.example.com/bigpod=bp-0  nodes 143" in result.stdout
+    assert "… 143 nodes" in result.stdout and "h100-r00-01" not in result.stdout
+    assert "minipod" not in result.stdout
+
+
+def test_cli_topology_warns_on_stderr_only(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {mp: m1, tor: t1}}\n"
+        "status: {allocatable: {cpu: '2'}}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {mp: m2, tor: t1}}\n"
+        "status: {allocatable: {cpu: '2'}}\n"
+    )
+    result = runner.invoke(app, ["topology", str(snapshot), "--levels", "mp,tor", "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "do not nest" in result.stderr and "tor=t1" in result.stderr
+    data = json.loads(result.stdout)
+    paths = [[t["path"] for t in m["children"]] for m in data["children"]]
+    assert paths == [[["m1", "t1"]], [["m2", "t1"]]]
