@@ -28,7 +28,7 @@ from .errors import GangplanError, InputError, Position
 from .loader import load_snapshot, locate
 from .model import Node, Snapshot
 from .quantity import describe_amount
-from .plan import Placement, Plan, PlanFormatError, plan_from_dict
+from .plan import GroupOutcome, Placement, Plan, PlanFormatError, plan_from_dict
 from .planner import Options, plan as make_plan
 from .render import render
 from .topology import (
@@ -41,7 +41,7 @@ from .topology import (
     resolve_levels,
     topology_to_dict,
 )
-from .verify import format_verification, verify
+from .verify import format_spans, format_verification, verify
 
 app = typer.Typer(
     name="gangplan",
@@ -161,6 +161,20 @@ def write_output(text: str, output_file: Optional[Path]) -> None:
 
 
 SnapshotArg = Annotated[list[str], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False)]
+LevelsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--levels",
+        help="Topology level label keys, largest first, comma-separated (a Topology object in the snapshot wins).",
+    ),
+]
+GpuOpt = Annotated[str, typer.Option("--gpu-resource", help="The resource sort rules and figures call GPU.")]
+
+
+def _levels(levels: Optional[str]) -> tuple[str, ...] | None:
+    return None if levels is None else tuple(k.strip() for k in levels.split(",") if k.strip())
+
+
 OutputFileOpt = Annotated[
     Optional[Path], typer.Option("--output-file", help="Write the output here (atomically) instead of stdout.")
 ]
@@ -176,14 +190,25 @@ def plan_command(
     time_limit: Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")] = 10.0,
     workers: Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")] = 1,
     seed: Annotated[int, typer.Option(help="CP-SAT random seed.")] = 0,
+    levels: LevelsOpt = None,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
 ) -> None:
     """Plan where every pending gang goes, all-or-nothing.
 
     Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
     """
-    options = Options(solver=solver.value, time_limit=time_limit, workers=workers, seed=seed)
+    options = Options(
+        solver=solver.value,
+        time_limit=time_limit,
+        workers=workers,
+        seed=seed,
+        levels=_levels(levels),
+        gpu_resource=gpu_resource,
+    )
     options.check()
     result = make_plan(_load(snapshot), options)
+    for warning in result.warnings:
+        _say(f"warning: {warning}")
     _say(_summary(result))
     if output is Output.table:
         write_output(_table(result, output_file is None), output_file)
@@ -196,16 +221,19 @@ def plan_command(
 def verify_command(
     snapshot: SnapshotArg,
     plan_file: Annotated[str, typer.Option("--plan", help="A Plan (-o plan) or a List of Bindings (-o json/yaml).")],
+    levels: LevelsOpt = None,
 ) -> None:
-    """Check a placement against every rule, independently of the solver. Exit 1 on a violation.
+    """Check a placement against every rule, independently of the solver; report spans. Exit 1 on a violation.
+
+    Topology levels come from the Plan when it records them, else as for `plan`.
 
     Example: gangplan verify snapshots/small.yaml --plan plan.json
     """
     loaded = _load(snapshot)
-    placements = read_placements(plan_file)
-    result = verify(loaded, placements)
-    lines = format_verification(result)
-    for line in lines:
+    placements, recorded = read_placements(plan_file)
+    keys = recorded if recorded and levels is None else resolve_levels(loaded, _levels(levels))[0]
+    result = verify(loaded, placements, keys)
+    for line in [*format_verification(result), *format_spans(result)]:
         sys.stdout.write(line + "\n")
     if not result.ok:
         _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")
@@ -213,8 +241,8 @@ def verify_command(
     _say(f"ok: {len(placements)} placements satisfy every rule")
 
 
-def read_placements(path: str) -> list[Placement]:
-    """A Plan, or a v1 List of Bindings (from gangplan or any other tool)."""
+def read_placements(path: str) -> tuple[list[Placement], tuple[str, ...]]:
+    """A Plan, or a v1 List of Bindings (from gangplan or any other tool); and the Plan's levels."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -227,7 +255,8 @@ def read_placements(path: str) -> list[Placement]:
         raise InputError(f"not a Plan or a List of Bindings: {exc}".splitlines()[0], Position(path)) from None
     try:
         if isinstance(data, dict) and data.get("kind") == "Plan":
-            return list(plan_from_dict(data).placements)
+            read = plan_from_dict(data)
+            return list(read.placements), read.levels
         items = data.get("items") if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") else [data]
         placements = []
         for item in items or []:
@@ -238,7 +267,7 @@ def read_placements(path: str) -> list[Placement]:
             if not isinstance(meta.get("name"), str) or not isinstance(node, str):
                 raise PlanFormatError("every Binding needs metadata.name and target.name")
             placements.append(Placement(meta.get("namespace") or "default", meta["name"], node, meta.get("uid")))
-        return placements
+        return placements, ()
     except PlanFormatError as exc:
         raise InputError(str(exc), Position(path)) from None
 
@@ -279,8 +308,12 @@ _API_SHORT = {
 
 def _table(result: Plan, to_terminal: bool) -> str:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for column in ("GROUP", "KIND", "PRIORITY", "STATUS", "PODS", "REASON"):
-        table.add_column(column, no_wrap=column != "REASON", overflow="fold")
+    columns = ["GROUP", "KIND", "PRIORITY", "STATUS", "PODS"]
+    with_topology = any(g.domains for g in result.groups)
+    if with_topology:
+        columns.append("TOPOLOGY")
+    for column in (*columns, "REASON"):
+        table.add_column(column, no_wrap=column not in ("REASON", "TOPOLOGY"), overflow="fold")
     for g in result.groups:
         if not g.pending:
             status = "Running"
@@ -288,7 +321,10 @@ def _table(result: Plan, to_terminal: bool) -> str:
             status = "Placed" if g.placed else "Unplaced"
         pods = f"{g.running + g.scheduled}/{g.min_member}"
         style = None if g.placed or not g.pending else "red"
-        table.add_row(g.key, _API_SHORT.get(g.api, g.api), str(g.priority), status, pods, g.reason, style=style)
+        cells = [g.key, _API_SHORT.get(g.api, g.api), str(g.priority), status, pods]
+        if with_topology:
+            cells.append(_domains_cell(g))
+        table.add_row(*cells, g.reason, style=style)
     interactive = to_terminal and sys.stdout.isatty()
     console = Console(
         width=None if interactive else 400,
@@ -300,6 +336,17 @@ def _table(result: Plan, to_terminal: bool) -> str:
     console.print(table)
     text = console.export_text(styles=interactive)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def _domains_cell(g: GroupOutcome) -> str:
+    """`minipod mp-0-1 · tor ×3` — the domain when it is one, else the span count."""
+    parts = []
+    for level, names in g.domains.items():
+        if level == "node":
+            continue
+        short = level.rsplit("/", 1)[-1]
+        parts.append(f"{short} {names[0].rsplit('/', 1)[-1]}" if len(names) == 1 else f"{short} ×{len(names)}")
+    return " · ".join(parts)
 
 
 class TopologyOutput(str, Enum):
@@ -314,13 +361,10 @@ _LEAVES_SHOWN = 16
 @_run
 def topology_command(
     snapshot: SnapshotArg,
-    levels: Annotated[
-        Optional[str],
-        typer.Option("--levels", help="Level label keys, largest first, comma-separated (a Topology object in the snapshot wins)."),
-    ] = None,
+    levels: LevelsOpt = None,
     output: Annotated[TopologyOutput, typer.Option("--output", "-o", help="tree or json.")] = TopologyOutput.tree,
     output_file: OutputFileOpt = None,
-    gpu_resource: Annotated[str, typer.Option("--gpu-resource", help="The resource counted as GPU.")] = DEFAULT_GPU_RESOURCE,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
 ) -> None:
     """Show the network-topology tree with capacity and free resources per domain.
 
@@ -330,8 +374,7 @@ def topology_command(
     Example: gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
     """
     loaded = _load(snapshot)
-    explicit = None if levels is None else [k.strip() for k in levels.split(",") if k.strip()]
-    keys, warnings = resolve_levels(loaded, explicit)
+    keys, warnings = resolve_levels(loaded, _levels(levels))
     tree = build_tree(loaded.nodes, keys)
     for warning in [*warnings, *tree.warnings]:
         _say(f"warning: {warning}")

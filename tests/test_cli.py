@@ -41,7 +41,7 @@ def test_every_shipped_snapshot_plans_and_verifies(snapshot: Path, solver: str, 
     assert data["placements"], "every shipped snapshot has something to place"
     assert any(not g["placed"] for g in data["groups"]), "every shipped snapshot has a group that cannot fit"
     placements = plan_from_dict(data).placements
-    assert verify(load_snapshot([str(snapshot)]), placements).ok
+    assert verify(load_snapshot([str(snapshot)]), placements, tuple(data["topology"]["levels"])).ok
     checked = invoke("verify", str(snapshot), "--plan", str(out))
     assert checked.exit_code == 0, checked.output
 

@@ -33,7 +33,7 @@ def test_scenario(path: Path, solver: str) -> None:
     snapshot = load_snapshot([str(path)])
     assert snapshot.skipped_kinds == {"Scenario": 1}
     result = plan(snapshot, Options(solver=solver))
-    check = verify(snapshot, result.placements)
+    check = verify(snapshot, result.placements, result.levels)
     assert check.ok, check.violations
     outcome = {g.key: g for g in result.groups}
     for key in expect.get("placed", []):
