@@ -325,17 +325,7 @@ def _table(result: Plan, to_terminal: bool) -> str:
         if with_topology:
             cells.append(_domains_cell(g))
         table.add_row(*cells, g.reason, style=style)
-    interactive = to_terminal and sys.stdout.isatty()
-    console = Console(
-        width=None if interactive else 400,
-        no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,
-        force_terminal=interactive,
-        record=True,
-        file=io.StringIO(),
-    )
-    console.print(table)
-    text = console.export_text(styles=interactive)
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return _rendered(table, to_terminal)
 
 
 def _domains_cell(g: GroupOutcome) -> str:
@@ -430,6 +420,11 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
     add_domains(root, "")
     if tree.outside:
         add_nodes(root.add(f"outside the topology: {len(tree.outside)} nodes"), sorted(tree.outside))
+    return _rendered(root, to_terminal)
+
+
+def _rendered(renderable: Any, to_terminal: bool) -> str:
+    """Rich output as text: styled on a terminal, plain and wide (never wrapped) otherwise."""
     interactive = to_terminal and sys.stdout.isatty()
     console = Console(
         width=None if interactive else 400,
@@ -438,7 +433,7 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
         record=True,
         file=io.StringIO(),
     )
-    console.print(root, markup=False, highlight=False)
+    console.print(renderable, markup=False, highlight=False)
     text = console.export_text(styles=interactive)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 

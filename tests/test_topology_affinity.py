@@ -44,8 +44,8 @@ def filler(name: str, node_name: str, gpus: int) -> Pod:
                phase=PodPhase.RUNNING)
 
 
-def planned(snapshot: Snapshot, solver: str = "cp-sat") -> Plan:
-    result = plan(snapshot, Options(solver=solver))
+def planned(snapshot: Snapshot, solver: str = "cp-sat", levels: tuple[str, ...] | None = None) -> Plan:
+    result = plan(snapshot, Options(solver=solver, levels=levels))
     check = verify(snapshot, result.placements, result.levels)
     assert check.ok, check.violations
     return result
@@ -258,3 +258,38 @@ def test_a_group_with_terms_never_uses_nodes_outside_the_topology() -> None:
     scoped = outcome(result, "ml/scoped")
     assert not scoped.placed and "outside the topology" in scoped.reason
     assert outcome(result, "ml/free-rider").placed
+
+
+# ----------------------------------------------------------------- Kueue annotations
+
+def kueue_pods(name: str, size: int, gpus: int, annotation: str, level: str) -> list[Pod]:
+    return [
+        Pod("ml", f"{name}-{i}", labels={"kueue.x-k8s.io/pod-group-name": name},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": str(size), annotation: level},
+            containers=(Container("main", {"nvidia.com/gpu": gpus}),))
+        for i in range(size)
+    ]
+
+
+def test_kueue_required_topology_annotation_is_a_required_term() -> None:
+    # tor a holds 6 GPUs over two nodes, tor b 4 on one: 8 GPUs fit only by splitting across tors.
+    nodes = (node("a0", "mp0", "a", gpus=3), node("a1", "mp0", "a", gpus=3), node("b0", "mp0", "b", gpus=4))
+    pods = kueue_pods("split", 4, 2, "kueue.x-k8s.io/podset-required-topology", TOR)
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods)))
+    split = outcome(result, "ml/split")
+    assert not split.placed and split.reason.startswith(f"required {TOR}: the best {TOR}")
+    fits = kueue_pods("fits", 2, 2, "kueue.x-k8s.io/podset-required-topology", TOR)
+    result = planned(Snapshot(nodes=nodes, pods=tuple(fits)))
+    assert outcome(result, "ml/fits").placed and len(outcome(result, "ml/fits").domains[TOR]) == 1
+
+
+def test_kueue_preferred_topology_climbs_every_level_above() -> None:
+    from gangplan.problem import build_problem
+
+    nodes = tuple(node(f"n{m}{t}", f"mp{m}", f"t{m}{t}") for m in range(2) for t in range(2))
+    pods = kueue_pods("climb", 2, 8, "kueue.x-k8s.io/podset-preferred-topology", TOR)
+    problem = build_problem(Snapshot(nodes=nodes, pods=tuple(pods)), levels=(MINIPOD, TOR))
+    topology = problem.gangs[0].topology
+    assert topology is not None and topology.preferred == (0, 1) and topology.required == ()
+    climb = outcome(planned(Snapshot(nodes=nodes, pods=tuple(pods)), levels=(MINIPOD, TOR)), "ml/climb")
+    assert climb.placed and climb.spans == {MINIPOD: 1, TOR: 2}
