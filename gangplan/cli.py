@@ -24,13 +24,14 @@ from rich.table import Table
 from rich.tree import Tree
 
 from . import __version__
-from .errors import GangplanError, InputError, Position
+from .errors import GangplanError, InputError, Position, UsageError
 from .loader import load_snapshot, locate
 from .model import Node, Snapshot
 from .quantity import describe_amount
 from .plan import GroupOutcome, Placement, Plan, PlanFormatError, plan_from_dict
 from .planner import Options, plan as make_plan
-from .render import render
+from .render import render, to_yaml
+from .status import status_list
 from .topology import (
     DEFAULT_GPU_RESOURCE,
     TopologyTree,
@@ -61,6 +62,7 @@ class Output(str, Enum):
     yaml = "yaml"
     name = "name"
     plan = "plan"
+    status = "status"
 
 
 class Solver(str, Enum):
@@ -180,25 +182,28 @@ OutputFileOpt = Annotated[
 ]
 
 
-@app.command("plan")
-@_run
-def plan_command(
-    snapshot: SnapshotArg,
-    output: Annotated[Output, typer.Option("--output", "-o", help="table, json, yaml, name or plan.")] = Output.table,
-    output_file: OutputFileOpt = None,
-    solver: Annotated[Solver, typer.Option(help="cp-sat (default) or greedy alone.")] = Solver.cp_sat,
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")] = 10.0,
-    workers: Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")] = 1,
-    seed: Annotated[int, typer.Option(help="CP-SAT random seed.")] = 0,
-    levels: LevelsOpt = None,
-    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
-) -> None:
-    """Plan where every pending gang goes, all-or-nothing.
+class Policy(str, Enum):
+    optimal = "optimal"
+    ordered = "ordered"
 
-    Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
-    """
+
+SolverOpt = Annotated[Solver, typer.Option(help="cp-sat (default) or greedy alone.")]
+PolicyOpt = Annotated[
+    Policy, typer.Option(help="optimal: one model for all groups; ordered: one at a time in queue order.")
+]
+TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")]
+WorkersOpt = Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")]
+SeedOpt = Annotated[int, typer.Option(help="CP-SAT random seed.")]
+
+
+def _planned(
+    snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
+    levels: Optional[str], gpu_resource: str,
+) -> tuple[Snapshot, Plan]:
+    """Options checked before anything is read; warnings and the summary line on stderr."""
     options = Options(
         solver=solver.value,
+        policy=policy.value,
         time_limit=time_limit,
         workers=workers,
         seed=seed,
@@ -206,14 +211,78 @@ def plan_command(
         gpu_resource=gpu_resource,
     )
     options.check()
-    result = make_plan(_load(snapshot), options)
+    loaded = _load(snapshot)
+    result = make_plan(loaded, options)
     for warning in result.warnings:
         _say(f"warning: {warning}")
     _say(_summary(result))
+    return loaded, result
+
+
+@app.command("plan")
+@_run
+def plan_command(
+    snapshot: SnapshotArg,
+    output: Annotated[
+        Output, typer.Option("--output", "-o", help="table, json, yaml, name, plan or status.")
+    ] = Output.table,
+    output_file: OutputFileOpt = None,
+    solver: SolverOpt = Solver.cp_sat,
+    policy: PolicyOpt = Policy.optimal,
+    time_limit: TimeLimitOpt = 10.0,
+    workers: WorkersOpt = 1,
+    seed: SeedOpt = 0,
+    levels: LevelsOpt = None,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+) -> None:
+    """Plan where every pending gang goes, all-or-nothing.
+
+    Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
+    """
+    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
     if output is Output.table:
         write_output(_table(result, output_file is None), output_file)
+    elif output is Output.status:
+        write_output(to_yaml(status_list(result, loaded)), output_file)
     else:
         write_output(render(result, output.value), output_file)
+
+
+@app.command("explain")
+@_run
+def explain_command(
+    group: Annotated[str, typer.Argument(help="The PodGroup: namespace/name, or a name unique across namespaces.")],
+    snapshot: SnapshotArg,
+    solver: SolverOpt = Solver.cp_sat,
+    policy: PolicyOpt = Policy.optimal,
+    time_limit: TimeLimitOpt = 10.0,
+    workers: WorkersOpt = 1,
+    seed: SeedOpt = 0,
+    levels: LevelsOpt = None,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+) -> None:
+    """Plan, then say what happens to one group and, if it is not placed, the first thing that stops it.
+
+    Example: gangplan explain ml/llm-pretrain snapshots/small.yaml
+    """
+    _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
+    matches = [g for g in result.groups if g.key == group or g.key.split("/", 1)[1] == group]
+    if len(matches) != 1:
+        known = "several groups have that name; give namespace/name" if matches else "no such group in the snapshot"
+        raise UsageError(f"explain {group}: {known}")
+    g = matches[0]
+    lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
+    lines.append(f"pods: {g.running} running, {g.pending} pending, minMember {g.min_member}")
+    if not g.pending:
+        lines.append("nothing to place: every member is already bound")
+    elif g.placed:
+        nodes = {p.node for p in result.placements if p.group == g.key}
+        lines.append(f"placed: {g.scheduled} pending pods on {len(nodes)} nodes")
+        for level, names in g.domains.items():
+            lines.append(f"  {level}: {', '.join(names)}")
+    else:
+        lines.append(f"not placed: {g.reason}")
+    write_output("\n".join(lines) + "\n", None)
 
 
 @app.command("verify")

@@ -124,9 +124,13 @@ def solve_cpsat(
     workers: int = 1,
     seed: int = 0,
     reporter: Reporter | None = None,
+    only: int | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
-    CP-SAT's deterministic time; with more workers it is wall time."""
+    CP-SAT's deterministic time; with more workers it is wall time.
+
+    With ``only``, every other JobGroup keeps exactly what ``hint`` gives it: the ``ordered``
+    policy's one-group-at-a-time step."""
     start = time.perf_counter()
     model = cp_model.CpModel()
     count: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -156,6 +160,10 @@ def solve_cpsat(
                     model.Add(sum(role_vars) <= problem.roles[r].count * placed[j])
             if gang.need:
                 model.Add(sum(gang_total) >= gang.need * placed[j])
+            for task in gang.tasks:
+                if task.need:
+                    members = [count[r, n] for r in task.roles for n in problem.roles[r].nodes]
+                    model.Add(sum(members) >= task.need * placed[j])
             for k, deficit in enumerate(gang.min_resources):
                 if deficit:
                     added = [problem.roles[r].request[k] * count[r, n] for r in gang.roles for n in problem.roles[r].nodes]
@@ -176,6 +184,13 @@ def solve_cpsat(
             model.Add(sum(var for _, var in items) <= most * opened[node])
 
     uses = _topology(model, problem, count, upper)
+    if only is not None:
+        for (r, n), var in count.items():
+            if problem.gangs[problem.roles[r].gang].job_group != only:
+                model.Add(var == hint.counts.get((r, n), 0))
+        for j, var in enumerate(placed):
+            if j != only:
+                model.Add(var == (j in hint.placed))
 
     def expression(term: Term) -> cp_model.LinearExprT:
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]

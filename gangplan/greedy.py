@@ -116,16 +116,8 @@ def _place_quorum(state: _State, j: int) -> bool:
     problem = state.problem
     for g in problem.job_groups[j].gangs:
         gang = problem.gangs[g]
-        # Smallest pods make a quorum most easily; the biggest are then placed first.
-        by_size = sorted(gang.roles, key=lambda r: (state.share(r), r))
-        left, chosen = gang.need, []
-        for r in by_size:
-            if left <= 0:
-                break
-            take = min(left, problem.roles[r].count)
-            chosen.append((r, take))
-            left -= take
-        if left > 0:
+        chosen = _quorum_roles(state, g)
+        if chosen is None:
             return False
         chosen.sort(key=lambda rt: -state.share(rt[0]))
         if not _place_gang(state, g, chosen):
@@ -139,6 +131,32 @@ def _place_quorum(state: _State, j: int) -> bool:
             if not _meets_min_resources(state, g):
                 return False
     return True
+
+
+def _quorum_roles(state: _State, g: int) -> list[tuple[int, int]] | None:
+    """How many pods of each role make the quorum: task minimums first, then the smallest pods."""
+    problem = state.problem
+    gang = problem.gangs[g]
+    taken: dict[int, int] = defaultdict(int)
+    for task in gang.tasks:
+        left = task.need
+        for r in sorted(task.roles, key=lambda r: (state.share(r), r)):
+            take = min(left, problem.roles[r].count)
+            taken[r] += take
+            left -= take
+        if left > 0:
+            return None
+    left = gang.need - sum(taken.values())
+    # Smallest pods make a quorum most easily; the biggest are then placed first.
+    for r in sorted(gang.roles, key=lambda r: (state.share(r), r)):
+        if left <= 0:
+            break
+        take = min(left, problem.roles[r].count - taken[r])
+        taken[r] += take
+        left -= take
+    if left > 0:
+        return None
+    return [(r, n) for r, n in taken.items() if n]
 
 
 def _fill(state: _State, chosen: list[tuple[int, int]], nodes: Iterable[int] | None, ordered: bool = False) -> bool:
@@ -229,6 +247,24 @@ def _meets_min_resources(state: _State, g: int) -> bool:
         for k, want in enumerate(problem.roles[r].request):
             added[k] += want * n
     return all(a >= m for a, m in zip(added, gang.min_resources))
+
+
+def extend(problem: Problem, base: Assignment, j: int) -> Assignment:
+    """``base`` plus JobGroup ``j`` placed greedily beside it, if it fits; else ``base``."""
+    state = _State(problem)
+    for (r, n), c in sorted(base.counts.items()):
+        state.put(r, n, c)
+    if not problem.job_groups[j].feasible:
+        return base
+    mark = state.mark()
+    if not _place_quorum(state, j):
+        state.undo(mark)
+        return base
+    for g in problem.job_groups[j].gangs:
+        allowed = allowed_nodes(state, g)
+        for r in problem.gangs[g].roles:
+            place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+    return Assignment({k: v for k, v in state.counts.items() if v}, base.placed | {j})
 
 
 def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:

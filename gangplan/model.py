@@ -122,6 +122,9 @@ class Pod:
     creation_timestamp: str = ""
     owners: tuple[OwnerReference, ...] = ()
     origin: Origin = NOWHERE
+    # A pod that does not exist yet (expanded from a Gang, a Volcano Job or --gang workloads):
+    # the v1 Pod object to create, output with spec.nodeName instead of a Binding.
+    manifest: Mapping[str, object] | None = None
 
     @property
     def key(self) -> str:
@@ -138,6 +141,9 @@ class PodGroupAPI(str, Enum):
     GODEL_BYTEDANCE = "scheduling.orchestration.bytedance.com/v1alpha1"
     KUEUE_POD_GROUP = "kueue.x-k8s.io/pod-group"  # plain pods, no object: label + total count
     POD = "v1/Pod"  # a pending pod with no PodGroup: a group of one
+    GANG = "extensions/v1beta1"  # seed 002's Gang: pods plus replicated templates
+    VOLCANO_JOB = "batch.volcano.sh/v1alpha1"  # a Volcano Job: tasks x replicas
+    MANIFESTS = "gangplan.io/gang"  # --gang NAME=FILE,...: workloads made one gang
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ class Placement:
     name: str
     node: str
     uid: str | None = None
+    group: str = ""  # namespace/name of its PodGroup
 
     @property
     def pod(self) -> str:
@@ -144,7 +145,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             for g in plan.groups
         ],
         "placements": [
-            {"pod": p.pod, "node": p.node, **({"uid": p.uid} if p.uid else {})}
+            {"pod": p.pod, "node": p.node, "group": p.group, **({"uid": p.uid} if p.uid else {})}
             for p in plan.placements
         ],
     }
@@ -172,7 +173,10 @@ def plan_from_dict(data: Any) -> Plan:
             )
         namespace, name = pod.split("/")
         uid = item.get("uid")
-        placements.append(Placement(namespace, name, node, uid if isinstance(uid, str) else None))
+        group = item.get("group")
+        placements.append(
+            Placement(namespace, name, node, uid if isinstance(uid, str) else None, group if isinstance(group, str) else "")
+        )
     groups = []
     for item in data.get("groups") or []:
         if not isinstance(item, dict):

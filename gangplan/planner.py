@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from .cpsat import Reporter, solve_cpsat
 from .errors import UsageError
 from .explain import reasons
-from .greedy import greedy
+from .greedy import extend, greedy
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
 from .problem import Problem, build_problem
 
 SOLVERS = ("cp-sat", "greedy")
-POLICIES = ("optimal",)
+POLICIES = ("optimal", "ordered")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
     deterministic_time, note = 0.0, ""
     proven: set[str] = set()  # terms whose value CP-SAT proved optimal
-    if options.solver == "cp-sat":
+    if options.policy == "ordered":
+        chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
+    elif options.solver == "cp-sat":
         solver_name = "cp-sat"
         result = solve_cpsat(
             problem,
@@ -85,7 +87,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         solver=solver_name,
         policy=options.policy,
         status=status,
-        chosen="cp-sat" if chosen is not baseline else "greedy",
+        chosen="greedy" if chosen is baseline else solver_name,
         objective=objective,
         gap=gap,
         workers=options.workers,
@@ -107,6 +109,39 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     )
 
 
+def _ordered(
+    problem: Problem, terms: list[Term], options: Options, reporter: Reporter | None
+) -> tuple[Assignment, str, str, float]:
+    """What the scheduler itself would do: JobGroups one at a time in queue order, each placed
+    by the same model if it fits beside those before it, with no lookahead."""
+    current = Assignment({}, frozenset())
+    spent, status = 0.0, "OPTIMAL"
+    pending = [j for j, jg in enumerate(problem.job_groups) if jg.feasible]
+    for index, j in enumerate(pending):
+        hint = extend(problem, current, j)
+        if options.solver == "greedy":
+            current = hint
+            continue
+        budget = max(0.0, options.time_limit - spent) / (len(pending) - index)
+        if budget <= 0.0:
+            current, status = hint, "FEASIBLE"
+            continue
+        result = solve_cpsat(
+            problem, terms, hint, time_limit=budget, workers=options.workers, seed=options.seed,
+            reporter=reporter, only=j,
+        )
+        spent += result.deterministic_time
+        if result.assignment is None or score(terms, problem, result.assignment) < score(terms, problem, hint):
+            current, status = hint, "FEASIBLE"
+        else:
+            current = result.assignment
+            if result.status != "OPTIMAL":
+                status = "FEASIBLE"
+    return current, ("greedy" if options.solver == "greedy" else "cp-sat"), (
+        "GREEDY" if options.solver == "greedy" else status
+    ), spent
+
+
 def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]:
     per_role: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (r, node), n in assignment.counts.items():
@@ -117,7 +152,8 @@ def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]
         for node, n in sorted(items):
             for _ in range(n):
                 pod = next(pods)
-                placements.append(Placement(pod.namespace, pod.name, problem.nodes[node].name, pod.uid))
+                group = problem.gangs[problem.roles[r].gang].key
+                placements.append(Placement(pod.namespace, pod.name, problem.nodes[node].name, pod.uid, group))
     placements.sort(key=lambda p: (p.namespace, p.name))
     return tuple(placements)
 

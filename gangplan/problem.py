@@ -24,6 +24,7 @@ from .semantics import (
     node_allocatable,
     node_usable,
     pod_requests,
+    task_of,
 )
 from .topology import TopologyTree, build_tree, resolve_levels
 
@@ -43,10 +44,26 @@ class Role:
     request: Vector  # per problem resource
     nodes: tuple[int, ...]  # candidate nodes, ascending
     caps: tuple[int, ...]  # per candidate: how many of these pods fit there alone
+    task: str = ""  # Volcano task name (volcano.sh/task-spec)
 
     @property
     def count(self) -> int:
         return len(self.pods)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskMinimum:
+    """Volcano minTaskMember: a per-task minimum inside one PodGroup."""
+
+    task: str
+    roles: tuple[int, ...]
+    minimum: int
+    running: int
+    pending: int
+
+    @property
+    def need(self) -> int:
+        return max(0, self.minimum - self.running)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +97,7 @@ class GangSpec:
     min_resources: Vector  # what placed pods must still add to running usage, per resource
     excluded: Mapping[str, int]  # nodes excluded per filter, for the first role with no candidate
     topology: GangTopology | None = None
+    tasks: tuple[TaskMinimum, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +154,7 @@ class Problem:
 
 def _role_signature(pod: Pod, request: Mapping[str, int]) -> tuple:
     return (
+        task_of(pod),
         tuple(sorted(request.items())),
         tuple(sorted(pod.node_selector.items())),
         pod.node_affinity,
@@ -200,8 +219,11 @@ def build_problem(
             min_resources = tuple(
                 max(0, gang.group.min_resources.get(r, 0) - running_usage.get(r, 0)) for r in resources
             )
+            tasks = _task_minimums(gang, role_ids, roles)
             candidate_room = sum(roles[r].count for r in role_ids if roles[r].nodes)
             if need > len(gang.pending) or candidate_room < need or (topology and topology.broken):
+                feasible = False
+            if any(t.need > sum(roles[r].count for r in t.roles if roles[r].nodes) for t in tasks):
                 feasible = False
             gangs.append(
                 GangSpec(
@@ -215,6 +237,7 @@ def build_problem(
                     min_resources=min_resources,
                     excluded=excluded,
                     topology=topology,
+                    tasks=tasks,
                 )
             )
             gang_ids.append(g_index)
@@ -284,7 +307,7 @@ def _build_roles(
         if not candidates and not excluded:
             excluded = dict(sorted(counts.items()))
         role_ids.append(len(roles))
-        roles.append(Role(g_index, pods, request, tuple(candidates), tuple(caps)))
+        roles.append(Role(g_index, pods, request, tuple(candidates), tuple(caps), task_of(pods[0])))
     return role_ids, excluded
 
 
@@ -319,6 +342,21 @@ def integer_weights(values: Sequence[Fraction], limit: int = 2**40) -> tuple[lis
         return [int(v * lcm) for v in values], True
     scale = Fraction(limit) / total if total else Fraction(1)
     return [max(1 if v else 0, round(v * scale)) for v in values], False
+
+
+def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:
+    result = []
+    for task, minimum in sorted(gang.group.min_task_member.items()):
+        result.append(
+            TaskMinimum(
+                task=task,
+                roles=tuple(r for r in role_ids if roles[r].task == task),
+                minimum=minimum,
+                running=sum(1 for p in gang.running if task_of(p) == task),
+                pending=sum(1 for p in gang.pending if task_of(p) == task),
+            )
+        )
+    return tuple(result)
 
 
 def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> str | None:

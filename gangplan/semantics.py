@@ -225,6 +225,11 @@ def group_names_of(pod: Pod) -> list[str]:
     return [n for n in names if n]
 
 
+def task_of(pod: Pod) -> str:
+    """Volcano's task (role) name of a pod; "" when it has none."""
+    return pod.labels.get(VOLCANO_TASK_KEY) or pod.annotations.get(VOLCANO_TASK_KEY) or ""
+
+
 def priority_values(snapshot: Snapshot) -> tuple[dict[str, int], int]:
     values = {pc.name: pc.value for pc in snapshot.priority_classes}
     default = max((pc.value for pc in snapshot.priority_classes if pc.global_default), default=0)

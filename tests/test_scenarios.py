@@ -1,7 +1,7 @@
 """Scenario tests are data: each file in tests/scenarios/ is a small cluster plus a
 ``kind: Scenario`` document with the expected outcome per solver. A new case is a new file.
 
-Expectations: ``placed`` (groups that must be placed), ``unplaced`` (group -> a phrase its
+Expectations per mode (``cp-sat``, ``greedy``, optionally ``ordered``): ``placed`` (groups that must be placed), ``unplaced`` (group -> a phrase its
 reason must contain), ``scheduled`` (group -> pending pods placed). Every plan is verified.
 """
 
@@ -26,13 +26,28 @@ def expectation(path: Path) -> dict:
     return found[0]["expect"]
 
 
-@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
-def test_scenario(path: Path, solver: str) -> None:
-    expect = expectation(path)[solver]
+MODES = {
+    "cp-sat": Options(),
+    "greedy": Options(solver="greedy"),
+    "ordered": Options(policy="ordered"),
+}
+
+
+CASES = [(path, mode) for path in SCENARIOS for mode in sorted(expectation(path))]
+
+
+def test_every_scenario_expects_both_solvers() -> None:
+    for path in SCENARIOS:
+        assert {"cp-sat", "greedy"} <= set(expectation(path)) <= set(MODES), path.name
+
+
+@pytest.mark.parametrize("path,mode", CASES, ids=[f"{p.stem}-{m}" for p, m in CASES])
+def test_scenario(path: Path, mode: str) -> None:
+    expect = expectation(path)[mode]
     snapshot = load_snapshot([str(path)])
     assert snapshot.skipped_kinds == {"Scenario": 1}
-    result = plan(snapshot, Options(solver=solver))
+    result = plan(snapshot, MODES[mode])
+    assert result.solver.policy == MODES[mode].policy
     check = verify(snapshot, result.placements, result.levels)
     assert check.ok, check.violations
     outcome = {g.key: g for g in result.groups}

@@ -1,0 +1,151 @@
+"""``-o status``: each PodGroup as given, with ``status`` filled in after the plan (seed 001).
+
+An output adapter, not a checker: membership comes from ``semantics.group_pods`` and what
+the plan decided from its ``GroupOutcome``s. Pure data in, plain data out; rendering to
+JSON or YAML is ``render.to_json`` / ``render.to_yaml``.
+
+Per PodGroup object (implicit groups — Kueue plain-pod groups and lone pods — have no object
+and are left out), in the Plan's group order:
+
+- ``scheduled``: members bound after the plan (bound, unfinished members + pods the plan places);
+  ``running`` / ``succeeded`` / ``failed``: members in that pod phase.
+- ``phase``: Running when running >= minMember; Scheduled when the plan places the group but
+  fewer run yet; Unknown when some run but the rest cannot be placed; Pending otherwise.
+- ``conditions``: a group the plan cannot place gets ``Unschedulable`` (reason NotEnoughTasks
+  when fewer pods exist than minMember, else NotEnoughResources; message = the plan's reason).
+  Stale Unschedulable conditions are dropped from placed groups; other conditions are kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .model import PodGroup, PodPhase, Snapshot
+from .plan import GroupOutcome, Plan
+from .semantics import Gang, group_pods
+
+PHASE_PENDING = "Pending"
+PHASE_SCHEDULED = "Scheduled"
+PHASE_RUNNING = "Running"
+PHASE_UNKNOWN = "Unknown"
+
+UNSCHEDULABLE = "Unschedulable"
+NOT_ENOUGH_RESOURCES = "NotEnoughResources"
+NOT_ENOUGH_TASKS = "NotEnoughTasks"
+
+_KEPT_STATUS_FIELDS = ("occupiedBy",)
+
+
+def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> dict[str, Any]:
+    """A v1 List of the snapshot's PodGroup objects with ``status`` as the plan leaves it.
+
+    ``now`` is the ``lastTransitionTime`` of new Unschedulable conditions (omitted when None,
+    so the output stays deterministic). Raises ValueError when a PodGroup of the snapshot has
+    no outcome in the plan (the plan was not made from this snapshot).
+    """
+    # Only PodGroup objects as given: groups made from a Gang, a Volcano Job or --gang
+    # workloads have no PodGroup object to print, like Kueue groups and lone pods.
+    objects = {pg.key: pg for pg in snapshot.pod_groups if pg.raw.get("kind") == "PodGroup"}
+    gangs: dict[str, Gang] = {
+        gang.key: gang
+        for jg in group_pods(snapshot).job_groups
+        for gang in jg.gangs
+        if not gang.implicit
+    }
+    outcomes = {g.key: g for g in plan.groups if g.key in objects}
+    missing = [key for key in objects if key not in outcomes]
+    if missing:
+        raise ValueError(
+            f"the plan has no outcome for PodGroup {', '.join(missing[:3])}"
+            f"{' and more' if len(missing) > 3 else ''}; was it made from this snapshot?"
+        )
+    items = []
+    seen: set[str] = set()
+    for outcome in plan.groups:
+        key = outcome.key
+        if key not in objects or key in seen:
+            continue
+        seen.add(key)
+        pg = objects[key]
+        items.append(_with_status(pg, gangs.get(key), outcome, now))
+    return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+
+def group_status(
+    pg: PodGroup, gang: Gang | None, outcome: GroupOutcome, now: str | None = None
+) -> dict[str, Any]:
+    """The ``status`` of one PodGroup after the plan.
+
+    Of the old status in ``pg.raw`` only ``occupiedBy`` and conditions other than
+    Unschedulable are kept.
+    """
+    members = [] if gang is None else [*gang.running, *gang.pending, *gang.finished]
+    running = sum(1 for p in members if p.phase == PodPhase.RUNNING)
+    succeeded = sum(1 for p in members if p.phase == PodPhase.SUCCEEDED)
+    failed = sum(1 for p in members if p.phase == PodPhase.FAILED)
+    bound = 0 if gang is None else len(gang.running)  # bound and not finished
+    scheduled = bound + outcome.scheduled
+    min_member = outcome.min_member
+
+    if running >= min_member:
+        phase = PHASE_RUNNING
+    elif outcome.placed:
+        phase = PHASE_SCHEDULED
+    elif running > 0:
+        phase = PHASE_UNKNOWN
+    else:
+        phase = PHASE_PENDING
+
+    old = pg.raw.get("status")
+    old = old if isinstance(old, Mapping) else {}
+    old_conditions = old.get("conditions")
+    conditions = [
+        _plain(c)
+        for c in (old_conditions if isinstance(old_conditions, (list, tuple)) else ())
+        if isinstance(c, Mapping) and c.get("type") != UNSCHEDULABLE
+    ]
+    if not outcome.placed:
+        exist = outcome.running + outcome.pending
+        condition: dict[str, Any] = {
+            "type": UNSCHEDULABLE,
+            "status": "True",
+            "reason": NOT_ENOUGH_TASKS if exist < min_member else NOT_ENOUGH_RESOURCES,
+            "message": outcome.reason,
+        }
+        if now is not None:
+            condition["lastTransitionTime"] = now
+        conditions.append(condition)
+
+    status: dict[str, Any] = {
+        "phase": phase,
+        "scheduled": scheduled,
+        "running": running,
+        "succeeded": succeeded,
+        "failed": failed,
+    }
+    if conditions:
+        status["conditions"] = conditions
+    for name in _KEPT_STATUS_FIELDS:
+        if name in old:
+            status[name] = _plain(old[name])
+    return status
+
+
+def _with_status(
+    pg: PodGroup, gang: Gang | None, outcome: GroupOutcome, now: str | None
+) -> dict[str, Any]:
+    obj = _plain(pg.raw)
+    obj["status"] = group_status(pg, gang, outcome, now)
+    return obj
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy as plain dicts and lists (the input is never shared or mutated)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+__all__ = ["status_list", "group_status"]

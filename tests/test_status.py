@@ -1,0 +1,301 @@
+"""``-o status``: PodGroups as given, with ``status`` filled as seed 001 defines after the plan."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.planner import Options, plan
+from gangplan.render import to_json, to_yaml
+from gangplan.status import status_list
+
+GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+NOW = "2024-05-01T12:00:00Z"
+
+
+def node(name: str, cpu: int = 4000) -> Node:
+    return Node(name, {"kubernetes.io/hostname": name}, {"cpu": cpu})
+
+
+def pod(
+    name: str,
+    group: str | None = None,
+    *,
+    cpu: int = 1000,
+    node_name: str | None = None,
+    phase: PodPhase | None = None,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+) -> Pod:
+    all_labels = dict(labels or {})
+    if group:
+        all_labels[GROUP_LABEL] = group
+    if phase is None:
+        phase = PodPhase.RUNNING if node_name else PodPhase.PENDING
+    return Pod(
+        namespace="ns",
+        name=name,
+        uid=f"uid-{name}",
+        labels=all_labels,
+        annotations=dict(annotations or {}),
+        containers=(Container("c", {"cpu": cpu}),),
+        node_name=node_name,
+        phase=phase,
+    )
+
+
+def raw_pg(name: str, min_member: int, status: dict[str, Any] | None = None) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": name,
+            "namespace": "ns",
+            "uid": f"pg-{name}",
+            "labels": {"team": "ml"},
+            "annotations": {"note": "kept as given"},
+            "creationTimestamp": "2024-01-01T00:00:00Z",
+        },
+        "spec": {
+            "minMember": min_member,
+            "scheduleTimeoutSeconds": 60,
+            "extra": {"unknown": [1, 2]},
+        },
+    }
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+def podgroup(name: str, min_member: int, status: dict[str, Any] | None = None) -> PodGroup:
+    return PodGroup(
+        namespace="ns",
+        name=name,
+        api=PodGroupAPI.SCHEDULER_PLUGINS,
+        min_member=min_member,
+        creation_timestamp="2024-01-01T00:00:00Z",
+        uid=f"pg-{name}",
+        raw=raw_pg(name, min_member, status),
+    )
+
+
+def run(snapshot: Snapshot, now: str | None = NOW) -> dict[str, Any]:
+    result = plan(snapshot, Options(solver="greedy"))
+    return status_list(result, snapshot, now=now)
+
+
+def items_by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["metadata"]["name"]: item for item in result["items"]}
+
+
+def test_placeable_group_is_scheduled_with_its_count() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=tuple(pod(f"a-{i}", "a") for i in range(3)),
+        pod_groups=(podgroup("a", 3),),
+    )
+    result = run(snapshot)
+    assert result["apiVersion"] == "v1" and result["kind"] == "List"
+    [item] = result["items"]
+    assert item["status"] == {
+        "phase": "Scheduled",
+        "scheduled": 3,
+        "running": 0,
+        "succeeded": 0,
+        "failed": 0,
+    }
+
+
+def test_group_whose_quorum_runs_is_running() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1"), pod("a-2", "a")),
+        pod_groups=(podgroup("a", 2),),
+    )
+    [item] = run(snapshot)["items"]
+    status = item["status"]
+    assert status["phase"] == "Running"
+    assert status["running"] == 2
+    assert status["scheduled"] == 3  # two bound + the extra the plan places
+    assert "conditions" not in status
+
+
+def test_partly_running_group_without_room_is_unknown_not_enough_resources() -> None:
+    # 2 of 4 run on a full node; no room anywhere for the other two.
+    snapshot = Snapshot(
+        nodes=(node("n1", cpu=2000),),
+        pods=(
+            pod("b-0", "b", node_name="n1"),
+            pod("b-1", "b", node_name="n1"),
+            pod("b-2", "b"),
+            pod("b-3", "b"),
+        ),
+        pod_groups=(podgroup("b", 4),),
+    )
+    result = plan(snapshot, Options(solver="greedy"))
+    [outcome] = result.groups
+    assert not outcome.placed and outcome.reason
+    [item] = status_list(result, snapshot, now=NOW)["items"]
+    status = item["status"]
+    assert status["phase"] == "Unknown"
+    assert (status["scheduled"], status["running"]) == (2, 2)
+    assert status["conditions"] == [
+        {
+            "type": "Unschedulable",
+            "status": "True",
+            "reason": "NotEnoughResources",
+            "message": outcome.reason,
+            "lastTransitionTime": NOW,
+        }
+    ]
+    assert "cpu" in status["conditions"][0]["message"]
+
+
+def test_too_few_pods_is_pending_not_enough_tasks() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(pod("c-0", "c"), pod("c-1", "c")),
+        pod_groups=(podgroup("c", 3),),
+    )
+    [item] = run(snapshot)["items"]
+    status = item["status"]
+    assert status["phase"] == "Pending"
+    assert status["scheduled"] == 0
+    [condition] = status["conditions"]
+    assert condition["reason"] == "NotEnoughTasks"
+    assert "2 pods exist" in condition["message"] and "minMember is 3" in condition["message"]
+
+
+def test_group_with_no_pods_at_all_is_pending() -> None:
+    snapshot = Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("empty", 2),))
+    [item] = run(snapshot)["items"]
+    assert item["status"]["phase"] == "Pending"
+    assert item["status"]["conditions"][0]["reason"] == "NotEnoughTasks"
+    assert (item["status"]["scheduled"], item["status"]["running"]) == (0, 0)
+
+
+def test_succeeded_and_failed_members_are_counted() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(
+            pod("d-0", "d", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("d-1", "d", node_name="n1", phase=PodPhase.FAILED),
+            pod("d-2", "d", node_name="n1", phase=PodPhase.FAILED),
+            pod("d-3", "d", node_name="n1"),
+            pod("d-4", "d"),
+        ),
+        pod_groups=(podgroup("d", 2),),
+    )
+    [item] = run(snapshot)["items"]
+    status = item["status"]
+    assert (status["succeeded"], status["failed"], status["running"]) == (1, 2, 1)
+    # finished pods are not bound any more: one running + one placed by the plan
+    assert status["scheduled"] == 2
+    assert status["phase"] == "Scheduled"
+
+
+def test_bound_but_not_yet_running_members_count_as_scheduled_not_running() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(
+            pod("e-0", "e", node_name="n1", phase=PodPhase.PENDING),
+            pod("e-1", "e", node_name="n1"),
+        ),
+        pod_groups=(podgroup("e", 2),),
+    )
+    [item] = run(snapshot)["items"]
+    assert item["status"]["phase"] == "Scheduled"
+    assert (item["status"]["scheduled"], item["status"]["running"]) == (2, 1)
+
+
+def test_input_other_than_status_is_preserved_exactly_and_not_mutated() -> None:
+    old_status = {
+        "phase": "Pending",
+        "scheduled": 7,
+        "occupiedBy": "ns/deploy-x",
+        "scheduleStartTime": "2024-01-01T00:00:00Z",
+        "conditions": [
+            {
+                "type": "Unschedulable",
+                "status": "True",
+                "reason": "NotEnoughResources",
+                "message": "stale",
+            },
+            {"type": "Custom", "status": "True", "reason": "Other"},
+        ],
+    }
+    group = podgroup("f", 1, old_status)
+    before = copy.deepcopy(group.raw)
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("f-0", "f"),), pod_groups=(group,))
+    [item] = run(snapshot)["items"]
+    assert group.raw == before  # input untouched
+    without_status = {k: v for k, v in before.items() if k != "status"}
+    assert {k: v for k, v in item.items() if k != "status"} == without_status
+    status = item["status"]
+    assert status["phase"] == "Scheduled"
+    assert status["occupiedBy"] == "ns/deploy-x"
+    # the stale Unschedulable condition goes; the foreign one stays
+    assert status["conditions"] == [{"type": "Custom", "status": "True", "reason": "Other"}]
+    # output shares nothing with the input
+    item["metadata"]["labels"]["team"] = "changed"
+    assert group.raw["metadata"]["labels"]["team"] == "ml"
+
+
+def test_implicit_groups_are_left_out_and_plan_order_is_kept() -> None:
+    kueue = {"kueue.x-k8s.io/pod-group-name": "kq"}
+    total = {"kueue.x-k8s.io/pod-group-total-count": "1"}
+    snapshot = Snapshot(
+        nodes=(node("n1", cpu=16000),),
+        pods=(
+            pod("lone", None),
+            pod("kq-0", None, labels=kueue, annotations=total),
+            pod("z-0", "z"),
+            pod("a-0", "a"),
+        ),
+        pod_groups=(podgroup("z", 1), podgroup("a", 1)),
+    )
+    result = plan(snapshot, Options(solver="greedy"))
+    assert len(result.groups) == 4
+    listed = status_list(result, snapshot)
+    expected_order = [g.key.split("/")[1] for g in result.groups if g.key in ("ns/a", "ns/z")]
+    assert [item["metadata"]["name"] for item in listed["items"]] == expected_order
+    assert all(item["kind"] == "PodGroup" for item in listed["items"])
+
+
+def test_now_none_omits_last_transition_time() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),), pods=(pod("g-0", "g"),), pod_groups=(podgroup("g", 2),)
+    )
+    [item] = run(snapshot, now=None)["items"]
+    assert "lastTransitionTime" not in item["status"]["conditions"][0]
+
+
+def test_output_is_deterministic() -> None:
+    def build() -> Snapshot:
+        return Snapshot(
+            nodes=(node("n1", cpu=3000), node("n2", cpu=3000)),
+            pods=(
+                *(pod(f"a-{i}", "a") for i in range(4)),
+                *(pod(f"b-{i}", "b", node_name="n1") for i in range(2)),
+                *(pod(f"b-{i}", "b") for i in range(2, 6)),
+                pod("c-0", "c"),
+            ),
+            pod_groups=(podgroup("a", 4), podgroup("b", 6), podgroup("c", 2)),
+        )
+
+    first, second = run(build()), run(build())
+    assert first == second
+    assert to_json(first) == to_json(second)
+    assert to_yaml(first) == to_yaml(second)
+
+
+def test_plan_from_another_snapshot_is_refused() -> None:
+    snapshot = Snapshot(
+        nodes=(node("n1"),), pods=(pod("a-0", "a"),), pod_groups=(podgroup("a", 1),)
+    )
+    other = Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("a", 1), podgroup("new", 1)))
+    with pytest.raises(ValueError, match="ns/new"):
+        status_list(plan(snapshot, Options(solver="greedy")), other)
