@@ -1,0 +1,218 @@
+"""Gangs beyond one PodGroup (seed 004 JobGroups, Volcano minTaskMember), the ordered
+policy, and every branch of `gangplan explain` — through the CLI, every plan verified."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from gangplan.cli import app
+from gangplan.loader import load_snapshot
+from gangplan.plan import plan_from_dict
+from gangplan.verify import verify
+
+runner = CliRunner()
+
+
+def node(name: str, gpus: int = 8, cpu: str = "32", labels: dict | None = None, **spec) -> dict:
+    obj = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels or {}},
+        "status": {"allocatable": {"cpu": cpu, "memory": "128Gi", "nvidia.com/gpu": str(gpus)}},
+    }
+    if spec:
+        obj["spec"] = spec
+    return obj
+
+
+def pod_group(name: str, min_member: int, api: str = "scheduling.volcano.sh/v1beta1", namespace: str = "ml", **spec) -> dict:
+    return {"apiVersion": api, "kind": "PodGroup", "metadata": {"name": name, "namespace": namespace},
+            "spec": {"minMember": min_member, **spec}}
+
+
+def pods(group: str, count: int, gpus: int, namespace: str = "ml", task: str | None = None, cpu: str = "1",
+         priority: int | None = None, prefix: str | None = None) -> list[dict]:
+    out = []
+    for i in range(count):
+        labels = {"volcano.sh/task-spec": task} if task else {}
+        spec: dict = {"containers": [{"name": "main", "resources": {"requests": {"cpu": cpu, "nvidia.com/gpu": str(gpus)}}}]}
+        if priority is not None:
+            spec["priority"] = priority
+        out.append({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": f"{prefix or group}-{task + '-' if task else ''}{i}", "namespace": namespace,
+                                 "labels": labels, "annotations": {"scheduling.k8s.io/group-name": group}},
+                    "spec": spec})
+    return out
+
+
+def write(tmp_path: Path, objects: list[dict]) -> str:
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(yaml.safe_dump_all(objects, sort_keys=False))
+    return str(path)
+
+
+def plan_of(path: str, *options: str) -> dict:
+    result = runner.invoke(app, ["plan", path, "-o", "plan", *options])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    check = verify(load_snapshot([path]), plan_from_dict(data).placements, tuple(data["topology"]["levels"]))
+    assert check.ok, check.violations
+    return {g["name"]: g for g in data["groups"]}
+
+
+# ----------------------------------------------------------------- JobGroups (seed 004)
+
+def test_job_group_members_that_fit_alone_but_not_together_are_all_left_out(tmp_path: Path) -> None:
+    objects = [node("n0", gpus=8), node("n1", gpus=8)]
+    objects += [pod_group("job1", 2, subGroup="pair"), pod_group("job2", 2, subGroup="pair")]
+    objects += pods("job1", 2, 4) + pods("job2", 2, 6)  # 8 + 12 GPUs > 16
+    groups = plan_of(write(tmp_path, objects))
+    assert not groups["ml/job1"]["placed"] and not groups["ml/job2"]["placed"]
+    assert groups["ml/job1"]["scheduled"] == groups["ml/job2"]["scheduled"] == 0
+    assert groups["ml/job1"]["jobGroup"] == groups["ml/job2"]["jobGroup"] == "ml/pair"
+    # The same two PodGroups without a subGroup: each fits alone, so one of them is placed.
+    for obj in objects:
+        if obj["kind"] == "PodGroup":
+            obj["spec"].pop("subGroup")
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/job1"]["placed"] != groups["ml/job2"]["placed"]
+
+
+def test_job_group_is_placed_as_one_unit_when_it_fits(tmp_path: Path) -> None:
+    objects = [node("n0", gpus=8), node("n1", gpus=8)]
+    objects += [pod_group("job1", 2, subGroup="pair"), pod_group("job2", 1, subGroup="pair")]
+    objects += pods("job1", 2, 4) + pods("job2", 2, 4)
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/job1"]["placed"] and groups["ml/job2"]["placed"]
+    assert groups["ml/job1"]["scheduled"] + groups["ml/job2"]["scheduled"] == 4
+
+
+@pytest.mark.parametrize("field,value", [("namespace", "other"), ("queue", "research")])
+def test_job_group_across_namespaces_or_queues_is_an_input_error(tmp_path: Path, field: str, value: str) -> None:
+    second = pod_group("job2", 1, subGroup="pair")
+    if field == "namespace":
+        second["metadata"]["namespace"] = value
+    else:
+        second["spec"]["queue"] = value
+    path = write(tmp_path, [node("n0"), pod_group("job1", 1, subGroup="pair"), second])
+    result = runner.invoke(app, ["plan", path])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"error: {path}:")
+    assert "ml/job1" in result.stderr and "job2" in result.stderr and "subGroup 'pair'" in result.stderr
+
+
+# ----------------------------------------------------------------- Volcano minTaskMember
+
+def test_min_task_member_holds_as_well_as_min_member(tmp_path: Path) -> None:
+    # The ps pod needs 40 cpu, which no node has free: with minTaskMember ps: 1 the job cannot
+    # start, although its workers alone would reach minMember 3.
+    objects = [node("n0", gpus=8, cpu="32"), node("n1", gpus=8, cpu="32")]
+    objects.append(pod_group("tf", 3, minTaskMember={"ps": 1, "worker": 2}))
+    objects += pods("tf", 1, 0, task="ps", cpu="40") + pods("tf", 4, 2, task="worker")
+    groups = plan_of(write(tmp_path, objects))
+    assert not groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 0
+    objects[2]["spec"]["minTaskMember"] = {"worker": 2}
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 4
+
+
+def test_min_task_member_picks_the_required_roles_for_the_quorum(tmp_path: Path) -> None:
+    # Room for 3 pods in all; minMember 3 with 1 ps and 2 workers required, so the plan must
+    # take exactly the ps and two workers, not three of the (smaller) workers.
+    objects = [node("n0", gpus=6, cpu="3")]
+    objects.append(pod_group("tf", 3, minTaskMember={"ps": 1, "worker": 2}))
+    objects += pods("tf", 1, 0, task="ps") + pods("tf", 4, 2, task="worker")
+    for mode in ([], ["--solver", "greedy"], ["--policy", "ordered"]):
+        groups = plan_of(write(tmp_path, objects), *mode)
+        assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 3, mode
+
+
+# ----------------------------------------------------------------- explain, branch by branch
+
+def explain(path: str, group: str) -> str:
+    result = runner.invoke(app, ["explain", group, path])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_explain_fewer_pods_than_min_member(tmp_path: Path) -> None:
+    path = write(tmp_path, [node("n0"), pod_group("short", 4), *pods("short", 2, 1)])
+    assert "not placed: NotEnoughTasks: 2 pods exist, minMember is 4" in explain(path, "ml/short")
+
+
+def test_explain_no_node_passes_the_filters_counts_each_filter(tmp_path: Path) -> None:
+    objects = [
+        node("a", labels={"pool": "cpu"}),
+        node("b", labels={"pool": "gpu"}, taints=[{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]),
+        node("c", labels={"pool": "gpu"}, unschedulable=True),
+        node("d", labels={"pool": "gpu", "zone": "z2"}),
+        node("e", gpus=0, labels={"pool": "gpu", "zone": "z1"}),
+    ]
+    objects[4]["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    not_ready = node("f", labels={"pool": "gpu", "zone": "z1"})
+    not_ready["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    objects.append(not_ready)
+    objects.append(pod_group("picky", 1))
+    picky = pods("picky", 1, 1)[0]
+    picky["spec"]["nodeSelector"] = {"pool": "gpu"}
+    picky["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}]}}}
+    objects.append(picky)
+    text = explain(write(tmp_path, objects), "picky")
+    assert ("not placed: 0/6 nodes are available: 1 node affinity, 1 nodeSelector, 1 not Ready, "
+            "1 resource nvidia.com/gpu, 1 taint dedicated, 1 unschedulable") in text
+
+
+def test_explain_cluster_free_total_below_the_need(tmp_path: Path) -> None:
+    path = write(tmp_path, [node("n0", gpus=8), node("n1", gpus=8), pod_group("big", 3), *pods("big", 3, 8)])
+    assert "insufficient nvidia.com/gpu (quorum needs 24, 16 free)" in explain(path, "ml/big")
+
+
+def test_explain_the_largest_quorum_that_fits_alone(tmp_path: Path) -> None:
+    objects = [node(f"n{i}", gpus=8) for i in range(3)] + [pod_group("frag", 4), *pods("frag", 4, 6)]
+    text = explain(write(tmp_path, objects), "ml/frag")  # 24 free GPUs, but one 6-GPU pod per node
+    assert "at most 3 of minMember 4 pods fit even with nothing else planned (quorum gap 25%)" in text
+
+
+def test_explain_lost_to_higher_priority_groups(tmp_path: Path) -> None:
+    objects = [node("n0", gpus=8)]
+    objects += [pod_group("urgent-a", 1), pod_group("urgent-b", 1), pod_group("later", 1)]
+    objects += pods("urgent-a", 1, 4, priority=100) + pods("urgent-b", 1, 4, priority=100) + pods("later", 1, 4, priority=1)
+    text = explain(write(tmp_path, objects), "ml/later")
+    assert "not placed: lost to higher-priority groups ml/urgent-a, ml/urgent-b" in text
+
+
+def test_explain_a_placed_group_and_an_unknown_one(tmp_path: Path) -> None:
+    path = write(tmp_path, [node("n0"), pod_group("ok", 2), *pods("ok", 2, 1)])
+    assert "placed: 2 pending pods on 1 nodes" in explain(path, "ml/ok")
+    result = runner.invoke(app, ["explain", "ml/missing", path])
+    assert result.exit_code == 2 and "no such group" in result.stderr
+
+
+# ----------------------------------------------------------------- policies
+
+def test_ordered_policy_is_recorded_and_differs_from_optimal(tmp_path: Path) -> None:
+    # Alone, the first gang packs best on the 8-GPU node (one node opened instead of two);
+    # in queue order that leaves no room for the second gang, which needs that whole node.
+    # The optimal policy puts the first gang on the two 4-GPU nodes and places both.
+    objects = [node("big", gpus=8), node("half-a", gpus=4), node("half-b", gpus=4)]
+    objects += [pod_group("first", 2), pod_group("second", 1)]
+    objects += pods("first", 2, 4) + pods("second", 1, 8)
+    path = write(tmp_path, objects)
+    ordered = runner.invoke(app, ["plan", path, "-o", "plan", "--policy", "ordered"])
+    optimal = runner.invoke(app, ["plan", path, "-o", "plan"])
+    ordered_plan, optimal_plan = json.loads(ordered.stdout), json.loads(optimal.stdout)
+    assert ordered_plan["solver"]["policy"] == "ordered" and optimal_plan["solver"]["policy"] == "optimal"
+    ordered_nodes = {p["pod"]: p["node"] for p in ordered_plan["placements"]}
+    optimal_nodes = {p["pod"]: p["node"] for p in optimal_plan["placements"]}
+    assert ordered_nodes == {"ml/first-0": "big", "ml/first-1": "big"}
+    assert optimal_nodes["ml/second-0"] == "big"
+    assert {optimal_nodes["ml/first-0"], optimal_nodes["ml/first-1"]} == {"half-a", "half-b"}
+    snapshot = load_snapshot([path])
+    for data in (ordered_plan, optimal_plan):
+        assert verify(snapshot, plan_from_dict(data).placements).ok
