@@ -181,7 +181,7 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     running=spec.running,
                     pending=spec.pending,
                     scheduled=placed_pods[g],
-                    reason="" if j in assignment.placed else why.get(j, ""),
+                    reason="" if j in assignment.placed else _member_reason(why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs)),
                     api=gang.group.api.value,
                     domains={
                         problem.level_name(level): tuple(sorted(problem.domain_name(level, d) for d in ds))
@@ -194,6 +194,14 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                 )
             )
     return tuple(result)
+
+
+def _member_reason(reason: str, member: str, job_group: str, members: int) -> str:
+    """A JobGroup's reason as one member sees it: its own blocker, or its JobGroup's."""
+    if members == 1:
+        return reason
+    own = f"member {member}: "
+    return reason[len(own):] if reason.startswith(own) else f"JobGroup {job_group} cannot be placed: {reason}"
 
 
 def resource_totals(problem: Problem, assignment: Assignment) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
