@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import io
+from xml.etree import ElementTree
+import time
 import json
 import os
 import sys
@@ -20,7 +22,9 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 import typer
 import yaml
 from rich.console import Console
+from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 from . import __version__
@@ -31,6 +35,7 @@ from .quantity import describe_amount
 from .plan import GroupOutcome, Placement, Plan, PlanFormatError, plan_from_dict
 from .planner import Options, plan as make_plan
 from .render import render, to_yaml
+from .semantics import group_pods
 from .status import status_list
 from .topology import (
     DEFAULT_GPU_RESOURCE,
@@ -58,6 +63,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class Output(str, Enum):
     table = "table"
+    wide = "wide"
     json = "json"
     yaml = "yaml"
     name = "name"
@@ -196,6 +202,50 @@ WorkersOpt = Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the 
 SeedOpt = Annotated[int, typer.Option(help="CP-SAT random seed.")]
 
 
+class _Progress:
+    """CP-SAT progress on stderr — elapsed, best objective, bound — once a solve passes ~1 s.
+
+    Shown only on a terminal and without --quiet; it disappears when planning ends.
+    """
+
+    DELAY = 1.0
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.stage_name, self.stage_index, self.stages = "", 0, 0
+        self.objective: float | None = None
+        self.bound: float | None = None
+        self.live: Live | None = None
+        if not _State.quiet and sys.stderr.isatty():
+            console = Console(stderr=True, no_color=_State.no_color or "NO_COLOR" in os.environ)
+            self.live = Live(self, console=console, refresh_per_second=4, transient=True)
+
+    def __enter__(self) -> "_Progress":
+        if self.live is not None:
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+    def stage(self, name: str, index: int, total: int) -> None:
+        self.stage_name, self.stage_index, self.stages = name, index, total
+        self.objective = self.bound = None
+
+    def solution(self, objective: float, bound: float, elapsed: float) -> None:
+        self.objective, self.bound = objective, bound
+
+    def __rich__(self) -> Text:
+        elapsed = time.perf_counter() - self.start
+        if elapsed < self.DELAY or not self.stages:
+            return Text("")
+        line = f"CP-SAT {elapsed:5.1f}s  stage {self.stage_index + 1}/{self.stages} ({self.stage_name})"
+        if self.objective is not None:
+            line += f"  best {self.objective:.6g}  bound {self.bound:.6g}"
+        return Text(line, style="dim")
+
+
 def _planned(
     snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
     levels: Optional[str], gpu_resource: str,
@@ -212,7 +262,8 @@ def _planned(
     )
     options.check()
     loaded = _load(snapshot)
-    result = make_plan(loaded, options)
+    with _Progress() as progress:
+        result = make_plan(loaded, options, progress if progress.live is not None else None)
     for warning in result.warnings:
         _say(f"warning: {warning}")
     _say(_summary(result))
@@ -224,7 +275,7 @@ def _planned(
 def plan_command(
     snapshot: SnapshotArg,
     output: Annotated[
-        Output, typer.Option("--output", "-o", help="table, json, yaml, name, plan or status.")
+        Output, typer.Option("--output", "-o", help="table, wide, json, yaml, name, plan or status.")
     ] = Output.table,
     output_file: OutputFileOpt = None,
     solver: SolverOpt = Solver.cp_sat,
@@ -240,12 +291,117 @@ def plan_command(
     Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
     """
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
-    if output is Output.table:
-        write_output(_table(result, output_file is None), output_file)
+    if output in (Output.table, Output.wide):
+        write_output(_table(result, output_file is None, wide=output is Output.wide), output_file)
     elif output is Output.status:
         write_output(to_yaml(status_list(result, loaded)), output_file)
     else:
         write_output(render(result, output.value), output_file)
+
+
+class CheckFormat(str, Enum):
+    text = "text"
+    github = "github"
+    junit = "junit"
+
+
+@app.command("check")
+@_run
+def check_command(
+    snapshot: SnapshotArg,
+    group: Annotated[
+        Optional[list[str]], typer.Option("--group", help="Only these groups (namespace/name); repeatable.")
+    ] = None,
+    format: Annotated[CheckFormat, typer.Option("--format", help="text, github (annotations) or junit (XML).")] = CheckFormat.text,
+    output_file: OutputFileOpt = None,
+    solver: SolverOpt = Solver.cp_sat,
+    policy: PolicyOpt = Policy.optimal,
+    time_limit: TimeLimitOpt = 10.0,
+    workers: WorkersOpt = 1,
+    seed: SeedOpt = 0,
+    levels: LevelsOpt = None,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+) -> None:
+    """For CI: plan, then exit 0 when every selected group is placed and 1 when any is not.
+
+    Without --group, every group with pending pods is checked.
+
+    Example: gangplan check cluster.yaml jobs/ --group ml/train --format github
+    """
+    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
+    groups = {g.key: g for g in result.groups}
+    if group:
+        unknown = [k for k in group if k not in groups]
+        if unknown:
+            raise UsageError(f"--group {unknown[0]}: no such group in the snapshot (give namespace/name)")
+        selected = [groups[k] for k in dict.fromkeys(group)]
+    else:
+        selected = [g for g in result.groups if g.pending]
+    failed = [g for g in selected if not g.placed]
+    where = _group_positions(loaded)
+    if format is CheckFormat.junit:
+        text = junit_report(selected, where, result.solver.wall_time)
+    elif format is CheckFormat.github:
+        text = "".join(github_annotation(g, where.get(g.key)) for g in failed)
+    else:
+        text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
+        text += f"{len(selected) - len(failed)}/{len(selected)} groups placed\n"
+    write_output(text, output_file)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _group_positions(snapshot: Snapshot) -> dict[str, Position]:
+    """Where each group was written: its PodGroup object, or its first pod for implicit groups."""
+    positions: dict[str, Position] = {}
+    for job_group in group_pods(snapshot).job_groups:
+        for gang in job_group.gangs:
+            positions[gang.key] = locate(gang.group.origin, ())
+    return positions
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
+    """A GitHub Actions workflow command that marks the PodGroup's document in the diff."""
+    properties = [f"title={_escape_property(f'{g.key} cannot be placed')}"]
+    if position is not None and position.file not in ("-", "<stdin>"):
+        properties.insert(0, f"file={_escape_property(position.file)}")
+        if position.line is not None:
+            properties.insert(1, f"line={position.line}")
+            properties.insert(2, f"col={position.column or 1}")
+    return f"::error {','.join(properties)}::{_escape_data(g.reason or 'not placed')}\n"
+
+
+def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds: float) -> str:
+    """One JUnit test case per group, failed when the group is not placed."""
+    suite = ElementTree.Element(
+        "testsuite",
+        name="gangplan check",
+        tests=str(len(groups)),
+        failures=str(sum(1 for g in groups if not g.placed)),
+        errors="0",
+        time=f"{seconds:.3f}",
+    )
+    for g in groups:
+        position = where.get(g.key)
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=g.key.split("/", 1)[0], name=g.key, time="0",
+            file=position.file if position else "",
+        )
+        if position is not None and position.line is not None:
+            case.set("line", str(position.line))
+        if not g.placed:
+            failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
+            failure.text = f"{g.key}: {g.running + g.scheduled}/{g.min_member} pods; {g.reason}"
+    ElementTree.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
 
 
 @app.command("explain")
@@ -375,9 +531,12 @@ _API_SHORT = {
 }
 
 
-def _table(result: Plan, to_terminal: bool) -> str:
+def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
+    """kubectl-style columns; ``wide`` adds the JobGroup, pod counts and nodes, like ``-o wide``."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = ["GROUP", "KIND", "PRIORITY", "STATUS", "PODS"]
+    if wide:
+        columns += ["JOBGROUP", "RUNNING", "PENDING", "SCHEDULED", "NODES"]
     with_topology = any(g.domains for g in result.groups)
     if with_topology:
         columns.append("TOPOLOGY")
@@ -391,6 +550,10 @@ def _table(result: Plan, to_terminal: bool) -> str:
         pods = f"{g.running + g.scheduled}/{g.min_member}"
         style = None if g.placed or not g.pending else "red"
         cells = [g.key, _API_SHORT.get(g.api, g.api), str(g.priority), status, pods]
+        if wide:
+            nodes = sorted({p.node for p in result.placements if p.group == g.key})
+            shown = ",".join(nodes[:4]) + (f",+{len(nodes) - 4}" if len(nodes) > 4 else "")
+            cells += [g.job_group, str(g.running), str(g.pending), str(g.scheduled), shown or "-"]
         if with_topology:
             cells.append(_domains_cell(g))
         table.add_row(*cells, g.reason, style=style)

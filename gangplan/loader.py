@@ -8,6 +8,7 @@ the file again with the YAML composer and walks to the field for its line and co
 from __future__ import annotations
 
 import gc
+import functools
 import json
 import os
 import re
@@ -338,27 +339,43 @@ def _not_an_object(origin: Origin, path: tuple[str | int, ...]) -> InputError:
     )
 
 
+def _composed(file: str) -> list[Any] | None:
+    """Every document of a file as YAML nodes with marks; cached, as ``check`` locates many groups."""
+    if file in _in_memory:
+        text = _in_memory[file]
+        return _composed_version(file, (hash(text), len(text), 0))
+    try:
+        stat = os.stat(file)
+    except OSError:
+        return None
+    return _composed_version(file, (stat.st_mtime_ns, stat.st_size, stat.st_ino))
+
+
+@functools.lru_cache(maxsize=2)
+def _composed_version(file: str, version: tuple[int, int, int]) -> list[Any] | None:
+    text = _in_memory.get(file)
+    if text is None:
+        try:
+            with open(file, "rb") as stream:
+                text = _decode(file, stream.read())
+        except (OSError, InputError):
+            return None
+    try:
+        return list(yaml.compose_all(text, Loader=_Loader))
+    except (yaml.YAMLError, RecursionError):
+        return None
+
+
 def locate(origin: Origin, field_path: tuple[str | int, ...] = ()) -> Position:
     """Where ``field_path`` of the object at ``origin`` is written, for an error message.
 
     Falls back to the nearest enclosing node that exists, and to the bare file name when the
     file cannot be read or composed again.
     """
-    text = _in_memory.get(origin.file)
-    if text is None:
-        try:
-            with open(origin.file, "rb") as stream:
-                text = _decode(origin.file, stream.read())
-        except (OSError, InputError):
-            return Position(origin.file)
-    try:
-        for index, root in enumerate(yaml.compose_all(text, Loader=_Loader)):
-            if index == origin.document:
-                break
-        else:
-            return Position(origin.file)
-    except (yaml.YAMLError, RecursionError):
+    roots = _composed(origin.file)
+    if roots is None or origin.document >= len(roots):
         return Position(origin.file)
+    root = roots[origin.document]
     if root is None:
         return Position(origin.file)
     node = root
