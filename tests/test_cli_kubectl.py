@@ -1,0 +1,131 @@
+"""kubectl habits and CI formats: check's exit codes and outputs parsed back, -o wide,
+help texts, completion, colour switches, and strict OpenAPI validation of what we emit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from gangplan.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = str(ROOT / "snapshots" / "small.yaml")
+runner = CliRunner()
+
+
+def test_check_exits_1_and_lists_each_failure_with_its_reason() -> None:
+    result = runner.invoke(app, ["check", SMALL])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("FAIL ml/llm-pretrain: insufficient nvidia.com/gpu")
+    assert lines[-1] == "7/8 groups placed"
+
+
+def test_check_exits_0_when_the_selected_groups_are_placed() -> None:
+    result = runner.invoke(app, ["check", SMALL, "--group", "ml/pytorch-ddp", "--group", "analytics/ray-tune"])
+    assert result.exit_code == 0 and result.stdout == "2/2 groups placed\n"
+
+
+def test_check_unknown_group_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["check", SMALL, "--group", "ml/nope"])
+    assert result.exit_code == 2 and result.stderr.splitlines()[-1].startswith("error: --group ml/nope")
+
+
+def test_check_bad_input_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: [\n")
+    assert runner.invoke(app, ["check", str(bad)]).exit_code == 2
+
+
+def test_check_github_annotations_point_at_the_podgroup_document() -> None:
+    result = runner.invoke(app, ["check", SMALL, "--format", "github"])
+    assert result.exit_code == 1
+    (line,) = result.stdout.splitlines()
+    match = re.fullmatch(r"::error file=(?P<file>[^,]+),line=(?P<line>\d+),col=(?P<col>\d+),title=(?P<title>[^:]+)::(?P<msg>.+)", line)
+    assert match, line
+    assert match["file"] == SMALL.replace(":", "%3A")
+    text = Path(SMALL).read_text().splitlines()
+    document = "\n".join(text[int(match["line"]) - 1 : int(match["line"]) + 12])
+    assert "kind: PodGroup" in document or "PodGroup" in text[int(match["line"]) - 1]
+    assert "name: llm-pretrain" in document
+    assert match["title"] == "ml/llm-pretrain cannot be placed"
+    assert match["msg"].startswith("insufficient nvidia.com/gpu")
+
+
+def test_check_junit_report_has_one_case_per_group(tmp_path: Path) -> None:
+    out = tmp_path / "report.xml"
+    result = runner.invoke(app, ["check", SMALL, "--format", "junit", "--output-file", str(out)])
+    assert result.exit_code == 1
+    suite = ElementTree.parse(out).getroot()
+    assert suite.tag == "testsuite" and suite.get("tests") == "8" and suite.get("failures") == "1"
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert len(cases) == 8
+    failure = cases["ml/llm-pretrain"].find("failure")
+    assert failure is not None and "insufficient nvidia.com/gpu" in failure.get("message", "")
+    assert cases["ml/pytorch-ddp"].find("failure") is None
+    assert all(case.get("file") == SMALL and case.get("line", "").isdigit() for case in cases.values())
+
+
+def test_wide_output_adds_columns() -> None:
+    result = runner.invoke(app, ["plan", SMALL, "-o", "wide"])
+    header = result.stdout.splitlines()[0].split()
+    assert header[:5] == ["GROUP", "KIND", "PRIORITY", "STATUS", "PODS"]
+    assert {"JOBGROUP", "RUNNING", "PENDING", "SCHEDULED", "NODES"} <= set(header)
+    row = next(line for line in result.stdout.splitlines() if line.startswith("ml/pytorch-ddp"))
+    assert "node-gpu-" in row
+
+
+@pytest.mark.parametrize("command", ["plan", "check", "explain", "verify", "topology"])
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0 and "Example: gangplan " in result.stdout
+
+
+def test_shell_completion_script() -> None:
+    result = runner.invoke(app, ["--show-completion", "bash"])
+    assert result.exit_code == 0 and "_gangplan_completion" in result.stdout
+
+
+def test_no_color_and_plain_output_when_piped() -> None:
+    for args, env in ((["--no-color", "plan", SMALL], {}), (["plan", SMALL], {"NO_COLOR": "1"})):
+        result = runner.invoke(app, args, env=env)
+        assert result.exit_code == 0 and "\x1b[" not in result.stdout and "\x1b[" not in result.stderr
+
+
+def test_output_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    out = tmp_path / "bindings.json"
+    out.write_text("previous")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {}\n")
+    assert runner.invoke(app, ["plan", str(bad), "-o", "json", "--output-file", str(out)]).exit_code == 2
+    assert out.read_text() == "previous"
+    assert runner.invoke(app, ["plan", SMALL, "-o", "json", "--output-file", str(out)]).exit_code == 0
+    assert out.read_text().startswith("{")
+    assert {p.name for p in tmp_path.iterdir()} == {"bad.yaml", "bindings.json"}  # no temporary files left
+
+
+# ----------------------------------------------------------------- strict OpenAPI validation
+
+kubernetes_validate = pytest.importorskip("kubernetes_validate")
+
+
+def _versions() -> tuple[str, str]:
+    from kubernetes_validate.utils import all_versions
+
+    versions = sorted(set(all_versions()), key=lambda v: tuple(int(x) for x in v.split(".")))
+    return versions[0], versions[-1]
+
+
+@pytest.mark.parametrize("snapshot", sorted((ROOT / "snapshots").glob("*.yaml")), ids=lambda p: p.name)
+def test_every_emitted_binding_validates_strictly(snapshot: Path) -> None:
+    result = runner.invoke(app, ["plan", str(snapshot), "-o", "yaml", "--solver", "greedy"])
+    items = yaml.safe_load(result.stdout)["items"]
+    assert items
+    for version in _versions():
+        for item in items:
+            kubernetes_validate.validate(item, version, strict=True)
