@@ -167,6 +167,8 @@ def _fill(state: _State, chosen: list[tuple[int, int]], nodes: Iterable[int] | N
 def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
     """Godel's way: NodeGroups by the required key, NodeCircles by the preferred keys, by rank."""
     topo = state.problem.gangs[g].topology
+    if not chosen:
+        return True  # running members already make the quorum
     if topo is None:
         return _fill(state, chosen, None)
     for nodes in _node_groups(state.problem, g):

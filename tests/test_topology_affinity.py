@@ -293,3 +293,12 @@ def test_kueue_preferred_topology_climbs_every_level_above() -> None:
     assert topology is not None and topology.preferred == (0, 1) and topology.required == ()
     climb = outcome(planned(Snapshot(nodes=nodes, pods=tuple(pods)), levels=(MINIPOD, TOR)), "ml/climb")
     assert climb.placed and climb.spans == {MINIPOD: 1, TOR: 2}
+
+
+def test_a_fully_running_group_with_terms_counts_as_placed_by_both_placers() -> None:
+    nodes = (node("n0", "mp0", "t0"), node("n1", "mp1", "t1"))
+    group, pods = gang("done", 2, 4, required=(MINIPOD,), running_on=("n0", "n0"))
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,))
+    for solver in ("cp-sat", "greedy"):
+        done = outcome(planned(snapshot, solver), "ml/done")
+        assert done.placed and done.reason == "", solver
