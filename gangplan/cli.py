@@ -35,6 +35,7 @@ from .quantity import describe_amount
 from .plan import GroupOutcome, Placement, Plan, PlanFormatError, plan_from_dict
 from .planner import Options, plan as make_plan
 from .render import render, to_yaml
+from .report import render_report
 from .semantics import group_pods
 from .status import status_list
 from .topology import (
@@ -285,12 +286,17 @@ def plan_command(
     seed: SeedOpt = 0,
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+    report: Annotated[
+        Optional[Path], typer.Option("--report", help="Also write a self-contained HTML page of the plan here.")
+    ] = None,
 ) -> None:
     """Plan where every pending gang goes, all-or-nothing.
 
     Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
     """
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
+    if report is not None:
+        write_output(render_report(loaded, result, gpu_resource=gpu_resource), report)
     if output in (Output.table, Output.wide):
         write_output(_table(result, output_file is None, wide=output is Output.wide), output_file)
     elif output is Output.status:

@@ -129,3 +129,14 @@ def test_every_emitted_binding_validates_strictly(snapshot: Path) -> None:
     for version in _versions():
         for item in items:
             kubernetes_validate.validate(item, version, strict=True)
+
+
+def test_plan_report_writes_a_self_contained_page(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    result = runner.invoke(app, ["plan", SMALL, "--report", str(page), "-o", "name"])
+    assert result.exit_code == 0 and result.stdout.startswith("binding/")
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "ml/pytorch-ddp" in html and "ml/llm-pretrain" in html
+    assert "https://" not in html and "http://" not in html
+    for node in ("node-cpu-01", "node-gpu-04"):
+        assert node in html
