@@ -32,9 +32,10 @@ from .errors import GangplanError, InputError, Position, UsageError
 from .loader import load_snapshot, locate
 from .model import Node, Snapshot
 from .quantity import describe_amount
-from .plan import GroupOutcome, Placement, Plan, PlanFormatError, plan_from_dict
+from .plan import GroupOutcome, Plan, PlanFormatError, plan_from_document
 from .planner import Options, plan as make_plan
-from .render import render, to_yaml
+from .diff import PlanDiff, diff_plans, diff_snapshot
+from .render import render, to_json, to_yaml
 from .report import render_report
 from .semantics import group_pods
 from .status import status_list
@@ -289,6 +290,7 @@ def plan_command(
     report: Annotated[
         Optional[Path], typer.Option("--report", help="Also write a self-contained HTML page of the plan here.")
     ] = None,
+    diff: Annotated[bool, typer.Option("--diff", help="Also show what the plan changes against the snapshot (on stderr).")] = False,
 ) -> None:
     """Plan where every pending gang goes, all-or-nothing.
 
@@ -297,6 +299,8 @@ def plan_command(
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
     if report is not None:
         write_output(render_report(loaded, result, gpu_resource=gpu_resource), report)
+    if diff and not _State.quiet:
+        _emit_diff(diff_snapshot(loaded, result, gpu_resource=gpu_resource), DiffOutput.diff, None, to_stderr=True)
     if output in (Output.table, Output.wide):
         write_output(_table(result, output_file is None, wide=output is Output.wide), output_file)
     elif output is Output.status:
@@ -410,6 +414,69 @@ def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
 
 
+class DiffOutput(str, Enum):
+    diff = "diff"
+    json = "json"
+
+
+_DIFF_STYLES = {"header": "bold", "add": "green", "remove": "red", "change": "yellow", "context": ""}
+
+
+@app.command("diff")
+@_run
+def diff_command(
+    snapshot: Annotated[Optional[list[str]], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False)] = None,
+    plan_files: Annotated[list[str], typer.Option("--plan", help="A Plan or List of Bindings; give it twice to compare two plans.")] = [],
+    output: Annotated[DiffOutput, typer.Option("--output", "-o", help="diff (unified style) or json.")] = DiffOutput.diff,
+    output_file: OutputFileOpt = None,
+    exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when anything differs, like git diff --exit-code.")] = False,
+    levels: LevelsOpt = None,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+) -> None:
+    """What a plan changes against the snapshot, or what differs between two plans.
+
+    Example: gangplan diff snapshots/gpu-cluster.yaml --plan plan.json
+    Example: gangplan diff --plan ordered.json --plan optimal.json --exit-code
+    """
+    if len(plan_files) not in (1, 2):
+        raise UsageError("diff takes --plan PLAN with a snapshot, or --plan A --plan B")
+    if len(plan_files) == 1 and not snapshot:
+        raise UsageError("diff --plan PLAN needs the snapshot the plan was made from")
+    loaded = _load(snapshot) if snapshot else None
+    plans = [read_plan(path) for path in plan_files]
+    explicit = _levels(levels) or ()
+    if len(plans) == 1:
+        assert loaded is not None
+        result = diff_snapshot(loaded, plans[0], levels=explicit, gpu_resource=gpu_resource, new_label=plan_files[0])
+    else:
+        result = diff_plans(
+            plans[0], plans[1], loaded, levels=explicit, gpu_resource=gpu_resource,
+            old_label=plan_files[0], new_label=plan_files[1],
+        )
+    _emit_diff(result, output, output_file)
+    if exit_code and not result.empty:
+        raise typer.Exit(1)
+
+
+def _emit_diff(result: PlanDiff, output: DiffOutput, output_file: Optional[Path], to_stderr: bool = False) -> None:
+    for warning in result.warnings:
+        _say(f"warning: {warning}")
+    if output is DiffOutput.json:
+        write_output(to_json(result.to_dict()), output_file)
+        return
+    lines = result.unified_lines()
+    stream = sys.stderr if to_stderr else sys.stdout
+    colour = output_file is None and stream.isatty() and not (_State.no_color or "NO_COLOR" in os.environ)
+    if colour:
+        console = Console(file=stream, highlight=False, soft_wrap=True)
+        for kind, text in lines:
+            console.print(Text(text, style=_DIFF_STYLES.get(kind, "")))
+    elif to_stderr:
+        stream.write("".join(text + "\n" for _, text in lines))
+    else:
+        write_output("".join(text + "\n" for _, text in lines), output_file)
+
+
 @app.command("explain")
 @_run
 def explain_command(
@@ -461,8 +528,9 @@ def verify_command(
     Example: gangplan verify snapshots/small.yaml --plan plan.json
     """
     loaded = _load(snapshot)
-    placements, recorded = read_placements(plan_file)
-    keys = recorded if recorded and levels is None else resolve_levels(loaded, _levels(levels))[0]
+    given = read_plan(plan_file)
+    placements = list(given.placements)
+    keys = given.levels if given.levels and levels is None else resolve_levels(loaded, _levels(levels))[0]
     result = verify(loaded, placements, keys)
     for line in [*format_verification(result), *format_spans(result)]:
         sys.stdout.write(line + "\n")
@@ -472,8 +540,8 @@ def verify_command(
     _say(f"ok: {len(placements)} placements satisfy every rule")
 
 
-def read_placements(path: str) -> tuple[list[Placement], tuple[str, ...]]:
-    """A Plan, or a v1 List of Bindings (from gangplan or any other tool); and the Plan's levels."""
+def read_plan(path: str) -> Plan:
+    """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -485,20 +553,7 @@ def read_placements(path: str) -> tuple[list[Placement], tuple[str, ...]]:
     except (ValueError, yaml.YAMLError) as exc:
         raise InputError(f"not a Plan or a List of Bindings: {exc}".splitlines()[0], Position(path)) from None
     try:
-        if isinstance(data, dict) and data.get("kind") == "Plan":
-            read = plan_from_dict(data)
-            return list(read.placements), read.levels
-        items = data.get("items") if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") else [data]
-        placements = []
-        for item in items or []:
-            if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
-                raise PlanFormatError("expected Binding objects (or Pods with spec.nodeName)")
-            meta = item.get("metadata") or {}
-            node = (item.get("target") or {}).get("name") if item["kind"] == "Binding" else (item.get("spec") or {}).get("nodeName")
-            if not isinstance(meta.get("name"), str) or not isinstance(node, str):
-                raise PlanFormatError("every Binding needs metadata.name and target.name")
-            placements.append(Placement(meta.get("namespace") or "default", meta["name"], node, meta.get("uid")))
-        return placements, ()
+        return plan_from_document(data)
     except PlanFormatError as exc:
         raise InputError(str(exc), Position(path)) from None
 

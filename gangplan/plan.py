@@ -213,3 +213,30 @@ def plan_from_dict(data: Any) -> Plan:
     )
     levels = tuple((data.get("topology") or {}).get("levels") or ())
     return Plan(tuple(placements), tuple(groups), report, levels=levels)
+
+
+def plan_from_document(data: Any) -> Plan:
+    """A Plan, or a v1 List of Bindings (or Pods with spec.nodeName) made by any tool.
+
+    A List becomes a Plan with placements only, so ``verify`` and ``diff`` can check any placement.
+    """
+    if isinstance(data, dict) and data.get("kind") == "Plan":
+        return plan_from_dict(data)
+    is_list = isinstance(data, dict) and str(data.get("kind", "")).endswith("List")
+    items = data.get("items") if is_list else [data]
+    placements = []
+    for index, item in enumerate(items or []):
+        if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
+            raise PlanFormatError(f"item {index}: expected a Plan, or Binding objects (or Pods with spec.nodeName)")
+        meta = item.get("metadata") or {}
+        if item["kind"] == "Binding":
+            node = (item.get("target") or {}).get("name")
+        else:
+            node = (item.get("spec") or {}).get("nodeName")
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(node, str):
+            raise PlanFormatError(f"item {index}: a Binding needs metadata.name and target.name")
+        namespace = meta.get("namespace") or "default"
+        uid = meta.get("uid")
+        placements.append(Placement(str(namespace), meta["name"], node, uid if isinstance(uid, str) else None))
+    placements.sort(key=lambda p: (p.namespace, p.name))
+    return Plan(tuple(placements), (), SolverReport("", "", "", ""))

@@ -3,6 +3,7 @@ help texts, completion, colour switches, and strict OpenAPI validation of what w
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -140,3 +141,53 @@ def test_plan_report_writes_a_self_contained_page(tmp_path: Path) -> None:
     assert "https://" not in html and "http://" not in html
     for node in ("node-cpu-01", "node-gpu-04"):
         assert node in html
+
+
+# ----------------------------------------------------------------- diff
+
+def _plan_file(tmp_path: Path, name: str, *options: str) -> str:
+    out = tmp_path / name
+    result = runner.invoke(app, ["plan", SMALL, "-o", "plan", "--output-file", str(out), *options])
+    assert result.exit_code == 0, result.output
+    return str(out)
+
+
+def test_diff_snapshot_against_plan_lists_every_placement(tmp_path: Path) -> None:
+    plan = _plan_file(tmp_path, "plan.json")
+    placements = json.loads(Path(plan).read_text())["placements"]
+    result = runner.invoke(app, ["diff", SMALL, "--plan", plan])
+    assert result.exit_code == 0
+    added = [line for line in result.stdout.splitlines() if line.startswith("+ pod ")]
+    assert len(added) == len(placements) > 0
+    assert "- group ml/llm-pretrain unplaced" in result.stdout
+    assert "\x1b[" not in result.stdout  # plain when piped
+    data = json.loads(runner.invoke(app, ["diff", SMALL, "--plan", plan, "-o", "json"]).stdout)
+    assert data["kind"] == "PlanDiff" and len(data["pods"]) == len(placements)
+
+
+def test_diff_two_plans_and_exit_code(tmp_path: Path) -> None:
+    a = _plan_file(tmp_path, "a.json")
+    same = runner.invoke(app, ["diff", "--plan", a, "--plan", a, "--exit-code"])
+    assert same.exit_code == 0 and same.stdout == ""
+    bindings = yaml.safe_load(runner.invoke(app, ["plan", SMALL, "-o", "yaml"]).stdout)
+    moved = bindings["items"][0]
+    moved["target"]["name"] = "node-cpu-07"
+    b = tmp_path / "b.yaml"
+    b.write_text(yaml.safe_dump(bindings))
+    differs = runner.invoke(app, ["diff", "--plan", a, "--plan", str(b), "--exit-code"])
+    assert differs.exit_code == 1
+    name = f"{moved['metadata']['namespace']}/{moved['metadata']['name']}"
+    assert any(line.startswith(f"~ pod {name} ") and "-> node-cpu-07" in line for line in differs.stdout.splitlines())
+
+
+def test_diff_needs_a_snapshot_or_two_plans(tmp_path: Path) -> None:
+    a = _plan_file(tmp_path, "a.json")
+    assert runner.invoke(app, ["diff", "--plan", a]).exit_code == 2
+    assert runner.invoke(app, ["diff", SMALL]).exit_code == 2
+
+
+def test_plan_diff_goes_to_stderr(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["plan", SMALL, "-o", "json", "--diff"])
+    assert result.exit_code == 0
+    json.loads(result.stdout)  # stdout stays the bindings alone
+    assert "+ pod " in result.stderr and "@@ groups @@" in result.stderr

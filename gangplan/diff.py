@@ -1,0 +1,539 @@
+"""What a plan changes (DESIGN section 4, ``diff``): snapshot -> plan, or plan -> plan.
+
+Pure: data in, data out. A ``PlanDiff`` lists pods placed, dropped and moved, groups newly
+placed or no longer placeable, and per-domain utilisation before -> after, as integers
+(cpu millicores, memory bytes, GPU units) so that renderers compute the percentages.
+``unified_lines`` is the one text form, as ``(kind, text)`` pairs for a caller to colour.
+
+Two modes:
+
+- ``diff_snapshot``: applying the plan to the snapshot it was made from. "before" is the
+  running pods' requests; "after" adds the requests of the pods the plan places.
+- ``diff_plans``: plan A against plan B. Utilisation (only with a snapshot) is the running
+  pods plus A's placements against the running pods plus B's.
+
+Everything is sorted (pods and groups by namespace/name, domains by level then path), so
+equal inputs give equal output. Problems found on the way (a plan made from another
+snapshot) are returned in ``warnings`` for the caller to show on stderr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from .model import Pod, Snapshot
+from .plan import API_VERSION, GroupOutcome, Placement, Plan
+from .semantics import consumes_capacity, is_pending, node_allocatable, pod_requests
+from .topology import DEFAULT_GPU_RESOURCE, build_tree
+
+__all__ = [
+    "DomainUse",
+    "GroupChange",
+    "PlanDiff",
+    "PodChange",
+    "ResourceUse",
+    "diff_plans",
+    "diff_snapshot",
+]
+
+KINDS = ("header", "add", "remove", "change", "context")
+TOTAL = "total"
+
+
+# ---------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, slots=True)
+class PodChange:
+    """One pod whose node differs: placed (old None), dropped (new None) or moved."""
+
+    pod: str  # namespace/name
+    group: str  # namespace/name of its PodGroup, "" when unknown
+    old: str | None  # node before (snapshot: always None; plans: node in A)
+    new: str | None  # node after (the plan's node; plans: node in B)
+
+    @property
+    def change(self) -> str:
+        if self.old is None:
+            return "placed"
+        if self.new is None:
+            return "dropped"
+        return "moved"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "group": self.group,
+            "change": self.change,
+            "from": self.old,
+            "to": self.new,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GroupChange:
+    """One group whose fate the diff reports.
+
+    ``change`` is one of:
+
+    - ``placed``: snapshot mode, a group the plan places that was not running to minMember;
+      plans mode, placeable in B and not in A.
+    - ``unplaced``: plans mode only, placeable in A and not in B (``reason`` from B).
+    - ``pending``: snapshot mode only, a group the plan leaves unplaced (``reason`` from the
+      plan). Informational: it changes nothing, so it does not make the diff non-empty.
+    - ``grown``: snapshot mode only, a group already running to minMember that the plan gives
+      more pods. Its pods are in ``pods``; shown as context.
+
+    Counts are the newer side's (the plan; B, or A when B lacks the group).
+    """
+
+    key: str
+    job_group: str
+    change: str
+    min_member: int
+    running: int
+    scheduled: int
+    reason: str = ""
+
+    @property
+    def members(self) -> int:
+        """Members running or placed once the plan is applied."""
+        return self.running + self.scheduled
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.key,
+            "jobGroup": self.job_group,
+            "change": self.change,
+            "minMember": self.min_member,
+            "running": self.running,
+            "scheduled": self.scheduled,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceUse:
+    """One resource of one domain: requests used before and after, over allocatable."""
+
+    resource: str
+    allocatable: int
+    before: int
+    after: int
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass(frozen=True, slots=True)
+class DomainUse:
+    """One domain's utilisation; ``level`` "" and ``path`` () is the cluster-wide total."""
+
+    level: str
+    path: tuple[str, ...]
+    resources: tuple[ResourceUse, ...]  # cpu, memory, then the GPU resource
+
+    @property
+    def is_total(self) -> bool:
+        return not self.level
+
+    @property
+    def name(self) -> str:
+        return "/".join(self.path)
+
+    @property
+    def label(self) -> str:
+        """``level=path``, as the unified rendering shows it; ``total`` for the cluster."""
+        return TOTAL if self.is_total else f"{self.level}={self.name}"
+
+    @property
+    def changed(self) -> bool:
+        return any(r.changed for r in self.resources)
+
+    def resource(self, name: str) -> ResourceUse:
+        for r in self.resources:
+            if r.resource == name:
+                return r
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "domain": self.name,
+            "path": list(self.path),
+            "changed": self.changed,
+            "resources": {
+                r.resource: {"allocatable": r.allocatable, "before": r.before, "after": r.after}
+                for r in self.resources
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PlanDiff:
+    mode: str  # "snapshot" | "plans"
+    old_label: str
+    new_label: str
+    pods: tuple[PodChange, ...]  # sorted by namespace, name
+    groups: tuple[GroupChange, ...]  # sorted by namespace, name
+    levels: tuple[str, ...]  # topology levels, largest first
+    gpu_resource: str
+    utilisation: tuple[DomainUse, ...] = ()  # total first, then level by level in path order
+    warnings: tuple[str, ...] = ()
+
+    # -- views
+
+    @property
+    def placed(self) -> tuple[PodChange, ...]:
+        return tuple(p for p in self.pods if p.change == "placed")
+
+    @property
+    def dropped(self) -> tuple[PodChange, ...]:
+        return tuple(p for p in self.pods if p.change == "dropped")
+
+    @property
+    def moved(self) -> tuple[PodChange, ...]:
+        return tuple(p for p in self.pods if p.change == "moved")
+
+    def groups_with(self, change: str) -> tuple[GroupChange, ...]:
+        return tuple(g for g in self.groups if g.change == change)
+
+    @property
+    def total(self) -> DomainUse | None:
+        return next((d for d in self.utilisation if d.is_total), None)
+
+    @property
+    def changed_domains(self) -> tuple[DomainUse, ...]:
+        return tuple(d for d in self.utilisation if d.changed)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing differs: no pod placed, dropped or moved, no group newly (un)placeable,
+        no utilisation changed. Groups a plan leaves pending (snapshot mode) change nothing
+        and do not count."""
+        return (
+            not self.pods
+            and not any(g.change in ("placed", "unplaced") for g in self.groups)
+            and not self.changed_domains
+        )
+
+    # -- renderings
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able, deterministic: lists in the dataclass's (sorted) order."""
+        return {
+            "apiVersion": API_VERSION,
+            "kind": "PlanDiff",
+            "mode": self.mode,
+            "old": self.old_label,
+            "new": self.new_label,
+            "empty": self.empty,
+            "levels": list(self.levels),
+            "gpuResource": self.gpu_resource,
+            "pods": [p.to_dict() for p in self.pods],
+            "groups": [g.to_dict() for g in self.groups],
+            "utilisation": [d.to_dict() for d in self.utilisation],
+            "warnings": list(self.warnings),
+        }
+
+    def unified_lines(self) -> list[tuple[str, str]]:
+        """(kind, text) pairs, kind one of ``KINDS``; [] when there is nothing to show."""
+        body: list[tuple[str, str]] = []
+
+        pods: list[tuple[str, str]] = []
+        for p in self.pods:
+            group = f" (group {p.group})" if p.group else ""
+            if p.change == "placed":
+                pods.append(("add", f"+ pod {p.pod} -> {p.new}{group}"))
+            elif p.change == "dropped":
+                also = f", group {p.group}" if p.group else ""
+                pods.append(("remove", f"- pod {p.pod} (was on {p.old}{also})"))
+            else:
+                pods.append(("change", f"~ pod {p.pod} {p.old} -> {p.new}{group}"))
+        if pods:
+            body += [("header", f"@@ pods: {_pod_summary(self)} @@"), *pods]
+
+        groups: list[tuple[str, str]] = []
+        for g in self.groups:
+            count = f"({g.members}/{g.min_member})"
+            if g.change == "placed":
+                groups.append(("add", f"+ group {g.key} placed {count}"))
+            elif g.change == "unplaced":
+                reason = g.reason or "not placed"
+                groups.append(("remove", f"- group {g.key} no longer placeable: {reason}"))
+            elif g.change == "pending":
+                groups.append(("remove", f"- group {g.key} unplaced: {g.reason or 'not placed'}"))
+            elif g.change == "grown":
+                text = f"  group {g.key} already running {count}: +{g.scheduled} pods"
+                groups.append(("context", text))
+        if groups:
+            body += [("header", "@@ groups @@"), *groups]
+
+        domains = self.changed_domains
+        if domains:
+            width = max(len(d.label) for d in domains)
+            body.append(("header", "@@ utilisation (requests / allocatable) @@"))
+            for d in domains:
+                text = f"  {d.label.ljust(width)}  {_figures(d, self.gpu_resource)}"
+                body.append(("change", text))
+
+        if not body:
+            return []
+        return [("header", f"--- {self.old_label}"), ("header", f"+++ {self.new_label}"), *body]
+
+
+def _pod_summary(diff: PlanDiff) -> str:
+    parts = []
+    for name, items in (("placed", diff.placed), ("dropped", diff.dropped), ("moved", diff.moved)):
+        if items:
+            parts.append(f"{len(items)} {name}")
+    return ", ".join(parts)
+
+
+def _figures(domain: DomainUse, gpu_resource: str) -> str:
+    """``gpu 25% -> 75%  cpu 10% -> 30%``: the resources that changed, GPU first."""
+    order = {gpu_resource: 0, "cpu": 1, "memory": 2}
+    changed = (r for r in domain.resources if r.changed)
+    shown = sorted(changed, key=lambda r: order.get(r.resource, 3))
+    parts = []
+    for r in shown:
+        name = "gpu" if r.resource == gpu_resource else r.resource
+        before, after = _percentages(r)
+        parts.append(f"{name} {before} -> {after}")
+    return "  ".join(parts)
+
+
+def _percentages(r: ResourceUse) -> tuple[str, str]:
+    """Whole percent, with more digits when rounding would hide the change; the raw
+    figures when even three decimals would, or when nothing is allocatable."""
+    if r.allocatable <= 0:
+        return f"{r.before}/0", f"{r.after}/0"
+    for digits in (0, 1, 2, 3):
+        before = f"{100 * r.before / r.allocatable:.{digits}f}%"
+        after = f"{100 * r.after / r.allocatable:.{digits}f}%"
+        if before != after:
+            return before, after
+    return f"{r.before}/{r.allocatable}", f"{r.after}/{r.allocatable}"
+
+
+# ---------------------------------------------------------------- building
+
+
+def diff_snapshot(
+    snapshot: Snapshot,
+    plan: Plan,
+    *,
+    levels: Sequence[str] = (),
+    gpu_resource: str = DEFAULT_GPU_RESOURCE,
+    old_label: str = "snapshot",
+    new_label: str = "plan",
+) -> PlanDiff:
+    """What applying ``plan`` to ``snapshot`` changes.
+
+    Levels are the plan's when it names any, else ``levels``.
+    """
+    warnings: list[str] = []
+    pods = tuple(
+        sorted(
+            (PodChange(p.pod, p.group, None, p.node) for p in plan.placements),
+            key=lambda c: _key(c.pod),
+        )
+    )
+    groups = []
+    for g in plan.groups:
+        if g.placed and g.running < g.min_member:
+            change = "placed"
+        elif g.placed and g.scheduled > 0:
+            change = "grown"
+        elif not g.placed:
+            change = "pending"
+        else:
+            continue
+        groups.append(_group_change(g, change, g.reason if change == "pending" else ""))
+    groups.sort(key=lambda c: _key(c.key))
+
+    chosen = tuple(plan.levels) or tuple(levels)
+    base = _running_usage(snapshot, gpu_resource)
+    after = _with_placements(snapshot, base, plan.placements, gpu_resource, new_label, warnings)
+    utilisation = _utilisation(snapshot, chosen, base, after, gpu_resource)
+    return PlanDiff(
+        mode="snapshot",
+        old_label=old_label,
+        new_label=new_label,
+        pods=pods,
+        groups=tuple(groups),
+        levels=chosen,
+        gpu_resource=gpu_resource,
+        utilisation=utilisation,
+        warnings=tuple(warnings),
+    )
+
+
+def diff_plans(
+    a: Plan,
+    b: Plan,
+    snapshot: Snapshot | None = None,
+    *,
+    levels: Sequence[str] = (),
+    gpu_resource: str = DEFAULT_GPU_RESOURCE,
+    old_label: str = "A",
+    new_label: str = "B",
+) -> PlanDiff:
+    """What differs between plan ``a`` and plan ``b``; utilisation only with a snapshot.
+
+    Levels are B's when it names any, else A's, else ``levels``.
+    """
+    warnings: list[str] = []
+    in_a = {p.pod: p for p in a.placements}
+    in_b = {p.pod: p for p in b.placements}
+    pods = []
+    for pod in sorted(set(in_a) | set(in_b), key=_key):
+        pa, pb = in_a.get(pod), in_b.get(pod)
+        old = pa.node if pa else None
+        new = pb.node if pb else None
+        if old != new:
+            group = (pb.group if pb else "") or (pa.group if pa else "")
+            pods.append(PodChange(pod, group, old, new))
+
+    groups_a = {g.key: g for g in a.groups}
+    groups_b = {g.key: g for g in b.groups}
+    groups = []
+    for key in sorted(set(groups_a) | set(groups_b), key=_key):
+        ga, gb = groups_a.get(key), groups_b.get(key)
+        if ga is not None and gb is not None:
+            if gb.placed and not ga.placed:
+                groups.append(_group_change(gb, "placed"))
+            elif ga.placed and not gb.placed:
+                groups.append(_group_change(gb, "unplaced", gb.reason))
+        elif gb is not None:  # only in B: compare with "not placed", unless nothing was to do
+            if gb.placed and gb.running < gb.min_member:
+                groups.append(_group_change(gb, "placed"))
+        elif ga is not None and ga.placed and ga.running < ga.min_member:
+            reason = f"not in {new_label}"
+            groups.append(
+                GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason)
+            )
+
+    chosen = tuple(b.levels) or tuple(a.levels) or tuple(levels)
+    utilisation: tuple[DomainUse, ...] = ()
+    if snapshot is not None:
+        base = _running_usage(snapshot, gpu_resource)
+        under_a = _with_placements(snapshot, base, a.placements, gpu_resource, old_label, warnings)
+        under_b = _with_placements(snapshot, base, b.placements, gpu_resource, new_label, warnings)
+        utilisation = _utilisation(snapshot, chosen, under_a, under_b, gpu_resource)
+    return PlanDiff(
+        mode="plans",
+        old_label=old_label,
+        new_label=new_label,
+        pods=tuple(pods),
+        groups=tuple(groups),
+        levels=chosen,
+        gpu_resource=gpu_resource,
+        utilisation=utilisation,
+        warnings=tuple(warnings),
+    )
+
+
+def _key(namespaced: str) -> tuple[str, str]:
+    namespace, _, name = namespaced.partition("/")
+    return namespace, name
+
+
+def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:
+    return GroupChange(g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason)
+
+
+# ---------------------------------------------------------------- utilisation
+
+Usage = Mapping[str, Mapping[str, int]]  # node name -> resource -> used
+
+
+def _resources(gpu_resource: str) -> tuple[str, ...]:
+    return ("cpu", "memory", gpu_resource)
+
+
+def _running_usage(snapshot: Snapshot, gpu_resource: str) -> dict[str, dict[str, int]]:
+    """Per node: the requests of the pods bound there and not finished."""
+    resources = _resources(gpu_resource)
+    used: dict[str, dict[str, int]] = {n.name: dict.fromkeys(resources, 0) for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if consumes_capacity(pod) and pod.node_name in used:
+            _add(used[pod.node_name], pod, resources)
+    return used
+
+
+def _add(target: dict[str, int], pod: Pod, resources: Iterable[str]) -> None:
+    requests = pod_requests(pod)
+    for name in resources:
+        target[name] += requests.get(name, 0)
+
+
+def _with_placements(
+    snapshot: Snapshot,
+    base: Usage,
+    placements: Iterable[Placement],
+    gpu_resource: str,
+    label: str,
+    warnings: list[str],
+) -> dict[str, dict[str, int]]:
+    """``base`` plus the requests of the pending pods ``placements`` bind.
+
+    A placement the snapshot cannot account for (pod missing or not pending, node missing)
+    was made from another snapshot: it is warned about and adds nothing.
+    """
+    resources = _resources(gpu_resource)
+    used = {node: dict(figures) for node, figures in base.items()}
+    pods = {pod.key: pod for pod in snapshot.pods}
+    for p in sorted(placements, key=lambda p: (p.namespace, p.name)):
+        pod = pods.get(p.pod)
+        if pod is None:
+            warnings.append(
+                f"{label}: pod {p.pod} is not in the snapshot; its requests are not counted"
+            )
+        elif not is_pending(pod):
+            where = f"bound to {pod.node_name}" if pod.node_name else f"phase {pod.phase.value}"
+            warnings.append(
+                f"{label}: pod {p.pod} is not pending in the snapshot ({where}); not counted again"
+            )
+        elif p.node not in used:
+            warnings.append(
+                f"{label}: pod {p.pod} is placed on {p.node}, which is not in the snapshot"
+            )
+        else:
+            _add(used[p.node], pod, resources)
+    return used
+
+
+def _utilisation(
+    snapshot: Snapshot, levels: Sequence[str], before: Usage, after: Usage, gpu_resource: str
+) -> tuple[DomainUse, ...]:
+    """The cluster total (every node), then each level's domains in path order."""
+    resources = _resources(gpu_resource)
+    nodes = snapshot.nodes
+    allocatable = [node_allocatable(n) for n in nodes]
+
+    def row(level: str, path: tuple[str, ...], members: Iterable[int]) -> DomainUse:
+        members = list(members)
+        return DomainUse(
+            level,
+            path,
+            tuple(
+                ResourceUse(
+                    name,
+                    sum(allocatable[i].get(name, 0) for i in members),
+                    sum(before[nodes[i].name][name] for i in members),
+                    sum(after[nodes[i].name][name] for i in members),
+                )
+                for name in resources
+            ),
+        )
+
+    rows = [row("", (), range(len(nodes)))]
+    if levels:
+        tree = build_tree(nodes, levels)
+        for depth, domains in enumerate(tree.domains):
+            rows.extend(row(tree.levels[depth], d.path, d.nodes) for d in domains)
+    return tuple(rows)
+

@@ -1,0 +1,423 @@
+"""``gangplan.diff``: snapshot -> plan and plan -> plan differences, and their renderings."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from gangplan.diff import KINDS, DomainUse, PlanDiff, diff_plans, diff_snapshot
+from gangplan.loader import load_snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Topology
+from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport, plan_from_dict, plan_to_dict
+from gangplan.planner import Options, plan
+from gangplan.semantics import pod_requests
+from gangplan.topology import HOSTNAME_LABEL, build_tree
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU_CLUSTER = str(ROOT / "snapshots" / "gpu-cluster.yaml")
+BLOCK, RACK = "example.com/block", "example.com/rack"
+GPU = "nvidia.com/gpu"
+Gi, Mi = 2**30, 2**20
+SOLVERS = [Options(solver="greedy"), Options(time_limit=5)]
+
+
+def node(name: str, block: str, rack: str, cpu: int, memory: int, gpus: int) -> Node:
+    allocatable = {"cpu": cpu, "memory": memory, **({GPU: gpus} if gpus else {})}
+    return Node(name, {HOSTNAME_LABEL: name, BLOCK: block, RACK: rack}, allocatable)
+
+
+def pod(name: str, cpu: int, memory: int, gpus: int = 0, group: str = "", **kwargs: object) -> Pod:
+    requests = {"cpu": cpu, "memory": memory, **({GPU: gpus} if gpus else {})}
+    labels = {"scheduling.x-k8s.io/pod-group": group} if group else {}
+    return Pod("ml", name, containers=(Container("main", requests),), labels=labels, **kwargs)  # type: ignore[arg-type]
+
+
+def tiny() -> Snapshot:
+    """n1 (b0/r0) has 1 GPU free, n2 (b0/r1) 4, n3 (b1/r2) none.
+
+    Group a (2 pods x 2 GPUs, one rack) fits only on n2; solo is pinned to n3; group b
+    (3 x 4 GPUs) needs 12 of the 5 free GPUs and stays unplaced.
+    """
+    nodes = (
+        node("n1", "b0", "r0", 4000, 16 * Gi, 4),
+        node("n2", "b0", "r1", 4000, 16 * Gi, 4),
+        node("n3", "b1", "r2", 8000, 32 * Gi, 0),
+    )
+    pods = (
+        pod("r-0", 1000, 2 * Gi, 3, node_name="n1", phase=PodPhase.RUNNING),
+        pod("a-0", 500, 1 * Gi, 2, group="a"),
+        pod("a-1", 500, 1 * Gi, 2, group="a"),
+        pod("b-0", 100, Gi, 4, group="b"),
+        pod("b-1", 100, Gi, 4, group="b"),
+        pod("b-2", 100, Gi, 4, group="b"),
+        pod("solo", 100, 256 * Mi, node_selector={HOSTNAME_LABEL: "n3"}),
+    )
+    groups = (
+        PodGroup("ml", "a", PodGroupAPI.SCHEDULER_PLUGINS, 2, required_topology=(RACK,)),
+        PodGroup("ml", "b", PodGroupAPI.SCHEDULER_PLUGINS, 3),
+    )
+    return Snapshot(nodes=nodes, pods=pods, pod_groups=groups, topologies=(Topology("t", (BLOCK, RACK)),))
+
+
+def figures(d: DomainUse) -> dict[str, tuple[int, int, int]]:
+    return {r.resource: (r.allocatable, r.before, r.after) for r in d.resources}
+
+
+def by_label(diff: PlanDiff) -> dict[str, DomainUse]:
+    return {d.label: d for d in diff.utilisation}
+
+
+# ---------------------------------------------------------------- snapshot -> plan
+
+
+@pytest.mark.parametrize("options", SOLVERS, ids=["greedy", "default"])
+def test_snapshot_diff_on_a_tiny_cluster_by_hand(options: Options) -> None:
+    snapshot = tiny()
+    result = plan(snapshot, options)
+    assert {p.pod: p.node for p in result.placements} == {"ml/a-0": "n2", "ml/a-1": "n2", "ml/solo": "n3"}
+
+    diff = diff_snapshot(snapshot, result)
+    assert diff.mode == "snapshot" and not diff.empty and diff.warnings == ()
+    assert [(p.pod, p.change, p.old, p.new, p.group) for p in diff.pods] == [
+        ("ml/a-0", "placed", None, "n2", "ml/a"),
+        ("ml/a-1", "placed", None, "n2", "ml/a"),
+        ("ml/solo", "placed", None, "n3", "ml/solo"),
+    ]
+    assert [(g.key, g.change) for g in diff.groups] == [("ml/a", "placed"), ("ml/b", "pending"), ("ml/solo", "placed")]
+    b = diff.groups_with("pending")[0]
+    assert b.reason and b.reason == next(g.reason for g in result.groups if g.key == "ml/b")
+    assert diff.levels == (BLOCK, RACK)
+
+    u = by_label(diff)
+    assert list(u) == [
+        "total",
+        f"{BLOCK}=b0",
+        f"{BLOCK}=b1",
+        f"{RACK}=b0/r0",
+        f"{RACK}=b0/r1",
+        f"{RACK}=b1/r2",
+    ]
+    # (allocatable, before, after) per resource, worked out by hand.
+    assert figures(u["total"]) == {
+        "cpu": (16000, 1000, 2100),
+        "memory": (64 * Gi, 2 * Gi, 4 * Gi + 256 * Mi),
+        GPU: (8, 3, 7),
+    }
+    assert figures(u[f"{BLOCK}=b0"]) == {"cpu": (8000, 1000, 2000), "memory": (32 * Gi, 2 * Gi, 4 * Gi), GPU: (8, 3, 7)}
+    assert figures(u[f"{BLOCK}=b1"]) == {"cpu": (8000, 0, 100), "memory": (32 * Gi, 0, 256 * Mi), GPU: (0, 0, 0)}
+    assert figures(u[f"{RACK}=b0/r0"]) == {"cpu": (4000, 1000, 1000), "memory": (16 * Gi, 2 * Gi, 2 * Gi), GPU: (4, 3, 3)}
+    assert figures(u[f"{RACK}=b0/r1"]) == {"cpu": (4000, 0, 1000), "memory": (16 * Gi, 0, 2 * Gi), GPU: (4, 0, 4)}
+    assert figures(u[f"{RACK}=b1/r2"]) == {"cpu": (8000, 0, 100), "memory": (32 * Gi, 0, 256 * Mi), GPU: (0, 0, 0)}
+    assert [d.label for d in diff.changed_domains] == [
+        "total", f"{BLOCK}=b0", f"{BLOCK}=b1", f"{RACK}=b0/r1", f"{RACK}=b1/r2"
+    ]
+
+    lines = diff.unified_lines()
+    assert lines[:2] == [("header", "--- snapshot"), ("header", "+++ plan")]
+    assert ("add", "+ pod ml/a-0 -> n2 (group ml/a)") in lines
+    assert ("add", "+ group ml/a placed (2/2)") in lines
+    assert ("add", "+ group ml/solo placed (1/1)") in lines
+    assert ("remove", f"- group ml/b unplaced: {b.reason}") in lines
+    rack = next(text for kind, text in lines if f"{RACK}=b0/r1" in text)
+    assert rack.startswith(f"  {RACK}=b0/r1  gpu 0% -> 100%  cpu 0% -> 25%  memory 0% -> 12")
+    assert not any(f"{RACK}=b0/r0" in text for _, text in lines)  # unchanged: not shown
+    assert all(kind in KINDS for kind, _ in lines)
+    assert all(kind == "change" for kind, text in lines if "%" in text)
+
+
+def test_levels_fall_back_to_the_argument_when_the_plan_has_none() -> None:
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    bare = Plan(result.placements, result.groups, result.solver)  # levels ()
+    diff = diff_snapshot(snapshot, bare, levels=(BLOCK,))
+    assert diff.levels == (BLOCK,)
+    assert [d.label for d in diff.utilisation] == ["total", f"{BLOCK}=b0", f"{BLOCK}=b1"]
+    assert [d.label for d in diff_snapshot(snapshot, bare).utilisation] == ["total"]
+
+
+def expected_added(snapshot: Snapshot, result: Plan, levels: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Requests of the plan's pods per domain label, summed independently of gangplan.diff."""
+    pods = {p.key: p for p in snapshot.pods}
+    tree = build_tree(snapshot.nodes, levels)
+    index = {n.name: i for i, n in enumerate(snapshot.nodes)}
+    added: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for placement in result.placements:
+        requests = pod_requests(pods[placement.pod])
+        i = index[placement.node]
+        labels = ["total"]
+        for depth, key in enumerate(levels):
+            d = tree.domain_of[depth][i]
+            if d is not None:
+                labels.append(f"{key}={tree.domains[depth][d].name}")
+        for label in labels:
+            for name in ("cpu", "memory", GPU):
+                added[label][name] += requests.get(name, 0)
+    return added
+
+
+@pytest.mark.parametrize("options", SOLVERS, ids=["greedy", "default"])
+def test_snapshot_diff_on_the_gpu_cluster_matches_the_plan(options: Options) -> None:
+    snapshot = load_snapshot([GPU_CLUSTER])
+    result = plan(snapshot, options)
+    assert result.placements and result.levels
+    diff = diff_snapshot(snapshot, result)
+    assert diff.warnings == ()
+
+    # exactly the plan's placements, sorted
+    assert [(p.pod, p.new, p.group) for p in diff.pods] == sorted(
+        ((p.pod, p.node, p.group) for p in result.placements), key=lambda t: tuple(t[0].split("/"))
+    )
+    assert all(p.change == "placed" for p in diff.pods)
+    # exactly the groups newly placed
+    newly = sorted(g.key for g in result.groups if g.placed and g.running < g.min_member)
+    assert [g.key for g in diff.groups_with("placed")] == newly
+    assert [g.key for g in diff.groups_with("pending")] == sorted(g.key for g in result.groups if not g.placed)
+
+    # after - before is the placed requests, per domain and in total
+    added = expected_added(snapshot, result, result.levels)
+    for d in diff.utilisation:
+        for r in d.resources:
+            assert r.after - r.before == added.get(d.label, {}).get(r.resource, 0), (d.label, r.resource)
+    # and the total agrees with the plan's own before/after figures
+    total = diff.total
+    assert total is not None
+    for name in ("cpu", "memory", GPU):
+        if name in result.resources_before:
+            used_before, allocatable = result.resources_before[name]
+            assert (total.resource(name).before, total.resource(name).allocatable) == (used_before, allocatable)
+            assert total.resource(name).after == result.resources_after[name][0]
+
+
+def test_snapshot_diff_reads_a_plan_back_from_json() -> None:
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    again = plan_from_dict(json.loads(json.dumps(plan_to_dict(result))))
+    assert diff_snapshot(snapshot, again).to_dict() == diff_snapshot(snapshot, result).to_dict()
+
+
+def test_a_plan_from_another_snapshot_is_warned_about_and_not_counted() -> None:
+    snapshot = tiny()
+    stale = Plan(
+        (
+            Placement("ml", "ghost", "n1", group="ml/ghost"),
+            Placement("ml", "r-0", "n2", group="ml/r-0"),
+            Placement("ml", "solo", "n9", group="ml/solo"),
+        ),
+        (),
+        SolverReport("greedy", "optimal", "GREEDY", "greedy"),
+    )
+    diff = diff_snapshot(snapshot, stale)
+    assert len(diff.warnings) == 3
+    assert [p.pod for p in diff.pods] == ["ml/ghost", "ml/r-0", "ml/solo"]
+    assert not any(d.changed for d in diff.utilisation)
+
+
+def test_nothing_to_place_is_an_empty_diff() -> None:
+    snapshot = Snapshot(nodes=tiny().nodes, pods=(tiny().pods[0],))
+    result = plan(snapshot, Options(solver="greedy"))
+    diff = diff_snapshot(snapshot, result)
+    assert diff.empty and diff.unified_lines() == [] and diff.to_dict()["empty"] is True
+
+
+# ---------------------------------------------------------------- plan -> plan
+
+
+@pytest.mark.parametrize("options", SOLVERS, ids=["greedy", "default"])
+def test_a_plan_against_itself_is_empty(options: Options) -> None:
+    snapshot = load_snapshot([GPU_CLUSTER])
+    result = plan(snapshot, options)
+    for diff in (diff_plans(result, result), diff_plans(result, result, snapshot)):
+        assert diff.empty
+        assert diff.pods == () and diff.groups == ()
+        assert diff.unified_lines() == []
+    assert diff_plans(result, result, snapshot).utilisation  # figures are there, just unchanged
+
+
+def report() -> SolverReport:
+    return SolverReport("greedy", "optimal", "GREEDY", "greedy")
+
+
+def outcome(key: str, placed: bool, min_member: int, scheduled: int, reason: str = "") -> GroupOutcome:
+    return GroupOutcome(
+        key=key, job_group=key, placed=placed, priority=0, min_member=min_member, running=0,
+        pending=min_member, scheduled=scheduled, reason=reason,
+    )
+
+
+def hand_made() -> tuple[Plan, Plan]:
+    """A -> B: a-0 moves n1 -> n3, b-1 is dropped, c-0 is added, group c newly placeable.
+
+    Group b stays placed (minMember 1) in both; d is unplaced in both.
+    """
+    a = Plan(
+        (
+            Placement("ml", "a-0", "n1", group="ml/a"),
+            Placement("ml", "a-1", "n2", group="ml/a"),
+            Placement("ml", "b-0", "n2", group="ml/b"),
+            Placement("ml", "b-1", "n2", group="ml/b"),
+        ),
+        (
+            outcome("ml/a", True, 2, 2),
+            outcome("ml/b", True, 1, 2),
+            outcome("ml/c", False, 1, 0, "not enough GPUs"),
+            outcome("ml/d", False, 1, 0, "no node"),
+        ),
+        report(),
+        levels=(BLOCK, RACK),
+    )
+    b = Plan(
+        (
+            Placement("ml", "a-0", "n3", group="ml/a"),
+            Placement("ml", "a-1", "n2", group="ml/a"),
+            Placement("ml", "b-0", "n2", group="ml/b"),
+            Placement("ml", "c-0", "n1", group="ml/c"),
+        ),
+        (
+            outcome("ml/a", True, 2, 2),
+            outcome("ml/b", True, 1, 1),
+            outcome("ml/c", True, 1, 1),
+            outcome("ml/d", False, 1, 0, "no node"),
+        ),
+        report(),
+        levels=(BLOCK, RACK),
+    )
+    return a, b
+
+
+def test_two_hand_made_plans() -> None:
+    a, b = hand_made()
+    diff = diff_plans(a, b)
+    assert diff.mode == "plans" and not diff.empty
+    assert [(p.pod, p.change, p.old, p.new) for p in diff.pods] == [
+        ("ml/a-0", "moved", "n1", "n3"),
+        ("ml/b-1", "dropped", "n2", None),
+        ("ml/c-0", "placed", None, "n1"),
+    ]
+    assert [(g.key, g.change) for g in diff.groups] == [("ml/c", "placed")]
+    assert diff.utilisation == ()
+    assert diff.unified_lines() == [
+        ("header", "--- A"),
+        ("header", "+++ B"),
+        ("header", "@@ pods: 1 placed, 1 dropped, 1 moved @@"),
+        ("change", "~ pod ml/a-0 n1 -> n3 (group ml/a)"),
+        ("remove", "- pod ml/b-1 (was on n2, group ml/b)"),
+        ("add", "+ pod ml/c-0 -> n1 (group ml/c)"),
+        ("header", "@@ groups @@"),
+        ("add", "+ group ml/c placed (1/1)"),
+    ]
+
+    back = diff_plans(b, a, old_label="b.json", new_label="a.json")
+    assert [(p.pod, p.change, p.old, p.new) for p in back.pods] == [
+        ("ml/a-0", "moved", "n3", "n1"),
+        ("ml/b-1", "placed", None, "n2"),
+        ("ml/c-0", "dropped", "n1", None),
+    ]
+    assert [(g.key, g.change, g.reason) for g in back.groups] == [("ml/c", "unplaced", "not enough GPUs")]
+    lines = back.unified_lines()
+    assert lines[:2] == [("header", "--- b.json"), ("header", "+++ a.json")]
+    assert ("remove", "- group ml/c no longer placeable: not enough GPUs") in lines
+
+
+def test_two_hand_made_plans_with_a_snapshot() -> None:
+    snapshot = tiny()
+    a, b = hand_made()
+    # the hand-made pods do not all exist in tiny(); give them a snapshot where they do
+    pods = (
+        snapshot.pods[0],
+        pod("a-0", 500, Gi, 1),
+        pod("a-1", 500, Gi, 1),
+        pod("b-0", 100, Gi),
+        pod("b-1", 200, Gi),
+        pod("c-0", 1000, 4 * Gi, 1),
+    )
+    snapshot = Snapshot(nodes=snapshot.nodes, pods=pods)
+    diff = diff_plans(a, b, snapshot)
+    assert diff.warnings == ()
+    u = by_label(diff)
+    # under A: n1 +a-0; n2 +a-1 +b-0 +b-1.  Under B: n1 +c-0; n2 +a-1 +b-0; n3 +a-0.
+    assert figures(u[f"{RACK}=b0/r0"]) == {
+        "cpu": (4000, 1000 + 500, 1000 + 1000),
+        "memory": (16 * Gi, 3 * Gi, 6 * Gi),
+        GPU: (4, 4, 4),
+    }
+    assert figures(u[f"{RACK}=b0/r1"]) == {
+        "cpu": (4000, 800, 600),
+        "memory": (16 * Gi, 3 * Gi, 2 * Gi),
+        GPU: (4, 1, 1),
+    }
+    assert figures(u[f"{RACK}=b1/r2"]) == {"cpu": (8000, 0, 500), "memory": (32 * Gi, 0, Gi), GPU: (0, 0, 1)}
+    assert figures(u["total"]) == {"cpu": (16000, 2300, 3100), "memory": (64 * Gi, 6 * Gi, 9 * Gi), GPU: (8, 5, 6)}
+    lines = diff.unified_lines()
+    r2 = next(text for _, text in lines if f"{RACK}=b1/r2" in text)
+    assert "gpu 0/0 -> 1/0" in r2 and "cpu 0% -> 6%" in r2
+    r0 = next(text for _, text in lines if f"{RACK}=b0/r0" in text)
+    assert "gpu" not in r0  # unchanged resources are left out of the line
+
+
+def test_groups_present_in_one_plan_only() -> None:
+    only_b = Plan((Placement("ml", "e-0", "n1", group="ml/e"),), (outcome("ml/e", True, 1, 1),), report())
+    running = GroupOutcome("ml/r", "ml/r", True, 0, 2, 2, 0, 0)  # already running to minMember
+    only_b_running = Plan((), (running,), report())
+    empty = Plan((), (), report())
+    assert [(g.key, g.change) for g in diff_plans(empty, only_b).groups] == [("ml/e", "placed")]
+    assert [(g.key, g.change, g.reason) for g in diff_plans(only_b, empty).groups] == [("ml/e", "unplaced", "not in B")]
+    assert diff_plans(empty, only_b_running).empty
+    assert diff_plans(only_b_running, empty).empty
+
+
+# ---------------------------------------------------------------- renderings
+
+
+def test_to_dict_round_trips_through_json_and_is_deterministic() -> None:
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    a, b = hand_made()
+    for diff in (diff_snapshot(snapshot, result), diff_plans(a, b), diff_plans(a, b, snapshot)):
+        data = diff.to_dict()
+        text = json.dumps(data, sort_keys=True)
+        assert json.loads(text) == data
+        assert json.dumps(diff.to_dict(), sort_keys=True) == text
+        assert data["kind"] == "PlanDiff" and data["empty"] is False
+    data = diff_snapshot(snapshot, result).to_dict()
+    assert [p["pod"] for p in data["pods"]] == ["ml/a-0", "ml/a-1", "ml/solo"]
+    assert data["pods"][0] == {"pod": "ml/a-0", "group": "ml/a", "change": "placed", "from": None, "to": "n2"}
+    assert data["utilisation"][0]["level"] == "" and data["utilisation"][0]["resources"][GPU] == {
+        "allocatable": 8, "before": 3, "after": 7,
+    }
+    moved = diff_plans(a, b).to_dict()["pods"][0]
+    assert moved == {"pod": "ml/a-0", "group": "ml/a", "change": "moved", "from": "n1", "to": "n3"}
+
+
+def test_unified_line_kinds() -> None:
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    a, b = hand_made()
+    for diff in (diff_snapshot(snapshot, result), diff_plans(a, b, snapshot)):
+        for kind, text in diff.unified_lines():
+            assert kind in KINDS
+            prefix = {"header": ("---", "+++", "@@"), "add": ("+ ",), "remove": ("- ",), "change": ("~ ", "  ")}
+            if kind in prefix:
+                assert text.startswith(prefix[kind]), (kind, text)
+            else:
+                assert text.startswith("  ")
+
+
+def test_grown_groups_are_context() -> None:
+    running = GroupOutcome("ml/g", "ml/g", True, 0, 2, 2, 1, 1)
+    grown = Plan((Placement("ml", "g-2", "n2", group="ml/g"),), (running,), report())
+    snapshot = tiny()
+    diff = diff_snapshot(Snapshot(nodes=snapshot.nodes, pods=(pod("g-2", 100, Gi),)), grown)
+    assert [(g.key, g.change) for g in diff.groups] == [("ml/g", "grown")]
+    assert ("context", "  group ml/g already running (3/2): +1 pods") in diff.unified_lines()
+
+
+def test_small_changes_are_not_rounded_away() -> None:
+    big = Node("big", {HOSTNAME_LABEL: "big"}, {"cpu": 1_000_000, "memory": 1000 * Gi})
+    snapshot = Snapshot(nodes=(big,), pods=(pod("tiny", 100, Mi),))
+    diff = diff_snapshot(snapshot, plan(snapshot, Options(solver="greedy")))
+    (line,) = [text for _, text in diff.unified_lines() if text.startswith("  total")]
+    assert "cpu 0.00% -> 0.01%" in line
+    assert f"memory 0/{1000 * Gi} -> {Mi}/{1000 * Gi}" in line
