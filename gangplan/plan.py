@@ -22,6 +22,7 @@ class Placement:
     node: str
     uid: str | None = None
     group: str = ""  # namespace/name of its PodGroup
+    manifest: Mapping[str, Any] | None = None  # a pod that does not exist yet: the v1 Pod to create
 
     @property
     def pod(self) -> str:

@@ -153,7 +153,9 @@ def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]
             for _ in range(n):
                 pod = next(pods)
                 group = problem.gangs[problem.roles[r].gang].key
-                placements.append(Placement(pod.namespace, pod.name, problem.nodes[node].name, pod.uid, group))
+                placements.append(
+                    Placement(pod.namespace, pod.name, problem.nodes[node].name, pod.uid, group, pod.manifest)
+                )
     placements.sort(key=lambda p: (p.namespace, p.name))
     return tuple(placements)
 

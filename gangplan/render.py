@@ -6,6 +6,7 @@ is plain data that kubectl or another tool reads.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -22,9 +23,17 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 
 def bindings_list(plan: Plan) -> dict[str, Any]:
-    """A v1 List of v1 Bindings, as kube-scheduler's binder would create them."""
+    """A v1 List of v1 Bindings, as kube-scheduler's binder would create them.
+
+    Pods that do not exist yet (Gang, Volcano Job, --gang) come as v1 Pods with spec.nodeName.
+    """
     items = []
     for p in plan.placements:
+        if p.manifest is not None:
+            pod = copy.deepcopy(dict(p.manifest))
+            pod["spec"] = {**pod.get("spec", {}), "nodeName": p.node}
+            items.append(pod)
+            continue
         metadata: dict[str, Any] = {"name": p.name, "namespace": p.namespace}
         if p.uid:
             metadata["uid"] = p.uid
@@ -54,7 +63,7 @@ def render(plan: Plan, output: str) -> str:
     if output == "yaml":
         return to_yaml(bindings_list(plan))
     if output == "name":
-        return "".join(f"binding/{p.name}\n" for p in plan.placements)
+        return "".join(f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n" for p in plan.placements)
     if output == "plan":
         return to_json(plan_to_dict(plan))
     raise ValueError(f"unknown output {output!r}")
