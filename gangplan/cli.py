@@ -29,7 +29,8 @@ from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, Position, UsageError
-from .loader import load_snapshot, locate
+from .loader import load_snapshot, locate, read_objects
+from .manifests import gang_from_objects, with_gang
 from .model import Node, Snapshot
 from .quantity import describe_amount
 from .plan import GroupOutcome, Plan, PlanFormatError, plan_from_document
@@ -202,6 +203,25 @@ PolicyOpt = Annotated[
 TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")]
 WorkersOpt = Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")]
 SeedOpt = Annotated[int, typer.Option(help="CP-SAT random seed.")]
+GangOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--gang",
+        help="NAME=FILE[,FILE...]: plan the Pods and workloads in these files as one gang (all of them); repeatable.",
+    ),
+]
+
+
+def _with_gangs(snapshot: Snapshot, gangs: Optional[list[str]]) -> Snapshot:
+    """Seed 002's --gang: workload manifests that do not exist yet, made one all-or-nothing gang."""
+    for spec in gangs or []:
+        name, sep, files = spec.partition("=")
+        paths = [f for f in files.split(",") if f]
+        if not sep or not name or not paths:
+            raise UsageError(f"--gang {spec!r}: expected NAME=FILE[,FILE...]")
+        group, pods = gang_from_objects(name, read_objects(paths))
+        snapshot = with_gang(snapshot, group, pods)
+    return snapshot
 
 
 class _Progress:
@@ -250,7 +270,7 @@ class _Progress:
 
 def _planned(
     snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
-    levels: Optional[str], gpu_resource: str,
+    levels: Optional[str], gpu_resource: str, gangs: Optional[list[str]] = None,
 ) -> tuple[Snapshot, Plan]:
     """Options checked before anything is read; warnings and the summary line on stderr."""
     options = Options(
@@ -263,7 +283,7 @@ def _planned(
         gpu_resource=gpu_resource,
     )
     options.check()
-    loaded = _load(snapshot)
+    loaded = _with_gangs(_load(snapshot), gangs)
     with _Progress() as progress:
         result = make_plan(loaded, options, progress if progress.live is not None else None)
     for warning in result.warnings:
@@ -291,12 +311,14 @@ def plan_command(
         Optional[Path], typer.Option("--report", help="Also write a self-contained HTML page of the plan here.")
     ] = None,
     diff: Annotated[bool, typer.Option("--diff", help="Also show what the plan changes against the snapshot (on stderr).")] = False,
+    gang: GangOpt = None,
 ) -> None:
     """Plan where every pending gang goes, all-or-nothing.
 
     Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
+    Example: gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
-    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
+    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang)
     if report is not None:
         write_output(render_report(loaded, result, gpu_resource=gpu_resource), report)
     if diff and not _State.quiet:
@@ -331,6 +353,7 @@ def check_command(
     seed: SeedOpt = 0,
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+    gang: GangOpt = None,
 ) -> None:
     """For CI: plan, then exit 0 when every selected group is placed and 1 when any is not.
 
@@ -338,7 +361,7 @@ def check_command(
 
     Example: gangplan check cluster.yaml jobs/ --group ml/train --format github
     """
-    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
+    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang)
     groups = {g.key: g for g in result.groups}
     if group:
         unknown = [k for k in group if k not in groups]

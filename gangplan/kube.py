@@ -49,7 +49,13 @@ Path = tuple[str | int, ...]
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-POD_GROUP_APIS = tuple(api for api in PodGroupAPI if api not in (PodGroupAPI.KUEUE_POD_GROUP, PodGroupAPI.POD))
+POD_GROUP_APIS = (
+    PodGroupAPI.SCHEDULER_PLUGINS,
+    PodGroupAPI.SCHEDULER_PLUGINS_LEGACY,
+    PodGroupAPI.VOLCANO,
+    PodGroupAPI.GODEL,
+    PodGroupAPI.GODEL_BYTEDANCE,
+)
 PRIORITY_CLASS_APIS = ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1")
 TOPOLOGY_APIS = (
     "kueue.x-k8s.io/v1beta2",
@@ -491,14 +497,31 @@ def to_topology(obj: Mapping[str, Any], origin: Origin) -> Topology:
     )
 
 
+def _gang(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[Pod]]:
+    from gangplan.manifests import expand_gang  # manifests reads pods with this module
+
+    return expand_gang(obj, origin)
+
+
+def _volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[Pod]] | None:
+    from gangplan.manifests import expand_volcano_job  # manifests reads pods with this module
+
+    return expand_volcano_job(obj, origin)
+
+
 _Converter = Callable[[Mapping[str, Any], Origin], Any]
-# (apiVersion, kind) -> (converter, index of the Snapshot field it fills)
+# A gang whose pods do not exist yet: (its PodGroup, the pods it would create), or None when
+# they do (a Volcano Job its controller has run): counted as skipped.
+_EXPANDED = 5
+# (apiVersion, kind) -> (converter, index of the Snapshot field it fills, or _EXPANDED)
 _CONVERTERS: dict[tuple[str, str], tuple[_Converter, int]] = {
     ("v1", "Node"): (to_node, 0),
     ("v1", "Pod"): (to_pod, 1),
     **{(api.value, "PodGroup"): (to_pod_group, 2) for api in POD_GROUP_APIS},
     **{(api, "PriorityClass"): (to_priority_class, 3) for api in PRIORITY_CLASS_APIS},
     **{(api, "Topology"): (to_topology, 4) for api in TOPOLOGY_APIS},
+    (PodGroupAPI.GANG.value, "Gang"): (_gang, _EXPANDED),
+    (PodGroupAPI.VOLCANO_JOB.value, "Job"): (_volcano_job, _EXPANDED),
 }
 # A group gangplan reads, at a version it does not know: a mistake, not another product.
 _KNOWN_GROUPS: dict[tuple[str, str], list[str]] = {}
@@ -512,7 +535,7 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
     and running pods bound to nodes that are not in the snapshot."""
     found: tuple[list[Any], ...] = ([], [], [], [], [])
     skipped: dict[str, int] = {}
-    first_seen: dict[tuple[str, str, str], Origin] = {}
+    first_seen: dict[tuple[str, str, str], tuple[Origin, str]] = {}
     for obj, origin in objects:
         r = _Reader(origin)
         kind = r.string(obj, "kind", (), required=True)
@@ -527,14 +550,29 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             skipped[label] = skipped.get(label, 0) + 1
             continue
         convert, bucket = converter
-        item = convert(obj, origin)
-        key = (kind, getattr(item, "namespace", ""), item.name)
-        if key in first_seen:
-            name = f"{key[1]}/{key[2]}" if key[1] else key[2]
-            first = _Reader(first_seen[key]).position(_NAME)
-            raise InputError(f"duplicate {kind} {name} (first at {first})", r.position(_NAME))
-        first_seen[key] = origin
-        found[bucket].append(item)
+        if bucket == _EXPANDED:
+            expanded = convert(obj, origin)
+            if expanded is None:
+                label = f"{kind} ({api}, already created)"
+                skipped[label] = skipped.get(label, 0) + 1
+                continue
+            group, members = expanded
+            source = f" from {kind} {group.key}"
+            items = [(2, "PodGroup", group), *((1, "Pod", pod) for pod in members)]
+        else:
+            source, items = "", [(bucket, kind, convert(obj, origin))]
+        for field, what, item in items:
+            key = (what, getattr(item, "namespace", ""), item.name)
+            if key in first_seen:
+                name = f"{key[1]}/{key[2]}" if key[1] else key[2]
+                first, first_source = first_seen[key]
+                raise InputError(
+                    f"duplicate {what} {name}{source} (first{first_source} at "
+                    f"{_Reader(first).position(_NAME)})",
+                    _Reader(item.origin).position(_NAME),
+                )
+            first_seen[key] = (item.origin, source)
+            found[field].append(item)
     nodes, pods, pod_groups, priority_classes, topologies = found
     names = {node.name for node in nodes}
     for pod in pods:

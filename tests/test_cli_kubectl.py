@@ -191,3 +191,22 @@ def test_plan_diff_goes_to_stderr(tmp_path: Path) -> None:
     assert result.exit_code == 0
     json.loads(result.stdout)  # stdout stays the bindings alone
     assert "+ pod " in result.stderr and "@@ groups @@" in result.stderr
+
+
+def test_every_emitted_pod_validates_strictly(tmp_path: Path) -> None:
+    gang = tmp_path / "gang.yaml"
+    gang.write_text(
+        "apiVersion: extensions/v1beta1\nkind: Gang\nmetadata: {name: mygang, namespace: ml}\nspec:\n"
+        "  replicationControllers:\n  - name: myapp\n    replicas: 2\n    template:\n"
+        "      metadata: {labels: {name: myapp}}\n      spec:\n        containers:\n"
+        "        - {name: myapp1, image: myapp1, resources: {requests: {cpu: 100m}}, ports: [{containerPort: 6222}]}\n"
+        "  pods:\n  - name: mydb\n    labels: {name: mydb}\n    containers:\n"
+        "    - {name: mydb, image: mydb, ports: [{containerPort: 6224}]}\n"
+    )
+    result = runner.invoke(app, ["plan", SMALL, str(gang), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    pods = [i for i in json.loads(result.stdout)["items"] if i["kind"] == "Pod"]
+    assert sorted(p["metadata"]["name"] for p in pods) == ["myapp-0", "myapp-1", "mydb"]
+    for version in _versions():
+        for pod in pods:
+            kubernetes_validate.validate(pod, version, strict=True)

@@ -216,3 +216,61 @@ def test_ordered_policy_is_recorded_and_differs_from_optimal(tmp_path: Path) -> 
     snapshot = load_snapshot([path])
     for data in (ordered_plan, optimal_plan):
         assert verify(snapshot, plan_from_dict(data).placements).ok
+
+
+# ----------------------------------------------------------------- manifests whose pods do not exist yet
+
+VOLCANO_JOB = {
+    "apiVersion": "batch.volcano.sh/v1alpha1",
+    "kind": "Job",
+    "metadata": {"name": "tf", "namespace": "ml"},
+    "spec": {
+        "minAvailable": 3,
+        "queue": "default",
+        "tasks": [
+            {"name": "ps", "replicas": 1, "minAvailable": 1, "template": {"spec": {"containers": [
+                {"name": "ps", "image": "tf", "resources": {"requests": {"cpu": "20"}}}]}}},
+            {"name": "worker", "replicas": 4, "minAvailable": 2, "template": {"spec": {"containers": [
+                {"name": "w", "image": "tf", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "2"}}}]}}},
+        ],
+    },
+}
+
+
+def test_volcano_job_with_two_tasks_and_per_task_min_available(tmp_path: Path) -> None:
+    path = write(tmp_path, [node("n0", gpus=8, cpu="32"), VOLCANO_JOB])
+    result = runner.invoke(app, ["plan", path, "-o", "yaml"])
+    assert result.exit_code == 0, result.output
+    items = yaml.safe_load(result.stdout)["items"]
+    assert {i["metadata"]["name"] for i in items} == {"tf-ps-0", "tf-worker-0", "tf-worker-1", "tf-worker-2", "tf-worker-3"}
+    assert all(i["kind"] == "Pod" and i["spec"]["nodeName"] == "n0" for i in items)
+    groups = plan_of(path)
+    assert groups["ml/tf"]["placed"] and groups["ml/tf"]["minMember"] == 3
+    # The ps task needs 20 cpu; with 16 the job cannot start although 3 workers would fit.
+    path = write(tmp_path, [node("n0", gpus=8, cpu="16"), VOLCANO_JOB])
+    groups = plan_of(path)
+    assert not groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 0
+
+
+def test_gang_of_workload_manifests_from_the_command_line(tmp_path: Path) -> None:
+    cluster = write(tmp_path, [node("n0", gpus=8, cpu="32")])
+    deploy = tmp_path / "deploy.yaml"
+    deploy.write_text(yaml.safe_dump({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "trainer", "namespace": "ml"},
+        "spec": {"replicas": 3, "template": {"spec": {"containers": [
+            {"name": "main", "image": "t", "resources": {"requests": {"nvidia.com/gpu": "2"}}}]}}}}))
+    sts = tmp_path / "sts.yaml"
+    sts.write_text(yaml.safe_dump({
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "ml"},
+        "spec": {"replicas": 2, "template": {"spec": {"containers": [
+            {"name": "db", "image": "d", "resources": {"requests": {"cpu": "1"}}}]}}}}))
+    gang = f"train={deploy},{sts}"
+    result = runner.invoke(app, ["check", cluster, "--gang", gang, "--group", "ml/train"])
+    assert result.exit_code == 0, result.output
+    out = runner.invoke(app, ["plan", cluster, "--gang", gang, "-o", "name"])
+    assert out.stdout.splitlines() == ["pod/db-0", "pod/db-1", "pod/trainer-0", "pod/trainer-1", "pod/trainer-2"]
+    # Five GPUs short: the CI question "does this set of manifests fit as one gang?" says no.
+    deploy.write_text(deploy.read_text().replace("replicas: 3", "replicas: 5"))
+    result = runner.invoke(app, ["check", cluster, "--gang", gang, "--group", "ml/train"])
+    assert result.exit_code == 1 and "FAIL ml/train" in result.stdout
+    assert runner.invoke(app, ["plan", cluster, "--gang", "no-files"]).exit_code == 2

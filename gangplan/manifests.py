@@ -1,0 +1,574 @@
+"""Gangs whose pods do not exist yet, expanded into ordinary model objects.
+
+Three sources give the same result: a PodGroup and the Pods it would create, pending and
+unbound, each carrying in ``Pod.manifest`` the v1 Pod object to create (``spec.nodeName``
+is filled in by the renderer, never here):
+
+- seed 002's ``Gang`` (``extensions/v1beta1``): ``spec.pods`` plus ``spec.replicationControllers``
+  (``replicas`` x ``template``), minMember = all of its pods;
+- a Volcano ``Job`` (``batch.volcano.sh/v1alpha1``): ``spec.tasks`` x ``replicas``, named and
+  labelled as Volcano's job controller does, with the job's and the tasks' ``minAvailable``;
+- ``--gang NAME=FILE,...`` (seed 002's "better to have"): Pods and workloads (ReplicationController,
+  Deployment, ReplicaSet, StatefulSet, batch/v1 Job) made one gang, minMember = all of them.
+
+Each template's pod is read by ``kube.to_pod`` from the v1 Pod built for it, with an origin at
+the template, so a bad field is located where it is written, under the same strict rules as a
+real pod. The pods join their group through the membership keys ``semantics`` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gangplan.errors import InputError, UsageError
+from gangplan.kube import _Reader, to_pod
+from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.semantics import (
+    GODEL_POD_GROUP_KEY,
+    POD_GROUP_ANNOTATIONS,
+    POD_GROUP_LABELS,
+    VOLCANO_TASK_KEY,
+    group_names_of,
+)
+
+__all__ = ["expand_gang", "expand_volcano_job", "gang_from_objects", "with_gang", "GANG_KINDS"]
+
+Path = tuple[str | int, ...]
+
+_META: Path = ("metadata",)
+_SPEC: Path = ("spec",)
+_NAME: Path = ("metadata", "name")
+
+# What Volcano's job controller puts on the pods it creates (volcano.sh/apis batch/v1alpha1).
+VOLCANO_JOB_NAME = "volcano.sh/job-name"
+VOLCANO_JOB_NAMESPACE = "volcano.sh/job-namespace"
+VOLCANO_QUEUE_NAME = "volcano.sh/queue-name"
+VOLCANO_TASK_INDEX = "volcano.sh/task-index"
+
+# --gang: kind -> the apiVersion it is read at.
+GANG_KINDS: dict[str, str] = {
+    "Pod": "v1",
+    "ReplicationController": "v1",
+    "Deployment": "apps/v1",
+    "ReplicaSet": "apps/v1",
+    "StatefulSet": "apps/v1",
+    "Job": "batch/v1",
+}
+_WORKLOADS = ", ".join(kind for kind in GANG_KINDS if kind != "Pod")
+
+# Membership keys in the order semantics and verify try them (DESIGN section 1): a key before
+# the one a gang sets would take its pods elsewhere.
+_MEMBERSHIP: tuple[tuple[str, str], ...] = (
+    *(("labels", key) for key in POD_GROUP_LABELS),
+    *(("annotations", key) for key in POD_GROUP_ANNOTATIONS),
+    ("annotations", GODEL_POD_GROUP_KEY),
+    ("labels", GODEL_POD_GROUP_KEY),
+)
+
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_NAME_RULE = "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
+_LABEL_RULE = "lowercase letters, digits and '-', starting and ending with a letter or digit"
+_NAME_LIMIT = 253  # a DNS-1123 subdomain: every object name, pods' too
+_LABEL_LIMIT = 63  # a name that is also a label value (a group's, a Volcano task's)
+_INLINE_META = ("name", "namespace", "labels", "annotations", "apiVersion", "kind")
+
+
+def _name_problem(
+    name: str, limit: int = _NAME_LIMIT, pattern: re.Pattern[str] = _SUBDOMAIN
+) -> str | None:
+    if len(name) > limit:
+        return f"{len(name)} characters, more than {limit}"
+    if not pattern.fullmatch(name):
+        return _NAME_RULE if pattern is _SUBDOMAIN else _LABEL_RULE
+    return None
+
+
+class _TemplatePath(tuple):  # type: ignore[type-arg]
+    """The path of a pod template, inside the object that names its pods.
+
+    The Pod built from the template is read through it: its ``metadata.name`` is located where
+    the pods' name comes from (a workload's own ``metadata.name``, a seed-002 item's ``name``),
+    every other field in the template. A seed-002 ``pods[]`` item is ``inline``: it writes
+    labels and spec fields side by side, so ``metadata.labels`` and ``spec.containers`` are
+    its ``labels`` and ``containers``. (``loader.locate`` joins paths with ``+``.)
+    """
+
+    name_path: tuple[str | int, ...]
+    inline: bool
+
+    def __add__(self, other: tuple) -> tuple:  # type: ignore[override]
+        if other[:2] == _NAME:
+            return (*self.name_path, *other[2:])
+        if self.inline and other[:1] in (_META, _SPEC):
+            other = other[1:]
+        return (*self, *other)
+
+
+def _template_origin(origin: Origin, at: Path, name_at: Path, inline: bool = False) -> Origin:
+    """Where the template at ``at`` is written, its pods named by the field at ``name_at``."""
+    if name_at == at + _NAME and not inline:
+        return Origin(origin.file, origin.document, origin.path + at)
+    path = _TemplatePath(origin.path + at)
+    path.name_path = origin.path + name_at
+    path.inline = inline
+    return Origin(origin.file, origin.document, path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """A pod template as read: what is copied into each pod, and where it is written."""
+
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    spec: dict[str, Any]
+    origin: Origin  # of the template: to_pod reads the built Pod's metadata.* and spec.* here
+
+
+def _unbound(r: _Reader, spec: Mapping[str, Any], at: Path) -> None:
+    node = r.string(spec, "nodeName", at)
+    if node:
+        r.fail(
+            at + ("nodeName",),
+            f"is {json.dumps(node)}, but these pods do not exist yet and gangplan places them; "
+            "remove nodeName",
+        )
+
+
+def _template(r: _Reader, d: Mapping[str, Any], key: str, at: Path, name_at: Path) -> _Template:
+    """A ``{metadata, spec}`` pod template under ``key``; its pods are named from ``name_at``."""
+    if d.get(key) is None:
+        r.wrong(at + (key,), "a pod template (metadata and spec)", None)
+    template = r.mapping(d, key, at)
+    at = at + (key,)
+    meta = r.mapping(template, "metadata", at)
+    if template.get("spec") is None:
+        r.wrong(at + ("spec",), "a pod spec", None)
+    spec = r.mapping(template, "spec", at)
+    _unbound(r, spec, at + ("spec",))
+    return _Template(
+        r.string_map(meta, "labels", at + _META),
+        r.string_map(meta, "annotations", at + _META),
+        spec,
+        _template_origin(r.origin, at, name_at),
+    )
+
+
+def _pod_object(r: _Reader, item: Mapping[str, Any], at: Path) -> _Template:
+    """A v1 Pod object's own metadata and spec (``at`` is where the object is written)."""
+    meta = r.mapping(item, "metadata", at)
+    spec = r.mapping(item, "spec", at)
+    _unbound(r, spec, at + _SPEC)
+    return _Template(
+        r.string_map(meta, "labels", at + _META),
+        r.string_map(meta, "annotations", at + _META),
+        spec,
+        _template_origin(r.origin, at, at + _NAME),
+    )
+
+
+def _expand(
+    t: _Template,
+    group: str,
+    namespace: str,
+    names: Sequence[str],
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str],
+    indexed: str | None = None,
+) -> list[Pod]:
+    """The pods ``names`` of one template; ``labels`` and ``annotations`` are added to the
+    template's (the group's membership key among them), ``indexed`` (a key) numbers them."""
+    _check_membership(t, group, labels, annotations)
+    base_labels = {**t.labels, **labels}
+    base_annotations = {**t.annotations, **annotations}
+    pods: list[Pod] = []
+    first: Pod | None = None
+    for index, name in enumerate(names):
+        pod_labels, pod_annotations = base_labels, base_annotations
+        if indexed is not None:
+            pod_labels = {**base_labels, indexed: str(index)}
+            pod_annotations = {**base_annotations, indexed: str(index)}
+        metadata: dict[str, Any] = {"name": name, "namespace": namespace, "labels": pod_labels}
+        if pod_annotations:
+            metadata["annotations"] = pod_annotations
+        # Each pod has its own spec mapping, so that setting one's nodeName leaves the others.
+        manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": {**t.spec}}
+        if first is None:  # the template is read once; its pods differ only in metadata
+            first = to_pod(manifest, t.origin)
+        pods.append(
+            replace(
+                first, name=name, labels=pod_labels, annotations=pod_annotations, manifest=manifest
+            )
+        )
+    return pods
+
+
+def _check_membership(
+    t: _Template, group: str, labels: Mapping[str, str], annotations: Mapping[str, str]
+) -> None:
+    """Refuse a template that names another group through a key tried before the gang's own."""
+    ours = {("labels", key) for key in labels} | {("annotations", key) for key in annotations}
+    given = {"labels": t.labels, "annotations": t.annotations}
+    for where, key in _MEMBERSHIP:
+        if (where, key) in ours:
+            return
+        value = given[where].get(key)
+        if value and value != group:
+            _Reader(t.origin).fail(
+                ("metadata", where, key),
+                f"names PodGroup {json.dumps(value)}, but these pods belong to "
+                f"{json.dumps(group)}; remove it",
+            )
+
+
+class _Names:
+    """The pod names one gang gives out, each checked and given once."""
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self.given: dict[str, str] = {}
+
+    def add(self, r: _Reader, at: Path, names: Iterable[str], source: str) -> list[str]:
+        names = list(names)
+        for name in names:
+            problem = _name_problem(name)
+            if problem is not None:
+                r.fail(
+                    at, f"{source} would make pod {json.dumps(name)}, not a valid name ({problem})"
+                )
+            first = self.given.get(name)
+            if first is not None:
+                r.fail(
+                    at,
+                    f"{source} would make pod {self.namespace}/{name}, "
+                    f"which {first} already makes",
+                )
+            self.given[name] = source
+        return names
+
+
+def _group_name(r: _Reader, name: str, at: Path, what: str) -> None:
+    """A group's name is a PodGroup name and a label value on its pods."""
+    problem = _name_problem(name, _LABEL_LIMIT)
+    if problem is not None:
+        r.fail(at, f"{what} name {json.dumps(name)} is not valid ({problem})")
+
+
+# ---------------------------------------------------------------- seed 002's Gang
+
+
+def expand_gang(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[Pod]]:
+    """Seed 002's Gang: its pods and ReplicationControllers' replicas, all of them the minimum.
+
+    A ``pods[]`` item is a pod spec with ``name``/``labels`` beside ``containers`` (as in the
+    seed), or a Pod object with ``metadata``/``spec``; a ``replicationControllers[]`` item is
+    ``name``/``replicas``/``template`` (as in the seed), or a ReplicationController object.
+    Pods keep their names; an RC's are ``<rc>-<index>``; replicas default to 1.
+    """
+    r = _Reader(origin)
+    meta = r.mapping(obj, "metadata", ())
+    spec = r.mapping(obj, "spec", ())
+    name = r.string(meta, "name", _META, required=True)
+    _group_name(r, name, _NAME, "Gang")
+    namespace = r.string(meta, "namespace", _META) or "default"
+    membership = {POD_GROUP_LABELS[0]: name}
+    names = _Names(namespace)
+    pods: list[Pod] = []
+    for i, raw in enumerate(r.sequence(spec, "replicationControllers", _SPEC)):
+        at = ("spec", "replicationControllers", i)
+        item = r.entry(raw, at)
+        if "metadata" in item or "spec" in item:  # a ReplicationController object
+            r.choice(item, "kind", at, ("ReplicationController",), "ReplicationController")
+            name_at = at + _NAME
+            rc_name = r.string(r.mapping(item, "metadata", at), "name", at + _META, required=True)
+            body, body_at = r.mapping(item, "spec", at), at + _SPEC
+        else:
+            name_at = at + ("name",)
+            rc_name = r.string(item, "name", at, required=True)
+            body, body_at = item, at
+        replicas = r.integer(body, "replicas", body_at, default=1, minimum=0)
+        template = _template(r, body, "template", body_at, name_at)
+        source = f"replicationControllers[{i}] {rc_name}"
+        pod_names = names.add(r, name_at, (f"{rc_name}-{k}" for k in range(replicas or 0)), source)
+        pods += _expand(template, name, namespace, pod_names, membership, {})
+    for i, raw in enumerate(r.sequence(spec, "pods", _SPEC)):
+        at = ("spec", "pods", i)
+        item = r.entry(raw, at)
+        if "metadata" in item or "spec" in item:  # a Pod object
+            r.choice(item, "kind", at, ("Pod",), "Pod")
+            name_at = at + _NAME
+            item_meta = r.mapping(item, "metadata", at)
+            pod_name = r.string(item_meta, "name", at + _META, required=True)
+            template = _pod_object(r, item, at)
+            given = r.string(item_meta, "namespace", at + _META)
+        else:  # seed 002's shape: name and labels beside the spec's fields
+            name_at = at + ("name",)
+            pod_name = r.string(item, "name", at, required=True)
+            _unbound(r, item, at)
+            template = _Template(
+                r.string_map(item, "labels", at),
+                r.string_map(item, "annotations", at),
+                {key: value for key, value in item.items() if key not in _INLINE_META},
+                _template_origin(origin, at, name_at, inline=True),
+            )
+            given = r.string(item, "namespace", at)
+        if given and given != namespace:
+            r.fail(
+                name_at[:-1] + ("namespace",),
+                f"is {json.dumps(given)}, but the Gang's pods are in its namespace "
+                f"{json.dumps(namespace)}",
+            )
+        pod_names = names.add(r, name_at, [pod_name], f"pods[{i}] {pod_name}")
+        pods += _expand(template, name, namespace, pod_names, membership, {})
+    if not pods:
+        r.fail(_SPEC, "a Gang needs pods: spec.pods, or spec.replicationControllers with replicas")
+    group = PodGroup(
+        namespace=namespace,
+        name=name,
+        api=PodGroupAPI.GANG,
+        min_member=len(pods),
+        creation_timestamp=r.string(meta, "creationTimestamp", _META),
+        uid=r.string(meta, "uid", _META) or None,
+        raw=obj,
+        origin=origin,
+    )
+    return group, pods
+
+
+# ---------------------------------------------------------------- Volcano Job
+
+
+def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[Pod]] | None:
+    """A Volcano Job, as its admission webhook defaults it and its job controller creates it;
+    None for a Job the controller has already created (``status.state.phase`` is set): its
+    PodGroup and pods exist, and a cluster dump holds them.
+
+    Pods are ``<job>-<task>-<index>``; a task without a name is ``default<index>``. The job's
+    ``minAvailable`` defaults (when absent or 0) to the sum over tasks of their ``minAvailable``,
+    or ``replicas`` for a task without one; ``minTaskMember`` holds the tasks that set one.
+    ``queue`` defaults to "default"; the job's ``priorityClassName`` is the group's, and each
+    pod's when its template names none. ``schedulerName`` is ignored.
+    """
+    r = _Reader(origin)
+    status = r.mapping(obj, "status", ())
+    if r.string(r.mapping(status, "state", ("status",)), "phase", ("status", "state")):
+        return None
+    meta = r.mapping(obj, "metadata", ())
+    spec = r.mapping(obj, "spec", ())
+    name = r.string(meta, "name", _META, required=True)
+    _group_name(r, name, _NAME, "Job")
+    namespace = r.string(meta, "namespace", _META) or "default"
+    queue = r.string(spec, "queue", _SPEC) or "default"
+    priority_class = r.string(spec, "priorityClassName", _SPEC) or None
+    job_minimum = r.integer(spec, "minAvailable", _SPEC, default=0, minimum=0) or 0
+    tasks = r.sequence(spec, "tasks", _SPEC, required=True)
+    if not tasks:
+        r.fail(("spec", "tasks"), "a Volcano Job needs at least one task")
+    names = _Names(namespace)
+    pods: list[Pod] = []
+    task_minimums: dict[str, int] = {}
+    task_at: dict[str, int] = {}
+    total = default_minimum = 0
+    for i, raw in enumerate(tasks):
+        at = ("spec", "tasks", i)
+        task = r.entry(raw, at)
+        task_name = r.string(task, "name", at) or f"default{i}"
+        problem = _name_problem(task_name, _LABEL_LIMIT, _LABEL)
+        if problem is not None:
+            r.fail(at + ("name",), f"task name {json.dumps(task_name)} is not valid ({problem})")
+        if task_name in task_at:
+            r.fail(at + ("name",), f"task {task_name} is already spec.tasks[{task_at[task_name]}]")
+        task_at[task_name] = i
+        replicas: int = r.integer(task, "replicas", at, required=True, minimum=0)  # type: ignore
+        minimum = r.integer(task, "minAvailable", at, minimum=0)
+        if minimum is not None:
+            if minimum > replicas:
+                r.fail(
+                    at + ("minAvailable",), f"{minimum} is more than the task's {replicas} replicas"
+                )
+            task_minimums[task_name] = minimum
+        total += replicas
+        default_minimum += replicas if minimum is None else minimum
+        template = _template(r, task, "template", at, _NAME)
+        if priority_class and not template.spec.get("priorityClassName"):
+            spec_with_class = {**template.spec, "priorityClassName": priority_class}
+            template = replace(template, spec=spec_with_class)
+        pod_names = names.add(
+            r, _NAME, (f"{name}-{task_name}-{k}" for k in range(replicas)), f"task {task_name}"
+        )
+        labels = {
+            VOLCANO_JOB_NAME: name,
+            VOLCANO_JOB_NAMESPACE: namespace,
+            VOLCANO_QUEUE_NAME: queue,
+            VOLCANO_TASK_KEY: task_name,
+        }
+        annotations = {
+            POD_GROUP_ANNOTATIONS[0]: name,
+            VOLCANO_JOB_NAME: name,
+            VOLCANO_QUEUE_NAME: queue,
+            VOLCANO_TASK_KEY: task_name,
+        }
+        pods += _expand(
+            template, name, namespace, pod_names, labels, annotations, VOLCANO_TASK_INDEX
+        )
+    if not pods:
+        r.fail(("spec", "tasks"), "the Job has no pods: every task has 0 replicas")
+    min_member = job_minimum or default_minimum
+    if min_member > total:
+        r.fail(
+            ("spec", "minAvailable"),
+            f"{min_member} is more than the {total} replicas of the Job's tasks",
+        )
+    group = PodGroup(
+        namespace=namespace,
+        name=name,
+        api=PodGroupAPI.VOLCANO_JOB,
+        min_member=min_member,
+        min_task_member=task_minimums,
+        queue=queue,
+        priority_class_name=priority_class,
+        creation_timestamp=r.string(meta, "creationTimestamp", _META),
+        uid=r.string(meta, "uid", _META) or None,
+        raw=obj,
+        origin=origin,
+    )
+    return group, pods
+
+
+# ---------------------------------------------------------------- --gang NAME=FILE,...
+
+
+def gang_from_objects(
+    name: str, objects: Iterable[tuple[Mapping[str, Any], Origin]], namespace: str | None = None
+) -> tuple[PodGroup, list[Pod]]:
+    """One gang ``name`` of the Pods and workloads in ``objects`` (``loader.read_objects``).
+
+    A Pod is taken as it is (not bound to a node); a ReplicationController, Deployment,
+    ReplicaSet or StatefulSet gives ``replicas`` pods (default 1), a batch/v1 Job
+    ``parallelism`` (default 1, at most ``completions``). Pods are ``<name>-<index>``, a
+    StatefulSet's ``<name>-<ordinal>`` (from ``spec.ordinals.start``). minMember is all of
+    them; each carries label ``scheduling.x-k8s.io/pod-group: <name>``.
+
+    The namespace is ``namespace`` if given, else the one the objects name, else "default";
+    objects naming two different ones are an error. Any other kind is an error.
+    """
+    problem = _name_problem(name, _LABEL_LIMIT)
+    if problem is not None:
+        raise UsageError(f"--gang {name}: not a valid PodGroup name ({problem})")
+    read: list[tuple[Mapping[str, Any], _Reader, str, str]] = []
+    chosen, chosen_by, chosen_at = "", "", None  # the first namespace named, by what, where
+    for obj, origin in objects:
+        r = _Reader(origin)
+        kind = r.string(obj, "kind", (), required=True)
+        api = r.string(obj, "apiVersion", (), required=True)
+        meta = r.mapping(obj, "metadata", ())
+        if kind not in GANG_KINDS:
+            what = f"{kind} {r.string(meta, 'name', _META)}".rstrip()
+            raise InputError(
+                f"--gang takes Pods and workloads ({_WORKLOADS}), got {what}", r.position(("kind",))
+            )
+        if api != GANG_KINDS[kind]:
+            hint = ""
+            if "volcano" in api:
+                hint = " (a Volcano Job is a gang by itself: give it as an input)"
+            expected = GANG_KINDS[kind]
+            r.fail(("apiVersion",), f"{kind} {api} is not supported; expected {expected}{hint}")
+        object_name = r.string(meta, "name", _META, required=True)
+        given = r.string(meta, "namespace", _META)
+        what = f"{kind} {object_name}"
+        if given and namespace is not None and given != namespace:
+            r.fail(
+                ("metadata", "namespace"),
+                f"{what} is in namespace {json.dumps(given)}, "
+                f"but --gang {name} is in {json.dumps(namespace)}",
+            )
+        if given and not chosen:
+            chosen, chosen_by, chosen_at = given, what, r
+        elif given and given != chosen:
+            assert chosen_at is not None
+            r.fail(
+                ("metadata", "namespace"),
+                f"--gang {name} is one gang in one namespace, but {what} is in {json.dumps(given)} "
+                f"and {chosen_by} is in {json.dumps(chosen)} "
+                f"(at {chosen_at.position(('metadata', 'namespace'))})",
+            )
+        read.append((obj, r, kind, object_name))
+    if not read:
+        raise InputError(f"--gang {name}: no Pods or workloads in its files")
+    target = namespace or chosen or "default"
+    membership = {POD_GROUP_LABELS[0]: name}
+    names = _Names(target)
+    pods: list[Pod] = []
+    for obj, r, kind, object_name in read:
+        spec = r.mapping(obj, "spec", ())
+        source = f"{kind} {object_name}"
+        if kind == "Pod":
+            template = _pod_object(r, obj, ())
+            pod_names = names.add(r, _NAME, [object_name], source)
+        else:
+            start = 0
+            if kind == "Job":
+                count = r.integer(spec, "parallelism", _SPEC, default=1, minimum=0) or 0
+                completions = r.integer(spec, "completions", _SPEC, minimum=0)
+                if completions is not None:
+                    count = min(count, completions)
+            else:
+                count = r.integer(spec, "replicas", _SPEC, default=1, minimum=0) or 0
+                if kind == "StatefulSet":
+                    ordinals = r.mapping(spec, "ordinals", _SPEC)
+                    at = ("spec", "ordinals")
+                    start = r.integer(ordinals, "start", at, default=0, minimum=0) or 0
+            template = _template(r, spec, "template", _SPEC, _NAME)
+            generated = (f"{object_name}-{k}" for k in range(start, start + count))
+            pod_names = names.add(r, _NAME, generated, source)
+        pods += _expand(template, name, target, pod_names, membership, {})
+    if not pods:
+        raise InputError(f"--gang {name}: its workloads have 0 replicas, so it has no pods")
+    group = PodGroup(
+        namespace=target,
+        name=name,
+        api=PodGroupAPI.MANIFESTS,
+        min_member=len(pods),
+        # The PodGroup its pods' label names: a cluster needs it created alongside them.
+        raw={
+            "apiVersion": PodGroupAPI.SCHEDULER_PLUGINS.value,
+            "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": target},
+            "spec": {"minMember": len(pods)},
+        },
+        origin=read[0][1].origin,
+    )
+    return group, pods
+
+
+def with_gang(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> Snapshot:
+    """``snapshot`` with a ``--gang`` added; refuses a name the snapshot already uses."""
+
+    def where(item: Pod | PodGroup) -> str:
+        return str(_Reader(item.origin).position(_NAME))
+
+    for other in snapshot.pod_groups:
+        if other.key == group.key:
+            raise InputError(
+                f"--gang {group.name}: PodGroup {group.key} is already in the snapshot "
+                f"(at {where(other)}); choose another name"
+            )
+    for other in snapshot.pods:
+        if other.namespace == group.namespace and group.name in group_names_of(other):
+            raise InputError(
+                f"--gang {group.name}: pod {other.key} in the snapshot already names group "
+                f"{group.name} (at {where(other)}); choose another name"
+            )
+    existing = {pod.key: pod for pod in snapshot.pods}
+    for pod in pods:
+        other = existing.get(pod.key)
+        if other is not None:
+            raise InputError(
+                f"duplicate Pod {pod.key} from --gang {group.name} (first at {where(other)})",
+                where(pod),
+            )
+    return replace(snapshot, pods=(*snapshot.pods, *pods), pod_groups=(*snapshot.pod_groups, group))

@@ -1,0 +1,365 @@
+"""The synthetic snapshot generator: deterministic, the right counts, loadable, well-formed
+topology, running load that fits and matches the asked utilisation, and plannable."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gangplan.errors import InputError, UsageError
+from gangplan.generate import (
+    BIGPOD,
+    DEFAULT_FLAVOURS,
+    INSTANCE_TYPE,
+    MINIPOD,
+    POOL,
+    TOR,
+    Flavour,
+    NodeSpec,
+    generate,
+    trace_nodes,
+)
+from gangplan.loader import load_snapshot
+from gangplan.planner import Options, plan
+from gangplan.quantity import to_amount
+from gangplan.verify import verify
+
+GPU = "nvidia.com/gpu"
+SMALL = dict(shape=(1, 2, 3, 4), groups=12, max_gang=16)
+GROUP_KEYS = (
+    ("labels", "scheduling.x-k8s.io/pod-group"),
+    ("annotations", "scheduling.k8s.io/group-name"),
+    ("annotations", "godel.bytedance.com/pod-group-name"),
+)
+TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "alibaba-gpu-v2023"
+
+
+def of_kind(doc: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [o for o in doc["items"] if o["kind"] == kind]
+
+
+def group_of(pod: dict[str, Any]) -> tuple[str, str] | None:
+    meta = pod["metadata"]
+    for where, key in GROUP_KEYS:
+        name = meta.get(where, {}).get(key)
+        if name:
+            return meta["namespace"], name
+    return None
+
+
+def requests(pod: dict[str, Any]) -> dict[str, int]:
+    raw = pod["spec"]["containers"][0]["resources"]["requests"]
+    return {k: to_amount(k, v) for k, v in raw.items()}
+
+
+def running_usage(doc: dict[str, Any]) -> dict[str, Counter[str]]:
+    used: dict[str, Counter[str]] = defaultdict(Counter)
+    for pod in of_kind(doc, "Pod"):
+        if pod["spec"].get("nodeName") and pod["status"]["phase"] == "Running":
+            used[pod["spec"]["nodeName"]].update(requests(pod))
+    return used
+
+
+def allocatable(node: dict[str, Any]) -> dict[str, int]:
+    return {k: to_amount(k, v) for k, v in node["status"]["allocatable"].items()}
+
+
+# ---------------------------------------------------------------- determinism and counts
+
+
+def test_same_seed_same_output_and_other_seed_other_output() -> None:
+    first = json.dumps(generate(**SMALL, seed=7))
+    assert json.dumps(generate(**SMALL, seed=7)) == first
+    assert json.dumps(generate(**SMALL, seed=8)) != first
+
+
+@pytest.mark.parametrize("shape,groups", [((1, 2, 3, 4), 12), ((2, 2, 2, 8), 40), ((1, 1, 1, 1), 0)])
+def test_counts(shape: tuple[int, ...], groups: int) -> None:
+    doc = generate(shape=shape, groups=groups, seed=1)
+    assert doc["apiVersion"] == "v1" and doc["kind"] == "List"
+    assert len(of_kind(doc, "Node")) == math.prod(shape)
+    pod_groups = of_kind(doc, "PodGroup")
+    assert len(pod_groups) == groups
+    assert len(of_kind(doc, "PriorityClass")) == 3
+    members: Counter[tuple[str, str]] = Counter()
+    for pod in of_kind(doc, "Pod"):
+        if "nodeName" not in pod["spec"]:
+            key = group_of(pod)
+            assert key is not None, pod["metadata"]["name"]
+            members[key] += 1
+    for group in pod_groups:
+        key = (group["metadata"]["namespace"], group["metadata"]["name"])
+        assert 1 <= group["spec"]["minMember"] <= members[key]
+    assert len(members) == groups
+    names = [(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in doc["items"]]
+    assert len(set(names)) == len(names)
+    uids = [o["metadata"]["uid"] for o in doc["items"] if "uid" in o["metadata"]]
+    assert len(set(uids)) == len(uids)
+
+
+def test_gangs_are_uniform_and_created_in_order() -> None:
+    doc = generate(shape=(2, 2, 4, 8), groups=200, seed=3, max_gang=64)
+    shapes: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for pod in of_kind(doc, "Pod"):
+        if "nodeName" not in pod["spec"]:
+            shapes[group_of(pod)].add(json.dumps(pod["spec"], sort_keys=True))  # type: ignore[index]
+    assert all(len(specs) == 1 for specs in shapes.values())  # one request and selector per group
+    sizes = Counter(
+        sum(1 for p in of_kind(doc, "Pod") if "nodeName" not in p["spec"] and group_of(p) == key)
+        for key in shapes
+    )
+    assert max(sizes) <= 64 and sizes[1] > sizes.get(64, 0)
+    groups = of_kind(doc, "PodGroup")
+    by_index = sorted(groups, key=lambda g: int(g["metadata"]["name"].split("-")[1]))
+    stamps = [g["metadata"]["creationTimestamp"] for g in by_index]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+    apis = Counter(g["apiVersion"] for g in groups)
+    assert set(apis) == {
+        "scheduling.x-k8s.io/v1alpha1",
+        "scheduling.volcano.sh/v1beta1",
+        "scheduling.orchestration.bytedance.com/v1alpha1",
+    }
+    affinities = [g["spec"].get("affinity", {}).get("podGroupAffinity", {}) for g in groups]
+    required = {t["topologyKey"] for a in affinities for t in a.get("required", [])}
+    preferred = {t["topologyKey"] for a in affinities for t in a.get("preferred", [])}
+    assert {MINIPOD, TOR} <= required and preferred == {MINIPOD, TOR}
+    assert any("sortRules" in a for a in affinities)
+    for group in groups:
+        if group["apiVersion"] == "scheduling.volcano.sh/v1beta1":
+            assert group["spec"]["queue"]
+
+
+# ---------------------------------------------------------------- loading
+
+
+def test_loads_as_json_and_as_yaml(tmp_path: Path) -> None:
+    doc = generate(**SMALL, seed=2)
+    as_json = tmp_path / "snapshot.json"
+    as_json.write_text(json.dumps(doc))
+    as_yaml = tmp_path / "snapshot.yaml"
+    text = yaml.safe_dump(doc, sort_keys=False)
+    assert "&id" not in text  # no shared sub-objects, so no YAML anchors
+    as_yaml.write_text(text)
+    counts = (24, len(of_kind(doc, "Pod")), 12, 3)
+    for path in (as_json, as_yaml):
+        snapshot = load_snapshot([str(path)])
+        loaded = (snapshot.nodes, snapshot.pods, snapshot.pod_groups, snapshot.priority_classes)
+        assert tuple(len(objects) for objects in loaded) == counts
+        assert not snapshot.skipped_kinds
+
+
+def test_topology_object_is_optional(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(generate(**SMALL, topology=True)))
+    snapshot = load_snapshot([str(path)])
+    assert snapshot.topologies[0].levels[:3] == (BIGPOD, MINIPOD, TOR)
+
+
+# ---------------------------------------------------------------- nodes and topology
+
+
+def test_topology_labels_nest_and_tors_are_homogeneous() -> None:
+    shape = (2, 3, 4, 5)
+    nodes = of_kind(generate(shape=shape, groups=0, seed=4), "Node")
+    parent_of_tor: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    parent_of_minipod: dict[str, set[str]] = defaultdict(set)
+    flavour_of_tor: dict[str, set[str]] = defaultdict(set)
+    for node in nodes:
+        labels = node["metadata"]["labels"]
+        assert labels["kubernetes.io/hostname"] == node["metadata"]["name"]
+        assert labels[POOL]
+        parent_of_tor[labels[TOR]].add((labels[BIGPOD], labels[MINIPOD]))
+        parent_of_minipod[labels[MINIPOD]].add(labels[BIGPOD])
+        flavour_of_tor[labels[TOR]].add(labels[INSTANCE_TYPE])
+    assert all(len(p) == 1 for p in parent_of_tor.values())
+    assert all(len(p) == 1 for p in parent_of_minipod.values())
+    assert all(len(f) == 1 for f in flavour_of_tor.values())
+    assert len(parent_of_tor) == 2 * 3 * 4
+    assert len(parent_of_minipod) == 2 * 3
+
+
+def test_nodes_have_ready_conditions_taints_and_capacity() -> None:
+    nodes = of_kind(generate(shape=(2, 4, 8, 16), groups=0, seed=5), "Node")
+    tainted = cordoned = not_ready = 0
+    for node in nodes:
+        status = node["status"]
+        assert [c["type"] for c in status["conditions"]] == ["Ready"]
+        not_ready += status["conditions"][0]["status"] != "True"
+        cordoned += bool(node["spec"].get("unschedulable"))
+        tainted += any(
+            t == {"key": GPU, "value": "present", "effect": "NoSchedule"}
+            for t in node["spec"].get("taints", [])
+        )
+        alloc, cap = allocatable(node), {k: to_amount(k, v) for k, v in status["capacity"].items()}
+        assert set(alloc) == set(cap)
+        assert all(0 < alloc[k] <= cap[k] for k in cap)
+    assert 0 < tainted < len(nodes) // 2
+    assert cordoned + not_ready < len(nodes) // 50
+
+
+# ---------------------------------------------------------------- running load
+
+
+@pytest.mark.parametrize("utilisation", [0.0, 0.2, 0.5, 0.8, 1.0])
+def test_running_pods_fit_and_hold_the_asked_share(utilisation: float) -> None:
+    doc = generate(shape=(2, 2, 4, 8), groups=5, seed=6, utilisation=utilisation)
+    nodes = {n["metadata"]["name"]: allocatable(n) for n in of_kind(doc, "Node")}
+    used = running_usage(doc)
+    for name, amounts in used.items():
+        for resource, amount in amounts.items():
+            assert amount <= nodes[name].get(resource, 0), (name, resource)
+    total = sum(a.get(GPU, 0) for a in nodes.values())
+    share = sum(a[GPU] for a in used.values()) / total
+    assert abs(share - utilisation) <= 0.1 * utilisation + 1e-9
+    pods = of_kind(doc, "Pod")
+    if 0 < utilisation < 1:
+        phases = Counter(p["status"]["phase"] for p in pods if "nodeName" in p["spec"])
+        assert phases["Running"] > 0
+        whole = [p for p in pods if "nodeName" in p["spec"] and requests(p).get(GPU) == 8]
+        partial = [p for p in pods if "nodeName" in p["spec"] and requests(p).get(GPU, 0) < 8]
+        assert whole and partial
+
+
+def test_running_pods_on_tainted_nodes_tolerate_the_taint() -> None:
+    doc = generate(shape=(2, 2, 4, 8), groups=0, seed=9, taint_share=0.5)
+    tainted = {
+        n["metadata"]["name"] for n in of_kind(doc, "Node")
+        if any(t["key"] == GPU for t in n["spec"].get("taints", []))
+    }
+    assert tainted
+    for pod in of_kind(doc, "Pod"):
+        if pod["spec"].get("nodeName") in tainted:
+            assert {"key": GPU, "operator": "Exists", "effect": "NoSchedule"} in pod["spec"]["tolerations"]
+
+
+# ---------------------------------------------------------------- planning
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_small_snapshot_plans_and_verifies(tmp_path: Path, seed: int) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(generate(shape=(1, 2, 2, 6), groups=15, seed=seed, max_gang=16)))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy"))
+    assert any(g.placed for g in result.groups)
+    verification = verify(snapshot, result.placements, result.levels)
+    assert verification.ok, verification.violations
+
+
+def test_other_gpu_resource_and_cpu_only_flavours(tmp_path: Path) -> None:
+    cpu = Flavour("cpu-64c-256g", 64_000, 256 * 2**30)
+    doc = generate(shape=(1, 2, 2, 4), groups=6, seed=3, gpu_resource="amd.com/gpu",
+                   flavours=(cpu, DEFAULT_FLAVOURS[0]))
+    text = json.dumps(doc)
+    assert "nvidia.com/gpu\"" not in text and "amd.com/gpu" in text
+    path = tmp_path / "s.json"
+    path.write_text(text)
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy", gpu_resource="amd.com/gpu"))
+    assert verify(snapshot, result.placements, result.levels).ok
+    only_cpu = generate(shape=(1, 1, 2, 4), groups=4, seed=3, flavours=(cpu,))
+    assert all(GPU not in json.dumps(p) for p in of_kind(only_cpu, "Pod"))
+    assert len(of_kind(only_cpu, "PodGroup")) == 4
+
+
+# ---------------------------------------------------------------- real inventories
+
+
+def write_inventory(tmp_path: Path) -> Path:
+    """A made-up inventory in the openb node-list format (no trace data is copied)."""
+    rows = ["sn,cpu_milli,memory_mib,gpu,model"]
+    rows += [f"inv-node-{i:03d},96000,393216,8,G2" for i in range(11)]
+    rows += [f"inv-node-{i:03d},64000,262144,2,P100" for i in range(11, 18)]
+    rows += [f"inv-node-{i:03d},32000,131072,0," for i in range(18, 21)]
+    path = tmp_path / "nodes.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_trace_nodes_reads_the_openb_format(tmp_path: Path) -> None:
+    specs = trace_nodes(str(write_inventory(tmp_path)))
+    assert len(specs) == 21
+    assert specs[0] == NodeSpec("inv-node-000", specs[0].flavour)
+    g2 = specs[0].flavour
+    assert (g2.cpu, g2.memory, g2.gpus, g2.gpu_product) == (96_000, 384 * 2**30, 8, "G2")
+    assert specs[10].flavour is g2
+    assert specs[-1].flavour.gpus == 0 and specs[-1].flavour.gpu_product == ""
+    assert len({s.flavour for s in specs}) == 3
+
+
+def test_trace_nodes_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        trace_nodes(str(tmp_path / "missing.csv"))
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,cpu\nx,1\n")
+    with pytest.raises(InputError, match="not an openb node list"):
+        trace_nodes(str(bad))
+    bad.write_text("sn,cpu_milli,memory_mib,gpu,model\nx,lots,1,0,\n")
+    with pytest.raises(InputError, match=r"bad.csv:2:1: .*integers"):
+        trace_nodes(str(bad))
+
+
+def test_topology_over_an_inventory(tmp_path: Path) -> None:
+    specs = trace_nodes(str(write_inventory(tmp_path)))
+    doc = generate(shape=(1, 2, 2, 4), groups=10, seed=1, nodes_from=specs, max_gang=8)
+    nodes = of_kind(doc, "Node")
+    assert sorted(n["metadata"]["name"] for n in nodes) == sorted(s.name for s in specs)
+    tors: dict[str, set[str]] = defaultdict(set)
+    for node in nodes:
+        labels = node["metadata"]["labels"]
+        tors[labels[TOR]].add(labels[INSTANCE_TYPE])
+        assert labels[BIGPOD] and labels[MINIPOD]
+    assert all(len(kinds) == 1 for kinds in tors.values())  # a tor never mixes flavours
+    assert len(tors) == 3 + 2 + 1  # 11 G2 in tors of 4, 7 P100, 3 CPU
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy"))
+    assert verify(snapshot, result.placements, result.levels).ok
+    flavours_only = generate(shape=(1, 1, 2, 2), groups=2, nodes_from=[DEFAULT_FLAVOURS[1]] * 5)
+    assert len(of_kind(flavours_only, "Node")) == 5
+
+
+@pytest.mark.skipif(not TRACE.is_dir(), reason="the shared trace folder is not present")
+def test_real_alibaba_inventory_at_run_time() -> None:
+    specs = trace_nodes(str(TRACE))  # the folder: its GPU-node list
+    assert len(specs) == 1213 and all(s.flavour.gpus for s in specs)
+    doc = generate(shape=(1, 4, 8, 8), groups=50, seed=0, nodes_from=specs)
+    assert len(of_kind(doc, "Node")) == 1213
+
+
+# ---------------------------------------------------------------- arguments and scale
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(shape=(1, 2, 3)),
+        dict(shape=(1, 0, 2, 2)),
+        dict(groups=-1),
+        dict(utilisation=1.5),
+        dict(required_share=-0.1),
+        dict(priorities=()),
+        dict(priorities=(("a", 1), ("a", 2))),
+        dict(max_gang=0),
+        dict(flavours=()),
+        dict(nodes_from=[]),
+    ],
+)
+def test_bad_arguments(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(UsageError):
+        generate(**kwargs)
+
+
+@pytest.mark.slow
+def test_twenty_thousand_nodes() -> None:
+    doc = generate(shape=(4, 8, 20, 32), groups=4000, seed=0)
+    assert len(of_kind(doc, "Node")) == 20_480
+    assert len(of_kind(doc, "PodGroup")) == 4000
+    assert json.loads(json.dumps(doc))["kind"] == "List"
