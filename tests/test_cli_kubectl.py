@@ -210,3 +210,22 @@ def test_every_emitted_pod_validates_strictly(tmp_path: Path) -> None:
     for version in _versions():
         for pod in pods:
             kubernetes_validate.validate(pod, version, strict=True)
+
+
+def test_status_output_is_each_podgroup_with_its_status() -> None:
+    result = runner.invoke(app, ["plan", SMALL, "-o", "status"])
+    assert result.exit_code == 0
+    items = {i["metadata"]["name"]: i for i in yaml.safe_load(result.stdout)["items"]}
+    assert all(i["kind"] == "PodGroup" for i in items.values())
+    stuck = items["llm-pretrain"]["status"]
+    assert stuck["phase"] == "Pending"
+    (condition,) = [c for c in stuck["conditions"] if c["type"] == "Unschedulable"]
+    assert condition["status"] == "True" and condition["reason"] == "NotEnoughResources"
+    assert "nvidia.com/gpu" in condition["message"]
+    assert items["pytorch-ddp"]["status"]["phase"] == "Scheduled"
+    assert items["pytorch-ddp"]["status"]["scheduled"] == 4
+
+
+def test_no_progress_display_when_stderr_is_not_a_terminal() -> None:
+    result = runner.invoke(app, ["plan", str(ROOT / "snapshots" / "gpu-cluster.yaml"), "-o", "name", "--time-limit", "3"])
+    assert result.exit_code == 0 and "CP-SAT" not in result.stderr and "stage" not in result.stderr
