@@ -126,7 +126,11 @@ _IMAGES = {
     "run": "nvcr.io/nvidia/pytorch:24.05-py3",
     "service": "vllm/vllm-openai:v0.4.3",
 }
-_SCHEDULERS = {"sp": "scheduler-plugins-scheduler", "volcano": "volcano", "godel": "godel-scheduler"}
+_SCHEDULERS = {
+    "sp": "scheduler-plugins-scheduler",
+    "volcano": "volcano",
+    "godel": "godel-scheduler",
+}
 # GPUs per pod by gang size: (weights over 1, 2, 3, 4, 6, 8)
 _GPU_CHOICES = (1, 2, 3, 4, 6, 8)
 _GPU_WEIGHTS_SINGLE = (0.50, 0.15, 0.02, 0.12, 0.03, 0.18)
@@ -402,7 +406,7 @@ def _fills(rng: random.Random, caps: list[int], target: int) -> list[int]:
 
 class _Node:
     __slots__ = ("name", "flavour", "units", "bigpod", "minipod", "tor", "pool", "tainted",
-                 "cordoned", "ready", "used")
+                 "cordoned", "ready")
 
     def __init__(self, name: str, flavour: Flavour) -> None:
         self.name = name
@@ -411,7 +415,6 @@ class _Node:
         self.bigpod = self.minipod = self.tor = self.pool = ""
         self.tainted = self.cordoned = False
         self.ready = True
-        self.used = 0
 
 
 class _Builder:
@@ -422,7 +425,6 @@ class _Builder:
         self._uid_prefix = _UID_NAMESPACE.bytes + f"{seed}/".encode()
         self._per_unit: dict[Flavour, tuple[int, int]] = {}
         self._node_sizes: dict[Flavour, tuple[dict[str, str], dict[str, str]]] = {}
-        self.seed = seed
         self.gpu = gpu_resource
         self.priorities = [(name, value) for name, value in priorities]
         self.priority_table = _table(
@@ -567,15 +569,30 @@ class _Builder:
 
     # ------------------------------------------------------------ pods
 
-    def requests(self, flavour: Flavour, units: int, share: float = 1.0) -> dict[str, str]:
+    def requests(self, flavour: Flavour, units: int, share: float = 1.0) -> dict[str, int]:
+        """``units`` slots of a ``flavour`` node, scaled by ``share``: millicores rounded
+        down to 100m, memory to 256Mi."""
         per_unit = self._per_unit.get(flavour)
         if per_unit is None:
             per_unit = self._per_unit[flavour] = (flavour.cpu_per_unit, flavour.memory_per_unit)
         cpu = max(100, int(units * per_unit[0] * share) // 100 * 100)
         memory = max(256 * MI, int(units * per_unit[1] * share) // (256 * MI) * (256 * MI))
-        out = {"cpu": _cpu(cpu), "memory": _memory(memory)}
+        out = {"cpu": cpu, "memory": memory}
         if flavour.gpus:
-            out[self.gpu] = str(units)
+            out[self.gpu] = units
+        return out
+
+    def quantities(self, amounts: dict[str, int], count: int = 1) -> dict[str, str]:
+        """``count`` times ``amounts``, written as the API server writes quantities."""
+        out = {}
+        for key, value in amounts.items():
+            value *= count
+            if key == "cpu":
+                out[key] = _cpu(value)
+            elif key == "memory":
+                out[key] = _memory(value)
+            else:
+                out[key] = str(value)
         return out
 
     def pod(
@@ -685,9 +702,8 @@ class _Builder:
         priority = self.priority()
         created = _RUNNING_FROM + rng.randint(0, 3 * 86400)
         flavour = nodes[0].flavour
-        requests = self.requests(flavour, flavour.units)
+        requests = self.quantities(self.requests(flavour, flavour.units))
         for j, node in enumerate(nodes):
-            node.used += node.units
             self.pods.append(
                 self.pod(namespace, f"{job}-{j}", created, requests, priority, _IMAGES["run"],
                          node=node.name, phase="Running", labels={"job-name": job},
@@ -698,11 +714,10 @@ class _Builder:
         rng = self.rng
         kind = rng.choice(_SERVICE_KINDS)
         name = f"{kind}-{len(self.pods):06d}"
-        if phase == "Running":
-            node.used += units
+        requests = self.quantities(self.requests(node.flavour, units))
         self.pods.append(
             self.pod(rng.choice(_NAMESPACES), name, _RUNNING_FROM + rng.randint(0, 3 * 86400),
-                     self.requests(node.flavour, units), self.priority(), _IMAGES["service"],
+                     requests, self.priority(), _IMAGES["service"],
                      node=node.name, phase=phase, labels={"app": kind},
                      tolerate=node.tainted)
         )
@@ -740,7 +755,7 @@ class _Builder:
         for i in range(groups):
             created += rng.randint(5, 90)
             flavour = _pick(rng, flavour_table)
-            size = min(_gang_size(rng, self.max_gang), self.max_gang)
+            size = _gang_size(rng, self.max_gang)
             table = _GPU_TABLES[0 if size == 1 else 1 if size <= 8 else 2]
             units = min(_pick(rng, table), flavour.units)
             share = _pick(rng, _SHARE_TABLE)
@@ -798,7 +813,7 @@ class _Builder:
         size: int,
         min_member: int,
         created: int,
-        requests: dict[str, str],
+        amounts: dict[str, int],
         priority: tuple[str, int],
         affinity: dict[str, Any],
         node_selector: dict[str, str] | None,
@@ -807,6 +822,7 @@ class _Builder:
         rng = self.rng
         stamp = _ts(created)
         image, scheduler = _IMAGES[dialect], _SCHEDULERS[dialect]
+        requests = self.quantities(amounts)
         if dialect == "volcano":
             group_uid = self.uid("Job.batch.volcano.sh", namespace, name)
             group = f"{name}-{group_uid}"
@@ -834,14 +850,14 @@ class _Builder:
         spec: dict[str, Any] = {"minMember": min_member}
         if dialect == "volcano":
             spec["minTaskMember"] = {"worker": min_member}
-            spec["minResources"] = _times(requests, min_member)
+            spec["minResources"] = self.quantities(amounts, min_member)
             spec["queue"] = _pick(rng, _QUEUE_TABLE)
             spec["priorityClassName"] = priority[0]
             api = VOLCANO_API
         elif dialect == "sp":
             spec["scheduleTimeoutSeconds"] = rng.choice((600, 1800, 3600))
             if rng.random() < 0.3:
-                spec["minResources"] = _times(requests, min_member)
+                spec["minResources"] = self.quantities(amounts, min_member)
             api = SP_API
         else:
             spec["priorityClassName"] = priority[0]
@@ -860,25 +876,6 @@ class _Builder:
             },
             "spec": spec,
         })
-
-
-def _times(requests: dict[str, str], count: int) -> dict[str, str]:
-    """``count`` times the requests, as quantities (for minResources)."""
-    out = {}
-    for key, value in requests.items():
-        if key == "cpu":
-            millis = int(value[:-1]) if value.endswith("m") else int(value) * 1000
-            out[key] = _cpu(millis * count)
-        elif key == "memory":
-            for suffix, size in (("Ti", TI), ("Gi", GI), ("Mi", MI), ("Ki", KI)):
-                if value.endswith(suffix):
-                    out[key] = _memory(int(value[: -len(suffix)]) * size * count)
-                    break
-            else:
-                out[key] = _memory(int(value) * count)
-        else:
-            out[key] = str(int(value) * count)
-    return out
 
 
 # ---------------------------------------------------------------- the entry point
@@ -913,12 +910,21 @@ def generate(
     ``nodes_from`` (real nodes from ``trace_nodes``, or bare Flavours, one per node) the
     nodes are those, grouped by flavour and filled tor after tor with ``shape[3]`` nodes
     per tor, ``shape[2]`` tors per miniPod and ``shape[1]`` miniPods per bigPod; the
-    number of bigPods follows from the inventory (``shape[0]`` is ignored). ``taint_share``
-    is the share of GPU tors tainted ``<gpu_resource>=present:NoSchedule``; ``topology``
-    adds a Kueue Topology object naming the three levels. Same arguments, same output.
+    number of bigPods follows from the inventory (``shape[0]`` and ``flavours`` are
+    ignored). ``taint_share`` is the share of GPU tors tainted
+    ``<gpu_resource>=present:NoSchedule``; ``topology`` adds a Kueue Topology object naming
+    the three levels (without it, levels come from the groups' terms). The distributions
+    behind the other arguments are in the module docstring. Same arguments, same output;
+    bad arguments raise UsageError.
+
+    The objects share no sub-objects, so a YAML dumper writes no anchors, and nothing in
+    them is a cycle: ``json.dumps`` or ``yaml.safe_dump`` writes them as they are.
     """
     if len(shape) != 4 or not all(isinstance(d, int) and d >= 1 for d in shape):
-        raise UsageError(f"shape must be four positive integers (bigPods, miniPods, tors, nodes), got {shape!r}")
+        raise UsageError(
+            "shape must be four positive integers (bigPods, miniPods per bigPod, tors per "
+            f"miniPod, nodes per tor), got {shape!r}"
+        )
     if not isinstance(groups, int) or groups < 0:
         raise UsageError(f"groups must be a non-negative integer, got {groups!r}")
     if not isinstance(max_gang, int) or max_gang < 1:
@@ -977,7 +983,9 @@ def _build(
         specs: list[NodeSpec] = []
         width = len(str(max(len(nodes_from) - 1, 0)))
         for index, item in enumerate(nodes_from):
-            specs.append(item if isinstance(item, NodeSpec) else NodeSpec(f"node-{index:0{width}d}", item))
+            if not isinstance(item, NodeSpec):
+                item = NodeSpec(f"node-{index:0{width}d}", item)
+            specs.append(item)
         if not specs:
             raise UsageError("nodes_from is empty")
         if len({s.name for s in specs}) != len(specs):
@@ -985,7 +993,9 @@ def _build(
         builder.layout_inventory(specs, shape)
     else:
         if not flavours or not all(f.weight > 0 and f.cpu > 0 and f.memory > 0 for f in flavours):
-            raise UsageError("flavours must be one or more, each with positive cpu, memory and weight")
+            raise UsageError(
+                "flavours must be one or more, each with positive cpu, memory and weight"
+            )
         builder.layout_generated(shape, flavours)
     builder.fill(utilisation)
     builder.gangs(groups, shape, selector_share, toleration_share, required_share, preferred_share)

@@ -79,7 +79,9 @@ def test_same_seed_same_output_and_other_seed_other_output() -> None:
     assert json.dumps(generate(**SMALL, seed=8)) != first
 
 
-@pytest.mark.parametrize("shape,groups", [((1, 2, 3, 4), 12), ((2, 2, 2, 8), 40), ((1, 1, 1, 1), 0)])
+@pytest.mark.parametrize(
+    "shape,groups", [((1, 2, 3, 4), 12), ((2, 2, 2, 8), 40), ((1, 1, 1, 1), 0)]
+)
 def test_counts(shape: tuple[int, ...], groups: int) -> None:
     doc = generate(shape=shape, groups=groups, seed=1)
     assert doc["apiVersion"] == "v1" and doc["kind"] == "List"
@@ -97,7 +99,8 @@ def test_counts(shape: tuple[int, ...], groups: int) -> None:
         key = (group["metadata"]["namespace"], group["metadata"]["name"])
         assert 1 <= group["spec"]["minMember"] <= members[key]
     assert len(members) == groups
-    names = [(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in doc["items"]]
+    names = [(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"])
+             for o in doc["items"]]
     assert len(set(names)) == len(names)
     uids = [o["metadata"]["uid"] for o in doc["items"] if "uid" in o["metadata"]]
     assert len(set(uids)) == len(uids)
@@ -105,10 +108,10 @@ def test_counts(shape: tuple[int, ...], groups: int) -> None:
 
 def test_gangs_are_uniform_and_created_in_order() -> None:
     doc = generate(shape=(2, 2, 4, 8), groups=200, seed=3, max_gang=64)
-    shapes: dict[tuple[str, str], set[str]] = defaultdict(set)
+    shapes: dict[tuple[str, str] | None, set[str]] = defaultdict(set)
     for pod in of_kind(doc, "Pod"):
         if "nodeName" not in pod["spec"]:
-            shapes[group_of(pod)].add(json.dumps(pod["spec"], sort_keys=True))  # type: ignore[index]
+            shapes[group_of(pod)].add(json.dumps(pod["spec"], sort_keys=True))
     assert all(len(specs) == 1 for specs in shapes.values())  # one request and selector per group
     sizes = Counter(
         sum(1 for p in of_kind(doc, "Pod") if "nodeName" not in p["spec"] and group_of(p) == key)
@@ -235,7 +238,8 @@ def test_running_pods_on_tainted_nodes_tolerate_the_taint() -> None:
     assert tainted
     for pod in of_kind(doc, "Pod"):
         if pod["spec"].get("nodeName") in tainted:
-            assert {"key": GPU, "operator": "Exists", "effect": "NoSchedule"} in pod["spec"]["tolerations"]
+            toleration = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}
+            assert toleration in pod["spec"]["tolerations"]
 
 
 # ---------------------------------------------------------------- planning
@@ -254,10 +258,12 @@ def test_small_snapshot_plans_and_verifies(tmp_path: Path, seed: int) -> None:
 
 def test_other_gpu_resource_and_cpu_only_flavours(tmp_path: Path) -> None:
     cpu = Flavour("cpu-64c-256g", 64_000, 256 * 2**30)
-    doc = generate(shape=(1, 2, 2, 4), groups=6, seed=3, gpu_resource="amd.com/gpu",
+    doc = generate(shape=(2, 2, 2, 4), groups=6, seed=0, gpu_resource="amd.com/gpu",
                    flavours=(cpu, DEFAULT_FLAVOURS[0]))
+    kinds = Counter(n["metadata"]["labels"][INSTANCE_TYPE] for n in of_kind(doc, "Node"))
+    assert kinds == {"cpu-64c-256g": 16, "gpu-h100x8-192c-2t": 16}  # both, for seed 0
     text = json.dumps(doc)
-    assert "nvidia.com/gpu\"" not in text and "amd.com/gpu" in text
+    assert '"nvidia.com/gpu"' not in text and '"amd.com/gpu"' in text
     path = tmp_path / "s.json"
     path.write_text(text)
     snapshot = load_snapshot([str(path)])
