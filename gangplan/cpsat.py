@@ -20,6 +20,7 @@ from .problem import Problem
 
 # Weighted stages stay below this: CP-SAT bounds objectives in doubles, and proofs need exact steps.
 _STAGE_RANGE = 2**40
+DETERMINISTIC_WORKERS = 4
 
 
 class Reporter(Protocol):
@@ -215,10 +216,16 @@ def solve_cpsat(
             model.AddHint(var, t in occupied)
 
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = max(1, workers)
+    deterministic = workers <= 1
     solver.parameters.random_seed = seed
     solver.parameters.log_search_progress = False
-    deterministic = workers <= 1
+    if deterministic:
+        # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,
+        # whatever the machine, and far better than one plain search at cluster scale.
+        solver.parameters.num_workers = DETERMINISTIC_WORKERS
+        solver.parameters.interleave_search = True
+    else:
+        solver.parameters.num_workers = workers
 
     stages = stage_terms(terms)
     result = SolveResult(None, "UNKNOWN", variables=len(count) + len(placed) + len(opened))

@@ -11,41 +11,47 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
+import numpy as np
+
 from .objective import Assignment
 from .problem import Problem, Role
 
 
 class _State:
-    """Free capacity with an undo log, so a gang that does not fit leaves no trace."""
+    """Free capacity (a nodes x resources numpy matrix) with an undo log, so a gang that does
+    not fit leaves no trace. Node choices are vectorised: a 20,000-node cluster is scanned in C.
+    """
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
-        self.free = [list(v) for v in problem.free]
+        width = len(problem.resources)
+        self.free = np.array(problem.free, dtype=np.int64).reshape(len(problem.nodes), width)
+        self.allocatable = np.maximum(np.array(problem.allocatable, dtype=np.int64).reshape(-1, width), 1)
+        self.idle = np.array(problem.idle, dtype=bool)
         self.counts: dict[tuple[int, int], int] = defaultdict(int)
-        self.touched = [False] * len(problem.nodes)
+        self.per_role: dict[int, int] = defaultdict(int)
+        self.touched = np.zeros(len(problem.nodes), dtype=bool)
         self.log: list[tuple[int, int, int, bool]] = []
-        self.totals = [max(1, sum(a[k] for a in problem.allocatable)) for k in range(len(problem.resources))]
+        self.totals = np.maximum(self.allocatable.sum(axis=0), 1)
+        self.nodes_of = [np.array(role.nodes, dtype=np.int64) for role in problem.roles]
 
     def share(self, r: int) -> float:
         """Dominant share of one pod of role ``r``: how big it is, across resources."""
         request = self.problem.roles[r].request
-        return max((w / t for w, t in zip(request, self.totals)), default=0.0)
+        return max((w / t for w, t in zip(request, self.totals.tolist())), default=0.0)
 
-    def fits(self, role: Role, node: int) -> int:
-        room = self.free[node]
-        best = role.count
-        for want, have in zip(role.request, room):
+    def fits(self, role: Role, nodes: np.ndarray) -> np.ndarray:
+        best = np.full(len(nodes), role.count, dtype=np.int64)
+        for k, want in enumerate(role.request):
             if want:
-                best = min(best, have // want)
+                np.minimum(best, self.free[nodes, k] // want, out=best)
         return best
 
     def put(self, r: int, node: int, count: int) -> None:
-        role = self.problem.roles[r]
-        room = self.free[node]
-        for k, want in enumerate(role.request):
-            room[k] -= want * count
+        self.free[node] -= np.array(self.problem.roles[r].request, dtype=np.int64) * count
         self.counts[(r, node)] += count
-        self.log.append((r, node, count, self.touched[node]))
+        self.per_role[r] += count
+        self.log.append((r, node, count, bool(self.touched[node])))
         self.touched[node] = True
 
     def mark(self) -> int:
@@ -54,61 +60,65 @@ class _State:
     def undo(self, mark: int) -> None:
         while len(self.log) > mark:
             r, node, count, touched = self.log.pop()
-            role = self.problem.roles[r]
-            for k, want in enumerate(role.request):
-                self.free[node][k] += want * count
+            self.free[node] += np.array(self.problem.roles[r].request, dtype=np.int64) * count
             self.counts[(r, node)] -= count
+            self.per_role[r] -= count
             if not self.counts[(r, node)]:
                 del self.counts[(r, node)]
             self.touched[node] = touched
 
     def placed_of(self, r: int) -> int:
-        return sum(c for (role, _), c in self.counts.items() if role == r)
+        return self.per_role[r]
 
 
 def place_pods(
     state: _State, r: int, wanted: int, candidates: Iterable[int] | None = None, ordered: bool = False
 ) -> int:
-    """Place up to ``wanted`` pods of role ``r``: tightest nodes first, or first-fit in order."""
+    """Place up to ``wanted`` pods of role ``r``: tightest nodes first, or first-fit in order.
+
+    Tightest first: a node that takes every remaining pod with the least room left over, else
+    the node that takes the most; nodes that would be newly opened come last.
+    """
     problem = state.problem
     role = problem.roles[r]
     if candidates is None:
-        nodes = list(role.nodes)
+        nodes = state.nodes_of[r]
     else:
         allowed = set(role.nodes)
-        nodes = [n for n in candidates if n in allowed]
+        nodes = np.array([n for n in candidates if n in allowed], dtype=np.int64)
     placed = 0
+    if wanted <= 0 or not len(nodes):
+        return 0
     if ordered:
-        for node in nodes:
-            take = min(state.fits(role, node), wanted - placed)
+        for node, fit in zip(nodes.tolist(), state.fits(role, nodes).tolist()):
+            take = min(fit, wanted - placed)
             if take > 0:
                 state.put(r, node, take)
                 placed += take
             if placed == wanted:
                 break
         return placed
+    request = np.array(role.request, dtype=np.int64)
+    used = np.nonzero(request)[0]
     while placed < wanted:
-        best: tuple | None = None
-        for node in nodes:
-            fit = state.fits(role, node)
-            if fit <= 0:
-                continue
-            take = min(fit, wanted - placed)
-            opens = problem.idle[node] and not state.touched[node]
-            leftover = tuple(
-                (have - want * take) * 1.0 / max(1, a)
-                for want, have, a in zip(role.request, state.free[node], problem.allocatable[node])
-                if want
-            )
-            complete = take == wanted - placed
-            key = (opens, not complete, 0 if complete else -take, max(leftover, default=0.0), node)
-            if best is None or key < best[0]:
-                best = (key, node, take)
-        if best is None:
+        remaining = wanted - placed
+        takes = np.minimum(state.fits(role, nodes), remaining)
+        valid = takes > 0
+        if not valid.any():
             break
-        _, node, take = best
-        state.put(r, node, take)
-        placed += take
+        pick = nodes[valid]
+        take = takes[valid]
+        if len(used):
+            after = state.free[np.ix_(pick, used)] - np.outer(take, request[used])
+            leftover = (after / state.allocatable[np.ix_(pick, used)]).max(axis=1)
+        else:
+            leftover = np.zeros(len(pick))
+        complete = take == remaining
+        opens = state.idle[pick] & ~state.touched[pick]
+        order = np.lexsort((pick, leftover, np.where(complete, 0, -take), ~complete, opens))
+        best = int(order[0])
+        state.put(r, int(pick[best]), int(take[best]))
+        placed += int(take[best])
     return placed
 
 
@@ -262,11 +272,38 @@ def extend(problem: Problem, base: Assignment, j: int) -> Assignment:
     if not _place_quorum(state, j):
         state.undo(mark)
         return base
-    for g in problem.job_groups[j].gangs:
-        allowed = allowed_nodes(state, g)
-        for r in problem.gangs[g].roles:
-            place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+    _place_extras(state, [j])
     return Assignment({k: v for k, v in state.counts.items() if v}, base.placed | {j})
+
+
+def complete(problem: Problem, base: Assignment) -> Assignment:
+    """``base`` with every JobGroup it leaves out tried again greedily, in queue order, and
+    pods beyond minMember added where they fit. Nothing placed in ``base`` moves, so every
+    objective-1 term can only grow: used when the solver ran out of time before later stages.
+    """
+    state = _State(problem)
+    for (r, n), c in sorted(base.counts.items()):
+        state.put(r, n, c)
+    placed = set(base.placed)
+    for j in range(len(problem.job_groups)):
+        if j in placed or not problem.job_groups[j].feasible:
+            continue
+        mark = state.mark()
+        if _place_quorum(state, j):
+            placed.add(j)
+        else:
+            state.undo(mark)
+    _place_extras(state, sorted(placed))
+    return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
+
+
+def _place_extras(state: _State, order: Iterable[int]) -> None:
+    problem = state.problem
+    for j in order:
+        for g in problem.job_groups[j].gangs:
+            allowed = allowed_nodes(state, g)
+            for r in problem.gangs[g].roles:
+                place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
 
 
 def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
@@ -282,10 +319,5 @@ def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
             placed.add(j)
         else:
             state.undo(mark)
-    for j in order:
-        if j in placed:
-            for g in problem.job_groups[j].gangs:
-                allowed = allowed_nodes(state, g)
-                for r in problem.gangs[g].roles:
-                    place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+    _place_extras(state, [j for j in order if j in placed])
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))

@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from .cpsat import Reporter, solve_cpsat
 from .errors import UsageError
 from .explain import reasons
-from .greedy import extend, greedy
+from .greedy import complete, extend, greedy
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
-from .problem import Problem, build_problem
+from .problem import Problem, build_problem, candidate_count, restrict
+
+# Above this many (role, node) candidates CP-SAT gets a neighbourhood of the greedy plan.
+FULL_MODEL_LIMIT = 20_000
 
 SOLVERS = ("cp-sat", "greedy")
 POLICIES = ("optimal", "ordered")
@@ -58,9 +61,17 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
     elif options.solver == "cp-sat":
         solver_name = "cp-sat"
+        model_problem, model_terms = problem, terms
+        if candidate_count(problem) > FULL_MODEL_LIMIT:
+            model_problem = restrict(problem, baseline.counts)
+            model_terms = objective_terms(model_problem)
+            note = (
+                f"{candidate_count(problem)} (pod group, node) candidates: CP-SAT searched a neighbourhood "
+                f"of the greedy plan ({candidate_count(model_problem)} candidates)"
+            )
         result = solve_cpsat(
-            problem,
-            terms,
+            model_problem,
+            model_terms,
             baseline,
             time_limit=options.time_limit,
             workers=options.workers,
@@ -71,10 +82,15 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         status = result.status
         gap = result.gap
         proven = {name for stage in result.stages if stage.status == "OPTIMAL" for name in stage.terms}
-        if result.assignment is not None and score(terms, problem, result.assignment) >= score(terms, problem, baseline):
-            chosen = result.assignment
+        found = result.assignment
+        if found is not None and result.status != "OPTIMAL":
+            found = complete(problem, found)  # later stages may not have run: fill in greedily
+        if found is not None and score(terms, problem, found) >= score(terms, problem, baseline):
+            chosen = found
         else:
-            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
+            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used" + (
+                f" ({note})" if note else ""
+            )
         if result.assignment is None:
             status = "GREEDY"
     objective = tuple(

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Mapping, Sequence
+
+import numpy as np
 
 from .model import Node, Pod, SortRule, Snapshot
 from .semantics import (
@@ -201,6 +203,7 @@ def build_problem(
         r: sum(alloc_maps[i].get(r, 0) for i, n in enumerate(nodes) if node_usable(n)) for r in pending_resources
     }
 
+    eligibility = _Eligibility(nodes, free, tree)
     roles: list[Role] = []
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
@@ -210,7 +213,7 @@ def build_problem(
         for gang in jg.gangs:
             g_index = len(gangs)
             topology = _gang_topology(gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings)
-            role_ids, excluded = _build_roles(gang, g_index, nodes, free, resources, requests, roles, tree, topology)
+            role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
             running_usage = defaultdict(int)
             for pod in gang.running:
                 for name, amount in requests[id(pod)].items():
@@ -266,15 +269,56 @@ def build_problem(
     )
 
 
+class _Eligibility:
+    """Which nodes pass a pod's filters, computed once per distinct set of constraints.
+
+    Thousands of gangs share a handful of selector/toleration combinations, so the filters run
+    once per combination, and room is counted for all nodes at once with numpy.
+    """
+
+    def __init__(self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None) -> None:
+        self.nodes, self.tree = nodes, tree
+        self.free = np.array(free, dtype=np.int64).reshape(len(nodes), -1)
+        self.cache: dict[tuple, np.ndarray] = {}
+
+    def mask(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> np.ndarray:
+        key = (
+            tuple(sorted(pod.node_selector.items())),
+            pod.node_affinity,
+            tuple(sorted(pod.tolerations, key=repr)),
+            gang.group.node_selector,
+            None if topology is None else tuple(sorted(topology.pinned.items())),
+        )
+        found = self.cache.get(key)
+        if found is None:
+            found = np.array([self.reason(i, pod, gang, topology) is None for i in range(len(self.nodes))], dtype=bool)
+            self.cache[key] = found
+        return found
+
+    def reason(self, i: int, pod: Pod, gang: Gang, topology: GangTopology | None) -> str | None:
+        reason = filter_reason(self.nodes[i], pod, gang.group)
+        if reason is None and topology is not None and self.tree is not None:
+            reason = _topology_reason(i, self.tree, topology)
+        return reason
+
+    def caps(self, request: Vector, count: int, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate node indices and how many pods of this size fit on each, alone."""
+        caps = np.full(len(self.nodes), count, dtype=np.int64)
+        for k, want in enumerate(request):
+            if want:
+                np.minimum(caps, self.free[:, k] // want, out=caps)
+        caps[~mask] = 0
+        index = np.nonzero(caps > 0)[0]
+        return index, caps[index]
+
+
 def _build_roles(
     gang: Gang,
     g_index: int,
-    nodes: Sequence[Node],
-    free: Sequence[Vector],
+    eligibility: _Eligibility,
     resources: tuple[str, ...],
     requests: Mapping[int, Mapping[str, int]],
     roles: list[Role],
-    tree: TopologyTree | None,
     topology: GangTopology | None,
 ) -> tuple[list[int], dict[str, int]]:
     by_signature: dict[tuple, list[Pod]] = defaultdict(list)
@@ -285,30 +329,33 @@ def _build_roles(
     for signature in sorted(by_signature, key=lambda s: min(p.name for p in by_signature[s])):
         pods = tuple(sorted(by_signature[signature], key=lambda p: p.name))
         request = tuple(requests[id(pods[0])].get(r, 0) for r in resources)
-        candidates, caps = [], []
-        counts: dict[str, int] = defaultdict(int)
-        for i, node in enumerate(nodes):
-            reason = filter_reason(node, pods[0], gang.group)
-            if reason is None and topology is not None and tree is not None:
-                reason = _topology_reason(i, tree, topology)
-            if reason is not None:
-                counts[reason] += 1
-                continue
-            cap = len(pods)
-            for want, have, name in zip(request, free[i], resources):
-                if want:
-                    cap = min(cap, have // want)
-                    if cap == 0:
-                        counts[f"resource {name}"] += 1
-                        break
-            if cap > 0:
-                candidates.append(i)
-                caps.append(cap)
-        if not candidates and not excluded:
-            excluded = dict(sorted(counts.items()))
+        mask = eligibility.mask(pods[0], gang, topology)
+        candidates, caps = eligibility.caps(request, len(pods), mask)
+        if not len(candidates) and not excluded:
+            excluded = _excluded(eligibility, pods[0], gang, topology, request, resources)
         role_ids.append(len(roles))
-        roles.append(Role(g_index, pods, request, tuple(candidates), tuple(caps), task_of(pods[0])))
+        roles.append(
+            Role(g_index, pods, request, tuple(candidates.tolist()), tuple(caps.tolist()), task_of(pods[0]))
+        )
     return role_ids, excluded
+
+
+def _excluded(
+    eligibility: _Eligibility, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector, resources: tuple[str, ...]
+) -> dict[str, int]:
+    """Nodes excluded per filter, kube-scheduler style, for a role with no candidate at all."""
+    counts: dict[str, int] = defaultdict(int)
+    for i in range(len(eligibility.nodes)):
+        reason = eligibility.reason(i, pod, gang, topology)
+        if reason is None:
+            short = next(
+                (name for k, (want, name) in enumerate(zip(request, resources)) if want and eligibility.free[i, k] < want),
+                None,
+            )
+            reason = f"resource {short}" if short else None
+        if reason is not None:
+            counts[reason] += 1
+    return dict(sorted(counts.items()))
 
 
 def _quorum_demand(jg: JobGroup, requests: Mapping[int, Mapping[str, int]], total: Mapping[str, int]) -> Fraction:
@@ -462,3 +509,38 @@ def _rank_domains(
     for position, d in enumerate(order):
         ranks[d] = position
     return tuple(ranks)
+
+
+def candidate_count(problem: Problem) -> int:
+    return sum(len(role.nodes) for role in problem.roles)
+
+
+def restrict(problem: Problem, keep: Mapping[tuple[int, int], int], *, per_role: int = 16, room: int = 2) -> Problem:
+    """The same problem with each role's candidate nodes cut to a neighbourhood of ``keep``.
+
+    A role keeps the nodes ``keep`` uses, then the nodes that hold most of its pods, until it
+    has ``per_role`` nodes and room for ``room`` times its pods. Used only when the full model
+    is too large for CP-SAT to search in time; the greedy plan stays inside it, so the solver
+    can only improve on it.
+    """
+    used: dict[int, set[int]] = defaultdict(set)
+    for (r, n), c in keep.items():
+        if c:
+            used[r].add(n)
+    roles = []
+    for r, role in enumerate(problem.roles):
+        if len(role.nodes) <= per_role:
+            roles.append(role)
+            continue
+        cap_of = dict(zip(role.nodes, role.caps))
+        chosen = set(used[r])
+        held = sum(cap_of[n] for n in chosen)
+        for n in sorted(role.nodes, key=lambda n: (-cap_of[n], n)):
+            if len(chosen) >= per_role and held >= room * role.count:
+                break
+            if n not in chosen:
+                chosen.add(n)
+                held += cap_of[n]
+        nodes = tuple(sorted(chosen))
+        roles.append(replace(role, nodes=nodes, caps=tuple(cap_of[n] for n in nodes)))
+    return replace(problem, roles=tuple(roles))
