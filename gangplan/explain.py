@@ -15,14 +15,21 @@ from .semantics import node_usable
 
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
+    usable = [f for f, node in zip(problem.free, problem.nodes) if node_usable(node)]
+    free = [sum(f[k] for f in usable) for k in range(len(problem.resources))]
     return {
-        j: reason(problem, assignment, j)
+        j: reason(problem, assignment, j, free)
         for j in range(len(problem.job_groups))
         if j not in assignment.placed
     }
 
 
-def reason(problem: Problem, assignment: Assignment, j: int) -> str:
+def reason(problem: Problem, assignment: Assignment, j: int, usable_free: list[int] | None = None) -> str:
+    """The first thing that stops JobGroup ``j``; ``usable_free`` is the cluster's free total per
+    resource on Ready, schedulable nodes (computed once by ``reasons``)."""
+    if usable_free is None:
+        usable = [f for f, node in zip(problem.free, problem.nodes) if node_usable(node)]
+        usable_free = [sum(f[k] for f in usable) for k in range(len(problem.resources))]
     jg = problem.job_groups[j]
     prefix_member = len(jg.gangs) > 1
     for g in jg.gangs:
@@ -44,7 +51,7 @@ def reason(problem: Problem, assignment: Assignment, j: int) -> str:
         short = []
         for k, name in enumerate(problem.resources):
             need = _quorum_need(problem, g, k)
-            free = sum(f[k] for f, node in zip(problem.free, problem.nodes) if node_usable(node))
+            free = usable_free[k]
             if need > free:
                 short.append((free / need, f"{name} (quorum needs {describe_amount(name, need)}, {describe_amount(name, free)} free)"))
         if short:

@@ -33,7 +33,23 @@ class _State:
         self.touched = np.zeros(len(problem.nodes), dtype=bool)
         self.log: list[tuple[int, int, int, bool]] = []
         self.totals = np.maximum(self.allocatable.sum(axis=0), 1)
-        self.nodes_of = [np.array(role.nodes, dtype=np.int64) for role in problem.roles]
+        self._nodes: dict[int, np.ndarray] = {}
+        self._masks: dict[int, np.ndarray] = {}
+        self._requests: dict[int, np.ndarray] = {}
+
+    def nodes_of(self, r: int) -> np.ndarray:
+        found = self._nodes.get(r)
+        if found is None:
+            found = self._nodes[r] = np.array(self.problem.roles[r].nodes, dtype=np.int64)
+        return found
+
+    def candidates(self, r: int, among: np.ndarray) -> np.ndarray:
+        """The nodes of ``among`` (kept in order) that are candidates of role ``r``."""
+        mask = self._masks.get(r)
+        if mask is None:
+            mask = self._masks[r] = np.zeros(len(self.problem.nodes), dtype=bool)
+            mask[self.nodes_of(r)] = True
+        return among[mask[among]]
 
     def share(self, r: int) -> float:
         """Dominant share of one pod of role ``r``: how big it is, across resources."""
@@ -47,8 +63,14 @@ class _State:
                 np.minimum(best, self.free[nodes, k] // want, out=best)
         return best
 
+    def request(self, r: int) -> np.ndarray:
+        found = self._requests.get(r)
+        if found is None:
+            found = self._requests[r] = np.array(self.problem.roles[r].request, dtype=np.int64)
+        return found
+
     def put(self, r: int, node: int, count: int) -> None:
-        self.free[node] -= np.array(self.problem.roles[r].request, dtype=np.int64) * count
+        self.free[node] -= self.request(r) * count
         self.counts[(r, node)] += count
         self.per_role[r] += count
         self.log.append((r, node, count, bool(self.touched[node])))
@@ -60,7 +82,7 @@ class _State:
     def undo(self, mark: int) -> None:
         while len(self.log) > mark:
             r, node, count, touched = self.log.pop()
-            self.free[node] += np.array(self.problem.roles[r].request, dtype=np.int64) * count
+            self.free[node] += self.request(r) * count
             self.counts[(r, node)] -= count
             self.per_role[r] -= count
             if not self.counts[(r, node)]:
@@ -82,10 +104,10 @@ def place_pods(
     problem = state.problem
     role = problem.roles[r]
     if candidates is None:
-        nodes = state.nodes_of[r]
+        nodes = state.nodes_of(r)
     else:
-        allowed = set(role.nodes)
-        nodes = np.array([n for n in candidates if n in allowed], dtype=np.int64)
+        among = candidates if isinstance(candidates, np.ndarray) else np.fromiter(candidates, dtype=np.int64)
+        nodes = state.candidates(r, among)
     placed = 0
     if wanted <= 0 or not len(nodes):
         return 0
@@ -170,7 +192,12 @@ def _quorum_roles(state: _State, g: int) -> list[tuple[int, int]] | None:
 
 
 def _fill(state: _State, chosen: list[tuple[int, int]], nodes: Iterable[int] | None, ordered: bool = False) -> bool:
-    nodes = None if nodes is None else list(nodes)
+    if nodes is not None and not isinstance(nodes, np.ndarray):
+        nodes = np.fromiter(nodes, dtype=np.int64)
+    for r, take in chosen:  # a cheap necessary condition before any pod is placed
+        among = state.nodes_of(r) if nodes is None else state.candidates(r, nodes)
+        if int(state.fits(state.problem.roles[r], among).sum()) < take:
+            return False
     return all(place_pods(state, r, take, nodes, ordered) == take for r, take in chosen)
 
 
@@ -189,48 +216,46 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
     return False
 
 
-def _candidates(problem: Problem, g: int) -> list[int]:
-    return sorted({n for r in problem.gangs[g].roles for n in problem.roles[r].nodes})
+def _candidates(problem: Problem, g: int) -> np.ndarray:
+    return np.unique(np.array([n for r in problem.gangs[g].roles for n in problem.roles[r].nodes], dtype=np.int64))
 
 
-def _node_groups(problem: Problem, g: int) -> list[list[int]]:
+def _node_groups(problem: Problem, g: int) -> list[np.ndarray]:
     topo = problem.gangs[g].topology
     assert topo is not None
     nodes = _candidates(problem, g)
     if not topo.required:
         return [nodes]
-    groups: dict[tuple, list[int]] = defaultdict(list)
-    for n in nodes:
-        groups[tuple(problem.domain(level, n) for level in topo.required)].append(n)
-    deepest_first = list(reversed(topo.required))
+    keys = np.stack([problem.domain_array(level)[nodes] for level in topo.required], axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    deepest_first = list(reversed(range(len(topo.required))))
 
-    def rank(key: tuple) -> tuple:
-        by_level = dict(zip(topo.required, key))
-        return tuple(topo.ranks[level][by_level[level]] for level in deepest_first)
+    def rank(i: int) -> tuple:
+        return tuple(topo.ranks[topo.required[c]][int(unique[i][c])] for c in deepest_first)
 
-    return [groups[key] for key in sorted(groups, key=rank)]
+    return [nodes[inverse == i] for i in sorted(range(len(unique)), key=rank)]
 
 
-def _place_in_circles(state: _State, g: int, chosen: list[tuple[int, int]], nodes: list[int]) -> bool:
+def _place_in_circles(state: _State, g: int, chosen: list[tuple[int, int]], nodes: np.ndarray) -> bool:
     problem = state.problem
     topo = problem.gangs[g].topology
     assert topo is not None
     if not topo.preferred:
         return _fill(state, chosen, nodes)
     for level in sorted(topo.preferred, reverse=True):
-        circles: dict[int, list[int]] = defaultdict(list)
-        for n in nodes:
-            circles[problem.domain(level, n)].append(n)  # type: ignore[index]
-        for d in sorted(circles, key=lambda d: topo.ranks[level][d]):
+        domain = problem.domain_array(level)[nodes]
+        for d in sorted(np.unique(domain).tolist(), key=lambda d: topo.ranks[level][d]):
             mark = state.mark()
-            if _fill(state, chosen, circles[d]):
+            if _fill(state, chosen, nodes[domain == d]):
                 return True
             state.undo(mark)
-    ordered = sorted(nodes, key=lambda n: (tuple(topo.ranks[lv][problem.domain(lv, n)] for lv in topo.preferred), n))  # type: ignore[index]
-    return _fill(state, chosen, ordered, ordered=True)
+    rank_keys = [np.array(topo.ranks[lv], dtype=np.int64)[problem.domain_array(lv)[nodes]] for lv in topo.preferred]
+    order = np.lexsort((nodes, *reversed(rank_keys)))
+    return _fill(state, chosen, nodes[order], ordered=True)
 
 
-def allowed_nodes(state: _State, g: int) -> list[int] | None:
+def allowed_nodes(state: _State, g: int) -> np.ndarray | None:
     """Nodes a gang's further pods may use: inside the domains its required terms hold."""
     problem = state.problem
     topo = problem.gangs[g].topology
@@ -241,11 +266,12 @@ def allowed_nodes(state: _State, g: int) -> list[int] | None:
     for (r, n), c in state.counts.items():
         if c and r in roles:
             for level in topo.required:
-                held.setdefault(level, problem.domain(level, n))  # type: ignore[arg-type]
-    return [
-        n for n in _candidates(problem, g)
-        if all(problem.domain(level, n) == held.get(level, problem.domain(level, n)) for level in topo.required)
-    ]
+                held.setdefault(level, int(problem.domain_array(level)[n]))
+    nodes = _candidates(problem, g)
+    keep = np.ones(len(nodes), dtype=bool)
+    for level, d in held.items():
+        keep &= problem.domain_array(level)[nodes] == d
+    return nodes[keep]
 
 
 def _meets_min_resources(state: _State, g: int) -> bool:

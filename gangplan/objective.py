@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+import numpy as np
+
 from .problem import Problem, integer_weights
 
 Counts = Mapping[tuple[int, int], int]  # (role, node) -> pods placed
@@ -63,9 +65,9 @@ def objective_terms(problem: Problem) -> list[Term]:
 
 
 def candidate_domains(problem: Problem, g: int, level: int) -> list[int]:
-    found = {problem.domain(level, n) for r in problem.gangs[g].roles for n in problem.roles[r].nodes}
-    found.discard(None)
-    return sorted(found)  # type: ignore[arg-type]
+    nodes = [n for r in problem.gangs[g].roles for n in problem.roles[r].nodes]
+    found = np.unique(problem.domain_array(level)[np.array(nodes, dtype=np.int64)])
+    return [int(d) for d in found if d >= 0]
 
 
 def topology_terms(problem: Problem) -> list[Term]:
@@ -74,6 +76,11 @@ def topology_terms(problem: Problem) -> list[Term]:
         return []
     levels = range(len(problem.tree.levels) + 1)
     with_terms = [(g, spec.topology) for g, spec in enumerate(problem.gangs) if spec.topology]
+    domains = {
+        (g, level): candidate_domains(problem, g, level)
+        for g, topo in with_terms
+        for level in {*topo.spans_levels, *topo.ranks}
+    }
     terms: list[Term] = []
     for kind in ("preferred", "compact"):
         for level in levels:
@@ -81,7 +88,7 @@ def topology_terms(problem: Problem) -> list[Term]:
                 (g, level, d): 1
                 for g, topo in with_terms
                 if level in getattr(topo, kind)
-                for d in candidate_domains(problem, g, level)
+                for d in domains[g, level]
             }
             if uses:
                 terms.append(Term(f"{kind}-spans@{problem.level_name(level)}", "minimize", uses=uses, upper=len(uses)))
@@ -89,7 +96,7 @@ def topology_terms(problem: Problem) -> list[Term]:
         (g, level, d): topo.ranks[level][d]
         for g, topo in with_terms
         for level in topo.ranks
-        for d in candidate_domains(problem, g, level)
+        for d in domains[g, level]
     }
     if any(ranked.values()):
         terms.append(Term("sort-rank", "minimize", uses=ranked, upper=sum(ranked.values())))

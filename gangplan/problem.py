@@ -7,6 +7,7 @@ only ever sees nodes that pass its filters and have room for at least one of its
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -133,6 +134,11 @@ class Problem:
             return None if node in self.tree.outside else node
         return self.tree.domain_of[level][node]
 
+    def domain_array(self, level: int) -> np.ndarray:
+        """Domain index of every node at ``level`` (-1 outside), for vectorised lookups."""
+        assert self.tree is not None
+        return _domain_array(self.tree, level)
+
     def domain_name(self, level: int, d: int) -> str:
         assert self.tree is not None
         if level == len(self.tree.levels):
@@ -204,6 +210,7 @@ def build_problem(
     }
 
     eligibility = _Eligibility(nodes, free, tree)
+    rank_cache: dict[tuple, tuple[int, ...]] = {}
     roles: list[Role] = []
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
@@ -212,7 +219,9 @@ def build_problem(
         feasible = True
         for gang in jg.gangs:
             g_index = len(gangs)
-            topology = _gang_topology(gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings)
+            topology = _gang_topology(
+                gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache
+            )
             role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
             running_usage = defaultdict(int)
             for pod in gang.running:
@@ -267,6 +276,15 @@ def build_problem(
         tree=tree,
         warnings=tuple(grouping.warnings) + tuple(warnings),
     )
+
+
+@functools.lru_cache(maxsize=32)
+def _domain_array(tree: TopologyTree, level: int) -> np.ndarray:
+    if level == len(tree.levels):
+        found = np.arange(len(tree.domain_of[0]) if tree.domain_of else len(tree.node_names), dtype=np.int64)
+        found[list(tree.outside)] = -1
+        return found
+    return np.array([-1 if d is None else d for d in tree.domain_of[level]], dtype=np.int64)
 
 
 class _Eligibility:
@@ -444,6 +462,7 @@ def _gang_topology(
     resources: tuple[str, ...],
     gpu_resource: str,
     warnings: list[str],
+    rank_cache: dict[tuple, tuple[int, ...]],
 ) -> GangTopology | None:
     if tree is None:
         return None
@@ -462,11 +481,12 @@ def _gang_topology(
             broken = f"required {tree.levels[level]}: running members already span {len(held)} domains"
         elif held:
             pinned[level] = held.pop()
-    rules = gang.group.sort_rules or DEFAULT_SORT
-    ranks = {
-        level: _rank_domains(tree, level, rules, allocatable, free, resources, gpu_resource)
-        for level in sorted({*required, *preferred})
-    }
+    rules = tuple(gang.group.sort_rules or DEFAULT_SORT)
+    ranks = {}
+    for level in sorted({*required, *preferred}):
+        if (level, rules) not in rank_cache:
+            rank_cache[level, rules] = _rank_domains(tree, level, rules, allocatable, free, resources, gpu_resource)
+        ranks[level] = rank_cache[level, rules]
     held = set()
     for pod in gang.running:
         n = node_index[pod.node_name]  # type: ignore[index]

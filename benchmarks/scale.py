@@ -1,0 +1,143 @@
+"""Scale benchmark: greedy vs CP-SAT on generated clusters S, M, L, XL (and a trace case).
+
+Every run is a fresh process (`--one`), timed for loading and planning separately, with its
+peak RSS from the kernel. The table prints medians over `--runs`, objective 1 per priority
+level, GPU allocation, mean spans at the preferred level, CP-SAT's status and gap, and the
+ratios CP-SAT / greedy from the same run. Run from the repository root:
+
+    python benchmarks/scale.py --sizes S,M --runs 3
+    python benchmarks/scale.py --sizes L --time-limit 60
+    python benchmarks/scale.py --sizes S --trace ../shared/traces/alibaba-gpu-v2023
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SIZES = {  # name: (shape bigPods x miniPods x tors x nodes, groups)
+    "S": ((2, 4, 4, 16), 100),
+    "M": ((4, 4, 8, 16), 400),
+    "L": ((4, 8, 16, 16), 1500),
+    "XL": ((4, 8, 20, 32), 4000),
+}
+MODES = {"greedy": ["--solver", "greedy"], "cp-sat": [], "cp-sat -w2": ["--workers", "2"]}
+
+
+def one(path: str, mode: str, time_limit: float) -> None:
+    """Child process: load, plan, print one JSON line of figures."""
+    import resource
+
+    from gangplan.loader import load_snapshot
+    from gangplan.planner import Options, plan
+
+    args = MODES[mode]
+    options = Options(
+        solver="greedy" if "greedy" in args else "cp-sat",
+        workers=int(args[args.index("--workers") + 1]) if "--workers" in args else 1,
+        time_limit=time_limit,
+    )
+    start = time.perf_counter()
+    snapshot = load_snapshot([path])
+    loaded = time.perf_counter()
+    result = plan(snapshot, options)
+    done = time.perf_counter()
+    gpu = result.resources_after.get("nvidia.com/gpu", (0, 0))
+    spans = [
+        len(g.domains.get(g.preferred[-1], ())) for g in result.groups if g.placed and g.pending and g.preferred
+    ]
+    print(json.dumps({
+        "load": loaded - start,
+        "plan": done - loaded,
+        "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "objective": [(o.name, o.value) for o in result.solver.objective if "@" in o.name and "spans" not in o.name],
+        "gpu": 100 * gpu[0] / gpu[1] if gpu[1] else 0.0,
+        "spans": statistics.mean(spans) if spans else 0.0,
+        "status": result.solver.status,
+        "gap": result.solver.gap,
+        "placed": sum(1 for g in result.groups if g.pending and g.placed),
+        "groups": sum(1 for g in result.groups if g.pending),
+    }))
+
+
+def run(path: Path, mode: str, time_limit: float) -> dict:
+    cmd = [sys.executable, __file__, "--one", str(path), mode, str(time_limit)]
+    start = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"{mode} on {path} failed:\n{out.stderr}")
+    figures = json.loads(out.stdout.splitlines()[-1])
+    figures["wall"] = time.perf_counter() - start
+    return figures
+
+
+def objective_text(objective: list) -> str:
+    """quorum demand (as a share of the level's total weight is not known here) and JobGroups, per level."""
+    levels: dict[str, dict[str, int]] = {}
+    for name, value in objective:
+        kind, level = name.split("@")
+        levels.setdefault(level, {})[kind] = value
+    return " ".join(f"p{level}:{v.get('job-groups', 0)}" for level, v in levels.items())
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+        one(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="S,M")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--trace", help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023")
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from gangplan.generate import generate, trace_nodes
+
+    workdir = Path(tempfile.mkdtemp(prefix="gangplan-bench-"))
+    cases = []
+    for size in [s for s in args.sizes.split(",") if s]:
+        shape, groups = SIZES[size]
+        path = workdir / f"{size}.json"
+        path.write_text(json.dumps(generate(shape=shape, groups=groups, seed=args.seed)))
+        cases.append((size, path))
+    if args.trace:
+        nodes = trace_nodes(args.trace)
+        path = workdir / "trace.json"
+        path.write_text(json.dumps(generate(shape=(1, 4, 8, 16), groups=300, seed=args.seed, nodes_from=nodes)))
+        cases.append((f"trace ({len(nodes)} nodes)", path))
+    header = (
+        f"{'case':<18} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
+        f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7}  objective 1 (JobGroups placed per priority)"
+    )
+    print(header)
+    print("-" * len(header))
+    for case, path in cases:
+        base = None
+        for mode in args.modes.split(","):
+            runs = [run(path, mode, args.time_limit) for _ in range(args.runs)]
+            med = {k: statistics.median(r[k] for r in runs) for k in ("wall", "load", "plan", "rss")}
+            first = runs[0]
+            if base is None:
+                base = (med["wall"], first["objective"])
+            versus = "=" if first["objective"] == base[1] else ("better" if first["objective"] > base[1] else "WORSE")
+            gap = "-" if first["gap"] is None else f"{100 * first['gap']:.2f}%"
+            print(
+                f"{case:<18} {mode:<11} {med['wall']:>7.2f} {med['load']:>7.2f} {med['plan']:>7.2f} {med['rss']:>6.0f} "
+                f"{first['placed']:>4}/{first['groups']:<4} {first['gpu']:>6.1f} {first['spans']:>6.2f} "
+                f"{first['status']:<9} {gap:>7} {med['wall'] / base[0]:>7.2f}  {objective_text(first['objective'])} "
+                f"[{versus} vs greedy]",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""The scale benchmark runs end to end (S size, a short time limit); no timing is asserted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_scale_benchmark_smoke() -> None:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
+         "--modes", "greedy,cp-sat", "--time-limit", "0.5"],
+        capture_output=True, text=True, timeout=600, check=True,
+    )
+    rows = [line for line in out.stdout.splitlines() if line.startswith("S ")]
+    assert [row.split()[1] for row in rows] == ["greedy", "cp-sat"]
+    assert "WORSE" not in out.stdout  # the default plan is never worse than greedy on objective 1
+    for row in rows:
+        placed = next(cell for cell in row.split() if "/" in cell)
+        assert int(placed.split("/")[1]) == 100
