@@ -209,7 +209,7 @@ def build_problem(
         r: sum(alloc_maps[i].get(r, 0) for i, n in enumerate(nodes) if node_usable(n)) for r in pending_resources
     }
 
-    eligibility = _Eligibility(nodes, free, tree)
+    eligibility = _Eligibility(nodes, free, tree, len(resources))
     rank_cache: dict[tuple, tuple[int, ...]] = {}
     roles: list[Role] = []
     gangs: list[GangSpec] = []
@@ -294,9 +294,9 @@ class _Eligibility:
     once per combination, and room is counted for all nodes at once with numpy.
     """
 
-    def __init__(self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None) -> None:
+    def __init__(self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None, width: int) -> None:
         self.nodes, self.tree = nodes, tree
-        self.free = np.array(free, dtype=np.int64).reshape(len(nodes), -1)
+        self.free = np.array(free, dtype=np.int64).reshape(len(nodes), width)
         self.cache: dict[tuple, np.ndarray] = {}
 
     def mask(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> np.ndarray:
