@@ -15,11 +15,12 @@ from .plan import Plan, Placement  # noqa: E402
 from .planner import Options, plan  # noqa: E402
 
 
-def load_snapshot(paths, *, stdin=None):  # type: ignore[no-untyped-def]
-    """Read files, folders or ``-`` into a Snapshot (see ``gangplan.loader``)."""
-    from .loader import load_snapshot as _load
+def load_snapshot(paths, *, stdin=None, limits=None):  # type: ignore[no-untyped-def]
+    """Read files, folders or ``-`` into a Snapshot (see ``gangplan.loader``); ``limits`` is a
+    ``gangplan.loader.Limits`` to raise or lower the input bounds."""
+    from .loader import Limits, load_snapshot as _load
 
-    return _load(paths, stdin=stdin)
+    return _load(paths, stdin=stdin, limits=limits or Limits())
 
 
 __all__ = [

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import io
+import re
+import signal
+import threading
 from xml.etree import ElementTree
 import time
 import json
@@ -20,7 +23,6 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
-import yaml
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
@@ -29,10 +31,10 @@ from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, Position, UsageError
-from .loader import load_snapshot, locate, read_objects
+from .loader import Limits, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Snapshot
-from .quantity import describe_amount
+from .quantity import QuantityError, describe_amount, parse_quantity
 from .plan import GroupOutcome, Plan, PlanFormatError, plan_from_document
 from .planner import Options, plan as make_plan
 from .diff import PlanDiff, diff_plans, diff_snapshot
@@ -83,19 +85,33 @@ class _State:
     debug = False
     quiet = False
     no_color = False
+    limits = Limits()
 
 
 def _stderr() -> Console:
     return Console(stderr=True, no_color=_State.no_color or "NO_COLOR" in os.environ, highlight=False)
 
 
+# Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
+# a message stays one line and cannot drive the terminal.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def _one_line(text: str) -> str:
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return json.dumps(char)[1:-1] if char in "\n\t\r" else f"\\u{ord(char):04x}"
+
+    return _UNPRINTABLE.sub(escape, text)
+
+
 def _say(message: str) -> None:
     if not _State.quiet:
-        _stderr().print(message, markup=False, soft_wrap=True)
+        _stderr().print(_one_line(message), markup=False, soft_wrap=True, highlight=False)
 
 
 def _fail(message: str, code: int) -> None:
-    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.write(f"error: {_one_line(message)}\n")
     raise typer.Exit(code)
 
 
@@ -119,6 +135,13 @@ def _run(command: F) -> F:
         except KeyboardInterrupt:
             sys.stderr.write("interrupted\n")
             raise typer.Exit(130)
+        except MemoryError:
+            if _State.debug:
+                raise
+            _fail(
+                "out of memory: the input is too large for the memory available (nothing was written)",
+                3,
+            )
         except Exception as exc:  # a bug: say so in one line, exit 3
             if _State.debug:
                 raise
@@ -133,21 +156,73 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+_DEFAULT_LIMITS = Limits()
+
+
+def _byte_size(option: str, text: str) -> int:
+    """A size in bytes: a plain integer or a quantity such as 512Mi or 4Gi."""
+    try:
+        value = parse_quantity(text.strip())
+    except QuantityError:
+        value = None
+    if value is None or value.denominator != 1 or value < 1:
+        raise UsageError(f"{option} must be a positive number of bytes such as 4294967296 or 4Gi, got {text!r}")
+    return int(value)
+
+
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Nothing on stderr but errors.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colour (also: NO_COLOR=1).")] = False,
+    max_file_size: Annotated[
+        str,
+        typer.Option(
+            "--max-file-size",
+            envvar="GANGPLAN_MAX_FILE_SIZE",
+            metavar="SIZE",
+            help="Refuse an input file larger than this: bytes, or a quantity such as 4Gi.",
+        ),
+    ] = "2Gi",
+    max_documents: Annotated[
+        int,
+        typer.Option(
+            "--max-documents",
+            envvar="GANGPLAN_MAX_DOCUMENTS",
+            metavar="N",
+            help="Refuse inputs with more YAML documents than this.",
+        ),
+    ] = _DEFAULT_LIMITS.max_documents,
+    max_objects: Annotated[
+        int,
+        typer.Option(
+            "--max-objects",
+            envvar="GANGPLAN_MAX_OBJECTS",
+            metavar="N",
+            help="Refuse inputs with more Kubernetes objects than this (List items count one by one).",
+        ),
+    ] = _DEFAULT_LIMITS.max_objects,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
+    try:
+        for option, value in (("--max-documents", max_documents), ("--max-objects", max_objects)):
+            if value < 1:
+                raise UsageError(f"{option} must be at least 1, got {value}")
+        _State.limits = Limits(
+            max_file_bytes=_byte_size("--max-file-size", max_file_size),
+            max_documents=max_documents,
+            max_objects=max_objects,
+        )
+    except UsageError as exc:
+        _fail(str(exc), exc.exit_code)
 
 
 def _load(paths: list[str]) -> Snapshot:
-    stdin = sys.stdin.buffer.read() if "-" in paths else None
-    snapshot = load_snapshot(paths, stdin=stdin)
+    stdin = read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes) if "-" in paths else None
+    snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     if snapshot.skipped_kinds:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(snapshot.skipped_kinds.items()))
         _say(f"skipped objects gangplan does not use: {counts}")
@@ -219,7 +294,8 @@ def _with_gangs(snapshot: Snapshot, gangs: Optional[list[str]]) -> Snapshot:
         paths = [f for f in files.split(",") if f]
         if not sep or not name or not paths:
             raise UsageError(f"--gang {spec!r}: expected NAME=FILE[,FILE...]")
-        group, pods = gang_from_objects(name, read_objects(paths))
+        objects = within_limits(read_objects(paths, limits=_State.limits), _State.limits, workloads=True)
+        group, pods = gang_from_objects(name, objects)
         snapshot = with_gang(snapshot, group, pods)
     return snapshot
 
@@ -285,11 +361,68 @@ def _planned(
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)
     with _Progress() as progress:
-        result = make_plan(loaded, options, progress if progress.live is not None else None)
+        result = _plan_interruptibly(loaded, options, progress if progress.live is not None else None)
     for warning in result.warnings:
         _say(f"warning: {warning}")
-    _say(_summary(result))
+    for line in _summary(result).split("\n"):
+        _say(line)
     return loaded, result
+
+
+class _Worker:
+    """Set while a planning thread runs: Ctrl-C can leave it running inside the solver."""
+
+    running: Optional[threading.Event] = None  # set when planning ends
+
+    @classmethod
+    def abandoned(cls) -> bool:
+        return cls.running is not None and not cls.running.is_set()
+
+
+def _plan_interruptibly(loaded: Snapshot, options: Options, reporter: Any) -> Plan:
+    """Plan in a worker thread while the main thread waits, so that Ctrl-C stops the run at once.
+
+    CP-SAT keeps the thread that calls it inside C++ for a whole solve, where Python cannot act
+    on a signal; and during each solve it installs a SIGINT handler of its own (one that aborts
+    the process when the signal lands on another thread), then leaves SIGINT at its default
+    action, which kills the process with no cleanup. So SIGINT is blocked while planning (the
+    worker and the solver's threads inherit the mask) and the main thread takes it with
+    ``sigtimedwait``, whatever handler is installed; Python's handler is restored afterwards.
+    """
+    outcome: dict[str, Any] = {}
+    done = threading.Event()  # not Thread.join: an interrupted join marks a live thread stopped (3.11)
+
+    def work() -> None:
+        try:
+            outcome["plan"] = make_plan(loaded, options, reporter)
+        except BaseException as exc:  # handed to the main thread, which reports it
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    in_main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if in_main else None
+    waits = in_main and hasattr(signal, "sigtimedwait") and hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if waits else None
+    _Worker.running = done
+    try:
+        threading.Thread(target=work, name="gangplan-plan", daemon=True).start()
+        while not done.is_set():
+            if waits:
+                if signal.sigtimedwait({signal.SIGINT}, 0.1) is not None:
+                    raise KeyboardInterrupt
+            else:  # no sigtimedwait (macOS, Windows): wait, and put Python's handler back
+                done.wait(0.1)
+                if handler is not None:
+                    signal.signal(signal.SIGINT, handler)
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["plan"]
 
 
 @app.command("plan")
@@ -319,16 +452,19 @@ def plan_command(
     Example: gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang)
-    if report is not None:
-        write_output(render_report(loaded, result, gpu_resource=gpu_resource), report)
+    # Everything is rendered before anything is written: a failure leaves no file behind.
+    if output in (Output.table, Output.wide):
+        text = _table(result, output_file is None, wide=output is Output.wide)
+    elif output is Output.status:
+        text = to_yaml(status_list(result, loaded))
+    else:
+        text = render(result, output.value, snapshot=loaded)
+    page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
     if diff and not _State.quiet:
         _emit_diff(diff_snapshot(loaded, result, gpu_resource=gpu_resource), DiffOutput.diff, None, to_stderr=True)
-    if output in (Output.table, Output.wide):
-        write_output(_table(result, output_file is None, wide=output is Output.wide), output_file)
-    elif output is Output.status:
-        write_output(to_yaml(status_list(result, loaded)), output_file)
-    else:
-        write_output(render(result, output.value), output_file)
+    if page is not None:
+        write_output(page, report)
+    write_output(text, output_file)
 
 
 class CheckFormat(str, Enum):
@@ -565,20 +701,20 @@ def verify_command(
 
 def read_plan(path: str) -> Plan:
     """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool."""
+    if os.path.isdir(path):
+        raise InputError("is a directory, not a Plan or a List of Bindings", Position(path))
+    documents = read_documents(path, limits=_State.limits)  # size, aliases and nesting bounded
+    if len(documents) > 1:
+        raise InputError(f"expected one Plan or List of Bindings, found {len(documents)} documents", Position(path))
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file or directory", Position(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read plan: {exc}", Position(path)) from None
-    try:
-        data = json.loads(text) if text.lstrip().startswith("{") else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise InputError(f"not a Plan or a List of Bindings: {exc}".splitlines()[0], Position(path)) from None
-    try:
-        return plan_from_document(data)
+        return plan_from_document(documents[0] if documents else None)
     except PlanFormatError as exc:
         raise InputError(str(exc), Position(path)) from None
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
+        # A field of the wrong type deep inside: still bad input, not a failure of gangplan.
+        raise InputError(
+            f"not a Plan or a List of Bindings gangplan can read: {type(exc).__name__}: {exc}", Position(path)
+        ) from None
 
 
 def _percent(used: int, total: int) -> str:
@@ -755,7 +891,16 @@ def _rendered(renderable: Any, to_terminal: bool) -> str:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except SystemExit as exc:
+        if _Worker.abandoned():
+            # Interrupted while the solver runs in C++: it cannot be joined, and interpreter
+            # shutdown would wait for it. Nothing is half-written (outputs come after planning).
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(exc.code if isinstance(exc.code, int) else 1)
+        raise
 
 
 __all__ = ["app", "main"]

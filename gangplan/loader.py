@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import yaml
 from yaml import nodes as _nodes
@@ -25,7 +25,17 @@ from gangplan import kube
 from gangplan.errors import InputError, Position
 from gangplan.model import Origin, Snapshot
 
-__all__ = ["Limits", "STDIN", "load_snapshot", "read_objects", "locate"]
+__all__ = [
+    "Limits",
+    "MAX_TOTAL_AMOUNT",
+    "STDIN",
+    "load_snapshot",
+    "locate",
+    "read_bounded",
+    "read_documents",
+    "read_objects",
+    "within_limits",
+]
 
 STDIN = "<stdin>"
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -95,12 +105,28 @@ class _Loader(*_BASES):  # type: ignore[misc]
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Bounds that turn hostile or absurd input into an error instead of memory exhaustion."""
+    """Bounds that turn hostile or absurd input into an error instead of memory exhaustion.
 
-    max_file_bytes: int = 2 * 1024**3
-    max_documents: int = 1_000_000
+    The first three are per run and can be raised from the command line (``--max-file-size``,
+    ``--max-documents``, ``--max-objects``): a 20,000-node dump is well inside the defaults.
+    The alias limits only matter for YAML that uses anchors, which no ``kubectl`` dump does.
+    """
+
+    max_file_bytes: int = 2 * 1024**3  # per file, checked before it is read
+    max_documents: int = 1_000_000  # YAML documents over all inputs
+    max_objects: int = 1_000_000  # Kubernetes objects over all inputs, List items counted singly
     max_expanded_nodes: int = 10_000_000
     max_aliases: int = 10_000
+    max_depth: int = 100  # nesting of the PodGroups and pod manifests gangplan writes back out
+
+
+# Quantities of one resource over all nodes, or over all pods, must stay below this (2**60
+# bytes is 1 EiB; 2**60 millicores, a billion billion): the greedy placer counts in 64-bit
+# integers, and CP-SAT refuses a constraint whose terms could add up to 2**62.
+MAX_TOTAL_AMOUNT = 2**60
+_NAME_LIMIT, _LABEL_LIMIT = 253, 63
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 # Text read from stdin, kept so that errors found after reading can still be located.
@@ -122,10 +148,12 @@ def load_snapshot(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        snapshot = kube.to_snapshot(read_objects(paths, stdin=stdin, limits=limits))
+        objects = within_limits(read_objects(paths, stdin=stdin, limits=limits), limits)
+        snapshot = kube.to_snapshot(_named(objects))
     finally:
         if collecting:
             gc.enable()
+    _check_snapshot(snapshot, limits)
     if not (
         snapshot.nodes
         or snapshot.pods
@@ -145,11 +173,11 @@ def read_objects(
     paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits()
 ) -> Iterator[tuple[dict[str, Any], Origin]]:
     """Every object in the inputs, in order, List items unwrapped, each with its origin."""
-    documents = 0
+    documents = objects = 0
     for name, path in _input_files(paths):
         if path is None:
             if stdin is None:
-                stdin = sys.stdin.buffer.read()
+                stdin = read_bounded(sys.stdin.buffer, limits.max_file_bytes)
             text = _decode(name, _within(name, stdin, limits))
             _in_memory[name] = text
         else:
@@ -158,12 +186,244 @@ def read_objects(
             documents += 1
             if documents > limits.max_documents:
                 raise InputError(
-                    f"more than {limits.max_documents} YAML documents in the input",
+                    f"more than {limits.max_documents} YAML documents in the input "
+                    "(raise the limit with --max-documents)",
                     locate(Origin(name, index)),
                 )
             if document is None:
                 continue
-            yield from _objects(document, Origin(name, index))
+            for found in _objects(document, Origin(name, index)):
+                objects += 1
+                if objects > limits.max_objects:
+                    raise InputError(
+                        f"more than {limits.max_objects} Kubernetes objects in the input "
+                        "(raise the limit with --max-objects)",
+                        locate(found[1]),
+                    )
+                yield found
+
+
+def read_documents(path: str, *, limits: Limits = Limits()) -> list[Any]:
+    """Every document of one file (JSON or YAML), read within ``limits``: for plan files."""
+    text = _read(path, path, limits)
+    documents = []
+    for index, document in enumerate(_documents(path, text, limits)):
+        if index >= limits.max_documents:
+            raise InputError(
+                f"more than {limits.max_documents} YAML documents "
+                "(raise the limit with --max-documents)",
+                Position(path),
+            )
+        documents.append(document)
+    return documents
+
+
+# ---------------------------------------------------------------- names and amounts: output safety
+
+# Objects whose names gangplan writes out (bindings name pods and nodes), by (apiVersion, kind).
+_NAMED = {("v1", "Node"), ("v1", "Pod")} | {(api.value, "PodGroup") for api in kube.POD_GROUP_APIS}
+
+
+def _name_problem(value: str, limit: int, pattern: re.Pattern[str]) -> str | None:
+    if len(value) > limit:  # first: the pattern is only ever run on short strings
+        return f"{len(value)} characters, more than {limit}"
+    if not pattern.fullmatch(value):
+        letters = "'-' and '.'" if pattern is _SUBDOMAIN else "'-'"
+        return f"lowercase letters, digits, {letters}, starting and ending with a letter or digit"
+    return None
+
+
+def _name_error(kind: str, field: str, value: str, problem: str, position: Position) -> InputError:
+    what = "a DNS-1123 label" if field == "namespace" else "a DNS-1123 subdomain"
+    shown = json.dumps(value if len(value) <= 80 else value[:77] + "...", ensure_ascii=True)
+    return InputError(
+        f"metadata.{field}: {shown} is not a valid {kind} {field}: expected {what} ({problem})",
+        position,
+    )
+
+
+def _check_name(kind: str, meta: Any, origin: Origin, own_path: tuple[str | int, ...] = ()) -> None:
+    """Names gangplan may write into bindings and pods must be Kubernetes names; anything else
+    (a newline, a quote, a path) is refused here, so no output can carry it."""
+    if not isinstance(meta, dict):
+        return  # kube reports the wrong type
+    rules = (("name", _NAME_LIMIT, _SUBDOMAIN), ("namespace", _LABEL_LIMIT, _DNS_LABEL))
+    for field, limit, pattern in rules:
+        value = meta.get(field)
+        if type(value) is not str or (field == "namespace" and (value == "" or kind == "Node")):
+            continue  # a wrong type or a missing name is kube's to report; "" is "default"
+        problem = _name_problem(value, limit, pattern)
+        if problem is not None:
+            position = locate(origin, own_path + ("metadata", field))
+            raise _name_error(kind, field, value, problem, position)
+
+
+def _named(
+    objects: Iterator[tuple[dict[str, Any], Origin]],
+) -> Iterator[tuple[dict[str, Any], Origin]]:
+    """Objects on their way to ``kube``, names checked before any message can quote them."""
+    for obj, origin in objects:
+        api, kind = obj.get("apiVersion"), obj.get("kind")
+        if type(api) is str and type(kind) is str and (api, kind) in _NAMED:
+            _check_name(kind, obj.get("metadata"), origin)
+        yield obj, origin
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    """A field path as kube's messages write it: spec.containers[0].resources["nvidia.com/gpu"]."""
+    text = ""
+    for step in path:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        elif "." in step:
+            text += f"[{json.dumps(step)}]"
+        else:
+            text += f".{step}" if text else step
+    return text
+
+
+_INT32 = 2**31 - 1
+_KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
+_REPLICATED = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+
+
+def _replicas(obj: dict[str, Any], workloads: bool) -> Iterator[tuple[int, tuple[str | int, ...]]]:
+    """(pods, where the count is written) for every pod count an object expands into."""
+    kind, spec = obj.get("kind"), obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    counts: list[tuple[Any, tuple[str | int, ...]]] = []
+    if kind == "Gang":
+        items = spec.get("replicationControllers")
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict):
+                at: tuple[str | int, ...] = ("spec", "replicationControllers", i)
+                if ("metadata" in item or "spec" in item) and isinstance(item.get("spec"), dict):
+                    item, at = item["spec"], at + ("spec",)
+                counts.append((item.get("replicas"), at + ("replicas",)))
+    elif kind == "Job" and obj.get("apiVersion") == "batch.volcano.sh/v1alpha1":
+        tasks = spec.get("tasks")
+        for i, task in enumerate(tasks if isinstance(tasks, list) else []):
+            if isinstance(task, dict):
+                counts.append((task.get("replicas"), ("spec", "tasks", i, "replicas")))
+    elif workloads and kind in _REPLICATED:
+        counts.append((spec.get("replicas"), ("spec", "replicas")))
+    elif workloads and kind == "Job":
+        counts.append((spec.get("parallelism"), ("spec", "parallelism")))
+    for count, at in counts:
+        if type(count) is int and count > 0:  # other types are kube's and manifests' to refuse
+            yield count, at
+
+
+def within_limits(
+    objects: Iterable[tuple[dict[str, Any], Origin]], limits: Limits, *, workloads: bool = False
+) -> Iterator[tuple[dict[str, Any], Origin]]:
+    """Objects, with the pods that Gangs and Volcano Jobs (and, for ``--gang``, any workload:
+    ``workloads``) expand into counted against ``max_objects`` before any is made."""
+    total = 0
+    for obj, origin in objects:
+        total += 1
+        if total > limits.max_objects:  # objects after pods that workloads expand into
+            raise InputError(
+                f"more than {limits.max_objects} Kubernetes objects in the input, counting "
+                "the pods of workloads (raise the limit with --max-objects)",
+                locate(origin),
+            )
+        for count, at in _replicas(obj, workloads):
+            total += count
+            if total > limits.max_objects:
+                shown = count if count < 10**15 else f"{count:.3e}"
+                raise InputError(
+                    f"{_dotted(at)}: {shown} pods would make more than {limits.max_objects} "
+                    "objects in the input (raise the limit with --max-objects)",
+                    locate(origin, at),
+                )
+        yield obj, origin
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` levels (without recursing itself)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if type(item) is dict:
+            items: Iterable[Any] = item.values()
+        elif type(item) is list:
+            items = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in items)
+    return False
+
+
+def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
+    """Names of objects made from workloads (Gang, Volcano Job pods), bounded amounts, and
+    bounded nesting of what is written back out (``-o status`` PodGroups, pods to create)."""
+    for kind, written in (
+        ("PodGroup", ((g, g.raw) for g in snapshot.pod_groups)),
+        ("Pod", ((p, p.manifest) for p in snapshot.pods if p.manifest is not None)),
+    ):
+        for item, raw in written:
+            if raw is not None and _deeper(raw, limits.max_depth):
+                raise InputError(
+                    f"{kind} {item.key} is nested more than {limits.max_depth} levels deep",
+                    locate(item.origin),
+                )
+    named = (("Node", snapshot.nodes), ("Pod", snapshot.pods), ("PodGroup", snapshot.pod_groups))
+    for kind, items in named:
+        for item in items:
+            meta = {"name": item.name}
+            if kind != "Node":
+                meta["namespace"] = item.namespace
+            _check_name(kind, meta, item.origin)
+    for group in snapshot.pod_groups:  # int32 in every PodGroup API; the solver's coefficients
+        counts = [(("spec", "minMember"), group.min_member)]
+        tasks = group.min_task_member.items()
+        counts += [(("spec", "minTaskMember", task), n) for task, n in tasks]
+        for path, count in counts:
+            if count > _INT32:
+                message = f"{_dotted(path)}: {count} is more than {_INT32}"
+                raise InputError(message, locate(group.origin, path))
+    for pod in snapshot.pods:
+        total = pod.annotations.get(_KUEUE_TOTAL, "").strip()
+        if total.isascii() and total.isdigit() and (len(total) > 10 or int(total) > _INT32):
+            path = ("metadata", "annotations", _KUEUE_TOTAL)
+            message = f"{_dotted(path)}: {total[:20]} is more than {_INT32}"
+            raise InputError(message, locate(pod.origin, path))
+    totals: dict[tuple[str, str], int] = {}
+    asked = {"pods"}  # resources some pod or PodGroup asks for: the only ones nodes are checked for
+
+    def add(name: str, amount: int, what: str, origin: Origin, path: tuple[str | int, ...]) -> None:
+        key = (what, name)
+        totals[key] = totals.get(key, 0) + amount
+        asked.add(name)
+        if amount > MAX_TOTAL_AMOUNT or totals[key] > MAX_TOTAL_AMOUNT:
+            raise InputError(
+                f"{_dotted(path)}: {name} quantities this large cannot be planned: the {what} "
+                f"add up to more than 2^60 {'millicores' if name == 'cpu' else 'units'}",
+                locate(origin, path),
+            )
+
+    for pod in snapshot.pods:
+        lists = (("containers", pod.containers), ("initContainers", pod.init_containers))
+        for field, containers in lists:
+            for index, container in enumerate(containers):
+                for name, amount in container.requests.items():
+                    path = ("spec", field, index, "resources", "requests", name)
+                    add(name, amount, "pods' requests", pod.origin, path)
+        for name, amount in pod.overhead.items():
+            add(name, amount, "pods' requests", pod.origin, ("spec", "overhead", name))
+    for group in snapshot.pod_groups:
+        for name, amount in group.min_resources.items():
+            path = ("spec", "minResources", name)
+            add(name, amount, f"minResources of {group.key}", group.origin, path)
+    for node in snapshot.nodes:
+        for name, amount in node.allocatable.items():
+            if name in asked:
+                path = ("status", "allocatable", name)
+                add(name, amount, "nodes' allocatable", node.origin, path)
 
 
 def _input_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
@@ -191,9 +451,10 @@ def _input_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
 def _read(name: str, path: str, limits: Limits) -> str:
     try:
         with open(path, "rb") as stream:
-            if os.fstat(stream.fileno()).st_size > limits.max_file_bytes:
+            size = os.fstat(stream.fileno()).st_size
+            if size > limits.max_file_bytes:
                 raise _too_big(name, limits)
-            data = _within(name, stream.read(limits.max_file_bytes + 1), limits)
+            data = _within(name, read_bounded(stream, limits.max_file_bytes, size), limits)
     except FileNotFoundError:
         raise InputError("no such file or directory", Position(name)) from None
     except PermissionError:
@@ -204,9 +465,30 @@ def _read(name: str, path: str, limits: Limits) -> str:
     return _decode(name, data)
 
 
+def read_bounded(stream: Any, limit: int, size_hint: int = 0) -> bytes:
+    """At most ``limit + 1`` bytes of a binary stream (one more tells that it is too big).
+
+    Never ``stream.read(limit + 1)``: that allocates the whole limit up front (2 GiB by
+    default), which fails under a memory limit however small the file is.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    want = size_hint + 1 if size_hint else 1 << 20
+    while total <= limit:
+        chunk = stream.read(min(want, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = max(1 << 20, min(total, 64 << 20))  # a file that grew, or a pipe: chunks
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
 def _too_big(name: str, limits: Limits) -> InputError:
     return InputError(
-        f"file is larger than the limit of {limits.max_file_bytes} bytes", Position(name)
+        f"file is larger than the limit of {limits.max_file_bytes} bytes "
+        "(raise it with --max-file-size)",
+        Position(name),
     )
 
 

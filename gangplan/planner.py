@@ -91,7 +91,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
             note = "CP-SAT found nothing better than greedy in time; the greedy plan is used" + (
                 f" ({note})" if note else ""
             )
-        if result.assignment is None:
+        if chosen is baseline:  # nothing from CP-SAT, or nothing better: the status says so
             status = "GREEDY"
     objective = tuple(
         ObjectiveValue(t.name, value := term_value(t, problem, chosen), t.sense, value if t.name in proven else None)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import yaml
 
+from .errors import SolverError
+from .model import Snapshot
 from .plan import Plan, plan_to_dict
 
 OUTPUTS = ("table", "json", "yaml", "name", "plan")
@@ -48,6 +51,51 @@ def bindings_list(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
 
 
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def _valid(value: object, pattern: re.Pattern[str], limit: int) -> bool:
+    return type(value) is str and len(value) <= limit and pattern.fullmatch(value) is not None
+
+
+def check_output_names(plan: Plan, snapshot: Snapshot | None = None) -> None:
+    """Defensive: every name a binding or a pod carries is a Kubernetes name, taken from the input.
+
+    The loader refuses invalid names, so this never fails on any input; if it does, gangplan
+    itself is wrong, and writing nothing (SolverError, exit 3) is the only safe answer.
+    """
+    pending: dict[tuple[str, str], Any] = {}
+    nodes: set[str] = set()
+    if snapshot is not None:
+        pending = {(p.namespace, p.name): p for p in snapshot.pods if p.node_name is None}
+        nodes = {n.name for n in snapshot.nodes}
+    for p in plan.placements:
+        if not (
+            _valid(p.name, _SUBDOMAIN, 253)
+            and _valid(p.namespace, _DNS_LABEL, 63)
+            and _valid(p.node, _SUBDOMAIN, 253)
+        ):
+            names = json.dumps([p.namespace, p.name, p.node])
+            raise SolverError(f"refusing to write a binding with an invalid name: {names}")
+        if snapshot is not None:
+            pod = pending.get((p.namespace, p.name))
+            if pod is None or p.node not in nodes or (p.uid or None) != (pod.uid or None):
+                raise SolverError(
+                    f"refusing to write a binding that is not from the input: {p.pod} -> {p.node}"
+                )
+            if p.manifest is not None and p.manifest != pod.manifest:
+                raise SolverError(f"refusing to write pod {p.pod}: it is not the input's pod")
+        if p.manifest is not None:
+            meta = p.manifest.get("metadata")
+            if (
+                not isinstance(meta, dict)
+                or meta.get("name") != p.name
+                or (meta.get("namespace") or "default") != p.namespace
+            ):
+                raise SolverError(f"refusing to write pod {p.pod}: its manifest names another pod")
+
+
 def to_json(data: Any) -> str:
     return json.dumps(data, indent=4, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -56,8 +104,10 @@ def to_yaml(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=True, allow_unicode=True, default_flow_style=False)
 
 
-def render(plan: Plan, output: str) -> str:
-    """Every non-table output format."""
+def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None) -> str:
+    """Every non-table output format; bindings and pods only after ``check_output_names``."""
+    if output in ("json", "yaml", "name", "plan"):
+        check_output_names(plan, snapshot)
     if output == "json":
         return to_json(bindings_list(plan))
     if output == "yaml":

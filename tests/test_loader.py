@@ -584,14 +584,15 @@ def test_binary_files() -> None:
 def test_size_and_document_limits() -> None:
     path = write("big.yaml", NODE.format(name="a"))
     assert error([path], limits=Limits(max_file_bytes=20)) == (
-        "big.yaml: file is larger than the limit of 20 bytes"
+        "big.yaml: file is larger than the limit of 20 bytes (raise it with --max-file-size)"
     )
     assert error(["-"], stdin=b"x" * 21, limits=Limits(max_file_bytes=20)) == (
-        "<stdin>: file is larger than the limit of 20 bytes"
+        "<stdin>: file is larger than the limit of 20 bytes (raise it with --max-file-size)"
     )
     three = "---\n".join(NODE.format(name=name) for name in "abc")
     assert error([write("three.yaml", three)], limits=Limits(max_documents=2)) == (
-        "three.yaml:9:1: more than 2 YAML documents in the input"
+        "three.yaml:9:1: more than 2 YAML documents in the input "
+        "(raise the limit with --max-documents)"
     )
 
 

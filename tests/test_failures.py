@@ -1,0 +1,409 @@
+"""Failure modes, end to end: the solver finding nothing better than greedy in time, bad
+time limits, every group unplaceable, the solver failing or running out of memory, Ctrl-C
+(in process and with a real SIGINT in the middle of a CP-SAT solve), and output safety:
+only valid Kubernetes names taken from the input reach bindings and pods, and output files
+are written whole or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import gangplan.cli as cli
+import gangplan.planner as planner
+from gangplan.cli import app
+from gangplan.cpsat import SolveResult
+from gangplan.errors import SolverError
+from gangplan.generate import generate
+from gangplan.loader import load_snapshot
+from gangplan.objective import Assignment
+from gangplan.plan import Placement
+from gangplan.planner import Options, plan
+from gangplan.render import check_output_names, render
+from gangplan.verify import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ROOT / "snapshots" / "small.yaml"
+GPU_CLUSTER = ROOT / "snapshots" / "gpu-cluster.yaml"
+SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+runner = CliRunner()
+
+
+def invoke(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def only_error(result, code: int, phrase: str = "") -> str:
+    assert result.exit_code == code, (result.exit_code, result.stderr)
+    assert "Traceback" not in result.stdout + result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("error: ") and phrase in last, result.stderr
+    assert sum(line.startswith("error:") for line in result.stderr.splitlines()) == 1
+    return last
+
+
+def no_files_but(directory: Path, *names: str) -> None:
+    assert sorted(p.name for p in directory.iterdir()) == sorted(names)
+
+
+# ---------------------------------------------------------------- the solver runs out of time
+
+
+def test_a_tiny_time_limit_falls_back_to_greedy_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    result = invoke("plan", str(GPU_CLUSTER), "--time-limit", "0.001", "-o", "plan", "--output-file", str(out))
+    assert result.exit_code == 0, result.stderr
+    solver = json.loads(out.read_text())["solver"]
+    assert solver["status"] == "GREEDY" and solver["chosen"] == "greedy"
+    assert "greedy plan is used" in solver["note"]
+    assert "cp-sat GREEDY" in result.stderr and "note: CP-SAT found nothing better than greedy" in result.stderr
+    check = invoke("verify", str(GPU_CLUSTER), "--plan", str(out))
+    assert check.exit_code == 0, check.stdout
+
+
+@pytest.mark.parametrize(
+    "solved",
+    [SolveResult(None, "UNKNOWN"), SolveResult(Assignment({}, frozenset()), "OPTIMAL")],
+    ids=["nothing-in-time", "worse-than-greedy"],
+)
+def test_when_cp_sat_has_nothing_better_the_greedy_plan_is_used(monkeypatch: pytest.MonkeyPatch, solved) -> None:
+    """No solution in time, or (a solver bug) one worse than greedy's: the greedy plan is
+    used, and the status says GREEDY, not FEASIBLE or OPTIMAL."""
+    snapshot = load_snapshot([str(SMALL)])
+    greedy_only = plan(snapshot, Options(solver="greedy"))
+    monkeypatch.setattr(planner, "solve_cpsat", lambda *a, **k: solved)
+    result = plan(snapshot, Options())
+    assert result.solver.status == "GREEDY" and result.solver.chosen == "greedy"
+    assert "greedy plan is used" in result.solver.note
+    assert result.placements == greedy_only.placements
+
+
+@pytest.mark.parametrize("command", ["plan", "check", "explain"])
+@pytest.mark.parametrize("limit", ["0", "-1", "-0.001", "nan", "-inf"])
+def test_a_time_limit_that_is_not_positive_is_a_usage_error(command: str, limit: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["explain", "ml/pytorch-ddp", str(SMALL)] if command == "explain" else [command, str(SMALL)]
+    extra = ["--output-file", str(out)] if command != "explain" else []
+    result = invoke(*args, *extra, "--time-limit", limit)
+    line = only_error(result, 2, "--time-limit must be a positive number of seconds")
+    assert len(result.stderr.splitlines()) == 1, line  # refused before the snapshot is read
+    no_files_but(tmp_path)
+
+
+# ---------------------------------------------------------------- nothing fits
+
+
+UNPLACEABLE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: small-node}
+status: {allocatable: {cpu: "2", nvidia.com/gpu: "1"}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: big, namespace: ml}
+spec: {minMember: 2}
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Pod, metadata: {name: big-0, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: big}}, spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: big-1, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: big}}, spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: hungry, namespace: ml}, spec: {containers: [{name: c, resources: {requests: {cpu: "3"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: picky, namespace: ml}, spec: {nodeSelector: {pool: gpu}, containers: [{name: c}]}}
+"""
+
+
+@pytest.mark.parametrize("solver,policy", [("cp-sat", "optimal"), ("greedy", "optimal"), ("cp-sat", "ordered")])
+def test_every_group_unplaceable(tmp_path: Path, solver: str, policy: str) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(UNPLACEABLE)
+    options = ["--solver", solver, "--policy", policy]
+    result = invoke("plan", str(path), "-o", "plan", *options)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["placements"] == [] and "groups placed 0/3" in result.stderr
+    reasons = {g["name"]: g["reason"] for g in data["groups"]}
+    assert not any(g["placed"] for g in data["groups"])
+    assert "insufficient nvidia.com/gpu" in reasons["ml/big"]
+    assert "cpu" in reasons["ml/hungry"] and "nodeSelector" in reasons["ml/picky"]
+    bindings = invoke("plan", str(path), "-o", "json", *options)
+    assert bindings.exit_code == 0 and json.loads(bindings.stdout)["items"] == []
+    check = invoke("check", str(path), *options)
+    assert check.exit_code == 1
+    assert check.stdout.count("FAIL ") == 3 and check.stdout.endswith("0/3 groups placed\n")
+    assert all(f"FAIL {key}: {reason}" in check.stdout for key, reason in reasons.items())
+    junit = invoke("check", str(path), "--format", "junit", *options)
+    assert junit.exit_code == 1 and 'failures="3"' in junit.stdout
+
+
+@pytest.mark.parametrize("solver,policy", [("cp-sat", "optimal"), ("greedy", "optimal"), ("greedy", "ordered")])
+def test_a_snapshot_without_nodes_leaves_every_group_unplaced(tmp_path: Path, solver: str, policy: str) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(UNPLACEABLE.split("---\n", 1)[1])  # the same groups, and no node at all
+    result = invoke("plan", str(path), "-o", "plan", "--solver", solver, "--policy", policy)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["placements"] == [] and not any(g["placed"] for g in data["groups"])
+    assert all(g["reason"] for g in data["groups"])
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: only}\n")
+    nothing = invoke("plan", str(path), "-o", "json", "--solver", solver, "--policy", policy)
+    assert nothing.exit_code == 0 and json.loads(nothing.stdout)["items"] == []
+
+
+# ---------------------------------------------------------------- the solver or gangplan fails
+
+
+def _existing_output(tmp_path: Path) -> Path:
+    out = tmp_path / "out.json"
+    out.write_text("the previous plan\n")
+    return out
+
+
+@pytest.mark.parametrize(
+    "error,code,phrase",
+    [
+        (SolverError("CP-SAT returned MODEL_INVALID on a model whose hint is feasible; this is a bug"), 3, "MODEL_INVALID"),
+        (MemoryError(), 3, "out of memory"),
+        (RuntimeError("boom"), 3, "internal error: RuntimeError: boom"),
+        (KeyboardInterrupt(), 130, ""),
+    ],
+    ids=["solver-error", "out-of-memory", "bug", "ctrl-c"],
+)
+def test_a_failing_planner_writes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error, code, phrase) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(cli, "make_plan", fail)
+    out = _existing_output(tmp_path)
+    report = tmp_path / "report.html"
+    result = invoke("plan", str(SMALL), "-o", "json", "--output-file", str(out), "--report", str(report))
+    if code == 130:
+        assert result.exit_code == 130 and result.stderr.endswith("interrupted\n")
+    else:
+        only_error(result, code, phrase)
+    assert result.stdout == ""
+    assert out.read_text() == "the previous plan\n"
+    no_files_but(tmp_path, "out.json")
+
+
+def test_the_solver_failing_inside_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise SolverError("CP-SAT returned MODEL_INVALID on a model whose hint is feasible; this is a bug")
+
+    monkeypatch.setattr(planner, "solve_cpsat", fail)
+    only_error(invoke("check", str(SMALL)), 3, "error: CP-SAT returned MODEL_INVALID")
+
+
+def test_ctrl_c_while_writing_leaves_the_old_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    out = _existing_output(tmp_path)
+    monkeypatch.setattr(cli.os, "replace", interrupted)
+    result = invoke("plan", str(SMALL), "-o", "json", "--output-file", str(out))
+    assert result.exit_code == 130 and result.stderr.endswith("interrupted\n")
+    assert out.read_text() == "the previous plan\n"
+    no_files_but(tmp_path, "out.json")
+
+
+def test_a_failed_write_leaves_the_old_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def disk_full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    out = _existing_output(tmp_path)
+    monkeypatch.setattr(cli.os, "replace", disk_full)
+    result = invoke("plan", str(SMALL), "-o", "json", "--output-file", str(out))
+    only_error(result, 3)
+    assert out.read_text() == "the previous plan\n"
+    no_files_but(tmp_path, "out.json")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a running process, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to tell when the solve has started")
+def test_sigint_during_a_cp_sat_solve_exits_130_at_once_and_writes_nothing(tmp_path: Path) -> None:
+    """A real Ctrl-C in the middle of a solve with a 1000 s budget: exit 130 within seconds.
+
+    CP-SAT holds the thread that calls it in C++ and installs its own SIGINT handler for each
+    solve; without the CLI's care the signal either waited for the time limit, killed the
+    process without cleanup, or aborted it (std::bad_function_call)."""
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(json.dumps(generate(shape=(2, 4, 4, 8), groups=120, seed=1, max_gang=32)))
+    out = tmp_path / "out.json"
+    command = [sys.executable, "-m", "gangplan", "plan", str(snapshot), "-o", "plan", "--output-file", str(out)]
+    # Everything before the solve (start-up, loading, the problem, greedy) costs what a whole
+    # greedy run costs; past that much CPU time (and a second more) the child is in CP-SAT.
+    spent = _cpu_seconds_of_children()
+    subprocess.run([*command, "--solver", "greedy"], check=True, capture_output=True, cwd=tmp_path)
+    before_solve = _cpu_seconds_of_children() - spent
+    out.unlink()
+    child = subprocess.Popen([*command, "--time-limit", "1000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while _cpu_seconds(child.pid) < before_solve + 1.0 and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert child.poll() is None, child.communicate()
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        stdout, stderr = child.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 130, (child.returncode, stderr)
+    assert stderr.decode().endswith("interrupted\n") and stdout == b""
+    assert waited < 10, waited
+    no_files_but(tmp_path, "s.json")
+
+
+def _cpu_seconds_of_children() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+# ---------------------------------------------------------------- output safety
+
+
+@pytest.mark.parametrize(
+    "meta,field",
+    [
+        ({"name": "Node_1"}, "name"),
+        ({"name": "n\nevil"}, "name"),
+        ({"name": "a" * 254}, "name"),
+        ({"name": "\x1b[2Jclear"}, "name"),
+    ],
+    ids=["underscore", "newline", "too-long", "escape"],
+)
+def test_node_names_must_be_kubernetes_names(tmp_path: Path, meta: dict, field: str) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": meta, "status": {"allocatable": {"cpu": "1"}}}))
+    line = only_error(invoke("plan", str(path)), 2, f"metadata.{field}:")
+    assert "not a valid Node name" in line and "\x1b" not in line
+    assert len(invoke("plan", str(path)).stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "kind,meta,phrase",
+    [
+        ("Pod", {"name": "p\n--- ", "namespace": "default"}, "not a valid Pod name"),
+        ("Pod", {"name": "p", "namespace": "Team A"}, "not a valid Pod namespace"),
+        ("Pod", {"name": "p", "namespace": "a" * 64}, "more than 63"),
+        ("Pod", {"name": "ünï", "namespace": "default"}, "\\u00fcn\\u00ef"),
+        ("PodGroup", {"name": "../g", "namespace": "ml"}, "not a valid PodGroup name"),
+    ],
+)
+def test_pod_and_group_names_must_be_kubernetes_names(tmp_path: Path, kind: str, meta: dict, phrase: str) -> None:
+    obj: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"containers": [{"name": "c"}]}}
+    if kind == "PodGroup":
+        obj = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": {"minMember": 1}}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}, obj]))
+    only_error(invoke("plan", str(path), "-o", "name"), 2, phrase)
+
+
+def test_messages_quoting_input_stay_on_one_line(tmp_path: Path) -> None:
+    """Whatever a message quotes from the input, stderr gets one escaped line."""
+    path = tmp_path / "gang.yaml"
+    path.write_text(
+        'apiVersion: extensions/v1beta1\nkind: Gang\nmetadata: {name: g}\nspec:\n'
+        '  replicationControllers:\n  - name: "a\\nb\\u001b[31m"\n    replicas: 1\n'
+        "    template: {spec: {containers: [{name: c}]}}\n"
+    )
+    line = only_error(invoke("plan", str(path)), 2)
+    assert "\x1b" not in line and "\\u001b" in line and "\\n" in line
+
+
+def _all_names(snapshot) -> tuple[set[tuple[str, str]], set[str]]:
+    return {(p.namespace, p.name) for p in snapshot.pods if p.node_name is None}, {n.name for n in snapshot.nodes}
+
+
+@pytest.mark.parametrize("output", ["json", "yaml", "name"])
+def test_bindings_and_pods_carry_only_names_from_the_input(tmp_path: Path, output: str) -> None:
+    gang = tmp_path / "gang.yaml"
+    gang.write_text(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: ml}\nspec:\n  replicas: 2\n"
+        "  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n"
+    )
+    result = invoke("plan", str(SMALL), "-o", output, "--gang", f"web={gang}")
+    assert result.exit_code == 0, result.stderr
+    snapshot = load_snapshot([str(SMALL)])
+    pending, nodes = _all_names(snapshot)
+    pending |= {("ml", "web-0"), ("ml", "web-1")}
+    if output == "name":
+        names = [line.split("/", 1)[1] for line in result.stdout.splitlines()]
+        assert names and all(SUBDOMAIN.fullmatch(n) for n in names)
+        assert set(names) <= {name for _, name in pending}
+        return
+    items = (json.loads(result.stdout) if output == "json" else yaml.safe_load(result.stdout))["items"]
+    assert {item["kind"] for item in items} == {"Binding", "Pod"}
+    for item in items:
+        meta = item["metadata"]
+        node = item["target"]["name"] if item["kind"] == "Binding" else item["spec"]["nodeName"]
+        assert SUBDOMAIN.fullmatch(meta["name"]) and len(meta["name"]) <= 253
+        assert LABEL.fullmatch(meta["namespace"]) and len(meta["namespace"]) <= 63
+        assert (meta["namespace"], meta["name"]) in pending and node in nodes
+
+
+def test_render_refuses_a_binding_not_from_the_input() -> None:
+    snapshot = load_snapshot([str(SMALL)])
+    result = plan(snapshot, Options(solver="greedy"))
+    check_output_names(result, snapshot)  # the real plan passes
+    real = result.placements[0]
+    forged = [
+        Placement(real.namespace, "not-in-the-snapshot", real.node, real.uid, real.group),
+        Placement(real.namespace, real.name, "elsewhere", real.uid, real.group),
+        Placement(real.namespace, real.name, real.node, "another-uid", real.group),
+        Placement(real.namespace, "bad\nname", real.node),
+        Placement("Bad NS", real.name, real.node),
+    ]
+    for placement in forged:
+        bad = type(result)((placement,), result.groups, result.solver)
+        with pytest.raises(SolverError, match="refusing to write"):
+            render(bad, "json", snapshot=snapshot)
+        if "\n" in placement.name or " " in placement.namespace:
+            with pytest.raises(SolverError):
+                render(bad, "name")  # invalid names are refused even without the snapshot
+
+
+def test_a_forged_plan_fails_the_run_and_writes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    snapshot = load_snapshot([str(SMALL)])
+    real = plan(snapshot, Options(solver="greedy"))
+    first = real.placements[0]
+    forged = type(real)((Placement(first.namespace, first.name, "attacker-node", first.uid),), real.groups, real.solver)
+    monkeypatch.setattr(cli, "make_plan", lambda *a, **k: forged)
+    out = tmp_path / "bindings.json"
+    result = invoke("plan", str(SMALL), "-o", "json", "--output-file", str(out))
+    only_error(result, 3, "refusing to write a binding that is not from the input")
+    no_files_but(tmp_path)
+
+
+def test_output_files_are_replaced_whole(tmp_path: Path) -> None:
+    out = _existing_output(tmp_path)
+    result = invoke("plan", str(SMALL), "-o", "plan", "--output-file", str(out))
+    assert result.exit_code == 0 and result.stdout == ""
+    data = json.loads(out.read_text())
+    assert data["kind"] == "Plan"
+    placements = [Placement(*p["pod"].split("/"), p["node"]) for p in data["placements"]]
+    assert placements and verify(load_snapshot([str(SMALL)]), placements, ()).ok
+    no_files_but(tmp_path, "out.json")
+    assert os.stat(out).st_size == len(out.read_bytes())

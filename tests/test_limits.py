@@ -1,0 +1,359 @@
+"""Input bounds: YAML aliases, documents, file size, objects (expanded pods included), nesting
+and quantities each end in one clear error line, exit 2, instead of exhausted memory or a
+solver overflow; the limits that a real dump could reach are raised from the command line;
+and a 20,000-node dump loads with the defaults."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gangplan.cli import app
+from gangplan.errors import InputError
+from gangplan.generate import generate
+from gangplan.loader import MAX_TOTAL_AMOUNT, Limits, load_snapshot
+from gangplan.planner import Options, plan
+from gangplan.verify import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "8"}}}
+
+
+def pod(name: str, requests: dict[str, str], **meta: object) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", **meta},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": requests}}]},
+    }
+
+
+def listed(*items: dict) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": list(items)})
+
+
+def one_error(result, *phrases: str) -> str:
+    """Exit 2, nothing on stdout, and exactly one line on stderr: the error."""
+    assert result.exit_code == 2, (result.exit_code, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    for phrase in phrases:
+        assert phrase in lines[0], lines[0]
+    return lines[0]
+
+
+def invoke(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None):
+    return runner.invoke(app, list(args), input=input, env=env)
+
+
+# ---------------------------------------------------------------- YAML aliases and nesting
+
+
+BILLION_LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi")
+)
+
+
+def test_a_billion_laughs_is_refused_before_it_expands(tmp_path: Path) -> None:
+    path = tmp_path / "lol.yaml"
+    path.write_text(BILLION_LAUGHS)
+    line = one_error(invoke("plan", str(path)), "alias bomb")
+    assert line.startswith(f"error: {path}:")
+
+
+def test_a_plan_file_is_read_within_the_same_limits(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(listed(NODE))
+    bomb = tmp_path / "plan.yaml"
+    bomb.write_text(BILLION_LAUGHS)
+    one_error(invoke("verify", str(snapshot), "--plan", str(bomb)), "alias bomb")
+    big = tmp_path / "plan.json"
+    big.write_text(json.dumps({"kind": "List", "items": []}) + " " * 4096)
+    one_error(invoke("--max-file-size", "1Ki", "verify", str(snapshot), "--plan", str(big)), "--max-file-size")
+    two = tmp_path / "two.yaml"
+    two.write_text("kind: List\nitems: []\n---\nkind: List\nitems: []\n")
+    one_error(invoke("verify", str(snapshot), "--plan", str(two)), "found 2 documents")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"a":' * 100_000 + "1" + "}" * 100_000,
+        "- " * 5_000 + "x\n",
+        "".join("  " * i + "k:\n" for i in range(3_000)),
+    ],
+    ids=["json-lists", "json-objects", "yaml-sequences", "yaml-mappings"],
+)
+def test_deep_nesting_is_an_input_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text(text)
+    one_error(invoke("plan", str(path)))
+
+
+# ---------------------------------------------------------------- documents, bytes, objects
+
+
+def test_the_document_limit_is_configurable(tmp_path: Path) -> None:
+    path = tmp_path / "docs.yaml"
+    path.write_text("---\n".join(json.dumps({**NODE, "metadata": {"name": f"n{i}"}}) + "\n" for i in range(4)))
+    one_error(invoke("--max-documents", "3", "topology", str(path)), "more than 3 YAML documents", "--max-documents")
+    assert invoke("--max-documents", "4", "topology", str(path)).exit_code == 0
+    env = {"GANGPLAN_MAX_DOCUMENTS": "2"}
+    one_error(invoke("topology", str(path), env=env), "more than 2 YAML documents")
+
+
+def test_the_file_size_limit_covers_files_and_stdin(tmp_path: Path) -> None:
+    text = listed(NODE, pod("p", {"cpu": "1"}))
+    path = tmp_path / "s.json"
+    path.write_text(text)
+    assert len(text) > 256
+    one_error(invoke("--max-file-size", "256", "plan", str(path)), "larger than the limit of 256 bytes")
+    one_error(invoke("--max-file-size", "256", "plan", "-", input=text), "<stdin>", "--max-file-size")
+    assert invoke("--max-file-size", "1Mi", "plan", str(path), "-o", "name").stdout == "binding/p\n"
+    for bad in ("0", "-1", "1.5", "lots", "1Qi"):
+        one_error(invoke("--max-file-size", bad, "plan", str(path)), "--max-file-size")
+    for option in ("--max-objects", "--max-documents"):
+        one_error(invoke(option, "0", "plan", str(path)), option)
+
+
+def test_the_object_limit_counts_list_items_one_by_one(tmp_path: Path) -> None:
+    items = [NODE] + [pod(f"p{i}", {"cpu": "100m"}) for i in range(10)]
+    path = tmp_path / "s.json"
+    path.write_text(listed(*items))
+    assert invoke("--max-objects", "11", "plan", str(path), "-o", "name").exit_code == 0
+    line = one_error(invoke("--max-objects", "10", "plan", str(path)), "more than 10 Kubernetes objects", "--max-objects")
+    assert f"{path}:1:" in line  # located at the eleventh object
+    with pytest.raises(InputError, match="more than 10 Kubernetes objects"):
+        load_snapshot([str(path)], limits=Limits(max_objects=10))
+
+
+GANG = """\
+apiVersion: extensions/v1beta1
+kind: Gang
+metadata: {{name: g}}
+spec:
+  replicationControllers:
+  - name: rc
+    replicas: {replicas}
+    template:
+      spec:
+        containers: [{{name: c, resources: {{requests: {{cpu: 1m}}}}}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: n1}}
+status: {{allocatable: {{cpu: "8"}}}}
+"""
+
+VOLCANO_JOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: tf}}
+spec:
+  tasks:
+  - name: worker
+    replicas: {replicas}
+    template:
+      spec:
+        containers: [{{name: w, resources: {{requests: {{cpu: 1m}}}}}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: n1}}
+status: {{allocatable: {{cpu: "8"}}}}
+"""
+
+
+@pytest.mark.parametrize("template,line", [(GANG, 7), (VOLCANO_JOB, 7)], ids=["gang", "volcano-job"])
+def test_pods_a_workload_expands_into_count_as_objects(tmp_path: Path, template: str, line: int) -> None:
+    """replicas: 10**100 must be refused before a single pod is made, not exhaust memory."""
+    path = tmp_path / "w.yaml"
+    path.write_text(template.format(replicas=10**100))
+    error = one_error(invoke("plan", str(path)), "pods would make more than 1000000 objects", "--max-objects")
+    assert f"{path}:{line}:" in error
+    path.write_text(template.format(replicas=50))
+    one_error(invoke("--max-objects", "40", "plan", str(path)), "50 pods")
+    # the workload (1), its 50 pods, then the Node: the 52nd object is one too many for 51
+    one_error(invoke("--max-objects", "51", "plan", str(path)), "counting the pods of workloads")
+    assert invoke("--max-objects", "52", "plan", str(path), "-o", "name").exit_code == 0
+
+
+def test_gang_workloads_are_bounded_too(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(listed(NODE))
+    deployment = tmp_path / "d.yaml"
+    deployment.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: 1000000000000\n"
+        "  template:\n    spec:\n      containers: [{name: c}]\n"
+    )
+    one_error(invoke("plan", str(snapshot), "--gang", f"web={deployment}"), "spec.replicas", "--max-objects")
+
+
+# ---------------------------------------------------------------- quantities
+
+
+@pytest.mark.parametrize(
+    "items,phrase",
+    [
+        ([{**NODE, "status": {"allocatable": {"cpu": "1e30"}}}, pod("p", {"cpu": "1"})], "nodes' allocatable"),
+        ([NODE, pod("p", {"cpu": "99999999999999999999"})], "pods' requests"),
+        ([NODE, pod("p", {"nvidia.com/gpu": "9Ei"})], "pods' requests"),
+        ([NODE] + [pod(f"p{i}", {"memory": str(2**58)}) for i in range(5)], "add up to more than 2^60"),
+        (
+            [NODE, {**NODE, "metadata": {"name": "n2"}, "status": {"allocatable": {"memory": str(2**59 + 1)}}},
+             {**NODE, "metadata": {"name": "n3"}, "status": {"allocatable": {"memory": str(2**59)}}},
+             pod("p", {"memory": "1"})],
+            "nodes' allocatable",
+        ),
+    ],
+    ids=["node-1e30", "pod-1e20", "pod-9Ei", "pods-sum", "nodes-sum"],
+)
+def test_absurd_quantities_are_refused(tmp_path: Path, items: list[dict], phrase: str) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(listed(*items))
+    one_error(invoke("plan", str(path)), "quantities this large cannot be planned", phrase)
+
+
+def test_big_quantities_no_pod_asks_for_are_not_counted(tmp_path: Path) -> None:
+    """ephemeral-storage of 20,000 nodes with large disks passes 2^60 bytes: only resources
+    that something requests are bounded."""
+    nodes = [
+        {**NODE, "metadata": {"name": f"n{i}"}, "status": {"allocatable": {"cpu": "8", "ephemeral-storage": str(2**59)}}}
+        for i in range(3)
+    ]
+    path = tmp_path / "s.json"
+    path.write_text(listed(*nodes, pod("p", {"cpu": "1"})))
+    assert invoke("plan", str(path), "-o", "name").stdout == "binding/p\n"
+
+
+@pytest.mark.parametrize("solver,policy", [("cp-sat", "optimal"), ("greedy", "optimal"), ("cp-sat", "ordered")])
+def test_quantities_up_to_the_bound_plan_and_verify(tmp_path: Path, solver: str, policy: str) -> None:
+    """Near the bound, neither CP-SAT (which refuses possible overflows) nor numpy overflows."""
+    big = MAX_TOTAL_AMOUNT // 2
+    nodes = [
+        {**NODE, "metadata": {"name": f"n{i}"}, "status": {"allocatable": {"memory": str(big), "example.com/x": str(big)}}}
+        for i in range(2)
+    ]
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"minMember": 3, "minResources": {"memory": str(big // 4)}},
+    }
+    member = {"labels": {"scheduling.x-k8s.io/pod-group": "g"}}
+    pods = [pod(f"p{i}", {"memory": str(big // 8), "example.com/x": str(big // 8)}, **member) for i in range(4)]
+    path = tmp_path / "s.json"
+    path.write_text(listed(*nodes, group, *pods, pod("solo", {"memory": str(big // 4)})))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver=solver, policy=policy, time_limit=2))
+    assert all(g.placed for g in result.groups)
+    assert verify(snapshot, result.placements, result.levels).ok
+
+
+def test_counts_beyond_int32_are_refused(tmp_path: Path) -> None:
+    """minMember is an int32 in every PodGroup API; 2^63 used to overflow the solver's objective."""
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"minMember": 2**63},
+    }
+    member = pod("p", {"cpu": "1"}, labels={"scheduling.x-k8s.io/pod-group": "g"})
+    path = tmp_path / "s.json"
+    path.write_text(listed(NODE, group, member))
+    one_error(invoke("check", str(path)), "spec.minMember: 9223372036854775808 is more than 2147483647")
+    kueue = pod("k", {"cpu": "1"}, labels={"kueue.x-k8s.io/pod-group-name": "job"},
+                annotations={"kueue.x-k8s.io/pod-group-total-count": "99999999999999999999"})
+    path.write_text(listed(NODE, kueue))
+    one_error(invoke("plan", str(path)), "pod-group-total-count", "is more than 2147483647")
+
+
+def _nested(depth: int) -> object:
+    inner: object = "x"
+    for _ in range(depth):
+        inner = {"k": [inner]}
+    return inner
+
+
+@pytest.mark.parametrize("output", ["status", "json"])
+def test_what_is_written_back_out_is_not_nested_too_deeply(tmp_path: Path, output: str) -> None:
+    """PodGroups (-o status) and pods to create (-o json) are written as given: 450 levels
+    would overflow the YAML dumper or deepcopy (exit 3); more than 100 is refused up front."""
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"minMember": 1, "extra": _nested(225)},
+    }
+    member = pod("p", {"cpu": "1"}, labels={"scheduling.x-k8s.io/pod-group": "g"})
+    gang = {
+        "apiVersion": "extensions/v1beta1",
+        "kind": "Gang",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"pods": [{"name": "w-0", "containers": [{"name": "c", "extra": _nested(225)}]}]},
+    }
+    path = tmp_path / "s.json"
+    path.write_text(listed(NODE, group, member) if output == "status" else listed(NODE, gang))
+    one_error(invoke("plan", str(path), "-o", output), "nested more than 100 levels deep")
+    shallow = json.loads(path.read_text())
+    for item in shallow["items"]:
+        if item["kind"] in ("PodGroup", "Gang"):
+            item["spec"].pop("extra", None)
+            for spec in item["spec"].get("pods", []):
+                spec["containers"][0]["extra"] = _nested(40)
+    path.write_text(json.dumps(shallow))
+    assert invoke("plan", str(path), "-o", output).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"kind": "List", "items": 7},
+        {"kind": "List", "items": [{"kind": "Binding", "metadata": {"name": "p"}, "target": "n1"}]},
+        {"kind": "Plan", "schemaVersion": 1, "placements": [], "groups": [{"name": "g", "domains": 3}]},
+        {"kind": "Plan", "schemaVersion": 1, "placements": [], "groups": [{"name": "g", "priority": "high"}]},
+        {"kind": "Plan", "schemaVersion": 1, "placements": [], "solver": {"objective": [{"name": "x", "value": "v", "sense": "max"}]}},
+    ],
+    ids=["items-int", "target-string", "domains-int", "priority-string", "objective-value"],
+)
+def test_a_plan_file_with_wrong_types_is_an_input_error(tmp_path: Path, document: dict) -> None:
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(listed(NODE))
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(document))
+    one_error(invoke("verify", str(snapshot), "--plan", str(path)), str(path))
+    one_error(invoke("diff", "--plan", str(path), "--plan", str(path)), str(path))
+
+
+# ---------------------------------------------------------------- the defaults
+
+
+def test_the_defaults_are_the_documented_ones() -> None:
+    limits = Limits()
+    assert (limits.max_file_bytes, limits.max_documents, limits.max_objects) == (2 * 1024**3, 1_000_000, 1_000_000)
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Security and limits") : readme.index("## Python API")]
+    for option in ("--max-file-size", "--max-documents", "--max-objects", "2Gi", "1,000,000"):
+        assert option in section, option
+
+
+@pytest.mark.slow
+def test_a_twenty_thousand_node_dump_loads_with_the_default_limits(tmp_path: Path) -> None:
+    doc = generate(shape=(4, 8, 20, 32), groups=4000, seed=0)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc))
+    size = path.stat().st_size
+    start = time.perf_counter()
+    snapshot = load_snapshot([str(path)])
+    seconds = time.perf_counter() - start
+    assert len(snapshot.nodes) == 20_480
+    assert len(snapshot.pod_groups) == 4000
+    print(f"\n20,480 nodes, {len(snapshot.pods)} pods, {size / 2**20:.0f} MiB of JSON: loaded in {seconds:.1f}s")
