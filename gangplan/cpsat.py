@@ -219,6 +219,7 @@ def solve_cpsat(
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
     solver.parameters.log_search_progress = False
+    solver.parameters.catch_sigint_signal = False  # the CLI handles Ctrl-C itself
     if deterministic:
         # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,
         # whatever the machine, and far better than one plain search at cluster scale.

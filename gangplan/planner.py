@@ -82,6 +82,10 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         status = result.status
         gap = result.gap
         proven = {name for stage in result.stages if stage.status == "OPTIMAL" for name in stage.terms}
+        if model_problem is not problem:
+            # Bounds of the neighbourhood model prove nothing about the whole problem.
+            proven, gap = set(), None
+            status = "FEASIBLE" if status == "OPTIMAL" else status
         found = result.assignment
         if found is not None and result.status != "OPTIMAL":
             found = complete(problem, found)  # later stages may not have run: fill in greedily
