@@ -10,7 +10,21 @@ The CLI catches ``GangplanError`` only and prints ``error: <str(exc)>``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+
+
+def dotted(path: tuple[str | int, ...]) -> str:
+    """A field path as messages write it: spec.containers[0].resources["nvidia.com/gpu"]."""
+    text = ""
+    for step in path:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        elif "." in step:
+            text += f"[{json.dumps(step)}]"
+        else:
+            text += f".{step}" if text else step
+    return text
 
 
 class GangplanError(Exception):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, NoReturn
 
-from gangplan.errors import InputError, Position
+from gangplan.errors import InputError, Position, dotted as _dotted
 from gangplan.model import (
     Container,
     Node,
@@ -92,18 +92,6 @@ def _show(value: object) -> str:
     if isinstance(value, list):
         return "a list"
     return f"a {type(value).__name__}"
-
-
-def _dotted(path: Path) -> str:
-    text = ""
-    for step in path:
-        if isinstance(step, int):
-            text += f"[{step}]"
-        elif "." in step:
-            text += f"[{json.dumps(step)}]"
-        else:
-            text += f".{step}" if text else step
-    return text
 
 
 class _Reader:

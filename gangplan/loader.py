@@ -22,7 +22,7 @@ from yaml.composer import Composer
 from yaml.reader import ReaderError
 
 from gangplan import kube
-from gangplan.errors import InputError, Position
+from gangplan.errors import InputError, Position, dotted as _dotted
 from gangplan.model import Origin, Snapshot
 
 __all__ = [
@@ -267,19 +267,6 @@ def _named(
         if type(api) is str and type(kind) is str and (api, kind) in _NAMED:
             _check_name(kind, obj.get("metadata"), origin)
         yield obj, origin
-
-
-def _dotted(path: tuple[str | int, ...]) -> str:
-    """A field path as kube's messages write it: spec.containers[0].resources["nvidia.com/gpu"]."""
-    text = ""
-    for step in path:
-        if isinstance(step, int):
-            text += f"[{step}]"
-        elif "." in step:
-            text += f"[{json.dumps(step)}]"
-        else:
-            text += f".{step}" if text else step
-    return text
 
 
 _INT32 = 2**31 - 1
