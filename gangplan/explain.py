@@ -14,9 +14,14 @@ from .quantity import describe_amount
 from .semantics import node_usable
 
 
-def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
+def _usable_free(problem: Problem) -> list[int]:
+    """The cluster's free total per resource on Ready, schedulable nodes."""
     usable = [f for f, node in zip(problem.free, problem.nodes) if node_usable(node)]
-    free = [sum(f[k] for f in usable) for k in range(len(problem.resources))]
+    return [sum(f[k] for f in usable) for k in range(len(problem.resources))]
+
+
+def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
+    free = _usable_free(problem)
     return {
         j: reason(problem, assignment, j, free)
         for j in range(len(problem.job_groups))
@@ -28,8 +33,7 @@ def reason(problem: Problem, assignment: Assignment, j: int, usable_free: list[i
     """The first thing that stops JobGroup ``j``; ``usable_free`` is the cluster's free total per
     resource on Ready, schedulable nodes (computed once by ``reasons``)."""
     if usable_free is None:
-        usable = [f for f, node in zip(problem.free, problem.nodes) if node_usable(node)]
-        usable_free = [sum(f[k] for f in usable) for k in range(len(problem.resources))]
+        usable_free = _usable_free(problem)
     jg = problem.job_groups[j]
     prefix_member = len(jg.gangs) > 1
     for g in jg.gangs:

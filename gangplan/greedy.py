@@ -36,6 +36,14 @@ class _State:
         self._nodes: dict[int, np.ndarray] = {}
         self._masks: dict[int, np.ndarray] = {}
         self._requests: dict[int, np.ndarray] = {}
+        self._gangs: dict[int, np.ndarray] = {}
+
+    def gang_nodes(self, g: int) -> np.ndarray:
+        """Every candidate node of a gang's roles, computed once per gang."""
+        found = self._gangs.get(g)
+        if found is None:
+            found = self._gangs[g] = _candidates(self.problem, g)
+        return found
 
     def nodes_of(self, r: int) -> np.ndarray:
         found = self._nodes.get(r)
@@ -208,7 +216,7 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
         return True  # running members already make the quorum
     if topo is None:
         return _fill(state, chosen, None)
-    for nodes in _node_groups(state.problem, g):
+    for nodes in _node_groups(state, g):
         mark = state.mark()
         if _place_in_circles(state, g, chosen, nodes):
             return True
@@ -220,10 +228,11 @@ def _candidates(problem: Problem, g: int) -> np.ndarray:
     return np.unique(np.array([n for r in problem.gangs[g].roles for n in problem.roles[r].nodes], dtype=np.int64))
 
 
-def _node_groups(problem: Problem, g: int) -> list[np.ndarray]:
+def _node_groups(state: _State, g: int) -> list[np.ndarray]:
+    problem = state.problem
     topo = problem.gangs[g].topology
     assert topo is not None
-    nodes = _candidates(problem, g)
+    nodes = state.gang_nodes(g)
     if not topo.required:
         return [nodes]
     keys = np.stack([problem.domain_array(level)[nodes] for level in topo.required], axis=1)
@@ -267,7 +276,7 @@ def allowed_nodes(state: _State, g: int) -> np.ndarray | None:
         if c and r in roles:
             for level in topo.required:
                 held.setdefault(level, int(problem.domain_array(level)[n]))
-    nodes = _candidates(problem, g)
+    nodes = state.gang_nodes(g)
     keep = np.ones(len(nodes), dtype=bool)
     for level, d in held.items():
         keep &= problem.domain_array(level)[nodes] == d
