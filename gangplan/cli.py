@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
@@ -54,7 +55,34 @@ from .topology import (
 )
 from .verify import format_spans, format_verification, verify
 
+class _Commands(TyperGroup):
+    """Click's usage errors print usage, a hint and the message on three lines; gangplan's
+    contract for bad input is one `error:` line and exit 2, for option values too."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except Exception as exc:
+            message = getattr(exc, "format_message", None)
+            if message is None or not isinstance(getattr(exc, "exit_code", None), int):
+                raise
+            ctx = getattr(exc, "ctx", None)
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                exc.show()  # type: ignore[attr-defined]
+            else:
+                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                sys.stderr.write(f"error: {_one_line(message())}{hint}\n")
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+        except typer.Abort:
+            sys.stderr.write("aborted\n")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="gangplan",
     help="Plan all-or-nothing gang placements on a Kubernetes cluster snapshot, offline.",
     no_args_is_help=True,
@@ -240,10 +268,17 @@ def write_output(text: str, output_file: Optional[Path]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would not
         os.replace(tmp, output_file)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 SnapshotArg = Annotated[list[str], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False)]
@@ -825,6 +860,65 @@ def topology_command(
         write_output(json.dumps(data, indent=4, sort_keys=True) + "\n", output_file)
     else:
         write_output(_topology_tree(tree, loaded, gpu_resource, output_file is None), output_file)
+
+
+class GenerateOutput(str, Enum):
+    json = "json"
+    yaml = "yaml"
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    parts = text.lower().split("x")
+    if len(parts) != 4 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise UsageError(f"--shape must be four positive integers like 4x4x8x16 (bigPods x miniPods x tors x nodes), got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+@app.command("generate")
+@_run
+def generate_command(
+    shape: Annotated[str, typer.Option("--shape", help="bigPods x miniPods per bigPod x tors per miniPod x nodes per tor.")] = "4x4x8x16",
+    groups: Annotated[int, typer.Option("--groups", help="Pending PodGroups to create.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed and options, same snapshot.")] = 0,
+    utilisation: Annotated[float, typer.Option("--utilisation", help="Share of GPUs held by running pods (0-1).")] = 0.5,
+    max_gang: Annotated[int, typer.Option("--max-gang", help="Largest gang, in pods.")] = 256,
+    required_share: Annotated[float, typer.Option("--required-share", help="Share of groups with a required topology term.")] = 0.3,
+    preferred_share: Annotated[float, typer.Option("--preferred-share", help="Share of groups with a preferred topology term.")] = 0.4,
+    selector_share: Annotated[float, typer.Option("--selector-share", help="Share of groups that select nodes.")] = 0.1,
+    toleration_share: Annotated[float, typer.Option("--toleration-share", help="Share of groups tolerating the GPU taint.")] = 0.2,
+    taint_share: Annotated[float, typer.Option("--taint-share", help="Share of GPU tors tainted NoSchedule.")] = 0.25,
+    topology_object: Annotated[bool, typer.Option("--topology-object/--no-topology-object", help="Add a Kueue Topology object naming the levels.")] = False,
+    from_trace: Annotated[
+        Optional[Path],
+        typer.Option("--from-trace", help="Take the node inventory from Alibaba's cluster-trace-gpu-v2023 folder (the topology stays synthetic)."),
+    ] = None,
+    output: Annotated[GenerateOutput, typer.Option("--output", "-o", help="json (fastest to load) or yaml.")] = GenerateOutput.json,
+    output_file: OutputFileOpt = None,
+    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+) -> None:
+    """Write a synthetic cluster snapshot in kubectl-dump form (one v1 List).
+
+    Nodes in a bigPod > miniPod > tor tree with GPU flavours, running pods holding about
+    --utilisation of the GPUs, PriorityClasses, and --groups pending PodGroups (1-256 pods,
+    1-8 GPUs each; required / preferred topology terms, priorities, node selectors and
+    tolerations) in the scheduler-plugins, Volcano and Godel dialects.
+
+    Example: gangplan generate --shape 4x4x8x16 --groups 400 --seed 1 --output-file m.json
+    """
+    nodes_from = None
+    if from_trace is not None:
+        from .generate import trace_nodes
+
+        nodes_from = trace_nodes(str(from_trace))
+    from .generate import generate
+
+    data = generate(
+        shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
+        required_share=required_share, preferred_share=preferred_share, selector_share=selector_share,
+        toleration_share=toleration_share, taint_share=taint_share, topology=topology_object,
+        gpu_resource=gpu_resource, nodes_from=nodes_from,
+    )
+    write_output(json.dumps(data, indent=1) + "\n" if output is GenerateOutput.json else to_yaml(data), output_file)
 
 
 def _figures(usage: Usage, gpu_resource: str) -> str:

@@ -3,6 +3,7 @@ no traceback, and no output file left behind."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -135,3 +136,48 @@ def test_bad_option_values_are_usage_errors(tmp_path: Path) -> None:
         result = runner.invoke(app, ["plan", str(node), *option])
         assert result.exit_code == 2, option
         assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "{node}", "--time-limit", "soon"],
+        ["plan", "{node}", "--workers", "two"],
+        ["plan", "{node}", "-o", "xml"],
+        ["plan", "{node}", "--no-such-flag"],
+        ["--max-objects", "abc", "plan", "{node}"],
+        ["plann", "{node}"],
+        ["plan"],
+        ["check", "{node}", "--format", "tap"],
+    ],
+    ids=lambda args: " ".join(args),
+)
+def test_unparsable_options_and_commands_are_one_error_line(tmp_path: Path, args: list[str]) -> None:
+    node = tmp_path / "node.yaml"
+    node.write_text(NODE)
+    result = runner.invoke(app, [arg.replace("{node}", str(node)) for arg in args])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "--help')" in lines[0]
+
+
+def test_no_arguments_still_prints_help() -> None:
+    result = runner.invoke(app, [])
+    assert result.exit_code == 2
+    assert "Usage: gangplan" in result.stderr and "plan" in result.stderr
+
+
+def test_output_file_gets_ordinary_permissions(tmp_path: Path) -> None:
+    node = tmp_path / "node.yaml"
+    node.write_text(NODE)
+    out = tmp_path / "out.json"
+    mask = os.umask(0o022)
+    try:
+        result = runner.invoke(app, ["plan", str(node), "-o", "json", "--output-file", str(out)])
+    finally:
+        os.umask(mask)
+    assert result.exit_code == 0, result.stderr
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert {p.name for p in tmp_path.iterdir()} == {"node.yaml", "out.json"}  # no temporary left

@@ -369,3 +369,35 @@ def test_twenty_thousand_nodes() -> None:
     assert len(of_kind(doc, "Node")) == 20_480
     assert len(of_kind(doc, "PodGroup")) == 4000
     assert json.loads(json.dumps(doc))["kind"] == "List"
+
+
+def test_generate_command_writes_what_generate_returns(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "s.json"
+    args = ["generate", "--shape", "1x2x2x4", "--groups", "6", "--seed", "3", "--utilisation", "0.4",
+            "--max-gang", "8", "--topology-object"]
+    result = runner.invoke(app, [*args, "--output-file", str(out)])
+    assert result.exit_code == 0, result.stderr
+    expected = generate(shape=(1, 2, 2, 4), groups=6, seed=3, utilisation=0.4, max_gang=8, topology=True)
+    assert json.loads(out.read_text()) == expected
+    as_yaml = runner.invoke(app, [*args, "-o", "yaml"])
+    assert yaml.safe_load(as_yaml.stdout) == expected
+    planned = runner.invoke(app, ["plan", str(out), "-o", "json", "--output-file", str(tmp_path / "b.json")])
+    assert planned.exit_code == 0, planned.stderr
+    checked = runner.invoke(app, ["verify", str(out), "--plan", str(tmp_path / "b.json")])
+    assert checked.exit_code == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("args", [["--shape", "4x4x8"], ["--shape", "1x0x1x1"], ["--groups", "-1"], ["--utilisation", "1.5"]])
+def test_generate_command_bad_options(tmp_path: Path, args: list[str]) -> None:
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    result = CliRunner().invoke(app, ["generate", *args, "--output-file", str(tmp_path / "s.json")])
+    assert result.exit_code == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "s.json").exists()

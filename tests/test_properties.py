@@ -5,13 +5,14 @@
 - the default mode is deterministic: the same input and options give byte-identical output,
   in one process and across processes with different hash seeds (only ``wallTime`` differs);
 - where CP-SAT proves objective 1 optimal, adding a node never lowers it, and removing a
-  pending group never lowers what the other groups get.
+  pending group never lowers what the other groups get, nor makes any of them unplaceable:
+  a group that loses its place is displaced by groups the plan names, and fits on its own.
 
 The last two are stated the way they can hold. Objective 1 weighs each group by its quorum
 demand as a share of the cluster, so its value is in different units on a different cluster;
 the sound comparison is on the new cluster, against the old plan, which is still feasible
 there (the verifier checks that it is). And removing a group may, by design, let a bigger
-group displace one that was placed before: see
+group displace one that was placed before (displaced, not unplaceable): see
 ``test_removing_a_group_can_let_a_bigger_one_displace_another``.
 """
 
@@ -211,8 +212,27 @@ def test_removing_a_pending_group_never_lowers_what_the_others_get(doc: dict[str
         return
     placed = {g.job_group for g in before.groups if g.placed and g.key != gone_key}
     assert primary(after) >= witness(smaller, placed)
-    lost = {g.key for g in before.groups if g.placed and g.pending} - {g.key for g in after.groups if g.placed}
-    event("another group displaced" if lost - {gone_key} else "no group displaced")
+    lost = {g.key for g in before.groups if g.placed and g.pending} - {g.key for g in after.groups if g.placed} - {gone_key}
+    # A group that loses its place is displaced, never made unplaceable: the plan says which
+    # groups took the room, and planned as the only pending group it is placed.
+    reasons = {g.key: g.reason for g in after.groups}
+    for key in sorted(lost):
+        assert reasons[key].startswith("lost to ") or ": lost to " in reasons[key], (key, reasons[key])
+        alone = plan(load(only_pending(smaller_doc, tuple(key.split("/", 1)))), Options(time_limit=TIME_LIMIT))
+        assert {g.key for g in alone.groups if g.placed} >= {key}
+    event("another group displaced" if lost else "no group displaced")
+
+
+def only_pending(doc: dict[str, Any], key: tuple[str, str]) -> dict[str, Any]:
+    """``doc`` with every other PodGroup and every other pending pod left out."""
+    def keep(item: dict[str, Any]) -> bool:
+        if item["kind"] == "PodGroup":
+            return (item["metadata"]["namespace"], item["metadata"]["name"]) == key
+        if item["kind"] == "Pod" and "nodeName" not in item["spec"]:
+            return group_of(item) == key
+        return True
+
+    return {**doc, "items": [item for item in doc["items"] if keep(item)]}
 
 
 def _gpu_node(name: str, gpus: int) -> Node:
@@ -235,6 +255,10 @@ def test_removing_a_group_can_let_a_bigger_one_displace_another() -> None:
     without_a = plan(Snapshot(nodes=(node,), pods=tuple(pods[1:])), Options())
     assert {g.key for g in without_a.groups if g.placed} == {"default/c"}
     assert without_a.solver.status == "OPTIMAL"
+    b = next(g for g in without_a.groups if g.key == "default/b")
+    assert b.reason == "lost to groups of the same priority placed instead: default/c"
+    alone = plan(Snapshot(nodes=(node,), pods=(pods[1],)), Options())
+    assert [g.key for g in alone.groups if g.placed] == ["default/b"]
 
 
 # ---------------------------------------------------------------- across processes
