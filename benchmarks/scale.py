@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -78,13 +79,43 @@ def run(path: Path, mode: str, time_limit: float) -> dict:
     return figures
 
 
-def objective_text(objective: list) -> str:
-    """quorum demand (as a share of the level's total weight is not known here) and JobGroups, per level."""
-    levels: dict[str, dict[str, int]] = {}
-    for name, value in objective:
-        kind, level = name.split("@")
-        levels.setdefault(level, {})[kind] = value
-    return " ".join(f"p{level}:{v.get('job-groups', 0)}" for level, v in levels.items())
+def objective_text(objective: list, base: list) -> str:
+    """Per priority level: JobGroups placed and quorum demand placed relative to greedy's."""
+    def levels(items: list) -> dict[str, dict[str, int]]:
+        found: dict[str, dict[str, int]] = {}
+        for name, value in items:
+            kind, level = name.split("@")
+            found.setdefault(level, {})[kind] = value
+        return found
+
+    mine, theirs = levels(objective), levels(base)
+    parts = []
+    for level, v in mine.items():
+        demand, reference = v.get("quorum-demand", 0), theirs.get(level, {}).get("quorum-demand", 0)
+        ratio = f"{demand / reference:.3f}x" if reference else ("=" if demand == reference else "+")
+        parts.append(f"p{level}: {v.get('job-groups', 0)} JG, demand {ratio}")
+    return "; ".join(parts)
+
+
+def primary_key(objective: list) -> list[int]:
+    return [value for name, value in objective if name.split("@")[0] in ("quorum-demand", "job-groups")]
+
+
+def growth(rows: list[tuple[str, int, str, float, float]]) -> None:
+    """Time and memory against node count, with the exponent between consecutive sizes."""
+    print()
+    print("growth against node count (time and memory exponents between consecutive sizes):")
+    modes = sorted({mode for _, _, mode, _, _ in rows}, key=list(MODES).index)
+    for mode in modes:
+        points = [(nodes, wall, rss, case) for case, nodes, m, wall, rss in rows if m == mode and not case.startswith("trace")]
+        text = []
+        for i, (nodes, wall, rss, case) in enumerate(points):
+            item = f"{case} {nodes} nodes {wall:.1f} s {rss:.0f} MiB"
+            if i:
+                n0, w0, r0, _ = points[i - 1]
+                item += f" (time ^{math.log(wall / w0) / math.log(nodes / n0):.2f}, memory ^{math.log(rss / r0) / math.log(nodes / n0):.2f})"
+            text.append(item)
+        print(f"  {mode:<11} " + " -> ".join(text))
 
 
 def main() -> None:
@@ -108,36 +139,39 @@ def main() -> None:
         shape, groups = SIZES[size]
         path = workdir / f"{size}.json"
         path.write_text(json.dumps(generate(shape=shape, groups=groups, seed=args.seed)))
-        cases.append((size, path))
+        cases.append((size, path, shape[0] * shape[1] * shape[2] * shape[3]))
     if args.trace:
         nodes = trace_nodes(args.trace)
         path = workdir / "trace.json"
         path.write_text(json.dumps(generate(shape=(1, 4, 8, 16), groups=300, seed=args.seed, nodes_from=nodes)))
-        cases.append((f"trace ({len(nodes)} nodes)", path))
+        cases.append(("trace", path, len(nodes)))
     header = (
-        f"{'case':<18} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
-        f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7}  objective 1 (JobGroups placed per priority)"
+        f"{'case':<18} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
+        f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7} {'mem x':>6}  objective 1 per priority vs greedy"
     )
     print(header)
     print("-" * len(header))
-    for case, path in cases:
+    rows = []
+    for case, path, nodes in cases:
         base = None
         for mode in args.modes.split(","):
             runs = [run(path, mode, args.time_limit) for _ in range(args.runs)]
             med = {k: statistics.median(r[k] for r in runs) for k in ("wall", "load", "plan", "rss")}
             first = runs[0]
             if base is None:
-                base = (med["wall"], first["objective"])
-            versus = "=" if first["objective"] == base[1] else ("better" if first["objective"] > base[1] else "WORSE")
+                base = (med["wall"], med["rss"], first["objective"])
+            mine, theirs = primary_key(first["objective"]), primary_key(base[2])
+            versus = "=" if mine == theirs else ("better" if mine > theirs else "WORSE")
             gap = "-" if first["gap"] is None else f"{100 * first['gap']:.2f}%"
+            rows.append((case, nodes, mode, med["wall"], med["rss"]))
             print(
-                f"{case:<18} {mode:<11} {med['wall']:>7.2f} {med['load']:>7.2f} {med['plan']:>7.2f} {med['rss']:>6.0f} "
+                f"{case:<18} {nodes:>6} {mode:<11} {med['wall']:>7.2f} {med['load']:>7.2f} {med['plan']:>7.2f} {med['rss']:>6.0f} "
                 f"{first['placed']:>4}/{first['groups']:<4} {first['gpu']:>6.1f} {first['spans']:>6.2f} "
-                f"{first['status']:<9} {gap:>7} {med['wall'] / base[0]:>7.2f}  {objective_text(first['objective'])} "
-                f"[{versus} vs greedy]",
+                f"{first['status']:<9} {gap:>7} {med['wall'] / base[0]:>7.2f} {med['rss'] / base[1]:>6.2f}  "
+                f"{objective_text(first['objective'], base[2])} [{versus}]",
                 flush=True,
             )
-
+    growth(rows)
 
 if __name__ == "__main__":
     main()

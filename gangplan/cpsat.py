@@ -8,9 +8,10 @@ The greedy plan is the first stage's complete hint, so every stage starts feasib
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 from ortools.sat.python import cp_model
 
@@ -73,6 +74,17 @@ def stage_terms(terms: list[Term]) -> list[list[Term]]:
     return stages
 
 
+def stage_weights(stage: list[Term]) -> list[int]:
+    """Each term's weight in its stage's objective: lexicographic within the stage."""
+    weights = []
+    weight = 1
+    for term in reversed(stage):
+        weights.append(weight)
+        weight *= term.upper + 1
+    weights.reverse()
+    return weights
+
+
 def _topology(
     model: cp_model.CpModel,
     problem: Problem,
@@ -126,12 +138,14 @@ def solve_cpsat(
     seed: int = 0,
     reporter: Reporter | None = None,
     only: int | None = None,
+    fixed: frozenset[int] | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
     CP-SAT's deterministic time; with more workers it is wall time.
 
     With ``only``, every other JobGroup keeps exactly what ``hint`` gives it: the ``ordered``
-    policy's one-group-at-a-time step."""
+    policy's one-group-at-a-time step. With ``fixed``, exactly those JobGroups are placed and
+    only the terms after objective 1 are optimised (polishing a plan found elsewhere)."""
     start = time.perf_counter()
     model = cp_model.CpModel()
     count: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -215,21 +229,57 @@ def solve_cpsat(
         for t, var in uses.items():
             model.AddHint(var, t in occupied)
 
+    if fixed is not None:
+        for j, var in enumerate(placed):
+            model.Add(var == (j in fixed))
+        terms = [t for t in terms if not t.primary]
+
+    def extract(solver: cp_model.CpSolver) -> Assignment:
+        return Assignment(
+            {key: v for key, var in count.items() if (v := solver.Value(var))},
+            frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
+        )
+
+    result = staged_solve(
+        model, terms, expression, lambda a: set_hint(a), extract, hint,
+        time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
+    )
+    result.variables = len(count) + len(placed) + len(opened)
+    return result
+
+
+def staged_solve(
+    model: cp_model.CpModel,
+    terms: list[Term],
+    expression: Callable[[Term], cp_model.LinearExprT],
+    set_hint: Callable[[Any], None],
+    extract: Callable[[cp_model.CpSolver], Any],
+    hint: Any,
+    *,
+    time_limit: float,
+    workers: int,
+    seed: int,
+    reporter: Reporter | None,
+    start: float,
+) -> SolveResult:
+    """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
+    from the last one's solution; shared by the node-level and the domain-level models."""
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
-    solver.parameters.log_search_progress = False
+    solver.parameters.log_search_progress = bool(os.environ.get("GANGPLAN_CPSAT_LOG"))
     solver.parameters.catch_sigint_signal = False  # the CLI handles Ctrl-C itself
     if deterministic:
         # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,
         # whatever the machine, and far better than one plain search at cluster scale.
         solver.parameters.num_workers = DETERMINISTIC_WORKERS
         solver.parameters.interleave_search = True
+        solver.parameters.interleave_batch_size = DETERMINISTIC_WORKERS  # small batches keep to the limit
     else:
         solver.parameters.num_workers = workers
 
     stages = stage_terms(terms)
-    result = SolveResult(None, "UNKNOWN", variables=len(count) + len(placed) + len(opened))
+    result = SolveResult(None, "UNKNOWN")
     current = hint
     all_optimal = True
     spent = 0.0
@@ -239,12 +289,7 @@ def solve_cpsat(
             all_optimal = False
             break
         budget = remaining if index == len(stages) - 1 else remaining * 0.7
-        weights = []
-        weight = 1
-        for term in reversed(stage):
-            weights.append(weight)
-            weight *= term.upper + 1
-        weights.reverse()
+        weights = stage_weights(stage)
         objective = sum(
             w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(weights, stage)
         )
@@ -263,6 +308,8 @@ def solve_cpsat(
         else:
             status = solver.Solve(model)
         spent += solver.response_proto.deterministic_time * (DETERMINISTIC_WORKERS if deterministic else 1)
+        if os.environ.get("GANGPLAN_DEBUG_STAGES"):
+            print(f"stage {index} limit {solver.parameters.max_deterministic_time:.2f} dt {solver.response_proto.deterministic_time:.2f} wall {solver.response_proto.wall_time:.2f}", file=__import__("sys").stderr)
         name = solver.StatusName(status)
         if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
             raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")
@@ -277,10 +324,7 @@ def solve_cpsat(
             all_optimal = False
             if result.gap is None and any(t.primary for t in stage):
                 result.gap = abs(bound - value) / max(1, abs(bound), abs(value))
-        current = Assignment(
-            {key: v for key, var in count.items() if (v := solver.Value(var))},
-            frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
-        )
+        current = extract(solver)
         result.assignment = current
         model.Add(objective >= value)
     if result.assignment is not None:

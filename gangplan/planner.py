@@ -11,7 +11,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .cpsat import Reporter, solve_cpsat
+from .aggregate import AggregateResult, expand, solve_buckets
+from .cpsat import Reporter, solve_cpsat, stage_weights
 from .errors import UsageError
 from .explain import reasons
 from .greedy import complete, extend, greedy
@@ -22,6 +23,8 @@ from .problem import Problem, build_problem, candidate_count, restrict
 
 # Above this many (role, node) candidates CP-SAT gets a neighbourhood of the greedy plan.
 FULL_MODEL_LIMIT = 20_000
+# Above this many, objective 1 is solved on pod counts per (role, bucket of nodes) instead.
+BUCKET_FROM = 8_000
 
 SOLVERS = ("cp-sat", "greedy")
 POLICIES = ("optimal", "ordered")
@@ -59,6 +62,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     proven: set[str] = set()  # terms whose value CP-SAT proved optimal
     if options.policy == "ordered":
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
+    elif options.solver == "cp-sat" and candidate_count(problem) > BUCKET_FROM:
+        solver_name = "cp-sat"
+        chosen, status, gap, proven, deterministic_time, note = _at_scale(problem, terms, baseline, options, reporter)
     elif options.solver == "cp-sat":
         solver_name = "cp-sat"
         model_problem, model_terms = problem, terms
@@ -127,6 +133,73 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         levels=problem.tree.levels if problem.tree else (),
         warnings=problem.warnings,
     )
+
+
+def _at_scale(
+    problem: Problem, terms: list[Term], baseline: Assignment, options: Options, reporter: Reporter | None
+) -> tuple[Assignment, str, float | None, set[str], float, str]:
+    """Objective 1 on the bucket model, expanded to nodes, then the later terms polished by
+    the node-level model near that plan (its JobGroups fixed). Budget: 60% / 40%."""
+    start = time.perf_counter()
+    deterministic = options.workers <= 1
+    outcome = solve_buckets(
+        problem, terms, baseline, time_limit=0.6 * options.time_limit, workers=options.workers,
+        seed=options.seed, gpu_resource=options.gpu_resource, reporter=reporter,
+    )
+    spent = outcome.solve.deterministic_time
+    found = baseline
+    if outcome.solve.assignment is not None:
+        found = complete(problem, expand(problem, outcome.buckets, outcome.solve.assignment, seed=options.seed))
+    if score(terms, problem, found) < score(terms, problem, baseline):
+        found = baseline
+    remaining = options.time_limit - (spent if deterministic else time.perf_counter() - start)
+    polished = False
+    if remaining > 0:
+        region = restrict(problem, found.counts)
+        result = solve_cpsat(
+            region, objective_terms(region), found, time_limit=remaining, workers=options.workers,
+            seed=options.seed, reporter=reporter, fixed=found.placed,
+        )
+        spent += result.deterministic_time
+        if result.assignment is not None and score(terms, problem, result.assignment) >= score(terms, problem, found):
+            found, polished = result.assignment, True
+    proven, gap = _bucket_proof(problem, terms, found, outcome)
+    note = (
+        f"objective 1 on {len(outcome.buckets.nodes)} node buckets ({outcome.variables} variables"
+        + ("" if outcome.whole else ", a neighbourhood of the greedy plan: no bound")
+        + "), expanded to nodes"
+        + ("; later terms searched near that plan" if polished else "")
+    )
+    status = "FEASIBLE" if found is not baseline else "GREEDY"
+    return found, status, gap, proven, spent, note
+
+
+def _bucket_proof(
+    problem: Problem, terms: list[Term], found: Assignment, outcome: AggregateResult
+) -> tuple[set[str], float | None]:
+    """The objective-1 terms the bucket model proves for ``found``, and the gap at the first
+    one it does not: its bounds hold for every real plan as long as ``found`` matches the
+    bucket solution on every earlier stage."""
+    if not outcome.whole:
+        return set(), None
+    by_name = {t.name: t for t in terms}
+    proven: set[str] = set()
+    for stage in outcome.solve.stages:
+        stage_terms_ = [by_name[name] for name in stage.terms]
+        if not any(t.primary for t in stage_terms_):
+            break
+        if stage.value is None or stage.bound is None:
+            return proven, None
+        value = sum(
+            w * (1 if t.sense == "maximize" else -1) * term_value(t, problem, found)
+            for w, t in zip(stage_weights(stage_terms_), stage_terms_)
+        )
+        if stage.status == "OPTIMAL" and value == stage.value:
+            proven.update(t.name for t in stage_terms_ if t.primary)
+            continue
+        return proven, max(0.0, stage.bound - value) / max(1, abs(stage.bound), abs(value))
+    primary = {t.name for t in terms if t.primary}
+    return proven, (0.0 if primary <= proven else None)
 
 
 def _ordered(

@@ -16,8 +16,9 @@ def test_scale_benchmark_smoke() -> None:
         capture_output=True, text=True, timeout=600, check=True,
     )
     rows = [line for line in out.stdout.splitlines() if line.startswith("S ")]
-    assert [row.split()[1] for row in rows] == ["greedy", "cp-sat"]
+    assert [row.split()[1:3] for row in rows] == [["512", "greedy"], ["512", "cp-sat"]]
     assert "WORSE" not in out.stdout  # the default plan is never worse than greedy on objective 1
     for row in rows:
         placed = next(cell for cell in row.split() if "/" in cell)
         assert int(placed.split("/")[1]) == 100
+    assert "growth against node count" in out.stdout and "cp-sat      S 512 nodes" in out.stdout

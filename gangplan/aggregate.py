@@ -1,0 +1,392 @@
+"""Objective 1 at cluster scale: pod counts per (role, domain), then pods onto nodes.
+
+At thousands of nodes a count per (role, node) is too many variables for CP-SAT to search
+in seconds. Here nodes are pooled into buckets (a lowest-level topology domain such as a
+tor; without topology, nodes that are identical for every role) and the model counts pods
+per (role, bucket). A bucket's room is what its nodes could hold: per role what its eligible
+nodes hold alone, per resource the free total, and per request size s of the GPU resource
+(or the scarcest one) the count of pods asking s or more that fit when each node is cut
+into slots of s; when the larger sizes are multiples of s, also their volume in those
+slots. For one resource with sizes that divide each other this is exact; otherwise it is a
+relaxation, so:
+
+- its bound is a valid bound on objective 1 for the whole problem (any real plan is a
+  solution of it), which is how a gap is reported at scale;
+- its solution is turned into pods on nodes bucket by bucket, largest pods first onto the
+  tightest node that holds them; a bucket that does not pack that way is solved exactly at
+  node level, and a JobGroup that still loses its quorum is dropped (the planner then
+  tries it again greedily).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from .cpsat import Reporter, SolveResult, staged_solve
+from .objective import Assignment, Term
+from .problem import Problem
+
+# Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
+# bound proves nothing about the whole problem.
+BUCKET_MODEL_LIMIT = 60_000
+
+
+@dataclass(slots=True)
+class Buckets:
+    of_node: np.ndarray  # bucket per node (-1: no role can use the node)
+    nodes: list[list[int]]  # usable nodes per bucket, ascending
+    level: int | None  # the topology level buckets are domains of, None when they are classes
+
+
+def make_buckets(problem: Problem) -> Buckets:
+    usable = sorted({n for role in problem.roles for n in role.nodes})
+    of_node = np.full(len(problem.nodes), -1, dtype=np.int64)
+    keys: dict[tuple, int] = {}
+    nodes: list[list[int]] = []
+    level = len(problem.tree.levels) - 1 if problem.tree is not None and problem.tree.levels else None
+    eligible: dict[int, list[int]] = defaultdict(list)
+    for r, role in enumerate(problem.roles):
+        for n in role.nodes:
+            eligible[n].append(r)
+    for n in usable:
+        d = problem.domain(level, n) if level is not None else None
+        if d is not None and n not in problem.tree.outside:  # type: ignore[union-attr]
+            key: tuple = ("domain", d, tuple(eligible[n]))
+        else:
+            key = ("class", problem.free[n], problem.idle[n], tuple(eligible[n]))
+        b = keys.setdefault(key, len(nodes))
+        if b == len(nodes):
+            nodes.append([])
+        nodes[b].append(n)
+        of_node[n] = b
+    return Buckets(of_node, nodes, level)
+
+
+def _scarce(problem: Problem, gpu_resource: str) -> int:
+    if gpu_resource in problem.resources:
+        return problem.resources.index(gpu_resource)
+    share = [
+        sum(role.request[k] * role.count for role in problem.roles) / max(1, sum(f[k] for f in problem.free))
+        for k in range(len(problem.resources))
+    ]
+    return int(np.argmax(share)) if share else 0
+
+
+@dataclass(slots=True)
+class BucketSolution:
+    counts: dict[tuple[int, int], int]  # (role, bucket) -> pods
+    placed: frozenset[int]
+
+
+@dataclass(slots=True)
+class AggregateResult:
+    solve: SolveResult
+    buckets: Buckets
+    whole: bool  # every role kept every bucket: the bounds hold for the whole problem
+    variables: int
+
+
+def solve_buckets(
+    problem: Problem,
+    terms: list[Term],
+    hint: Assignment,
+    *,
+    time_limit: float,
+    workers: int,
+    seed: int,
+    gpu_resource: str = "nvidia.com/gpu",
+    reporter: Reporter | None = None,
+) -> AggregateResult:
+    """Objective 1 (and pods beyond minMember) on the bucket model, from ``hint``."""
+    start = time.perf_counter()
+    buckets = make_buckets(problem)
+    scarce = _scarce(problem, gpu_resource)
+    model = cp_model.CpModel()
+    hinted: dict[tuple[int, int], int] = defaultdict(int)
+    for (r, n), c in hint.counts.items():
+        hinted[r, int(buckets.of_node[n])] += c
+
+    caps: dict[tuple[int, int], int] = {}
+    for r, role in enumerate(problem.roles):
+        if not problem.job_groups[problem.gangs[role.gang].job_group].feasible or not role.nodes:
+            continue
+        per = np.bincount(buckets.of_node[np.array(role.nodes)], weights=np.array(role.caps), minlength=len(buckets.nodes))
+        for b in np.nonzero(per)[0]:
+            caps[r, int(b)] = min(role.count, int(per[b]))
+    whole = len(caps) <= BUCKET_MODEL_LIMIT
+    if not whole:
+        caps = _neighbourhood(problem, caps, hinted, BUCKET_MODEL_LIMIT)
+
+    count = {key: model.NewIntVar(0, cap, f"x[{key[0]},{key[1]}]") for key, cap in sorted(caps.items())}
+    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    role_vars: dict[int, list[cp_model.IntVar]] = defaultdict(list)
+    in_bucket: dict[int, list[int]] = defaultdict(list)
+    for (r, b), var in count.items():
+        role_vars[r].append(var)
+        in_bucket[b].append(r)
+
+    for j, jg in enumerate(problem.job_groups):
+        if not jg.feasible:
+            model.Add(placed[j] == 0)
+            continue
+        for g in jg.gangs:
+            gang = problem.gangs[g]
+            total = []
+            for r in gang.roles:
+                total.extend(role_vars[r])
+                if role_vars[r]:
+                    model.Add(sum(role_vars[r]) <= problem.roles[r].count * placed[j])
+            if gang.need:
+                model.Add(sum(total) >= gang.need * placed[j])
+            for task in gang.tasks:
+                if task.need:
+                    model.Add(sum(v for r in task.roles for v in role_vars[r]) >= task.need * placed[j])
+            for k, deficit in enumerate(gang.min_resources):
+                if deficit:
+                    added = [problem.roles[r].request[k] * v for r in gang.roles for v in role_vars[r]]
+                    model.Add(sum(added) >= deficit * placed[j])
+        if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
+            model.Add(placed[j] == 1)
+
+    for b, roles in in_bucket.items():
+        _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce)
+    _required(model, problem, buckets, count)
+
+    def expression(term: Term) -> cp_model.LinearExprT:
+        parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]
+        if term.pods:
+            parts.append(term.pods * sum(count.values()))
+        return sum(parts)
+
+    def set_hint(solution: BucketSolution) -> None:
+        model.ClearHints()
+        for key, var in count.items():
+            model.AddHint(var, solution.counts.get(key, 0))
+        for j, var in enumerate(placed):
+            model.AddHint(var, j in solution.placed)
+
+    def extract(solver: cp_model.CpSolver) -> BucketSolution:
+        return BucketSolution(
+            {key: v for key, var in count.items() if (v := solver.Value(var))},
+            frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
+        )
+
+    kept = [t for t in terms if t.primary]
+    start_hint = BucketSolution({k: v for k, v in hinted.items() if k in count}, hint.placed)
+    result = staged_solve(
+        model, kept, expression, set_hint, extract, start_hint,
+        time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
+    )
+    result.variables = len(count) + len(placed)
+    return AggregateResult(result, buckets, whole, result.variables)
+
+
+def _neighbourhood(
+    problem: Problem, caps: dict[tuple[int, int], int], hinted: dict[tuple[int, int], int], limit: int
+) -> dict[tuple[int, int], int]:
+    """Each role keeps the buckets the hint uses, then its roomiest ones, within ``limit``."""
+    per_role: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (r, b), cap in caps.items():
+        per_role[r].append((b, cap))
+    share = max(2, limit // max(1, len(per_role)))
+    kept: dict[tuple[int, int], int] = {}
+    for r, items in per_role.items():
+        items.sort(key=lambda bc: (-(hinted.get((r, bc[0]), 0) > 0), -bc[1], bc[0]))
+        for b, cap in items[:share]:
+            kept[r, b] = cap
+        for b, cap in items[share:]:
+            if hinted.get((r, b), 0):
+                kept[r, b] = cap
+    return kept
+
+
+def _room(
+    model: cp_model.CpModel,
+    problem: Problem,
+    nodes: list[int],
+    items: list[tuple[int, cp_model.IntVar, int]],
+    scarce: int,
+) -> None:
+    """What the bucket's nodes can hold: valid for every real packing, exact when simple."""
+    free = np.array([problem.free[n] for n in nodes], dtype=np.int64)
+    for k in range(free.shape[1]):
+        worst = sum(problem.roles[r].request[k] * cap for r, _, cap in items)
+        if worst > int(free[:, k].sum()):
+            model.Add(sum(problem.roles[r].request[k] * var for r, var, _ in items) <= int(free[:, k].sum()))
+    sizes = sorted({problem.roles[r].request[scarce] for r, _, _ in items if problem.roles[r].request[scarce] > 0})
+    column = free[:, scarce]
+    for s in sizes:
+        bigger = [(r, var, cap) for r, var, cap in items if problem.roles[r].request[scarce] >= s]
+        slots = int((column // s).sum())
+        if sum(cap for _, _, cap in bigger) > slots:
+            model.Add(sum(var for _, var, _ in bigger) <= slots)
+        if all(problem.roles[r].request[scarce] % s == 0 for r, _, _ in bigger):
+            volume = slots * s
+            if sum(problem.roles[r].request[scarce] * cap for r, _, cap in bigger) > volume:
+                model.Add(sum(problem.roles[r].request[scarce] * var for r, var, _ in bigger) <= volume)
+
+
+def _required(
+    model: cp_model.CpModel, problem: Problem, buckets: Buckets, count: dict[tuple[int, int], cp_model.IntVar]
+) -> None:
+    """A required term allows one domain of its level; running members pin it."""
+    by_role: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
+    for (r, b), var in count.items():
+        by_role[r].append((b, var))
+    for g, spec in enumerate(problem.gangs):
+        topo = spec.topology
+        if topo is None or not topo.required or not problem.job_groups[spec.job_group].feasible:
+            continue
+        for level in topo.required:
+            members: dict[int, list[tuple[cp_model.IntVar, int]]] = defaultdict(list)
+            for r in spec.roles:
+                for b, var in by_role[r]:
+                    d = problem.domain(level, buckets.nodes[b][0])
+                    if d is None:
+                        model.Add(var == 0)
+                    else:
+                        members[d].append((var, problem.roles[r].count))
+            uses = {}
+            for d, items in members.items():
+                uses[d] = model.NewBoolVar(f"uses[{g},{level},{d}]")
+                model.Add(sum(v for v, _ in items) <= sum(c for _, c in items) * uses[d])
+            if level in topo.pinned:
+                for d, var in uses.items():
+                    if d != topo.pinned[level]:
+                        model.Add(var == 0)
+            if uses:
+                model.AddAtMostOne(uses.values())
+
+
+def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0) -> Assignment:
+    """Pods per (role, node) for a bucket solution; JobGroups that lose their quorum are dropped."""
+    free = np.array(problem.free, dtype=np.int64)
+    per_bucket: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (r, b), c in sorted(solution.counts.items()):
+        per_bucket[b].append((r, c))
+    split: dict[int, dict[int, np.ndarray]] = {}
+
+    def eligible(r: int, b: int) -> np.ndarray:
+        if r not in split:
+            nodes = np.array(problem.roles[r].nodes, dtype=np.int64)
+            of = buckets.of_node[nodes]
+            split[r] = {int(x): nodes[of == x] for x in np.unique(of)}
+        return split[r].get(b, np.zeros(0, dtype=np.int64))
+
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for b, items in sorted(per_bucket.items()):
+        if _pack(problem, b, items, free, counts, eligible):
+            _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed)
+    per_role: dict[int, int] = defaultdict(int)
+    for (r, _), c in counts.items():
+        per_role[r] += c
+    placed = {j for j in solution.placed if _meets_quorum(problem, j, per_role)}
+    kept = {
+        (r, n): c for (r, n), c in counts.items() if c and problem.gangs[problem.roles[r].gang].job_group in placed
+    }
+    return Assignment(kept, frozenset(placed))
+
+
+def _order(problem: Problem, items: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Largest first, by the scarcest resources (extended resources such as GPUs sort last)."""
+    return sorted(items, key=lambda rc: (tuple(-x for x in reversed(problem.roles[rc[0]].request)), rc[0]))
+
+
+def _pack(
+    problem: Problem,
+    b: int,
+    items: list[tuple[int, int]],
+    free: np.ndarray,
+    counts: dict[tuple[int, int], int],
+    eligible: Callable[[int, int], np.ndarray],
+) -> int:
+    """Largest pods first, each role's pods onto the eligible node left tightest; returns the
+    pods not placed. On failure nothing of this bucket is kept (the exact packing starts over)."""
+    taken: list[tuple[int, int, int]] = []
+    short = 0
+    for r, c in _order(problem, items):
+        request = np.array(problem.roles[r].request, dtype=np.int64)
+        nodes = eligible(r, b)
+        left = c
+        while left and len(nodes):
+            room = free[nodes]
+            fit = np.full(len(nodes), left, dtype=np.int64)
+            for k, want in enumerate(request):
+                if want:
+                    np.minimum(fit, room[:, k] // want, out=fit)
+            usable = np.nonzero(fit > 0)[0]
+            if not len(usable):
+                break
+            slack = room[usable].sum(axis=1) - request.sum() * fit[usable]
+            pick = usable[np.lexsort((nodes[usable], slack))[0]]
+            n, k_pods = int(nodes[pick]), int(fit[pick])
+            free[n] -= request * k_pods
+            counts[r, n] += k_pods
+            taken.append((r, n, k_pods))
+            left -= k_pods
+        short += left
+    if short:
+        for r, n, k_pods in taken:
+            free[n] += np.array(problem.roles[r].request, dtype=np.int64) * k_pods
+            counts[r, n] -= k_pods
+            if not counts[r, n]:
+                del counts[r, n]
+    return short
+
+
+def _pack_exactly(
+    problem: Problem,
+    nodes: list[int],
+    items: list[tuple[int, int]],
+    free: np.ndarray,
+    counts: dict[tuple[int, int], int],
+    seed: int,
+) -> None:
+    """The bucket at node level: as many of its pods as fit (a small, deterministic CP-SAT)."""
+    model = cp_model.CpModel()
+    y: dict[tuple[int, int], cp_model.IntVar] = {}
+    for r, c in items:
+        role = problem.roles[r]
+        cap_of = dict(zip(role.nodes, role.caps))
+        for n in nodes:
+            if n in cap_of:
+                y[r, n] = model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")
+        model.Add(sum(v for (rr, _), v in y.items() if rr == r) <= c)
+    for n in nodes:
+        here = [(r, v) for (r, nn), v in y.items() if nn == n]
+        for k in range(free.shape[1]):
+            model.Add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
+    model.Maximize(sum(y.values()))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = seed
+    solver.parameters.max_deterministic_time = 1.0
+    solver.parameters.catch_sigint_signal = False
+    status = solver.Solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return
+    for (r, n), var in y.items():
+        c = solver.Value(var)
+        if c:
+            free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
+            counts[r, n] += c
+
+
+def _meets_quorum(problem: Problem, j: int, per_role: dict[int, int]) -> bool:
+    for g in problem.job_groups[j].gangs:
+        gang = problem.gangs[g]
+        if sum(per_role[r] for r in gang.roles) < gang.need:
+            return False
+        for task in gang.tasks:
+            if sum(per_role[r] for r in task.roles) < task.need:
+                return False
+        for k, deficit in enumerate(gang.min_resources):
+            if deficit and sum(problem.roles[r].request[k] * per_role[r] for r in gang.roles) < deficit:
+                return False
+    return True
