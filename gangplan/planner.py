@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .aggregate import AggregateResult, expand, solve_buckets
 from .cpsat import Reporter, solve_cpsat, stage_weights
@@ -60,7 +60,14 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
     deterministic_time, note = 0.0, ""
     proven: set[str] = set()  # terms whose value CP-SAT proved optimal
-    if options.policy == "ordered":
+    requested = options.time_limit
+    if options.workers > 1:
+        # A wall-clock limit covers the whole plan: what building the problem and greedy took
+        # comes off the solver's share. (The deterministic limit counts solver work only.)
+        options = replace(options, time_limit=options.time_limit - (time.perf_counter() - start))
+    if options.solver == "cp-sat" and options.time_limit <= 0:
+        solver_name, note = "cp-sat", "the time limit ran out before CP-SAT could start; the greedy plan is used"
+    elif options.policy == "ordered":
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
     elif options.solver == "cp-sat" and candidate_count(problem) > BUCKET_FROM:
         solver_name = "cp-sat"
@@ -118,7 +125,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         gap=gap,
         workers=options.workers,
         seed=options.seed,
-        time_limit=options.time_limit,
+        time_limit=requested,
         deterministic_time=round(deterministic_time, 3),
         wall_time=round(time.perf_counter() - start, 3),
         note=note,
