@@ -156,7 +156,7 @@ def solve_buckets(
 
     for b, roles in in_bucket.items():
         _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce)
-    _required(model, problem, buckets, count)
+    covers = _required(model, problem, buckets, count)
 
     def expression(term: Term) -> cp_model.LinearExprT:
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]
@@ -170,6 +170,8 @@ def solve_buckets(
             model.AddHint(var, solution.counts.get(key, 0))
         for j, var in enumerate(placed):
             model.AddHint(var, j in solution.placed)
+        for var, keys in covers.items():
+            model.AddHint(var, any(solution.counts.get(k, 0) for k in keys))
 
     def extract(solver: cp_model.CpSolver) -> BucketSolution:
         return BucketSolution(
@@ -230,38 +232,55 @@ def _room(
             volume = slots * s
             if sum(problem.roles[r].request[scarce] * cap for r, _, cap in bigger) > volume:
                 model.Add(sum(problem.roles[r].request[scarce] * var for r, var, _ in bigger) <= volume)
+    # Pods at least as large as q in every resource: at most min_k floor(free_k / q_k) per node.
+    requests = np.array([problem.roles[r].request for r, _, _ in items], dtype=np.int64)
+    for q in {tuple(row) for row in requests.tolist()}:
+        wanted = np.array(q, dtype=np.int64)
+        positive = wanted > 0
+        if not positive.any():
+            continue
+        dominating = np.nonzero((requests >= wanted).all(axis=1))[0]
+        if len(dominating) < 2:
+            continue
+        slots = int((free[:, positive] // wanted[positive]).min(axis=1).sum())
+        if sum(items[i][2] for i in dominating) > slots:
+            model.Add(sum(items[i][1] for i in dominating) <= slots)
 
 
 def _required(
     model: cp_model.CpModel, problem: Problem, buckets: Buckets, count: dict[tuple[int, int], cp_model.IntVar]
-) -> None:
-    """A required term allows one domain of its level; running members pin it."""
+) -> dict[cp_model.IntVar, list[tuple[int, int]]]:
+    """A required term allows one domain of its level; running members pin it. Returns each
+    domain's boolean with the counts it covers (so a hint can set it)."""
     by_role: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
     for (r, b), var in count.items():
         by_role[r].append((b, var))
+    covers: dict[cp_model.IntVar, list[tuple[int, int]]] = {}
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
         if topo is None or not topo.required or not problem.job_groups[spec.job_group].feasible:
             continue
         for level in topo.required:
-            members: dict[int, list[tuple[cp_model.IntVar, int]]] = defaultdict(list)
+            members: dict[int, list[tuple[int, int]]] = defaultdict(list)
             for r in spec.roles:
                 for b, var in by_role[r]:
                     d = problem.domain(level, buckets.nodes[b][0])
                     if d is None:
                         model.Add(var == 0)
                     else:
-                        members[d].append((var, problem.roles[r].count))
+                        members[d].append((r, b))
             uses = {}
-            for d, items in members.items():
+            for d, keys in members.items():
                 uses[d] = model.NewBoolVar(f"uses[{g},{level},{d}]")
-                model.Add(sum(v for v, _ in items) <= sum(c for _, c in items) * uses[d])
+                covers[uses[d]] = keys
+                model.Add(sum(count[k] for k in keys) <= sum(problem.roles[r].count for r, _ in keys) * uses[d])
             if level in topo.pinned:
                 for d, var in uses.items():
                     if d != topo.pinned[level]:
                         model.Add(var == 0)
             if uses:
                 model.AddAtMostOne(uses.values())
+    return covers
 
 
 def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0) -> Assignment:

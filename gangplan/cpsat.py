@@ -267,7 +267,7 @@ def staged_solve(
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
-    solver.parameters.log_search_progress = bool(os.environ.get("GANGPLAN_CPSAT_LOG"))
+    solver.parameters.log_search_progress = bool(os.environ.get("GANGPLAN_CPSAT_LOG"))  # for benchmarking
     solver.parameters.catch_sigint_signal = False  # the CLI handles Ctrl-C itself
     if deterministic:
         # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,
@@ -308,8 +308,6 @@ def staged_solve(
         else:
             status = solver.Solve(model)
         spent += solver.response_proto.deterministic_time * (DETERMINISTIC_WORKERS if deterministic else 1)
-        if os.environ.get("GANGPLAN_DEBUG_STAGES"):
-            print(f"stage {index} limit {solver.parameters.max_deterministic_time:.2f} dt {solver.response_proto.deterministic_time:.2f} wall {solver.response_proto.wall_time:.2f}", file=__import__("sys").stderr)
         name = solver.StatusName(status)
         if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
             raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")

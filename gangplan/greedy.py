@@ -9,7 +9,7 @@ they never cost a later group its quorum.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -356,3 +356,29 @@ def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
             state.undo(mark)
     _place_extras(state, [j for j in order if j in placed])
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
+
+
+def lexicographic_greedy(problem: Problem, score_of: Callable[[Assignment], tuple[int, ...]]) -> Assignment:
+    """A better start for the solver than queue order: priority level by level, the level's
+    JobGroups in queue order or largest quorum demand first, whichever ``score_of`` prefers,
+    with the levels above kept as chosen. Each try is one greedy pass: greedy is sequential,
+    so a prefix places the same way whatever follows it."""
+    levels: dict[int, list[int]] = {}
+    for j, jg in enumerate(problem.job_groups):
+        levels.setdefault(jg.priority, []).append(j)
+    prefix: list[int] = []
+    best = greedy(problem)
+    for priority in sorted(levels, reverse=True):
+        members = levels[priority]
+        rest = [j for p in sorted(levels, reverse=True) if p < priority for j in levels[p]]
+        by_demand = sorted(members, key=lambda j: (-problem.job_groups[j].demand, j))
+        if by_demand == members:
+            prefix += members
+            continue
+        tried = greedy(problem, prefix + by_demand + rest)
+        if score_of(tried) > score_of(best):
+            best, chosen = tried, by_demand
+        else:
+            chosen = members
+        prefix += chosen
+    return best
