@@ -284,7 +284,8 @@ def _required(
 
 
 def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0) -> Assignment:
-    """Pods per (role, node) for a bucket solution; JobGroups that lose their quorum are dropped."""
+    """Pods per (role, node) for a bucket solution. Tentative: where a bucket did not hold all
+    its pods, a JobGroup may be short of quorum (``greedy.repair`` settles that)."""
     free = np.array(problem.free, dtype=np.int64)
     per_bucket: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (r, b), c in sorted(solution.counts.items()):
@@ -302,14 +303,7 @@ def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed
     for b, items in sorted(per_bucket.items()):
         if _pack(problem, b, items, free, counts, eligible):
             _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed)
-    per_role: dict[int, int] = defaultdict(int)
-    for (r, _), c in counts.items():
-        per_role[r] += c
-    placed = {j for j in solution.placed if _meets_quorum(problem, j, per_role)}
-    kept = {
-        (r, n): c for (r, n), c in counts.items() if c and problem.gangs[problem.roles[r].gang].job_group in placed
-    }
-    return Assignment(kept, frozenset(placed))
+    return Assignment({k: c for k, c in counts.items() if c}, solution.placed)
 
 
 def _order(problem: Problem, items: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -395,17 +389,3 @@ def _pack_exactly(
         if c:
             free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
             counts[r, n] += c
-
-
-def _meets_quorum(problem: Problem, j: int, per_role: dict[int, int]) -> bool:
-    for g in problem.job_groups[j].gangs:
-        gang = problem.gangs[g]
-        if sum(per_role[r] for r in gang.roles) < gang.need:
-            return False
-        for task in gang.tasks:
-            if sum(per_role[r] for r in task.roles) < task.need:
-                return False
-        for k, deficit in enumerate(gang.min_resources):
-            if deficit and sum(problem.roles[r].request[k] * per_role[r] for r in gang.roles) < deficit:
-                return False
-    return True

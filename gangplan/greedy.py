@@ -382,3 +382,63 @@ def lexicographic_greedy(problem: Problem, score_of: Callable[[Assignment], tupl
             chosen = members
         prefix += chosen
     return best
+
+
+def repair(problem: Problem, tentative: Assignment) -> Assignment:
+    """Make a plan from ``tentative``, whose JobGroups may be short of quorum (a bucket
+    solution put on nodes): a short JobGroup gets its missing pods greedily, inside the
+    domains its required terms hold, or is dropped with all its pods."""
+    state = _State(problem)
+    for (r, n), c in sorted(tentative.counts.items()):
+        state.put(r, n, c)
+    placed: set[int] = set()
+    for j in range(len(problem.job_groups)):
+        if j in tentative.placed and problem.job_groups[j].feasible:
+            if not _quorum_met(state, j):
+                mark = state.mark()
+                _top_up(state, j)
+                if not _quorum_met(state, j):
+                    state.undo(mark)
+            if _quorum_met(state, j):
+                placed.add(j)
+                continue
+        for r in problem.roles_of(j):
+            for n in problem.roles[r].nodes:
+                c = state.counts.get((r, n), 0)
+                if c:
+                    state.put(r, n, -c)
+    return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
+
+
+def _top_up(state: _State, j: int) -> None:
+    problem = state.problem
+    for g in problem.job_groups[j].gangs:
+        gang = problem.gangs[g]
+        allowed = allowed_nodes(state, g)
+        for task in gang.tasks:
+            short = task.need - sum(state.placed_of(r) for r in task.roles)
+            for r in task.roles:
+                if short > 0:
+                    short -= place_pods(state, r, min(short, problem.roles[r].count - state.placed_of(r)), allowed)
+        short = gang.need - sum(state.placed_of(r) for r in gang.roles)
+        for r in sorted(gang.roles, key=state.share):
+            if short > 0:
+                short -= place_pods(state, r, min(short, problem.roles[r].count - state.placed_of(r)), allowed)
+        if not _meets_min_resources(state, g):
+            for r in gang.roles:
+                place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+                if _meets_min_resources(state, g):
+                    break
+
+
+def _quorum_met(state: _State, j: int) -> bool:
+    problem = state.problem
+    for g in problem.job_groups[j].gangs:
+        gang = problem.gangs[g]
+        if sum(state.placed_of(r) for r in gang.roles) < gang.need:
+            return False
+        if any(sum(state.placed_of(r) for r in task.roles) < task.need for task in gang.tasks):
+            return False
+        if not _meets_min_resources(state, g):
+            return False
+    return True

@@ -15,7 +15,7 @@ from .aggregate import AggregateResult, expand, solve_buckets
 from .cpsat import Reporter, solve_cpsat, stage_weights
 from .errors import UsageError
 from .explain import reasons
-from .greedy import complete, extend, greedy, lexicographic_greedy
+from .greedy import complete, extend, greedy, lexicographic_greedy, repair
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
@@ -162,7 +162,7 @@ def _at_scale(
     spent = outcome.solve.deterministic_time
     found = start_from
     if outcome.solve.assignment is not None:
-        found = complete(problem, expand(problem, outcome.buckets, outcome.solve.assignment, seed=options.seed))
+        found = complete(problem, repair(problem, expand(problem, outcome.buckets, outcome.solve.assignment, seed=options.seed)))
     found = max((found, start_from, baseline), key=lambda a: score(terms, problem, a))
     remaining = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     polished = False
