@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .cpsat import Reporter, SolveResult, staged_solve
+from .cpsat import Reporter, SolveResult, add_quorum, staged_solve
 from .objective import Assignment, Term
 from .problem import Problem
 
@@ -131,28 +131,7 @@ def solve_buckets(
         role_vars[r].append(var)
         in_bucket[b].append(r)
 
-    for j, jg in enumerate(problem.job_groups):
-        if not jg.feasible:
-            model.Add(placed[j] == 0)
-            continue
-        for g in jg.gangs:
-            gang = problem.gangs[g]
-            total = []
-            for r in gang.roles:
-                total.extend(role_vars[r])
-                if role_vars[r]:
-                    model.Add(sum(role_vars[r]) <= problem.roles[r].count * placed[j])
-            if gang.need:
-                model.Add(sum(total) >= gang.need * placed[j])
-            for task in gang.tasks:
-                if task.need:
-                    model.Add(sum(v for r in task.roles for v in role_vars[r]) >= task.need * placed[j])
-            for k, deficit in enumerate(gang.min_resources):
-                if deficit:
-                    added = [problem.roles[r].request[k] * v for r in gang.roles for v in role_vars[r]]
-                    model.Add(sum(added) >= deficit * placed[j])
-        if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
-            model.Add(placed[j] == 1)
+    add_quorum(model, problem, placed, role_vars)
 
     for b, roles in in_bucket.items():
         _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce)

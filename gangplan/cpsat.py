@@ -74,6 +74,37 @@ def stage_terms(terms: list[Term]) -> list[list[Term]]:
     return stages
 
 
+def add_quorum(
+    model: cp_model.CpModel,
+    problem: Problem,
+    placed: list[cp_model.IntVar],
+    role_vars: dict[int, list[cp_model.IntVar]],
+) -> None:
+    """All or nothing (seed 000): a placed JobGroup has every member at minMember, each task at
+    its minimum and minResources met; an unplaced one has no pods. ``role_vars`` holds each
+    role's pod counts, per node or per bucket."""
+    for j, jg in enumerate(problem.job_groups):
+        if not jg.feasible:
+            model.Add(placed[j] == 0)
+            continue
+        for g in jg.gangs:
+            gang = problem.gangs[g]
+            for r in gang.roles:
+                if role_vars.get(r):
+                    model.Add(sum(role_vars[r]) <= problem.roles[r].count * placed[j])
+            if gang.need:
+                model.Add(sum(v for r in gang.roles for v in role_vars.get(r, ())) >= gang.need * placed[j])
+            for task in gang.tasks:
+                if task.need:
+                    model.Add(sum(v for r in task.roles for v in role_vars.get(r, ())) >= task.need * placed[j])
+            for k, deficit in enumerate(gang.min_resources):
+                if deficit:
+                    added = [problem.roles[r].request[k] * v for r in gang.roles for v in role_vars.get(r, ())]
+                    model.Add(sum(added) >= deficit * placed[j])
+        if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
+            model.Add(placed[j] == 1)
+
+
 def stage_weights(stage: list[Term]) -> list[int]:
     """Each term's weight in its stage's objective: lexicographic within the stage."""
     weights = []
@@ -161,30 +192,10 @@ def solve_cpsat(
     for (r, node), var in count.items():
         by_node.setdefault(node, []).append((r, var))
 
-    for j, jg in enumerate(problem.job_groups):
-        if not jg.feasible:
-            model.Add(placed[j] == 0)
-            continue
-        for g in jg.gangs:
-            gang = problem.gangs[g]
-            gang_total = []
-            for r in gang.roles:
-                role_vars = [count[r, n] for n in problem.roles[r].nodes]
-                gang_total.extend(role_vars)
-                if role_vars:
-                    model.Add(sum(role_vars) <= problem.roles[r].count * placed[j])
-            if gang.need:
-                model.Add(sum(gang_total) >= gang.need * placed[j])
-            for task in gang.tasks:
-                if task.need:
-                    members = [count[r, n] for r in task.roles for n in problem.roles[r].nodes]
-                    model.Add(sum(members) >= task.need * placed[j])
-            for k, deficit in enumerate(gang.min_resources):
-                if deficit:
-                    added = [problem.roles[r].request[k] * count[r, n] for r in gang.roles for n in problem.roles[r].nodes]
-                    model.Add(sum(added) >= deficit * placed[j])
-        if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
-            model.Add(placed[j] == 1)
+    role_vars: dict[int, list[cp_model.IntVar]] = {}
+    for (r, _), var in count.items():
+        role_vars.setdefault(r, []).append(var)
+    add_quorum(model, problem, placed, role_vars)
 
     opened: dict[int, cp_model.IntVar] = {}
     for node, items in by_node.items():
