@@ -163,6 +163,7 @@ def solve_buckets(
     result = staged_solve(
         model, kept, expression, set_hint, extract, start_hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
+        light_presolve=True,
     )
     result.variables = len(count) + len(placed)
     return AggregateResult(result, buckets, whole, result.variables)

@@ -272,6 +272,7 @@ def staged_solve(
     seed: int,
     reporter: Reporter | None,
     start: float,
+    light_presolve: bool = False,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models."""
@@ -288,6 +289,10 @@ def staged_solve(
         solver.parameters.interleave_batch_size = DETERMINISTIC_WORKERS  # small batches keep to the limit
     else:
         solver.parameters.num_workers = workers
+    if light_presolve:
+        # Large models: probing and repeated presolve rounds cost more than they save.
+        solver.parameters.cp_model_probing_level = 0
+        solver.parameters.max_presolve_iterations = 1
 
     stages = stage_terms(terms)
     result = SolveResult(None, "UNKNOWN")
