@@ -874,6 +874,26 @@ def _shape(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def _flavour(text: str) -> Any:
+    from .generate import Flavour
+    from .quantity import to_amount
+
+    parts = text.split(":")
+    try:
+        if len(parts) not in (4, 5) or not parts[0]:
+            raise ValueError
+        gpus, cpu, memory = int(parts[1]), to_amount("cpu", parts[2]), to_amount("memory", parts[3])
+        weight = float(parts[4]) if len(parts) == 5 else 1.0
+        if gpus < 0 or cpu <= 0 or memory <= 0 or not weight > 0:
+            raise ValueError
+    except (ValueError, InputError):
+        raise UsageError(
+            f"--flavour must be INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT] with GPUS >= 0, positive CPU, "
+            f"MEMORY and WEIGHT, e.g. gpu-h100x8:8:192:2Ti:0.5; got {text!r}"
+        ) from None
+    return Flavour(parts[0], cpu, memory, gpus, "NVIDIA-GPU" if gpus else "", weight)
+
+
 @app.command("generate")
 @_run
 def generate_command(
@@ -887,6 +907,13 @@ def generate_command(
     selector_share: Annotated[float, typer.Option("--selector-share", help="Share of groups that select nodes.")] = 0.1,
     toleration_share: Annotated[float, typer.Option("--toleration-share", help="Share of groups tolerating the GPU taint.")] = 0.2,
     taint_share: Annotated[float, typer.Option("--taint-share", help="Share of GPU tors tainted NoSchedule.")] = 0.25,
+    flavour: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--flavour",
+            help="A node flavour INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT], e.g. gpu-h100x8:8:192:2Ti:0.5; repeat for a mix (default: H100, A100 and L40S nodes).",
+        ),
+    ] = None,
     topology_object: Annotated[bool, typer.Option("--topology-object/--no-topology-object", help="Add a Kueue Topology object naming the levels.")] = False,
     from_trace: Annotated[
         Optional[Path],
@@ -910,10 +937,11 @@ def generate_command(
         from .generate import trace_nodes
 
         nodes_from = trace_nodes(str(from_trace))
-    from .generate import generate
+    from .generate import DEFAULT_FLAVOURS, generate
 
     data = generate(
         shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
+        flavours=tuple(_flavour(text) for text in flavour) if flavour else DEFAULT_FLAVOURS,
         required_share=required_share, preferred_share=preferred_share, selector_share=selector_share,
         toleration_share=toleration_share, taint_share=taint_share, topology=topology_object,
         gpu_resource=gpu_resource, nodes_from=nodes_from,

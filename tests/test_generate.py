@@ -401,3 +401,20 @@ def test_generate_command_bad_options(tmp_path: Path, args: list[str]) -> None:
     result = CliRunner().invoke(app, ["generate", *args, "--output-file", str(tmp_path / "s.json")])
     assert result.exit_code == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
     assert not (tmp_path / "s.json").exists()
+
+
+def test_generate_command_node_flavours(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    out = tmp_path / "s.json"
+    result = CliRunner().invoke(app, ["generate", "--shape", "1x4x2x2", "--groups", "3", "--flavour", "big:8:96:1Ti",
+                                      "--flavour", "cpu:0:64:256Gi:0.5", "--output-file", str(out)])
+    assert result.exit_code == 0, result.stderr
+    nodes = [item for item in json.loads(out.read_text())["items"] if item["kind"] == "Node"]
+    capacity = {(n["metadata"]["labels"][INSTANCE_TYPE], n["status"]["capacity"]["cpu"], n["status"]["capacity"]["memory"],
+                 n["status"]["capacity"].get("nvidia.com/gpu")) for n in nodes}
+    assert capacity == {("big", "96", "1073741824Ki", "8"), ("cpu", "64", "268435456Ki", None)}
+    bad = CliRunner().invoke(app, ["generate", "--flavour", "big:8:-1:1Ti"])
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: --flavour must be")
