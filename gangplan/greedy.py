@@ -358,16 +358,18 @@ def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
 
 
-def lexicographic_greedy(problem: Problem, score_of: Callable[[Assignment], tuple[int, ...]]) -> Assignment:
+def lexicographic_greedy(problem: Problem, score_of: Callable[[Assignment], tuple[int, ...]]) -> tuple[Assignment, int]:
     """A better start for the solver than queue order: priority level by level, the level's
     JobGroups in queue order or largest quorum demand first, whichever ``score_of`` prefers,
     with the levels above kept as chosen. Each try is one greedy pass: greedy is sequential,
-    so a prefix places the same way whatever follows it."""
+    so a prefix places the same way whatever follows it. Returns the plan and the passes run
+    beyond the first."""
     levels: dict[int, list[int]] = {}
     for j, jg in enumerate(problem.job_groups):
         levels.setdefault(jg.priority, []).append(j)
     prefix: list[int] = []
     best = greedy(problem)
+    passes = 0
     for priority in sorted(levels, reverse=True):
         members = levels[priority]
         rest = [j for p in sorted(levels, reverse=True) if p < priority for j in levels[p]]
@@ -376,12 +378,13 @@ def lexicographic_greedy(problem: Problem, score_of: Callable[[Assignment], tupl
             prefix += members
             continue
         tried = greedy(problem, prefix + by_demand + rest)
+        passes += 1
         if score_of(tried) > score_of(best):
             best, chosen = tried, by_demand
         else:
             chosen = members
         prefix += chosen
-    return best
+    return best, passes
 
 
 def repair(problem: Problem, tentative: Assignment) -> Assignment:

@@ -28,6 +28,10 @@ BUCKET_FROM = 8_000
 # Building the problem, greedy, putting a plan on nodes and explaining it, per candidate pair,
 # calibrated on the 2-core development machine at 8,192 nodes (benchmarks/README.md).
 SECONDS_PER_CANDIDATE = 4e-6
+# The part of SECONDS_PER_CANDIDATE that comes after the solver (4 s at 8,192 nodes).
+SECONDS_AFTER_SOLVE_PER_CANDIDATE = 1e-6
+# One more greedy pass, per candidate pair (charged like SECONDS_PER_CANDIDATE).
+SECONDS_PER_CANDIDATE_PASS = 2e-6
 # Up to this many, the solver's start is the best of several greedy orders (a pass each).
 LEXICOGRAPHIC_GREEDY_LIMIT = 1_000_000
 
@@ -68,8 +72,10 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     requested = options.time_limit
     if options.workers > 1:
         # A wall-clock limit covers the whole plan: what building the problem and greedy took
-        # comes off the solver's share.
-        options = replace(options, time_limit=options.time_limit - (time.perf_counter() - start))
+        # comes off the solver's share, and so does an estimate of what follows the solver
+        # (putting its plan on nodes, explaining what is left out).
+        after = candidate_count(problem) * SECONDS_AFTER_SOLVE_PER_CANDIDATE
+        options = replace(options, time_limit=options.time_limit - (time.perf_counter() - start) - after)
     else:
         # The deterministic limit is charged what the work around the solver costs, estimated
         # from the input alone (so the output stays reproducible): it grows with the
@@ -160,14 +166,18 @@ def _at_scale(
     starts from the better of queue-order and demand-first greedy, level by level."""
     start = time.perf_counter()
     deterministic = options.workers <= 1
-    start_from = baseline
+    start_from, charge = baseline, 0.0
     if candidate_count(problem) <= LEXICOGRAPHIC_GREEDY_LIMIT:
-        start_from = lexicographic_greedy(problem, lambda a: score(terms, problem, a))
+        start_from, passes = lexicographic_greedy(problem, lambda a: score(terms, problem, a))
+        if deterministic:
+            charge = passes * candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS
+    spent = charge
+    budget = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     outcome = solve_buckets(
-        problem, terms, start_from, time_limit=0.75 * options.time_limit, workers=options.workers,
+        problem, terms, start_from, time_limit=0.75 * budget, workers=options.workers,
         seed=options.seed, gpu_resource=options.gpu_resource, reporter=reporter,
     )
-    spent = outcome.solve.deterministic_time
+    spent += outcome.solve.deterministic_time
     found = start_from
     if outcome.solve.assignment is not None:
         found = complete(problem, repair(problem, expand(problem, outcome.buckets, outcome.solve.assignment, seed=options.seed)))
@@ -191,7 +201,7 @@ def _at_scale(
         + ("; later terms searched near that plan" if polished else "")
     )
     status = "FEASIBLE" if found is not baseline else "GREEDY"
-    return found, status, gap, proven, spent, note
+    return found, status, gap, proven, spent - charge, note
 
 
 def _bucket_proof(
