@@ -21,9 +21,8 @@ from .objective import Assignment, Term, objective_terms, score, term_value, use
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
 from .problem import Problem, build_problem, candidate_count, restrict
 
-# Above this many (role, node) candidates CP-SAT gets a neighbourhood of the greedy plan.
-FULL_MODEL_LIMIT = 20_000
-# Above this many, objective 1 is solved on pod counts per (role, bucket of nodes) instead.
+# Above this many (role, node) candidates, objective 1 is solved on pod counts per
+# (role, bucket of nodes) instead of per (role, node).
 BUCKET_FROM = 8_000
 # Building the problem, greedy, putting a plan on nodes and explaining it, per candidate pair,
 # calibrated on the 2-core development machine at 8,192 nodes (benchmarks/README.md).
@@ -90,17 +89,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         chosen, status, gap, proven, deterministic_time, note = _at_scale(problem, terms, baseline, options, reporter)
     elif options.solver == "cp-sat":
         solver_name = "cp-sat"
-        model_problem, model_terms = problem, terms
-        if candidate_count(problem) > FULL_MODEL_LIMIT:
-            model_problem = restrict(problem, baseline.counts)
-            model_terms = objective_terms(model_problem)
-            note = (
-                f"{candidate_count(problem)} (pod group, node) candidates: CP-SAT searched a neighbourhood "
-                f"of the greedy plan ({candidate_count(model_problem)} candidates)"
-            )
         result = solve_cpsat(
-            model_problem,
-            model_terms,
+            problem,
+            terms,
             baseline,
             time_limit=options.time_limit,
             workers=options.workers,
@@ -111,19 +102,13 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         status = result.status
         gap = result.gap
         proven = {name for stage in result.stages if stage.status == "OPTIMAL" for name in stage.terms}
-        if model_problem is not problem:
-            # Bounds of the neighbourhood model prove nothing about the whole problem.
-            proven, gap = set(), None
-            status = "FEASIBLE" if status == "OPTIMAL" else status
         found = result.assignment
         if found is not None and result.status != "OPTIMAL":
             found = complete(problem, found)  # later stages may not have run: fill in greedily
         if found is not None and score(terms, problem, found) >= score(terms, problem, baseline):
             chosen = found
         else:
-            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used" + (
-                f" ({note})" if note else ""
-            )
+            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
         if chosen is baseline:  # nothing from CP-SAT, or nothing better: the status says so
             status = "GREEDY"
     objective = tuple(
