@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
-from .problem import Problem
+from .problem import JobGroupSpec, Problem
 from .quantity import describe_amount
 from .semantics import node_usable
 
@@ -22,16 +22,27 @@ def _usable_free(problem: Problem) -> list[int]:
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
     free = _usable_free(problem)
+    placed = _placed_groups(problem, assignment)
     return {
-        j: reason(problem, assignment, j, free)
+        j: reason(problem, assignment, j, free, placed)
         for j in range(len(problem.job_groups))
         if j not in assignment.placed
     }
 
 
-def reason(problem: Problem, assignment: Assignment, j: int, usable_free: list[int] | None = None) -> str:
-    """The first thing that stops JobGroup ``j``; ``usable_free`` is the cluster's free total per
-    resource on Ready, schedulable nodes (computed once by ``reasons``)."""
+def _placed_groups(problem: Problem, assignment: Assignment) -> list[JobGroupSpec]:
+    return [problem.job_groups[i] for i in sorted(assignment.placed) if problem.needs(i)]
+
+
+def reason(
+    problem: Problem,
+    assignment: Assignment,
+    j: int,
+    usable_free: list[int] | None = None,
+    placed_groups: list[JobGroupSpec] | None = None,
+) -> str:
+    """The first thing that stops JobGroup ``j``; ``usable_free`` (the cluster's free total per
+    resource on Ready, schedulable nodes) and ``placed_groups`` are computed once by ``reasons``."""
     if usable_free is None:
         usable_free = _usable_free(problem)
     jg = problem.job_groups[j]
@@ -77,7 +88,7 @@ def reason(problem: Problem, assignment: Assignment, j: int, usable_free: list[i
                 f"else planned (quorum gap {gap:.0f}%)"
             )
     if fits_alone:
-        placed = [problem.job_groups[i] for i in sorted(assignment.placed) if problem.needs(i)]
+        placed = _placed_groups(problem, assignment) if placed_groups is None else placed_groups
         higher = [other.key for other in placed if other.priority > jg.priority]
         if higher:
             return f"lost to higher-priority groups {_names(higher)}"

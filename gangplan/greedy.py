@@ -24,10 +24,9 @@ class _State:
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
-        width = len(problem.resources)
-        self.free = np.array(problem.free, dtype=np.int64).reshape(len(problem.nodes), width)
-        self.allocatable = np.maximum(np.array(problem.allocatable, dtype=np.int64).reshape(-1, width), 1)
-        self.idle = np.array(problem.idle, dtype=bool)
+        self.free = problem.matrix("free").copy()
+        self.allocatable = np.maximum(problem.matrix("allocatable"), 1)
+        self.idle = problem.matrix("idle")
         self.counts: dict[tuple[int, int], int] = defaultdict(int)
         self.per_role: dict[int, int] = defaultdict(int)
         self.touched = np.zeros(len(problem.nodes), dtype=bool)

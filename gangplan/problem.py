@@ -134,6 +134,21 @@ class Problem:
             return None if node in self.tree.outside else node
         return self.tree.domain_of[level][node]
 
+    def matrix(self, name: str) -> np.ndarray:
+        """``free``, ``allocatable`` or ``idle`` as a read-only numpy array, built once per
+        problem: greedy and explain start many states from it."""
+        values = getattr(self, name)
+        hit = _MATRICES.get(id(values))
+        if hit is None or hit[0] is not values:
+            array = np.array(values, dtype=bool if name == "idle" else np.int64)
+            if name != "idle":
+                array = array.reshape(len(self.nodes), len(self.resources))
+            array.flags.writeable = False
+            if len(_MATRICES) > 64:
+                _MATRICES.clear()
+            hit = _MATRICES[id(values)] = (values, array)
+        return hit[1]
+
     def domain_array(self, level: int) -> np.ndarray:
         """Domain index of every node at ``level`` (-1 outside), for vectorised lookups."""
         assert self.tree is not None
@@ -276,6 +291,9 @@ def build_problem(
         tree=tree,
         warnings=tuple(grouping.warnings) + tuple(warnings),
     )
+
+
+_MATRICES: dict[int, tuple[object, np.ndarray]] = {}
 
 
 @functools.lru_cache(maxsize=32)
