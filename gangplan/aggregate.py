@@ -29,6 +29,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from .cpsat import Reporter, SolveResult, add_quorum, staged_solve
+from .greedy import pods_that_fit
 from .objective import Assignment, Term
 from .problem import Problem
 
@@ -92,7 +93,6 @@ class AggregateResult:
     solve: SolveResult
     buckets: Buckets
     whole: bool  # every role kept every bucket: the bounds hold for the whole problem
-    variables: int
 
 
 def solve_buckets(
@@ -169,7 +169,7 @@ def solve_buckets(
         light_presolve=len(count) > LIGHT_PRESOLVE_FROM,
     )
     result.variables = len(count) + len(placed)
-    return AggregateResult(result, buckets, whole, result.variables)
+    return AggregateResult(result, buckets, whole)
 
 
 def _neighbourhood(
@@ -312,10 +312,7 @@ def _pack(
         left = c
         while left and len(nodes):
             room = free[nodes]
-            fit = np.full(len(nodes), left, dtype=np.int64)
-            for k, want in enumerate(request):
-                if want:
-                    np.minimum(fit, room[:, k] // want, out=fit)
+            fit = pods_that_fit(room, request, left)
             usable = np.nonzero(fit > 0)[0]
             if not len(usable):
                 break

@@ -64,6 +64,9 @@ class _Commands(TyperGroup):
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            sys.stderr.write("aborted\n")
+            sys.exit(1)
         except Exception as exc:
             message = getattr(exc, "format_message", None)
             if message is None or not isinstance(getattr(exc, "exit_code", None), int):
@@ -75,9 +78,6 @@ class _Commands(TyperGroup):
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
                 sys.stderr.write(f"error: {_one_line(message())}{hint}\n")
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
-        except typer.Abort:
-            sys.stderr.write("aborted\n")
-            sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -252,7 +252,7 @@ def solve_cpsat(
         )
 
     result = staged_solve(
-        model, terms, expression, lambda a: set_hint(a), extract, hint,
+        model, terms, expression, set_hint, extract, hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
     )
     result.variables = len(count) + len(placed) + len(opened)

@@ -9,7 +9,7 @@ they never cost a later group its quorum.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -64,11 +64,7 @@ class _State:
         return max((w / t for w, t in zip(request, self.totals.tolist())), default=0.0)
 
     def fits(self, role: Role, nodes: np.ndarray) -> np.ndarray:
-        best = np.full(len(nodes), role.count, dtype=np.int64)
-        for k, want in enumerate(role.request):
-            if want:
-                np.minimum(best, self.free[nodes, k] // want, out=best)
-        return best
+        return pods_that_fit(self.free[nodes], role.request, role.count)
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)
@@ -98,6 +94,15 @@ class _State:
 
     def placed_of(self, r: int) -> int:
         return self.per_role[r]
+
+
+def pods_that_fit(room: np.ndarray, request: Sequence[int], most: int) -> np.ndarray:
+    """How many pods of ``request`` each row of free resources ``room`` holds, at most ``most``."""
+    best = np.full(len(room), most, dtype=np.int64)
+    for k, want in enumerate(request):
+        if want:
+            np.minimum(best, room[:, k] // want, out=best)
+    return best
 
 
 def place_pods(
@@ -357,17 +362,19 @@ def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
 
 
-def lexicographic_greedy(problem: Problem, score_of: Callable[[Assignment], tuple[int, ...]]) -> tuple[Assignment, int]:
+def lexicographic_greedy(
+    problem: Problem, score_of: Callable[[Assignment], tuple[int, ...]], queue_order: Assignment
+) -> tuple[Assignment, int]:
     """A better start for the solver than queue order: priority level by level, the level's
     JobGroups in queue order or largest quorum demand first, whichever ``score_of`` prefers,
     with the levels above kept as chosen. Each try is one greedy pass: greedy is sequential,
-    so a prefix places the same way whatever follows it. Returns the plan and the passes run
-    beyond the first."""
+    so a prefix places the same way whatever follows it. ``queue_order`` is ``greedy(problem)``,
+    already computed by the caller. Returns the plan and the greedy passes run."""
     levels: dict[int, list[int]] = {}
     for j, jg in enumerate(problem.job_groups):
         levels.setdefault(jg.priority, []).append(j)
     prefix: list[int] = []
-    best = greedy(problem)
+    best = queue_order
     passes = 0
     for priority in sorted(levels, reverse=True):
         members = levels[priority]
@@ -393,6 +400,9 @@ def repair(problem: Problem, tentative: Assignment) -> Assignment:
     state = _State(problem)
     for (r, n), c in sorted(tentative.counts.items()):
         state.put(r, n, c)
+    nodes_of: dict[int, set[int]] = defaultdict(set)  # a dropped JobGroup's pods are all tentative
+    for r, n in tentative.counts:
+        nodes_of[r].add(n)
     placed: set[int] = set()
     for j in range(len(problem.job_groups)):
         if j in tentative.placed and problem.job_groups[j].feasible:
@@ -405,7 +415,7 @@ def repair(problem: Problem, tentative: Assignment) -> Assignment:
                 placed.add(j)
                 continue
         for r in problem.roles_of(j):
-            for n in problem.roles[r].nodes:
+            for n in sorted(nodes_of[r]):
                 c = state.counts.get((r, n), 0)
                 if c:
                     state.put(r, n, -c)

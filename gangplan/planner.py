@@ -69,22 +69,23 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     deterministic_time, note = 0.0, ""
     proven: set[str] = set()  # terms whose value CP-SAT proved optimal
     requested = options.time_limit
+    pairs = candidate_count(problem)
     if options.workers > 1:
         # A wall-clock limit covers the whole plan: what building the problem and greedy took
         # comes off the solver's share, and so does an estimate of what follows the solver
         # (putting its plan on nodes, explaining what is left out).
-        after = candidate_count(problem) * SECONDS_AFTER_SOLVE_PER_CANDIDATE
+        after = pairs * SECONDS_AFTER_SOLVE_PER_CANDIDATE
         options = replace(options, time_limit=options.time_limit - (time.perf_counter() - start) - after)
     else:
         # The deterministic limit is charged what the work around the solver costs, estimated
         # from the input alone (so the output stays reproducible): it grows with the
         # (pod group, candidate node) pairs: 16 s at 8,192 nodes, 100 s at 20,480.
-        options = replace(options, time_limit=options.time_limit - candidate_count(problem) * SECONDS_PER_CANDIDATE)
+        options = replace(options, time_limit=options.time_limit - pairs * SECONDS_PER_CANDIDATE)
     if options.solver == "cp-sat" and options.time_limit <= 0:
         solver_name, note = "cp-sat", "building the problem and the greedy plan used up the time limit; the greedy plan is used"
     elif options.policy == "ordered":
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
-    elif options.solver == "cp-sat" and candidate_count(problem) > BUCKET_FROM:
+    elif options.solver == "cp-sat" and pairs > BUCKET_FROM:
         solver_name = "cp-sat"
         chosen, status, gap, proven, deterministic_time, note = _at_scale(problem, terms, baseline, options, reporter)
     elif options.solver == "cp-sat":
@@ -152,10 +153,11 @@ def _at_scale(
     start = time.perf_counter()
     deterministic = options.workers <= 1
     start_from, charge = baseline, 0.0
-    if candidate_count(problem) <= LEXICOGRAPHIC_GREEDY_LIMIT:
-        start_from, passes = lexicographic_greedy(problem, lambda a: score(terms, problem, a))
+    pairs = candidate_count(problem)
+    if pairs <= LEXICOGRAPHIC_GREEDY_LIMIT:
+        start_from, passes = lexicographic_greedy(problem, lambda a: score(terms, problem, a), baseline)
         if deterministic:
-            charge = passes * candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS
+            charge = passes * pairs * SECONDS_PER_CANDIDATE_PASS
     spent = charge
     budget = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     outcome = solve_buckets(
@@ -180,7 +182,7 @@ def _at_scale(
             found, polished = result.assignment, True
     proven, gap = _bucket_proof(problem, terms, found, outcome)
     note = (
-        f"objective 1 on {len(outcome.buckets.nodes)} node buckets ({outcome.variables} variables"
+        f"objective 1 on {len(outcome.buckets.nodes)} node buckets ({outcome.solve.variables} variables"
         + ("" if outcome.whole else ", a neighbourhood of the greedy plan: no bound")
         + "), expanded to nodes"
         + ("; later terms searched near that plan" if polished else "")

@@ -57,5 +57,4 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
     tentative = expand(problem, outcome.buckets, outcome.solve.assignment)
     fixed = repair(problem, tentative)
     assert fixed.placed <= outcome.solve.assignment.placed
-    assert all(c > 0 for c in fixed.counts.values())
     assert verify(cluster, name_pods(problem, fixed), problem.tree.levels if problem.tree else ()).ok
