@@ -8,6 +8,7 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes S,M --runs 3
     python benchmarks/scale.py --sizes L --time-limit 60
     python benchmarks/scale.py --sizes S --trace ../shared/traces/alibaba-gpu-v2023
+    python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
 """
 
 from __future__ import annotations
@@ -29,7 +30,16 @@ SIZES = {  # name: (shape bigPods x miniPods x tors x nodes, groups)
     "L": ((4, 8, 16, 16), 1500),
     "XL": ((4, 8, 20, 32), 4000),
 }
-MODES = {"greedy": ["--solver", "greedy"], "cp-sat": [], "cp-sat -w2": ["--workers", "2"]}
+MODES = {
+    "greedy": ["--solver", "greedy"],
+    "cp-sat": [],
+    "cp-sat -w2": ["--workers", "2"],
+    # Point 4 of the scale issue: what the bucket decomposition loses against the monolithic
+    # node model, both forced (`--modes greedy,nodes,buckets`).
+    "nodes": ["--model", "nodes"],
+    "buckets": ["--model", "buckets"],
+}
+DEFAULT_MODES = "greedy,cp-sat,cp-sat -w2"
 
 
 def one(path: str, mode: str, time_limit: float) -> None:
@@ -44,6 +54,7 @@ def one(path: str, mode: str, time_limit: float) -> None:
         solver="greedy" if "greedy" in args else "cp-sat",
         workers=int(args[args.index("--workers") + 1]) if "--workers" in args else 1,
         time_limit=time_limit,
+        model=args[args.index("--model") + 1] if "--model" in args else "auto",
     )
     start = time.perf_counter()
     snapshot = load_snapshot([path])
@@ -126,7 +137,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="S,M")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--modes", default=DEFAULT_MODES, help=f"comma-separated, of: {', '.join(MODES)}")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--trace", help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023")
     args = parser.parse_args()

@@ -310,6 +310,19 @@ SolverOpt = Annotated[Solver, typer.Option(help="cp-sat (default) or greedy alon
 PolicyOpt = Annotated[
     Policy, typer.Option(help="optimal: one model for all groups; ordered: one at a time in queue order.")
 ]
+class Model(str, Enum):
+    auto = "auto"
+    nodes = "nodes"
+    buckets = "buckets"
+
+
+ModelOpt = Annotated[
+    Model,
+    typer.Option(
+        help="CP-SAT model for objective 1: nodes (one count per group and node), buckets (per group and "
+        "bucket of alike nodes in a tor, then put on nodes), or auto (buckets above 8,000 candidate pairs)."
+    ),
+]
 TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")]
 WorkersOpt = Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")]
 SeedOpt = Annotated[int, typer.Option(help="CP-SAT random seed.")]
@@ -381,7 +394,7 @@ class _Progress:
 
 def _planned(
     snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
-    levels: Optional[str], gpu_resource: str, gangs: Optional[list[str]] = None,
+    levels: Optional[str], gpu_resource: str, gangs: Optional[list[str]] = None, model: Model = Model.auto,
 ) -> tuple[Snapshot, Plan]:
     """Options checked before anything is read; warnings and the summary line on stderr."""
     options = Options(
@@ -392,6 +405,7 @@ def _planned(
         seed=seed,
         levels=_levels(levels),
         gpu_resource=gpu_resource,
+        model=model.value,
     )
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)
@@ -475,6 +489,7 @@ def plan_command(
     seed: SeedOpt = 0,
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+    model: ModelOpt = Model.auto,
     report: Annotated[
         Optional[Path], typer.Option("--report", help="Also write a self-contained HTML page of the plan here.")
     ] = None,
@@ -486,7 +501,7 @@ def plan_command(
     Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
     Example: gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
-    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang)
+    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     # Everything is rendered before anything is written: a failure leaves no file behind.
     if output in (Output.table, Output.wide):
         text = _table(result, output_file is None, wide=output is Output.wide)
@@ -524,6 +539,7 @@ def check_command(
     seed: SeedOpt = 0,
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+    model: ModelOpt = Model.auto,
     gang: GangOpt = None,
 ) -> None:
     """For CI: plan, then exit 0 when every selected group is placed and 1 when any is not.
@@ -532,7 +548,7 @@ def check_command(
 
     Example: gangplan check cluster.yaml jobs/ --group ml/train --format github
     """
-    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang)
+    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     groups = {g.key: g for g in result.groups}
     if group:
         unknown = [k for k in group if k not in groups]
@@ -683,12 +699,13 @@ def explain_command(
     seed: SeedOpt = 0,
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+    model: ModelOpt = Model.auto,
 ) -> None:
     """Plan, then say what happens to one group and, if it is not placed, the first thing that stops it.
 
     Example: gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
-    _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource)
+    _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, model=model)
     matches = [g for g in result.groups if g.key == group or g.key.split("/", 1)[1] == group]
     if len(matches) != 1:
         known = "several groups have that name; give namespace/name" if matches else "no such group in the snapshot"

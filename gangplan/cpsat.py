@@ -224,7 +224,7 @@ def solve_cpsat(
             parts.append(term.pods * sum(count.values()))
         if term.opened:
             parts.append(term.opened * sum(opened.values()))
-        parts.extend(coef * uses[t] for t, coef in term.uses.items() if coef and t in uses)
+        parts.extend(coef * var for t, var in uses.items() if (coef := term.uses.get(t, 0)))
         return sum(parts)
 
     def set_hint(assignment: Assignment) -> None:
@@ -257,6 +257,19 @@ def solve_cpsat(
     )
     result.variables = len(count) + len(placed) + len(opened)
     return result
+
+
+def _hinted_value(model: cp_model.CpModel) -> int | None:
+    """The objective's value at the model's hint (None when the hint leaves a term unset)."""
+    proto = model.Proto()
+    hint = dict(zip(proto.solution_hint.vars, proto.solution_hint.values))
+    total = proto.objective.offset
+    for ref, coef in zip(proto.objective.vars, proto.objective.coeffs):
+        value = hint.get(ref if ref >= 0 else -ref - 1)
+        if value is None:
+            return None
+        total += coef * (value if ref >= 0 else 1 - value)
+    return round(proto.objective.scaling_factor * total) if proto.objective.scaling_factor else round(total)
 
 
 def staged_solve(
@@ -338,7 +351,10 @@ def staged_solve(
             all_optimal = False
             if result.gap is None and any(t.primary for t in stage):
                 result.gap = abs(bound - value) / max(1, abs(bound), abs(value))
-        current = extract(solver)
+        if _hinted_value(model) != value:
+            # Otherwise the start is kept: the solver's copy of it has later-stage variables
+            # presolve was free to change (a lower-priority JobGroup dropped, say).
+            current = extract(solver)
         result.assignment = current
         model.Add(objective >= value)
     if result.assignment is not None:

@@ -7,7 +7,7 @@ so "never worse than greedy" is one tuple comparison, whichever placer made each
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -65,9 +65,58 @@ def objective_terms(problem: Problem) -> list[Term]:
 
 
 def candidate_domains(problem: Problem, g: int, level: int) -> list[int]:
-    nodes = [n for r in problem.gangs[g].roles for n in problem.roles[r].nodes]
-    found = np.unique(problem.domain_array(level)[np.array(nodes, dtype=np.int64)])
-    return [int(d) for d in found if d >= 0]
+    return _candidates(problem, g, level).tolist()
+
+
+def _candidates(problem: Problem, g: int, level: int) -> np.ndarray:
+    nodes = np.concatenate([problem.node_array(r) for r in problem.gangs[g].roles] or [np.zeros(0, np.int64)])
+    domains = problem.domain_array(level)
+    seen = np.zeros(len(domains) + 1, dtype=bool)
+    seen[domains[nodes]] = True  # -1 (outside the tree) lands in the spare last slot
+    return np.flatnonzero(seen[:-1])
+
+
+class DomainWeights(Mapping[tuple[int, int, int], int]):
+    """Weight 1 for each (gang, level, domain) a gang could use at the levels it has terms
+    at, looked up when asked: spelled out, the node-level compactness term alone holds one
+    entry per (gang, candidate node) pair (25 M at 20,480 nodes)."""
+
+    def __init__(self, problem: Problem, levels: Mapping[int, frozenset[int]]) -> None:
+        self._problem, self._levels = problem, levels  # gang -> its levels in this term
+        self._seen: dict[tuple[int, int], frozenset[int]] = {}
+
+    def _domains(self, g: int, level: int) -> frozenset[int]:
+        found = self._seen.get((g, level))
+        if found is None:
+            found = self._seen[g, level] = frozenset(_candidates(self._problem, g, level).tolist())
+        return found
+
+    def __getitem__(self, key: tuple[int, int, int]) -> int:
+        g, level, d = key
+        if level in self._levels.get(g, ()) and d in self._domains(g, level):
+            return 1
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[tuple[int, int, int]]:
+        for g, levels in self._levels.items():
+            for level in sorted(levels):
+                for d in sorted(self._domains(g, level)):
+                    yield g, level, d
+
+    def __len__(self) -> int:
+        return sum(len(self._domains(g, level)) for g, levels in self._levels.items() for level in levels)
+
+    def __bool__(self) -> bool:
+        return bool(self._levels)
+
+    def bound(self) -> int:
+        """At least ``len(self)``, without listing every domain: a term's ``upper``."""
+        problem = self._problem
+        total = 0
+        for g, levels in self._levels.items():
+            reach = sum(len(problem.roles[r].nodes) for r in problem.gangs[g].roles)
+            total += sum(min(reach, problem.domain_count(level)) for level in levels)
+        return total
 
 
 def topology_terms(problem: Problem) -> list[Term]:
@@ -76,27 +125,21 @@ def topology_terms(problem: Problem) -> list[Term]:
         return []
     levels = range(len(problem.tree.levels) + 1)
     with_terms = [(g, spec.topology) for g, spec in enumerate(problem.gangs) if spec.topology]
-    domains = {
-        (g, level): candidate_domains(problem, g, level)
-        for g, topo in with_terms
-        for level in {*topo.spans_levels, *topo.ranks}
-    }
     terms: list[Term] = []
     for kind in ("preferred", "compact"):
         for level in levels:
-            uses = {
-                (g, level, d): 1
-                for g, topo in with_terms
-                if level in getattr(topo, kind)
-                for d in domains[g, level]
-            }
+            uses = DomainWeights(
+                problem, {g: frozenset({level}) for g, topo in with_terms if level in getattr(topo, kind)}
+            )
             if uses:
-                terms.append(Term(f"{kind}-spans@{problem.level_name(level)}", "minimize", uses=uses, upper=len(uses)))
+                upper = uses.bound()
+                if upper:
+                    terms.append(Term(f"{kind}-spans@{problem.level_name(level)}", "minimize", uses=uses, upper=upper))
     ranked = {
         (g, level, d): topo.ranks[level][d]
         for g, topo in with_terms
         for level in topo.ranks
-        for d in domains[g, level]
+        for d in candidate_domains(problem, g, level)
     }
     if any(ranked.values()):
         terms.append(Term("sort-rank", "minimize", uses=ranked, upper=sum(ranked.values())))

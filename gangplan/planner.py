@@ -35,6 +35,7 @@ SECONDS_PER_CANDIDATE_PASS = 2e-6
 LEXICOGRAPHIC_GREEDY_LIMIT = 1_000_000
 
 SOLVERS = ("cp-sat", "greedy")
+MODELS = ("auto", "nodes", "buckets")
 POLICIES = ("optimal", "ordered")
 
 
@@ -47,12 +48,15 @@ class Options:
     seed: int = 0
     levels: tuple[str, ...] | None = None  # --levels; None: from a Topology object or inferred
     gpu_resource: str = "nvidia.com/gpu"
+    model: str = "auto"  # objective 1 per (role, node), per (role, bucket), or by size
 
     def check(self) -> None:
         if self.solver not in SOLVERS:
             raise UsageError(f"--solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
         if self.policy not in POLICIES:
             raise UsageError(f"--policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        if self.model not in MODELS:
+            raise UsageError(f"--model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if not self.time_limit > 0:
             raise UsageError(f"--time-limit must be a positive number of seconds, got {self.time_limit}")
         if self.workers < 1:
@@ -85,7 +89,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         solver_name, note = "cp-sat", "building the problem and the greedy plan used up the time limit; the greedy plan is used"
     elif options.policy == "ordered":
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
-    elif options.solver == "cp-sat" and pairs > BUCKET_FROM:
+    elif options.solver == "cp-sat" and (
+        options.model == "buckets" or (options.model == "auto" and pairs > BUCKET_FROM)
+    ):
         solver_name = "cp-sat"
         chosen, status, gap, proven, deterministic_time, note = _at_scale(problem, terms, baseline, options, reporter)
     elif options.solver == "cp-sat":

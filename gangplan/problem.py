@@ -154,6 +154,22 @@ class Problem:
         assert self.tree is not None
         return _domain_array(self.tree, level)
 
+    def domain_count(self, level: int) -> int:
+        assert self.tree is not None
+        return len(self.nodes) if level == len(self.tree.levels) else len(self.tree.domains[level])
+
+    def node_array(self, r: int) -> np.ndarray:
+        """A role's candidate nodes as a read-only numpy array, built once per role."""
+        nodes = self.roles[r].nodes
+        hit = _NODE_ARRAYS.get(id(nodes))
+        if hit is None or hit[0] is not nodes:
+            array = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
+            array.flags.writeable = False
+            if len(_NODE_ARRAYS) > 100_000:
+                _NODE_ARRAYS.clear()
+            hit = _NODE_ARRAYS[id(nodes)] = (nodes, array)
+        return hit[1]
+
     def domain_name(self, level: int, d: int) -> str:
         assert self.tree is not None
         if level == len(self.tree.levels):
@@ -294,6 +310,7 @@ def build_problem(
 
 
 _MATRICES: dict[int, tuple[object, np.ndarray]] = {}
+_NODE_ARRAYS: dict[int, tuple[object, np.ndarray]] = {}
 
 
 @functools.lru_cache(maxsize=32)

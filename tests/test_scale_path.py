@@ -9,6 +9,7 @@ import json
 import pytest
 
 from gangplan.aggregate import expand, make_buckets, solve_buckets
+from gangplan.errors import UsageError
 from gangplan.generate import generate
 from gangplan.greedy import greedy, repair
 from gangplan.loader import load_snapshot
@@ -58,3 +59,36 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
     fixed = repair(problem, tentative)
     assert fixed.placed <= outcome.solve.assignment.placed
     assert verify(cluster, name_pods(problem, fixed), problem.tree.levels if problem.tree else ()).ok
+
+
+def test_the_model_option_forces_either_model(cluster) -> None:
+    nodes = plan(cluster, Options(time_limit=2, model="nodes"))
+    assert "node buckets" not in nodes.solver.note
+    assert verify(cluster, nodes.placements, nodes.levels).ok
+    small = load_snapshot(["snapshots/small.yaml"])
+    buckets = plan(small, Options(time_limit=2, model="buckets"))
+    assert "node buckets" in buckets.solver.note
+    assert verify(small, buckets.placements, buckets.levels).ok
+    with pytest.raises(UsageError):
+        Options(model="pods").check()
+
+
+def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
+    problem = build_problem(cluster)
+    spans = [t for t in objective_terms(problem) if "spans" in t.name]
+    assert spans
+    for term in spans:
+        level = next(iter(term.uses))[1]
+        eager = {
+            (g, level, d): 1
+            for g, spec in enumerate(problem.gangs)
+            if spec.topology and level in (spec.topology.preferred if term.name.startswith("preferred") else spec.topology.compact)
+            for d in sorted(
+                {problem.domain(level, n) for r in spec.roles for n in problem.roles[r].nodes} - {None}
+            )
+        }
+        assert dict(term.uses) == eager
+        assert len(term.uses) == len(eager) <= term.upper
+        g, _, d = next(iter(eager))
+        assert term.uses.get((g, level, d)) == 1 and term.uses.get((g, level, -5), 0) == 0
+        assert term.uses.get((len(problem.gangs), level, d), 0) == 0
