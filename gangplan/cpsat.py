@@ -134,7 +134,7 @@ def _topology(
         for level in sorted({*topo.spans_levels, *topo.ranks}):
             members: dict[int, list[tuple[int, int]]] = {}
             for r in spec.roles:
-                for n in problem.roles[r].nodes:
+                for n in problem.roles[r].nodes.tolist():
                     d = problem.domain(level, n)
                     if d is not None:
                         members.setdefault(d, []).append((r, n))
@@ -184,7 +184,7 @@ def solve_cpsat(
     for r, role in enumerate(problem.roles):
         if not problem.job_groups[problem.gangs[role.gang].job_group].feasible:
             continue
-        for node, cap in zip(role.nodes, role.caps):
+        for node, cap in zip(role.nodes.tolist(), role.caps.tolist()):
             count[r, node] = model.NewIntVar(0, cap, f"count[{r},{node}]")
             upper[r, node] = cap
     placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]

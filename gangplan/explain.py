@@ -52,7 +52,7 @@ def reason(
         who = f"member {gang.key}: " if prefix_member else ""
         if gang.running + gang.pending < gang.min_member:
             return f"{who}NotEnoughTasks: {gang.running + gang.pending} pods exist, minMember is {gang.min_member}"
-        room = sum(problem.roles[r].count for r in gang.roles if problem.roles[r].nodes)
+        room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
             return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
@@ -71,7 +71,7 @@ def reason(
                 short.append((free / need, f"{name} (quorum needs {describe_amount(name, need)}, {describe_amount(name, free)} free)"))
         if short:
             return f"{who}insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
-    fits_alone = _place_quorum(_State(problem), j)
+    fits_alone = _fits_alone(problem, j)
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
@@ -96,6 +96,18 @@ def reason(
         if same:
             return f"lost to groups of the same priority placed instead: {_names(same)}"
     return "does not fit beside the groups placed"
+
+
+def _fits_alone(problem: Problem, j: int) -> bool:
+    """Whether greedy places the JobGroup's quorum on the snapshot with nothing else planned.
+    One role with no required domain is counted directly: alone, its pods fit wherever its
+    candidates have room."""
+    jg = problem.job_groups[j]
+    gang = problem.gangs[jg.gangs[0]]
+    free_topology = gang.topology is None or not (gang.topology.required or gang.topology.broken)
+    if len(jg.gangs) == 1 and len(gang.roles) == 1 and free_topology and not gang.tasks and not any(gang.min_resources):
+        return int(problem.roles[gang.roles[0]].caps.sum()) >= gang.need
+    return _place_quorum(_State(problem), j)
 
 
 def _names(keys: list[str]) -> str:
@@ -123,7 +135,7 @@ def _required_reason(problem: Problem, g: int) -> str:
     key = problem.tree.levels[level]
     nodes_in: dict[int, list[int]] = {}
     for r in gang.roles:
-        for n in problem.roles[r].nodes:
+        for n in problem.roles[r].nodes.tolist():
             d = problem.domain(level, n)
             if d is not None:
                 nodes_in.setdefault(d, []).append(n)

@@ -47,7 +47,7 @@ class _State:
     def nodes_of(self, r: int) -> np.ndarray:
         found = self._nodes.get(r)
         if found is None:
-            found = self._nodes[r] = np.array(self.problem.roles[r].nodes, dtype=np.int64)
+            found = self._nodes[r] = self.problem.roles[r].nodes
         return found
 
     def candidates(self, r: int, among: np.ndarray) -> np.ndarray:
@@ -229,7 +229,10 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
 
 
 def _candidates(problem: Problem, g: int) -> np.ndarray:
-    return np.unique(np.array([n for r in problem.gangs[g].roles for n in problem.roles[r].nodes], dtype=np.int64))
+    roles = problem.gangs[g].roles
+    if len(roles) == 1:
+        return problem.roles[roles[0]].nodes
+    return np.unique(np.concatenate([problem.roles[r].nodes for r in roles] or [np.zeros(0, np.int64)]))
 
 
 def _node_groups(state: _State, g: int) -> list[np.ndarray]:

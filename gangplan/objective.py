@@ -69,7 +69,7 @@ def candidate_domains(problem: Problem, g: int, level: int) -> list[int]:
 
 
 def _candidates(problem: Problem, g: int, level: int) -> np.ndarray:
-    nodes = np.concatenate([problem.node_array(r) for r in problem.gangs[g].roles] or [np.zeros(0, np.int64)])
+    nodes = np.concatenate([problem.roles[r].nodes for r in problem.gangs[g].roles] or [np.zeros(0, np.int64)])
     domains = problem.domain_array(level)
     seen = np.zeros(len(domains) + 1, dtype=bool)
     seen[domains[nodes]] = True  # -1 (outside the tree) lands in the spare last slot
@@ -83,24 +83,27 @@ class DomainWeights(Mapping[tuple[int, int, int], int]):
 
     def __init__(self, problem: Problem, levels: Mapping[int, frozenset[int]]) -> None:
         self._problem, self._levels = problem, levels  # gang -> its levels in this term
-        self._seen: dict[tuple[int, int], frozenset[int]] = {}
+        self._seen: dict[tuple[int, int], np.ndarray] = {}
 
-    def _domains(self, g: int, level: int) -> frozenset[int]:
+    def _domains(self, g: int, level: int) -> np.ndarray:
         found = self._seen.get((g, level))
         if found is None:
-            found = self._seen[g, level] = frozenset(_candidates(self._problem, g, level).tolist())
+            found = self._seen[g, level] = _candidates(self._problem, g, level)
         return found
 
     def __getitem__(self, key: tuple[int, int, int]) -> int:
         g, level, d = key
-        if level in self._levels.get(g, ()) and d in self._domains(g, level):
-            return 1
+        if level in self._levels.get(g, ()):
+            domains = self._domains(g, level)
+            at = int(np.searchsorted(domains, d))
+            if at < len(domains) and domains[at] == d:
+                return 1
         raise KeyError(key)
 
     def __iter__(self) -> Iterator[tuple[int, int, int]]:
         for g, levels in self._levels.items():
             for level in sorted(levels):
-                for d in sorted(self._domains(g, level)):
+                for d in self._domains(g, level).tolist():
                     yield g, level, d
 
     def __len__(self) -> int:

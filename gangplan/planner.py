@@ -25,12 +25,15 @@ from .problem import Problem, build_problem, candidate_count, restrict
 # (role, bucket of nodes) instead of per (role, node).
 BUCKET_FROM = 8_000
 # Building the problem, greedy, putting a plan on nodes and explaining it, per candidate pair,
-# calibrated on the 2-core development machine at 8,192 nodes (benchmarks/README.md).
-SECONDS_PER_CANDIDATE = 4e-6
-# The part of SECONDS_PER_CANDIDATE that comes after the solver (4 s at 8,192 nodes).
-SECONDS_AFTER_SOLVE_PER_CANDIDATE = 1e-6
+# measured on the 2-core development machine at 8,192 and 20,480 nodes (benchmarks/README.md).
+SECONDS_PER_CANDIDATE = 1.5e-6
+# The part of SECONDS_PER_CANDIDATE that comes after the solver (23 s at 20,480 nodes).
+SECONDS_AFTER_SOLVE_PER_CANDIDATE = 0.9e-6
 # One more greedy pass, per candidate pair (charged like SECONDS_PER_CANDIDATE).
-SECONDS_PER_CANDIDATE_PASS = 2e-6
+SECONDS_PER_CANDIDATE_PASS = 0.6e-6
+# Building the node-level model that polishes the later terms, per (role, node) pair it keeps
+# (8 s for 102,000 pairs at 20,480 nodes); it runs only with at least as long again to search.
+SECONDS_PER_POLISHED_PAIR = 8e-5
 # Up to this many, the solver's start is the best of several greedy orders (a pass each).
 LEXICOGRAPHIC_GREEDY_LIMIT = 1_000_000
 
@@ -177,10 +180,11 @@ def _at_scale(
     found = max((found, start_from, baseline), key=lambda a: score(terms, problem, a))
     remaining = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     polished = False
-    if remaining > 0:
-        region = restrict(problem, found.counts)
+    region = restrict(problem, found.counts)
+    build = candidate_count(region) * SECONDS_PER_POLISHED_PAIR
+    if remaining > 2 * build:
         result = solve_cpsat(
-            region, objective_terms(region), found, time_limit=remaining, workers=options.workers,
+            region, objective_terms(region), found, time_limit=remaining - build, workers=options.workers,
             seed=options.seed, reporter=reporter, fixed=found.placed,
         )
         spent += result.deterministic_time
