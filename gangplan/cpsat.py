@@ -289,6 +289,7 @@ def staged_solve(
     reporter: Reporter | None,
     start: float,
     light_presolve: bool = False,
+    ignore_subsolvers: tuple[str, ...] = (),
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models."""
@@ -310,6 +311,8 @@ def staged_solve(
             key, value = item.split(":")
             kind = type(getattr(solver.parameters, key))
             setattr(solver.parameters, key, value == "true" if kind is bool else kind(value))
+    for name in ignore_subsolvers:
+        solver.parameters.ignore_subsolvers.append(name)
     if light_presolve:
         # Large models: probing and repeated presolve rounds cost more than they save.
         solver.parameters.cp_model_probing_level = 0
