@@ -15,7 +15,7 @@ def _model():
     return model, x, y
 
 
-def _solve(hint: dict[str, int]):
+def _solve(hint: dict[str, int], refine=None):
     model, x, y = _model()
     variables = {"x": x, "y": y}
     terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=3, exact=False)]
@@ -31,7 +31,7 @@ def _solve(hint: dict[str, int]):
 
     return staged_solve(
         model, terms, lambda t: expressions[t.name], set_hint, extract, hint,
-        time_limit=5, workers=1, seed=0, reporter=None, start=0.0,
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine,
     )
 
 
@@ -59,3 +59,18 @@ def test_a_stage_that_improves_hands_its_solution_on() -> None:
     result = _solve({"x": 1, "y": 1})
     assert result.assignment == {"x": 0, "y": 3}
     assert [stage.value for stage in result.stages] == [3, 3]
+
+
+def test_a_refined_start_carries_into_the_next_stage() -> None:
+    seen: list[dict[str, int]] = []
+    better = {"x": 0, "y": 3}  # keeps stage 1's total, and is optimal for stage 2
+
+    def refine(solution: dict[str, int]) -> dict[str, int]:
+        seen.append(solution)
+        return better
+
+    hint = {"x": 3, "y": 0}
+    result = _solve(hint, refine)
+    assert seen == [hint]  # called between the stages only, with stage 1's solution
+    assert result.assignment is better
+    assert _solve(hint, lambda solution: None).assignment == better  # None: the solver's own way
