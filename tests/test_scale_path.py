@@ -51,12 +51,17 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
         assert all(buckets.of_node[n] == b for n in nodes)
         tors = {problem.domain(buckets.level, n) for n in nodes}
         assert len(tors) == 1  # a bucket never straddles two tors
+    tor_of_bucket = [problem.domain(buckets.level, nodes[0]) for nodes in buckets.nodes]
+    assert len(set(tor_of_bucket)) == len(tor_of_bucket)  # one bucket per tor
     eligible: dict[int, set[int]] = {}
     for r, role in enumerate(problem.roles):
         for n in role.nodes.tolist():
             eligible.setdefault(n, set()).add(r)
-    for nodes in buckets.nodes:
-        assert len({frozenset(eligible[n]) for n in nodes}) == 1  # one role set per bucket
+    split = make_buckets(problem, by_roles=True)
+    assert len(split.nodes) > len(buckets.nodes)
+    for nodes in split.nodes:
+        assert len({problem.domain(split.level, n) for n in nodes}) == 1
+        assert len({frozenset(eligible[n]) for n in nodes}) == 1  # the Zobrist sums merge no two sets
     terms = objective_terms(problem)
     start = greedy(problem)
     outcome = solve_buckets(problem, terms, start, time_limit=2, workers=1, seed=0)
