@@ -6,8 +6,8 @@ tor; without topology, nodes that are identical for every role) and the model co
 per (role, bucket). A bucket's room is what its nodes could hold: per role what its eligible
 nodes hold alone, per resource the free total, and per request size s of the GPU resource
 (or the scarcest one) the slots of s its nodes have, each pod asking q holding floor(q / s)
-of them. For one resource with sizes that divide each other this is exact; otherwise it is
-a relaxation, so:
+of them. For one resource with sizes that divide each other, on nodes every role may use,
+this is exact; otherwise it is a relaxation, so:
 
 - its bound is a valid bound on objective 1 for the whole problem (any real plan is a
   solution of it), which is how a gap is reported at scale;
