@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -112,6 +112,7 @@ class AggregateResult:
     solve: SolveResult
     buckets: Buckets
     whole: bool  # every role kept every bucket: the bounds hold for the whole problem
+    on_nodes: list[Assignment] = field(default_factory=list)  # real plans made between stages
 
 
 def solve_buckets(
@@ -179,10 +180,13 @@ def solve_buckets(
             frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
         )
 
+    made: list[Assignment] = []
+
     def refine(solution: BucketSolution) -> BucketSolution | None:
         """The stage's solution on nodes, topped up greedily, back in buckets: the next stage
         (a lower priority level, say) then starts with the JobGroups greedy can still add."""
         on_nodes = complete(problem, repair(problem, expand(problem, buckets, solution, seed=seed)))
+        made.append(on_nodes)
         if not on_nodes.placed >= solution.placed:
             return None  # a JobGroup did not survive expansion: earlier stages would lose value
         counts: dict[tuple[int, int], int] = defaultdict(int)
@@ -199,7 +203,7 @@ def solve_buckets(
         refine=refine if whole and sum(len(role.nodes) for role in problem.roles) <= REFINE_LIMIT else None,
     )
     result.variables = len(count) + len(placed)
-    return AggregateResult(result, buckets, whole)
+    return AggregateResult(result, buckets, whole, made)
 
 
 def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
@@ -389,7 +393,8 @@ def _pack_exactly(
     counts: dict[tuple[int, int], int],
     seed: int,
 ) -> None:
-    """The bucket at node level: as many of its pods as fit (a small, deterministic CP-SAT)."""
+    """The bucket at node level: as many of its pods as fit, higher priority first (a small,
+    deterministic CP-SAT)."""
     model = cp_model.CpModel()
     y: dict[tuple[int, int], cp_model.IntVar] = {}
     for r, c in items:
@@ -403,7 +408,13 @@ def _pack_exactly(
         here = [(r, v) for (r, nn), v in y.items() if nn == n]
         for k in range(free.shape[1]):
             model.Add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
-    model.Maximize(sum(y.values()))
+    # Higher priority first: a lost pod then costs a lower-priority JobGroup its quorum.
+    levels = sorted({problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority for r, _ in items})
+    base = sum(c for _, c in items) + 1
+    weight = {p: base**k for k, p in enumerate(levels)} if base ** len(levels) < 2**50 else {p: 1 for p in levels}
+    model.Maximize(
+        sum(weight[problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority] * v for (r, _), v in y.items())
+    )
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed

@@ -177,7 +177,8 @@ def _at_scale(
     found = start_from
     if outcome.solve.assignment is not None:
         found = complete(problem, repair(problem, expand(problem, outcome.buckets, outcome.solve.assignment, seed=options.seed)))
-    found = max((found, start_from, baseline), key=lambda a: score(terms, problem, a))
+    # The last stage's solution may not pack where an earlier one did (multi-resource room).
+    found = max((found, *outcome.on_nodes, start_from, baseline), key=lambda a: score(terms, problem, a))
     remaining = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     polished = False
     region = restrict(problem, found.counts)
