@@ -27,10 +27,10 @@ from typing import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .cpsat import Reporter, SolveResult, add_quorum, staged_solve
+from .cpsat import Reporter, SolveResult, add_quorum, hint_counts, read_counts, staged_solve
 from .greedy import complete, pods_that_fit, repair
 from .objective import Assignment, Term
-from .problem import Problem
+from .problem import Problem, candidate_count
 
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
 # bound proves nothing about the whole problem.
@@ -40,12 +40,12 @@ BUCKET_MODEL_LIMIT = 60_000
 LIGHT_PRESOLVE_FROM = 20_000
 # Up to this many (role, node) candidates each stage's solution is put on nodes and topped up
 # greedily before the next stage starts from it (a fraction of a second at 512 nodes; at
-# 8,192 nodes expansion alone takes seconds).
+# 20,480 nodes expansion alone took 9 s).
 REFINE_LIMIT = 1_000_000
 # The bucket model is a knapsack over JobGroups with a tight LP: CP-SAT's LP workers (with
 # reduced-cost fixing) find and prove its optimum; the others only take turns from them in the
 # interleaved search. At 512 nodes, the stage at the second priority level: 16% gap after 6.5 s
-# with all of them, proven optimal in 5 s with these; on the trace case 8.4% against 9.5%.
+# with all of them, proven optimal in 5 s with these.
 IGNORED_SUBSOLVERS = (
     "core", "no_lp", "max_lp_sym", "pseudo_costs", "quick_restart", "quick_restart_no_lp", "fixed",
 )
@@ -67,16 +67,18 @@ def make_buckets(problem: Problem, *, by_roles: bool = False) -> Buckets:
     tors by role set too, for models too large to bound anyway. Role sets are compared
     by two random 64-bit sums per node (Zobrist hashing), not listed: 25 M (role, node) pairs
     at 20,480 nodes."""
+    level = len(problem.tree.levels) - 1 if problem.tree is not None and problem.tree.levels else None
+    signed = by_roles or level is None or bool(problem.tree.outside)  # type: ignore[union-attr]
     keys = np.random.default_rng(0).integers(0, 2**63, size=(len(problem.roles), 2), dtype=np.uint64)
     signature = np.zeros((len(problem.nodes), 2), dtype=np.uint64)
     used = np.zeros(len(problem.nodes), dtype=bool)
     for r, role in enumerate(problem.roles):
-        signature[role.nodes] += keys[r]  # each node once per role; wraps modulo 2**64
+        if signed:
+            signature[role.nodes] += keys[r]  # each node once per role; wraps modulo 2**64
         used[role.nodes] = True
     of_node = np.full(len(problem.nodes), -1, dtype=np.int64)
     seen: dict[tuple, int] = {}
     nodes: list[list[int]] = []
-    level = len(problem.tree.levels) - 1 if problem.tree is not None and problem.tree.levels else None
     for n, (s0, s1) in zip(np.flatnonzero(used).tolist(), signature[used].tolist()):
         d = problem.domain(level, n) if level is not None else None
         if d is not None and n not in problem.tree.outside:  # type: ignore[union-attr]
@@ -166,19 +168,12 @@ def solve_buckets(
         return sum(parts)
 
     def set_hint(solution: BucketSolution) -> None:
-        model.ClearHints()
-        for key, var in count.items():
-            model.AddHint(var, solution.counts.get(key, 0))
-        for j, var in enumerate(placed):
-            model.AddHint(var, j in solution.placed)
+        hint_counts(model, count, placed, solution.counts, solution.placed)
         for var, keys in covers.items():
             model.AddHint(var, any(solution.counts.get(k, 0) for k in keys))
 
     def extract(solver: cp_model.CpSolver) -> BucketSolution:
-        return BucketSolution(
-            {key: v for key, var in count.items() if (v := solver.Value(var))},
-            frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
-        )
+        return BucketSolution(*read_counts(solver, count, placed))
 
     made: list[Assignment] = []
 
@@ -200,7 +195,7 @@ def solve_buckets(
         model, kept, expression, set_hint, extract, start_hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
         light_presolve=len(count) > LIGHT_PRESOLVE_FROM, ignore_subsolvers=IGNORED_SUBSOLVERS,
-        refine=refine if whole and sum(len(role.nodes) for role in problem.roles) <= REFINE_LIMIT else None,
+        refine=refine if whole and candidate_count(problem) <= REFINE_LIMIT else None,
     )
     result.variables = len(count) + len(placed)
     return AggregateResult(result, buckets, whole, made)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 from ortools.sat.python import cp_model
 
 from .errors import SolverError
-from .objective import Assignment, Term, candidate_domains, used_domains
+from .objective import Assignment, Counts, Term, candidate_domains, used_domains
 from .problem import Problem
 
 # Weighted stages stay below this: CP-SAT bounds objectives in doubles, and proofs need exact steps.
@@ -231,11 +231,7 @@ def solve_cpsat(
         return sum(parts)
 
     def set_hint(assignment: Assignment) -> None:
-        model.ClearHints()
-        for key, var in count.items():
-            model.AddHint(var, assignment.counts.get(key, 0))
-        for j, var in enumerate(placed):
-            model.AddHint(var, j in assignment.placed)
+        hint_counts(model, count, placed, assignment.counts, assignment.placed)
         used = {n for (r, n), c in assignment.counts.items() if c}
         for node, var in opened.items():
             model.AddHint(var, node in used)
@@ -249,10 +245,7 @@ def solve_cpsat(
         terms = [t for t in terms if not t.primary]
 
     def extract(solver: cp_model.CpSolver) -> Assignment:
-        return Assignment(
-            {key: v for key, var in count.items() if (v := solver.Value(var))},
-            frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
-        )
+        return Assignment(*read_counts(solver, count, placed))
 
     result = staged_solve(
         model, terms, expression, set_hint, extract, hint,
@@ -260,6 +253,31 @@ def solve_cpsat(
     )
     result.variables = len(count) + len(placed) + len(opened)
     return result
+
+
+def hint_counts(
+    model: cp_model.CpModel,
+    count: dict[tuple[int, int], cp_model.IntVar],
+    placed: list[cp_model.IntVar],
+    counts: Counts,
+    placed_groups: frozenset[int],
+) -> None:
+    """A fresh hint for the pod counts and placed booleans (node-level or bucket-level)."""
+    model.ClearHints()
+    for key, var in count.items():
+        model.AddHint(var, counts.get(key, 0))
+    for j, var in enumerate(placed):
+        model.AddHint(var, j in placed_groups)
+
+
+def read_counts(
+    solver: cp_model.CpSolver, count: dict[tuple[int, int], cp_model.IntVar], placed: list[cp_model.IntVar]
+) -> tuple[dict[tuple[int, int], int], frozenset[int]]:
+    """The solver's nonzero pod counts and placed JobGroups."""
+    return (
+        {key: v for key, var in count.items() if (v := solver.Value(var))},
+        frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
+    )
 
 
 def _hinted_value(model: cp_model.CpModel) -> int | None:

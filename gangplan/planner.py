@@ -181,7 +181,7 @@ def _at_scale(
     found = max((found, *outcome.on_nodes, start_from, baseline), key=lambda a: score(terms, problem, a))
     remaining = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     polished = False
-    region = restrict(problem, found.counts)
+    region = restrict(problem, found.counts) if remaining > 0 else problem
     build = candidate_count(region) * SECONDS_PER_POLISHED_PAIR
     if remaining > 2 * build:
         result = solve_cpsat(
