@@ -6,15 +6,21 @@ tor; without topology, nodes that are identical for every role) and the model co
 per (role, bucket). A bucket's room is what its nodes could hold: per role what its eligible
 nodes hold alone, per resource the free total, and per request size s of the GPU resource
 (or the scarcest one) the slots of s its nodes have, each pod asking q holding floor(q / s)
-of them. For one resource with sizes that divide each other, on nodes every role may use,
-this is exact; otherwise it is a relaxation, so:
+of them; the same again on each smaller set of nodes some roles are confined to (node
+selectors, taints), over those roles. For one resource with sizes that divide each other, on
+nodes every role may use, this is exact; otherwise it is a relaxation, so:
 
 - its bound is a valid bound on objective 1 for the whole problem (any real plan is a
   solution of it), which is how a gap is reported at scale;
 - its solution is turned into pods on nodes bucket by bucket, largest pods first onto the
   tightest node that holds them; a bucket that does not pack that way is solved exactly at
   node level, and a JobGroup that still loses its quorum is dropped (the planner then
-  tries it again greedily).
+  tries it again greedily);
+- on clusters small enough, each stage's solution is put on nodes at once; when a JobGroup
+  does not survive that, the model learns a no-good per bucket that did not pack (a
+  smallest set of its role counts that do not fit together: every real plan has fewer pods
+  of one of them there) and the stage is solved again. No-goods only cut off what no real
+  plan does, so the bound stays valid.
 """
 
 from __future__ import annotations
@@ -157,9 +163,16 @@ def solve_buckets(
 
     add_quorum(model, problem, placed, role_vars)
 
+    eligible = _splitter(problem, buckets)
     for b, roles in in_bucket.items():
         _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce)
-    covers = _required(model, problem, buckets, count)
+        # Roles that may use only some of the bucket's nodes (node selectors, taints) share
+        # those: the same cuts on each such set, over the roles confined to it.
+        confined = {r: frozenset(eligible(r, b).tolist()) for r in roles}
+        for nodes in sorted({e for e in confined.values() if len(e) < len(buckets.nodes[b])}, key=sorted):
+            inside = [(r, count[r, b], caps[r, b]) for r in roles if confined[r] <= nodes]
+            _room(model, problem, sorted(nodes), inside, scarce)
+    covers = _required(model, problem, buckets, count, caps, placed)
 
     def expression(term: Term) -> cp_model.LinearExprT:
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]
@@ -167,10 +180,14 @@ def solve_buckets(
             parts.append(term.pods * sum(count.values()))
         return sum(parts)
 
+    cuts: list[tuple[cp_model.IntVar, tuple[int, int], int]] = []  # literal => count[key] < c
+
     def set_hint(solution: BucketSolution) -> None:
         hint_counts(model, count, placed, solution.counts, solution.placed)
         for var, keys in covers.items():
             model.AddHint(var, any(solution.counts.get(k, 0) for k in keys))
+        for lit, key, c in cuts:
+            model.AddHint(lit, solution.counts.get(key, 0) < c)
 
     def extract(solver: cp_model.CpSolver) -> BucketSolution:
         return BucketSolution(*read_counts(solver, count, placed))
@@ -189,13 +206,26 @@ def solve_buckets(
             counts[r, int(buckets.of_node[n])] += c
         return BucketSolution(dict(counts), on_nodes.placed)
 
+    def learn(solution: BucketSolution) -> bool:
+        """No-goods for the buckets whose pods do not fit on their nodes at once."""
+        found = _no_goods(problem, buckets, solution, eligible)
+        for b, core in found:
+            literals = []
+            for r, c in core:
+                literals.append(model.NewBoolVar(f"fewer[{r},{b},{c}]"))
+                model.Add(count[r, b] <= c - 1).OnlyEnforceIf(literals[-1])
+                cuts.append((literals[-1], (r, b), c))
+            model.AddBoolOr(literals)
+        return bool(found)
+
     kept = [t for t in terms if t.primary]
     start_hint = BucketSolution({k: v for k, v in hinted.items() if k in count}, hint.placed)
+    small = whole and candidate_count(problem) <= REFINE_LIMIT
     result = staged_solve(
         model, kept, expression, set_hint, extract, start_hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
         light_presolve=len(count) > LIGHT_PRESOLVE_FROM, ignore_subsolvers=IGNORED_SUBSOLVERS,
-        refine=refine if whole and candidate_count(problem) <= REFINE_LIMIT else None,
+        refine=refine if small else None, learn=learn if small else None,
     )
     result.variables = len(count) + len(placed)
     return AggregateResult(result, buckets, whole, made)
@@ -271,10 +301,19 @@ def _room(
 
 
 def _required(
-    model: cp_model.CpModel, problem: Problem, buckets: Buckets, count: dict[tuple[int, int], cp_model.IntVar]
+    model: cp_model.CpModel,
+    problem: Problem,
+    buckets: Buckets,
+    count: dict[tuple[int, int], cp_model.IntVar],
+    caps: dict[tuple[int, int], int],
+    placed: list[cp_model.IntVar],
 ) -> dict[cp_model.IntVar, list[tuple[int, int]]]:
     """A required term allows one domain of its level; running members pin it. Returns each
-    domain's boolean with the counts it covers (so a hint can set it)."""
+    domain's boolean with the counts it covers (so a hint can set it).
+
+    A domain too small for the gang's quorum (its candidates' room there, each role alone)
+    is closed, and an open one holds at most that room: with the gang's pod total as the
+    big-M, the LP spread a 64-pod gang over four domains a quarter each (2,048 nodes)."""
     by_role: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
     for (r, b), var in count.items():
         by_role[r].append((b, var))
@@ -294,15 +333,21 @@ def _required(
                         members[d].append((r, b))
             uses = {}
             for d, keys in members.items():
+                room: dict[int, int] = defaultdict(int)
+                for r, b in keys:
+                    room[r] += caps[r, b]
+                held = {r: min(c, problem.roles[r].count) for r, c in room.items()}
+                short = sum(held.values()) < spec.need or any(
+                    sum(held.get(r, 0) for r in task.roles) < task.need for task in spec.tasks
+                )
+                if short or (level in topo.pinned and d != topo.pinned[level]):
+                    for k in keys:
+                        model.Add(count[k] == 0)
+                    continue
                 uses[d] = model.NewBoolVar(f"uses[{g},{level},{d}]")
                 covers[uses[d]] = keys
-                model.Add(sum(count[k] for k in keys) <= sum(problem.roles[r].count for r, _ in keys) * uses[d])
-            if level in topo.pinned:
-                for d, var in uses.items():
-                    if d != topo.pinned[level]:
-                        model.Add(var == 0)
-            if uses:
-                model.AddAtMostOne(uses.values())
+                model.Add(sum(count[k] for k in keys) <= sum(held.values()) * uses[d])
+            model.Add(sum(uses.values()) <= placed[spec.job_group])
     return covers
 
 
@@ -310,9 +355,24 @@ def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed
     """Pods per (role, node) for a bucket solution. Tentative: where a bucket did not hold all
     its pods, a JobGroup may be short of quorum (``greedy.repair`` settles that)."""
     free = np.array(problem.free, dtype=np.int64)
+    eligible = _splitter(problem, buckets)
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for b, items in sorted(_per_bucket(solution).items()):
+        if _pack(problem, b, items, free, counts, eligible):
+            _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed)
+    return Assignment({k: c for k, c in counts.items() if c}, solution.placed)
+
+
+def _per_bucket(solution: BucketSolution) -> dict[int, list[tuple[int, int]]]:
     per_bucket: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (r, b), c in sorted(solution.counts.items()):
-        per_bucket[b].append((r, c))
+        if c:
+            per_bucket[b].append((r, c))
+    return per_bucket
+
+
+def _splitter(problem: Problem, buckets: Buckets) -> Callable[[int, int], np.ndarray]:
+    """A role's candidate nodes in a bucket, split once per role by one sort."""
     split: dict[int, dict[int, np.ndarray]] = {}
 
     def eligible(r: int, b: int) -> np.ndarray:
@@ -324,11 +384,27 @@ def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed
             split[r] = dict(zip(found.tolist(), np.split(nodes[order], first[1:])))
         return split[r].get(b, np.zeros(0, dtype=np.int64))
 
-    counts: dict[tuple[int, int], int] = defaultdict(int)
-    for b, items in sorted(per_bucket.items()):
-        if _pack(problem, b, items, free, counts, eligible):
-            _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed)
-    return Assignment({k: c for k, c in counts.items() if c}, solution.placed)
+    return eligible
+
+
+def _no_goods(
+    problem: Problem, buckets: Buckets, solution: BucketSolution, eligible: Callable[[int, int], np.ndarray]
+) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Per bucket whose pods do not fit on its nodes at once, a smallest set of its (role,
+    count) that already does not: every real plan has fewer pods of one of them there."""
+    free = np.array(problem.free, dtype=np.int64)
+    scratch: dict[tuple[int, int], int] = defaultdict(int)
+    found = []
+    for b, items in sorted(_per_bucket(solution).items()):
+        if not _pack(problem, b, items, free, scratch, eligible) or _fits(problem, buckets.nodes[b], items) is not False:
+            continue
+        core = list(items)
+        for item in sorted(items, key=lambda rc: (problem.roles[rc[0]].request, rc)):
+            rest = [rc for rc in core if rc != item]
+            if rest and _fits(problem, buckets.nodes[b], rest) is False:
+                core = rest
+        found.append((b, core))
+    return found
 
 
 def _order(problem: Problem, items: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -380,6 +456,44 @@ def _pack(
     return short
 
 
+def _node_counts(
+    problem: Problem, nodes: list[int], items: list[tuple[int, int]], free: np.ndarray
+) -> tuple[cp_model.CpModel, dict[tuple[int, int], cp_model.IntVar]]:
+    """The bucket at node level: pods per (role, node) within each node's free room."""
+    model = cp_model.CpModel()
+    y: dict[tuple[int, int], cp_model.IntVar] = {}
+    for r, c in items:
+        role = problem.roles[r]
+        cap_of = dict(zip(role.nodes.tolist(), role.caps.tolist()))
+        for n in nodes:
+            if n in cap_of:
+                y[r, n] = model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")
+    for n in nodes:
+        here = [(r, v) for (r, nn), v in y.items() if nn == n]
+        for k in range(free.shape[1]):
+            model.Add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
+    return model, y
+
+
+def _small_solver(seed: int = 0) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = seed
+    solver.parameters.max_deterministic_time = 1.0
+    solver.parameters.catch_sigint_signal = False
+    return solver
+
+
+def _fits(problem: Problem, nodes: list[int], items: list[tuple[int, int]]) -> bool | None:
+    """Whether the bucket's nodes, as free as the snapshot leaves them, hold all of ``items``
+    at once; None when the small search did not settle it."""
+    model, y = _node_counts(problem, nodes, items, np.array(problem.free, dtype=np.int64))
+    for r, c in items:
+        model.Add(sum(v for (rr, _), v in y.items() if rr == r) == c)
+    status = _small_solver().Solve(model)
+    return True if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else False if status == cp_model.INFEASIBLE else None
+
+
 def _pack_exactly(
     problem: Problem,
     nodes: list[int],
@@ -390,19 +504,9 @@ def _pack_exactly(
 ) -> None:
     """The bucket at node level: as many of its pods as fit, higher priority first (a small,
     deterministic CP-SAT)."""
-    model = cp_model.CpModel()
-    y: dict[tuple[int, int], cp_model.IntVar] = {}
+    model, y = _node_counts(problem, nodes, items, free)
     for r, c in items:
-        role = problem.roles[r]
-        cap_of = dict(zip(role.nodes.tolist(), role.caps.tolist()))
-        for n in nodes:
-            if n in cap_of:
-                y[r, n] = model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")
         model.Add(sum(v for (rr, _), v in y.items() if rr == r) <= c)
-    for n in nodes:
-        here = [(r, v) for (r, nn), v in y.items() if nn == n]
-        for k in range(free.shape[1]):
-            model.Add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
     # Higher priority first: a lost pod then costs a lower-priority JobGroup its quorum.
     levels = sorted({problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority for r, _ in items})
     base = sum(c for _, c in items) + 1
@@ -410,11 +514,7 @@ def _pack_exactly(
     model.Maximize(
         sum(weight[problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority] * v for (r, _), v in y.items())
     )
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = seed
-    solver.parameters.max_deterministic_time = 1.0
-    solver.parameters.catch_sigint_signal = False
+    solver = _small_solver(seed)
     status = solver.Solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return

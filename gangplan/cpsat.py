@@ -293,6 +293,10 @@ def _hinted_value(model: cp_model.CpModel) -> int | None:
     return round(proto.objective.scaling_factor * total) if proto.objective.scaling_factor else round(total)
 
 
+def _too_short(budget: float, model: cp_model.CpModel) -> bool:
+    return budget / DETERMINISTIC_WORKERS < PRESOLVE_PER_VARIABLE * len(model.Proto().variables)
+
+
 def staged_solve(
     model: cp_model.CpModel,
     terms: list[Term],
@@ -309,12 +313,15 @@ def staged_solve(
     light_presolve: bool = False,
     ignore_subsolvers: tuple[str, ...] = (),
     refine: Callable[[Any], Any] | None = None,
+    learn: Callable[[Any], bool] | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
 
-    ``refine`` may turn a stage's solution into a better start for the next stage (one that
-    keeps every earlier stage's value), or return None."""
+    ``refine`` turns a stage's solution into a real one at least as good on every stage (for
+    a relaxation: put on nodes and topped up), or returns None. Then ``learn`` may add
+    constraints every real solution meets that this one breaks (and say so), and the stage
+    is solved again within its budget."""
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
@@ -351,8 +358,7 @@ def staged_solve(
             all_optimal = False
             break
         budget = remaining if index == len(stages) - 1 else remaining * 0.7
-        per_worker = budget / DETERMINISTIC_WORKERS
-        if deterministic and index and per_worker < PRESOLVE_PER_VARIABLE * len(model.Proto().variables):
+        if deterministic and index and _too_short(budget, model):
             # Presolve does not stop at the deterministic limit: a stage this short would only
             # overrun it (at 2,048 nodes, 4x on a 0.26 s stage).
             all_optimal = False
@@ -362,23 +368,44 @@ def staged_solve(
             w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(weights, stage)
         )
         model.Maximize(objective)
-        set_hint(current)
-        if deterministic:
-            # Deterministic time is counted per interleaved worker; dividing keeps the run near
-            # its nominal limit in wall seconds on a 2-core machine (measured, see README).
-            solver.parameters.max_deterministic_time = per_worker
-            solver.parameters.max_time_in_seconds = float("inf")
-        else:
-            solver.parameters.max_time_in_seconds = budget
-        if reporter is not None:
-            reporter.stage(", ".join(t.name for t in stage), index, len(stages))
-            status = solver.Solve(model, _Progress(reporter, start))
-        else:
-            status = solver.Solve(model)
-        spent += solver.response_proto.deterministic_time * (DETERMINISTIC_WORKERS if deterministic else 1)
-        name = solver.StatusName(status)
-        if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
-            raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")
+        stage_start, stage_spent = time.perf_counter(), 0.0
+        while True:
+            set_hint(current)
+            left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
+            if deterministic:
+                # Deterministic time is counted per interleaved worker; dividing keeps the run
+                # near its nominal limit in wall seconds on a 2-core machine (measured, see README).
+                solver.parameters.max_deterministic_time = left / DETERMINISTIC_WORKERS
+                solver.parameters.max_time_in_seconds = float("inf")
+            else:
+                solver.parameters.max_time_in_seconds = left
+            if reporter is not None:
+                reporter.stage(", ".join(t.name for t in stage), index, len(stages))
+                status = solver.Solve(model, _Progress(reporter, start))
+            else:
+                status = solver.Solve(model)
+            used = solver.response_proto.deterministic_time * (DETERMINISTIC_WORKERS if deterministic else 1)
+            spent += used
+            stage_spent += used
+            name = solver.StatusName(status)
+            if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
+                raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")
+            if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                break
+            # Otherwise the start is kept: the solver's copy of it has later-stage variables
+            # presolve was free to change (a lower-priority JobGroup dropped, say).
+            found = extract(solver) if _hinted_value(model) != round(solver.ObjectiveValue()) else current
+            if refine is None or found is current:
+                break
+            real = refine(found)
+            if real is not None:
+                found = real
+                break
+            if learn is None or not learn(found):
+                break
+            left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
+            if left <= 0.0 or (deterministic and _too_short(left, model)):
+                break
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             result.stages.append(StageResult([t.name for t in stage], name, None, None))
             all_optimal = False
@@ -390,14 +417,9 @@ def staged_solve(
             all_optimal = False
             if result.gap is None and any(t.primary for t in stage):
                 result.gap = abs(bound - value) / max(1, abs(bound), abs(value))
-        if _hinted_value(model) != value:
-            # Otherwise the start is kept: the solver's copy of it has later-stage variables
-            # presolve was free to change (a lower-priority JobGroup dropped, say).
-            current = extract(solver)
+        current = found
         result.assignment = current
         model.Add(objective >= value)
-        if refine is not None and index < len(stages) - 1:
-            current = refine(current) or current
     if result.assignment is not None:
         result.status = "OPTIMAL" if all_optimal and len(result.stages) == len(stages) else "FEASIBLE"
     result.deterministic_time = spent

@@ -61,7 +61,7 @@ def test_a_stage_that_improves_hands_its_solution_on() -> None:
     assert [stage.value for stage in result.stages] == [3, 3]
 
 
-def test_a_refined_start_carries_into_the_next_stage() -> None:
+def test_an_improved_stage_solution_is_refined_before_the_next_stage() -> None:
     seen: list[dict[str, int]] = []
     better = {"x": 0, "y": 3}  # keeps stage 1's total, and is optimal for stage 2
 
@@ -69,8 +69,35 @@ def test_a_refined_start_carries_into_the_next_stage() -> None:
         seen.append(solution)
         return better
 
-    hint = {"x": 3, "y": 0}
-    result = _solve(hint, refine)
-    assert seen == [hint]  # called between the stages only, with stage 1's solution
+    result = _solve({"x": 1, "y": 1}, refine)
+    assert len(seen) == 1 and sum(seen[0].values()) == 3  # stage 1's improvement; stage 2 kept its start
     assert result.assignment is better
-    assert _solve(hint, lambda solution: None).assignment == better  # None: the solver's own way
+    assert [stage.value for stage in result.stages] == [3, 3]
+
+
+def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_again() -> None:
+    model, x, y = _model()
+    variables = {"x": x, "y": y}
+    learned: list[dict[str, int]] = []
+
+    def set_hint(values: dict[str, int]) -> None:
+        model.ClearHints()
+        for name, var in variables.items():
+            model.AddHint(var, values[name])
+
+    def refine(solution: dict[str, int]) -> dict[str, int] | None:
+        return solution if solution["x"] <= 1 else None  # "x above 1 does not pack"
+
+    def learn(solution: dict[str, int]) -> bool:
+        learned.append(solution)
+        model.Add(x <= 1)
+        return True
+
+    result = staged_solve(
+        model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y, set_hint,
+        lambda solver: {name: solver.Value(var) for name, var in variables.items()}, {"x": 0, "y": 0},
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, learn=learn,
+    )
+    assert learned == [{"x": 3, "y": 0}]  # the relaxation's optimum, once
+    assert result.assignment == {"x": 1, "y": 2}
+    assert [(stage.status, stage.value, stage.bound) for stage in result.stages] == [("OPTIMAL", 4, 4)]
