@@ -427,4 +427,31 @@ def staged_solve(
     proven = {name for st in result.stages if st.status == "OPTIMAL" for name in st.terms}
     if result.gap is None and {t.name for t in terms if t.primary} <= proven:
         result.gap = 0.0  # every objective-1 stage was proven
+    elif result.gap is None and result.assignment is not None:
+        solved = sum(st.value is not None for st in result.stages)
+        result.gap = _unreached_gap(model, stages[solved:], expression, set_hint, current)
     return result
+
+
+def _unreached_gap(
+    model: cp_model.CpModel,
+    stages: list[list[Term]],
+    expression: Callable[[Term], cp_model.LinearExprT],
+    set_hint: Callable[[Any], None],
+    current: Any,
+) -> float | None:
+    """The gap at the first objective-1 stage the time did not reach, against the most it
+    could be: without a search there, nothing better is known."""
+    for stage in stages:
+        if not any(t.primary for t in stage):
+            return None
+        weights = stage_weights(stage)
+        model.Maximize(sum(w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(weights, stage)))
+        set_hint(current)
+        value = _hinted_value(model)
+        largest = sum(w * t.upper for w, t in zip(weights, stage) if t.sense == "maximize")
+        if value is None:
+            return None
+        if value < largest:
+            return (largest - value) / max(1, abs(largest), abs(value))
+    return None

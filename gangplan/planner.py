@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from .aggregate import AggregateResult, expand, solve_buckets
-from .cpsat import Reporter, solve_cpsat, stage_weights
+from .cpsat import Reporter, solve_cpsat, stage_terms, stage_weights
 from .errors import UsageError
 from .explain import reasons
 from .greedy import complete, extend, greedy, lexicographic_greedy, repair
@@ -207,27 +207,25 @@ def _bucket_proof(
 ) -> tuple[set[str], float | None]:
     """The objective-1 terms the bucket model proves for ``found``, and the gap at the first
     one it does not: its bounds hold for every real plan as long as ``found`` matches the
-    bucket solution on every earlier stage."""
+    bucket solution on every earlier stage. A stage the time did not reach is measured
+    against the most it could be (every JobGroup of its level placed), not left without a
+    gap; a plan that reaches that is proven there too."""
     if not outcome.whole:
         return set(), None
-    by_name = {t.name: t for t in terms}
     proven: set[str] = set()
-    for stage in outcome.solve.stages:
-        stage_terms_ = [by_name[name] for name in stage.terms]
-        if not any(t.primary for t in stage_terms_):
-            break
-        if stage.value is None or stage.bound is None:
-            return proven, None
-        value = sum(
-            w * (1 if t.sense == "maximize" else -1) * term_value(t, problem, found)
-            for w, t in zip(stage_weights(stage_terms_), stage_terms_)
-        )
-        if stage.status == "OPTIMAL" and value == stage.value:
-            proven.update(t.name for t in stage_terms_ if t.primary)
-            continue
-        return proven, max(0.0, stage.bound - value) / max(1, abs(stage.bound), abs(value))
-    primary = {t.name for t in terms if t.primary}
-    return proven, (0.0 if primary <= proven else None)
+    for index, stage_terms_ in enumerate(stage_terms([t for t in terms if t.primary])):
+        weights = stage_weights(stage_terms_)
+        signs = [1 if t.sense == "maximize" else -1 for t in stage_terms_]
+        value = sum(w * c * term_value(t, problem, found) for w, c, t in zip(weights, signs, stage_terms_))
+        ran = outcome.solve.stages[index] if index < len(outcome.solve.stages) else None
+        if ran is not None and ran.bound is not None:
+            bound = ran.bound
+        else:
+            bound = sum(w * t.upper for w, c, t in zip(weights, signs, stage_terms_) if c > 0)
+        if value < bound:
+            return proven, (bound - value) / max(1, abs(bound), abs(value))
+        proven.update(t.name for t in stage_terms_)
+    return proven, 0.0
 
 
 def _ordered(

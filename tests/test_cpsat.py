@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from gangplan.cpsat import _hinted_value, staged_solve
+from gangplan.cpsat import _hinted_value, _unreached_gap, staged_solve
 from gangplan.objective import Term
 
 
@@ -101,3 +101,21 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
     assert learned == [{"x": 3, "y": 0}]  # the relaxation's optimum, once
     assert result.assignment == {"x": 1, "y": 2}
     assert [(stage.status, stage.value, stage.bound) for stage in result.stages] == [("OPTIMAL", 4, 4)]
+
+
+def test_a_stage_not_reached_is_measured_against_the_most_it_could_be() -> None:
+    model, x, y = _model()
+    variables = {"x": x, "y": y}
+
+    def set_hint(values: dict[str, int]) -> None:
+        model.ClearHints()
+        for name, var in variables.items():
+            model.AddHint(var, values[name])
+
+    total = Term("total", "maximize", upper=6, exact=False, primary=True)
+    later = Term("y", "maximize", upper=3, exact=False)
+    expressions = {"total": x + y, "y": y}
+    gap = _unreached_gap(model, [[total], [later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1})
+    assert gap == (6 - 2) / 6
+    assert _unreached_gap(model, [[total]], lambda t: expressions[t.name], set_hint, {"x": 3, "y": 3}) is None
+    assert _unreached_gap(model, [[later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1}) is None

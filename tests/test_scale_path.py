@@ -103,3 +103,26 @@ def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
         g, _, d = next(iter(eager))
         assert term.uses.get((g, level, d)) == 1 and term.uses.get((g, level, -5), 0) == 0
         assert term.uses.get((len(problem.gangs), level, d), 0) == 0
+
+
+def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cluster) -> None:
+    from gangplan.aggregate import AggregateResult
+    from gangplan.cpsat import SolveResult, StageResult, stage_terms, stage_weights
+    from gangplan.objective import term_value
+    from gangplan.planner import _bucket_proof
+
+    problem = build_problem(cluster)
+    terms = objective_terms(problem)
+    found = greedy(problem)
+    stages = stage_terms([t for t in terms if t.primary])
+    value = [sum(w * term_value(t, problem, found) for w, t in zip(stage_weights(s), s)) for s in stages]
+    first = StageResult([t.name for t in stages[0]], "OPTIMAL", value[0], value[0])
+    outcome = AggregateResult(SolveResult(found, "FEASIBLE", [first]), make_buckets(problem), True)
+    proven, gap = _bucket_proof(problem, terms, found, outcome)
+    largest = [sum(w * t.upper for w, t in zip(stage_weights(s), s)) for s in stages]
+    # Greedy places every JobGroup of the top level: stage 2 needs no solver to be proven.
+    assert value[1] == largest[1] and value[2] < largest[2]
+    assert proven == {t.name for s in stages[:2] for t in s}
+    assert gap == pytest.approx((largest[2] - value[2]) / largest[2])
+    outcome.whole = False  # a neighbourhood proves nothing
+    assert _bucket_proof(problem, terms, found, outcome) == (set(), None)
