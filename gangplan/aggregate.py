@@ -57,6 +57,10 @@ REFINE_LIMIT = 1_000_000
 # reduced-cost fixing) find and prove its optimum; the others only take turns from them in the
 # interleaved search. At 512 nodes, the stage at the second priority level: 16% gap after 6.5 s
 # with all of them, proven optimal in 5 s with these.
+# A whole model (one that proves bounds) also goes without default_lp: on the 1,213-node
+# trace one of its tasks took 9.7 s of wall for 1.0 s of deterministic time (8,700 LP calls of
+# a few iterations each), so the limit overran; max_lp and reduced_costs alone proved the top
+# level optimal there, with a plan that packs, in 4 s.
 IGNORED_SUBSOLVERS = (
     "core", "no_lp", "max_lp_sym", "pseudo_costs", "quick_restart", "quick_restart_no_lp", "fixed",
 )
@@ -231,7 +235,8 @@ def solve_buckets(
     result = staged_solve(
         model, kept, expression, set_hint, extract, start_hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
-        light_presolve=len(count) > LIGHT_PRESOLVE_FROM, ignore_subsolvers=IGNORED_SUBSOLVERS,
+        light_presolve=len(count) > LIGHT_PRESOLVE_FROM,
+        ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole else ()),
         refine=refine if small else None, learn=learn if small else None,
     )
     result.variables = len(count) + len(placed)
