@@ -33,7 +33,7 @@ from typing import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .cpsat import Reporter, SolveResult, add_quorum, hint_counts, read_counts, staged_solve
+from .cpsat import Pace, Reporter, SolveResult, add_quorum, hint_counts, read_counts, staged_solve
 from .greedy import complete, pods_that_fit, repair
 from .objective import Assignment, Term
 from .problem import Problem, candidate_count
@@ -44,6 +44,12 @@ BUCKET_MODEL_LIMIT = 60_000
 # Above this many counts, presolve is kept light (no probing, one round): at 8,192 nodes full
 # presolve took 10 s before the search began; on small models its probing pays for itself.
 LIGHT_PRESOLVE_FROM = 20_000
+# Wall seconds per solve of a whole bucket model with its LP workers on two cores: 2.5 per
+# second of deterministic time, plus presolve and set-up per variable, which deterministic time
+# hardly shows (fitted on the stage solves at 512 and 2,048 nodes and the trace case, where
+# 4 per deterministic second alone had 512 nodes stop at 5 s of its 10).
+FULL_PACE = Pace(2.5, 1.3e-4)
+LIGHT_PACE = Pace(2.5, 6e-5)
 # Up to this many counts, the per-bucket cuts are repeated on the node sets some roles are
 # confined to. At 1,213 trace nodes (11 k counts) they proved the top level optimal where the
 # gap had been 7%; at 2,048 nodes (31 k) they added 4 k constraints, a second of presolve, and
@@ -238,6 +244,7 @@ def solve_buckets(
         light_presolve=len(count) > LIGHT_PRESOLVE_FROM,
         ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole else ()),
         refine=refine if small else None, learn=learn if small else None,
+        pace=(LIGHT_PACE if len(count) > LIGHT_PRESOLVE_FROM else FULL_PACE) if whole else Pace(),
     )
     result.variables = len(count) + len(placed)
     return AggregateResult(result, buckets, whole, made)

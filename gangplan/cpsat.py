@@ -293,8 +293,22 @@ def _hinted_value(model: cp_model.CpModel) -> int | None:
     return round(proto.objective.scaling_factor * total) if proto.objective.scaling_factor else round(total)
 
 
-def _too_short(budget: float, model: cp_model.CpModel) -> bool:
-    return budget / DETERMINISTIC_WORKERS < PRESOLVE_PER_VARIABLE * len(model.Proto().variables)
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """Wall seconds a deterministic solve takes, as the budget counts them: ``per_deterministic``
+    per second of CP-SAT's deterministic time, plus ``per_variable`` per model variable for the
+    presolve and set-up that deterministic time does not show."""
+
+    per_deterministic: float = DETERMINISTIC_WORKERS
+    per_variable: float = 0.0
+
+    def cost(self, deterministic_time: float, variables: int) -> float:
+        return self.per_deterministic * deterministic_time + self.per_variable * variables
+
+    def too_short(self, budget: float, variables: int) -> bool:
+        # Presolve does not stop at the deterministic limit: a stage this short would only
+        # overrun it (at 2,048 nodes, 4x on a 0.26 s stage).
+        return budget < max(self.per_deterministic * PRESOLVE_PER_VARIABLE, 2 * self.per_variable) * variables
 
 
 def staged_solve(
@@ -314,6 +328,7 @@ def staged_solve(
     ignore_subsolvers: tuple[str, ...] = (),
     refine: Callable[[Any], Any] | None = None,
     learn: Callable[[Any], bool] | None = None,
+    pace: Pace = Pace(),
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
@@ -358,9 +373,7 @@ def staged_solve(
             all_optimal = False
             break
         budget = remaining if index == len(stages) - 1 else remaining * 0.7
-        if deterministic and index and _too_short(budget, model):
-            # Presolve does not stop at the deterministic limit: a stage this short would only
-            # overrun it (at 2,048 nodes, 4x on a 0.26 s stage).
+        if deterministic and index and pace.too_short(budget, len(model.Proto().variables)):
             all_optimal = False
             break
         weights = stage_weights(stage)
@@ -372,10 +385,10 @@ def staged_solve(
         while True:
             set_hint(current)
             left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
+            variables = len(model.Proto().variables)
             if deterministic:
-                # Deterministic time is counted per interleaved worker; dividing keeps the run
-                # near its nominal limit in wall seconds on a 2-core machine (measured, see README).
-                solver.parameters.max_deterministic_time = left / DETERMINISTIC_WORKERS
+                # The budget is in wall seconds as the pace estimates them (measured, see README).
+                solver.parameters.max_deterministic_time = max(0.0, left - pace.cost(0.0, variables)) / pace.per_deterministic
                 solver.parameters.max_time_in_seconds = float("inf")
             else:
                 solver.parameters.max_time_in_seconds = left
@@ -384,7 +397,8 @@ def staged_solve(
                 status = solver.Solve(model, _Progress(reporter, start))
             else:
                 status = solver.Solve(model)
-            used = solver.response_proto.deterministic_time * (DETERMINISTIC_WORKERS if deterministic else 1)
+            used = solver.response_proto.deterministic_time
+            used = pace.cost(used, variables) if deterministic else used
             spent += used
             stage_spent += used
             name = solver.StatusName(status)
@@ -404,7 +418,7 @@ def staged_solve(
             if learn is None or not learn(found):
                 break
             left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
-            if left <= 0.0 or (deterministic and _too_short(left, model)):
+            if left <= 0.0 or (deterministic and pace.too_short(left, len(model.Proto().variables))):
                 break
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             result.stages.append(StageResult([t.name for t in stage], name, None, None))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from gangplan.cpsat import _hinted_value, _unreached_gap, staged_solve
+from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, staged_solve
 from gangplan.objective import Term
 
 
@@ -15,7 +15,7 @@ def _model():
     return model, x, y
 
 
-def _solve(hint: dict[str, int], refine=None):
+def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace()):
     model, x, y = _model()
     variables = {"x": x, "y": y}
     terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=3, exact=False)]
@@ -31,7 +31,7 @@ def _solve(hint: dict[str, int], refine=None):
 
     return staged_solve(
         model, terms, lambda t: expressions[t.name], set_hint, extract, hint,
-        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine,
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, pace=pace,
     )
 
 
@@ -119,3 +119,12 @@ def test_a_stage_not_reached_is_measured_against_the_most_it_could_be() -> None:
     assert gap == (6 - 2) / 6
     assert _unreached_gap(model, [[total]], lambda t: expressions[t.name], set_hint, {"x": 3, "y": 3}) is None
     assert _unreached_gap(model, [[later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1}) is None
+
+
+def test_a_stage_whose_set_up_alone_would_overrun_the_limit_is_not_started() -> None:
+    # Two variables at 1.5 s each: stage 1 costs at least 3 of the 5 s, and stage 2 would
+    # need twice its set-up (6 s) to be worth starting.
+    result = _solve({"x": 1, "y": 1}, pace=Pace(per_variable=1.5))
+    assert [stage.terms for stage in result.stages] == [["total"]]
+    assert result.status == "FEASIBLE"
+    assert _solve({"x": 1, "y": 1}).status == "OPTIMAL"  # the default pace reaches both
