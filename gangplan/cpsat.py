@@ -382,16 +382,19 @@ def staged_solve(
         )
         model.Maximize(objective)
         stage_start, stage_spent = time.perf_counter(), 0.0
+        answer: tuple[str, int, int, Any] | None = None  # the last solve that found a solution
         while True:
             set_hint(current)
             left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
             variables = len(model.Proto().variables)
+            if answer is not None and (left <= 0.0 or (deterministic and pace.too_short(left, variables))):
+                break  # no time to solve again after learning: the last answer stands
             if deterministic:
                 # The budget is in wall seconds as the pace estimates them (measured, see README).
                 solver.parameters.max_deterministic_time = max(0.0, left - pace.cost(0.0, variables)) / pace.per_deterministic
                 solver.parameters.max_time_in_seconds = float("inf")
             else:
-                solver.parameters.max_time_in_seconds = left
+                solver.parameters.max_time_in_seconds = max(0.0, left)  # CP-SAT rejects a negative one
             if reporter is not None:
                 reporter.stage(", ".join(t.name for t in stage), index, len(stages))
                 status = solver.Solve(model, _Progress(reporter, start))
@@ -406,28 +409,26 @@ def staged_solve(
                 raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 break
+            value, bound = round(solver.ObjectiveValue()), round(solver.BestObjectiveBound())
             # Otherwise the start is kept: the solver's copy of it has later-stage variables
             # presolve was free to change (a lower-priority JobGroup dropped, say).
-            found = extract(solver) if _hinted_value(model) != round(solver.ObjectiveValue()) else current
+            found = extract(solver) if _hinted_value(model) != value else current
+            answer = (name, value, bound, found)
             if refine is None or found is current:
                 break
             real = refine(found)
             if real is not None:
-                found = real
+                answer = (name, value, bound, real)
                 break
             if learn is None or not learn(found):
                 break
-            left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
-            if left <= 0.0 or (deterministic and pace.too_short(left, len(model.Proto().variables))):
-                break
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if answer is None:
             result.stages.append(StageResult([t.name for t in stage], name, None, None))
             all_optimal = False
             break
-        value = round(solver.ObjectiveValue())
-        bound = round(solver.BestObjectiveBound())
+        name, value, bound, found = answer
         result.stages.append(StageResult([t.name for t in stage], name, value, bound))
-        if status != cp_model.OPTIMAL:
+        if name != "OPTIMAL":
             all_optimal = False
             if result.gap is None and any(t.primary for t in stage):
                 result.gap = abs(bound - value) / max(1, abs(bound), abs(value))
