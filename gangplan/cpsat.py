@@ -410,8 +410,8 @@ def staged_solve(
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 break
             value, bound = round(solver.ObjectiveValue()), round(solver.BestObjectiveBound())
-            # Otherwise the start is kept: the solver's copy of it has later-stage variables
-            # presolve was free to change (a lower-priority JobGroup dropped, say).
+            # A start the solver did not improve on is kept as it was: the solver's copy has
+            # later-stage variables presolve was free to change (a lower JobGroup dropped, say).
             found = extract(solver) if _hinted_value(model) != value else current
             answer = (name, value, bound, found)
             if refine is None or found is current:
