@@ -329,6 +329,7 @@ def staged_solve(
     refine: Callable[[Any], Any] | None = None,
     learn: Callable[[Any], bool] | None = None,
     pace: Pace = Pace(),
+    interleaved: int = DETERMINISTIC_WORKERS,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
@@ -345,9 +346,9 @@ def staged_solve(
     if deterministic:
         # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,
         # whatever the machine, and far better than one plain search at cluster scale.
-        solver.parameters.num_workers = DETERMINISTIC_WORKERS
+        solver.parameters.num_workers = interleaved
         solver.parameters.interleave_search = True
-        solver.parameters.interleave_batch_size = DETERMINISTIC_WORKERS  # small batches keep to the limit
+        solver.parameters.interleave_batch_size = interleaved  # small batches keep to the limit
     else:
         solver.parameters.num_workers = workers
     if extra := os.environ.get("GANGPLAN_CPSAT_PARAMS"):  # for experiments: "key:value key:value"
