@@ -51,12 +51,12 @@ LIGHT_PRESOLVE_FROM = 20_000
 # With light presolve (2,048 nodes) the pace is kept at 2.5 although the solves fit 1.3: that
 # plan spends 3.5 s outside the solver that no budget sees, and must stay within 10 s.
 FULL_PACE = Pace(1.6, 1.3e-4)
+LIGHT_PACE = Pace(2.5, 6e-5)
 # Interleaved workers for a whole model with full presolve in the default mode: with three,
 # 512 nodes proved every objective-1 stage in 10 s (p100's JobGroups in 0.1 deterministic s,
 # against 0.55 with four, and a 6.5% gap left at p10). The trace case kept its plan either way;
 # 2,048 nodes kept theirs too and keep four, whose wall time the 10 s target was measured on.
 WHOLE_INTERLEAVED = 3
-LIGHT_PACE = Pace(2.5, 6e-5)
 # Up to this many counts, the per-bucket cuts are repeated on the node sets some roles are
 # confined to. At 1,213 trace nodes (11 k counts) they proved the top level optimal where the
 # gap had been 7%; at 2,048 nodes (31 k) they added 4 k constraints, a second of presolve, and
@@ -245,14 +245,15 @@ def solve_buckets(
     kept = [t for t in terms if t.primary]
     start_hint = BucketSolution({k: v for k, v in hinted.items() if k in count}, hint.placed)
     small = whole and candidate_count(problem) <= REFINE_LIMIT
+    light = len(count) > LIGHT_PRESOLVE_FROM
     result = staged_solve(
         model, kept, expression, set_hint, extract, start_hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
-        light_presolve=len(count) > LIGHT_PRESOLVE_FROM,
+        light_presolve=light,
         ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole else ()),
         refine=refine if small else None, learn=learn if small else None,
-        pace=(LIGHT_PACE if len(count) > LIGHT_PRESOLVE_FROM else FULL_PACE) if whole else Pace(),
-        interleaved=WHOLE_INTERLEAVED if whole and len(count) <= LIGHT_PRESOLVE_FROM else DETERMINISTIC_WORKERS,
+        pace=(LIGHT_PACE if light else FULL_PACE) if whole else Pace(),
+        interleaved=WHOLE_INTERLEAVED if whole and not light else DETERMINISTIC_WORKERS,
     )
     result.variables = len(count) + len(placed)
     return AggregateResult(result, buckets, whole, made)
@@ -297,7 +298,7 @@ def _room(
     scarce: int,
 ) -> None:
     """What the bucket's nodes can hold: valid for every real packing, exact when simple."""
-    free = np.array([problem.free[n] for n in nodes], dtype=np.int64)
+    free = problem.matrix("free")[nodes]
     for k in range(free.shape[1]):
         worst = sum(problem.roles[r].request[k] * cap for r, _, cap in items)
         if worst > int(free[:, k].sum()):
@@ -381,7 +382,7 @@ def _required(
 def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0) -> Assignment:
     """Pods per (role, node) for a bucket solution. Tentative: where a bucket did not hold all
     its pods, a JobGroup may be short of quorum (``greedy.repair`` settles that)."""
-    free = np.array(problem.free, dtype=np.int64)
+    free = problem.matrix("free").copy()
     eligible = _splitter(problem, buckets)
     counts: dict[tuple[int, int], int] = defaultdict(int)
     for b, items in sorted(_per_bucket(solution).items()):
@@ -419,7 +420,7 @@ def _no_goods(
 ) -> list[tuple[int, list[tuple[int, int]]]]:
     """Per bucket whose pods do not fit on its nodes at once, a smallest set of its (role,
     count) that already does not: every real plan has fewer pods of one of them there."""
-    free = np.array(problem.free, dtype=np.int64)
+    free = problem.matrix("free").copy()
     scratch: dict[tuple[int, int], int] = defaultdict(int)
     found = []
     for b, items in sorted(_per_bucket(solution).items()):
@@ -484,17 +485,17 @@ def _pack(
 
 
 def _node_counts(
-    problem: Problem, nodes: list[int], items: list[tuple[int, int]], free: np.ndarray
+    problem: Problem, nodes: list[int], items: list[tuple[int, int]], free: np.ndarray, *, exact: bool
 ) -> tuple[cp_model.CpModel, dict[tuple[int, int], cp_model.IntVar]]:
-    """The bucket at node level: pods per (role, node) within each node's free room."""
+    """The bucket at node level: pods per (role, node) within each node's free room, each
+    role's total exactly or at most its count."""
     model = cp_model.CpModel()
     y: dict[tuple[int, int], cp_model.IntVar] = {}
     for r, c in items:
         role = problem.roles[r]
         cap_of = dict(zip(role.nodes.tolist(), role.caps.tolist()))
-        for n in nodes:
-            if n in cap_of:
-                y[r, n] = model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")
+        mine = [y.setdefault((r, n), model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")) for n in nodes if n in cap_of]
+        model.Add(sum(mine) == c if exact else sum(mine) <= c)
     for n in nodes:
         here = [(r, v) for (r, nn), v in y.items() if nn == n]
         for k in range(free.shape[1]):
@@ -514,9 +515,7 @@ def _small_solver(seed: int = 0) -> cp_model.CpSolver:
 def _fits(problem: Problem, nodes: list[int], items: list[tuple[int, int]]) -> bool | None:
     """Whether the bucket's nodes, as free as the snapshot leaves them, hold all of ``items``
     at once; None when the small search did not settle it."""
-    model, y = _node_counts(problem, nodes, items, np.array(problem.free, dtype=np.int64))
-    for r, c in items:
-        model.Add(sum(v for (rr, _), v in y.items() if rr == r) == c)
+    model, _ = _node_counts(problem, nodes, items, problem.matrix("free"), exact=True)
     status = _small_solver().Solve(model)
     return True if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else False if status == cp_model.INFEASIBLE else None
 
@@ -531,9 +530,7 @@ def _pack_exactly(
 ) -> None:
     """The bucket at node level: as many of its pods as fit, higher priority first (a small,
     deterministic CP-SAT)."""
-    model, y = _node_counts(problem, nodes, items, free)
-    for r, c in items:
-        model.Add(sum(v for (rr, _), v in y.items() if rr == r) <= c)
+    model, y = _node_counts(problem, nodes, items, free, exact=False)
     # Higher priority first: a lost pod then costs a lower-priority JobGroup its quorum.
     levels = sorted({problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority for r, _ in items})
     base = sum(c for _, c in items) + 1

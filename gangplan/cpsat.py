@@ -108,6 +108,17 @@ def add_quorum(
             model.Add(placed[j] == 1)
 
 
+def stage_upper(stage: list[Term]) -> int:
+    """The most a stage's weighted objective can be (every maximised term at its upper)."""
+    return sum(w * t.upper for w, t in zip(stage_weights(stage), stage) if t.sense == "maximize")
+
+
+def stage_objective(stage: list[Term], expression: Callable[[Term], Any]) -> Any:
+    """A stage's terms weighted into one maximised value: a solver expression, or a number
+    when ``expression`` gives a term's value in a plan."""
+    return sum(w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(stage_weights(stage), stage))
+
+
 def stage_weights(stage: list[Term]) -> list[int]:
     """Each term's weight in its stage's objective: lexicographic within the stage."""
     weights = []
@@ -377,10 +388,7 @@ def staged_solve(
         if deterministic and index and pace.too_short(budget, len(model.Proto().variables)):
             all_optimal = False
             break
-        weights = stage_weights(stage)
-        objective = sum(
-            w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(weights, stage)
-        )
+        objective = stage_objective(stage, expression)
         model.Maximize(objective)
         stage_start, stage_spent = time.perf_counter(), 0.0
         answer: tuple[str, int, int, Any] | None = None  # the last solve that found a solution
@@ -461,11 +469,10 @@ def _unreached_gap(
     for stage in stages:
         if not any(t.primary for t in stage):
             return None
-        weights = stage_weights(stage)
-        model.Maximize(sum(w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(weights, stage)))
+        model.Maximize(stage_objective(stage, expression))
         set_hint(current)
         value = _hinted_value(model)
-        largest = sum(w * t.upper for w, t in zip(weights, stage) if t.sense == "maximize")
+        largest = stage_upper(stage)
         if value is None:
             return None
         if value < largest:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from .aggregate import AggregateResult, expand, solve_buckets
-from .cpsat import Reporter, solve_cpsat, stage_terms, stage_weights
+from .cpsat import Reporter, solve_cpsat, stage_objective, stage_terms, stage_upper
 from .errors import UsageError
 from .explain import reasons
 from .greedy import complete, extend, greedy, lexicographic_greedy, repair
@@ -214,14 +214,9 @@ def _bucket_proof(
         return set(), None
     proven: set[str] = set()
     for index, stage_terms_ in enumerate(stage_terms([t for t in terms if t.primary])):
-        weights = stage_weights(stage_terms_)
-        signs = [1 if t.sense == "maximize" else -1 for t in stage_terms_]
-        value = sum(w * c * term_value(t, problem, found) for w, c, t in zip(weights, signs, stage_terms_))
+        value = stage_objective(stage_terms_, lambda t: term_value(t, problem, found))
         ran = outcome.solve.stages[index] if index < len(outcome.solve.stages) else None
-        if ran is not None and ran.bound is not None:
-            bound = ran.bound
-        else:
-            bound = sum(w * t.upper for w, c, t in zip(weights, signs, stage_terms_) if c > 0)
+        bound = ran.bound if ran is not None and ran.bound is not None else stage_upper(stage_terms_)
         if value < bound:
             return proven, (bound - value) / max(1, abs(bound), abs(value))
         proven.update(t.name for t in stage_terms_)

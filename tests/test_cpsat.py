@@ -15,22 +15,27 @@ def _model():
     return model, x, y
 
 
+def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]):
+    def set_hint(values: dict[str, int]) -> None:
+        model.ClearHints()
+        for name, var in variables.items():
+            model.AddHint(var, values[name])
+
+    return set_hint
+
+
+def _reader(variables: dict[str, cp_model.IntVar]):
+    return lambda solver: {name: solver.Value(var) for name, var in variables.items()}
+
+
 def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace()):
     model, x, y = _model()
     variables = {"x": x, "y": y}
     terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=3, exact=False)]
     expressions = {"total": x + y, "y": y}
 
-    def set_hint(values: dict[str, int]) -> None:
-        model.ClearHints()
-        for name, var in variables.items():
-            model.AddHint(var, values[name])
-
-    def extract(solver: cp_model.CpSolver) -> dict[str, int]:
-        return {name: solver.Value(var) for name, var in variables.items()}
-
     return staged_solve(
-        model, terms, lambda t: expressions[t.name], set_hint, extract, hint,
+        model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
         time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, pace=pace,
     )
 
@@ -82,11 +87,6 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
         model, x, y = _model()
         variables = {"x": x, "y": y}
 
-        def set_hint(values: dict[str, int]) -> None:
-            model.ClearHints()
-            for name, var in variables.items():
-                model.AddHint(var, values[name])
-
         def refine(solution: dict[str, int]) -> dict[str, int] | None:
             return solution if solution["x"] <= 1 else None  # "x above 1 does not pack"
 
@@ -96,8 +96,8 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
             return True
 
         return staged_solve(
-            model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y, set_hint,
-            lambda solver: {name: solver.Value(var) for name, var in variables.items()}, {"x": 0, "y": 0},
+            model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y,
+            _hinter(model, variables), _reader(variables), {"x": 0, "y": 0},
             time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, learn=learn, pace=pace,
         )
 
@@ -116,13 +116,7 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
 
 def test_a_stage_not_reached_is_measured_against_the_most_it_could_be() -> None:
     model, x, y = _model()
-    variables = {"x": x, "y": y}
-
-    def set_hint(values: dict[str, int]) -> None:
-        model.ClearHints()
-        for name, var in variables.items():
-            model.AddHint(var, values[name])
-
+    set_hint = _hinter(model, {"x": x, "y": y})
     total = Term("total", "maximize", upper=6, exact=False, primary=True)
     later = Term("y", "maximize", upper=3, exact=False)
     expressions = {"total": x + y, "y": y}
