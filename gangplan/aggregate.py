@@ -299,33 +299,35 @@ def _room(
 ) -> None:
     """What the bucket's nodes can hold: valid for every real packing, exact when simple."""
     free = problem.matrix("free")[nodes]
+    requests = np.array([problem.roles[r].request for r, _, _ in items], dtype=np.int64)
+    most = np.array([cap for _, _, cap in items], dtype=np.int64)
+
+    def at_most(coefficients: np.ndarray, limit: int) -> None:
+        # Left out when the counts' caps keep it anyway; the int64 sum is trusted only where
+        # the float one shows it cannot overflow (bytes times pods).
+        if float(coefficients.astype(np.float64) @ most) < 2.0**62 and int(coefficients @ most) <= limit:
+            return
+        used = np.flatnonzero(coefficients).tolist()
+        model.Add(cp_model.LinearExpr.WeightedSum([items[i][1] for i in used], coefficients[used].tolist()) <= limit)
+
     for k in range(free.shape[1]):
-        worst = sum(problem.roles[r].request[k] * cap for r, _, cap in items)
-        if worst > int(free[:, k].sum()):
-            model.Add(sum(problem.roles[r].request[k] * var for r, var, _ in items) <= int(free[:, k].sum()))
+        at_most(requests[:, k], int(free[:, k].sum()))
     # Cut each node into slots of s: a pod asking q holds at least floor(q / s) of them, since
     # pods on one node sum to at most its free amount F and floor(a / s) + floor(b / s) <=
     # floor((a + b) / s). Exact for one resource when sizes divide each other.
-    sizes = sorted({problem.roles[r].request[scarce] for r, _, _ in items if problem.roles[r].request[scarce] > 0})
     column = free[:, scarce]
-    for s in sizes:
-        slots = int((column // s).sum())
-        held = [(problem.roles[r].request[scarce] // s, var, cap) for r, var, cap in items]
-        if sum(h * cap for h, _, cap in held) > slots:
-            model.Add(sum(h * var for h, var, _ in held if h) <= slots)
+    for size in sorted(set(requests[:, scarce][requests[:, scarce] > 0].tolist())):
+        at_most(requests[:, scarce] // size, int((column // size).sum()))
     # Pods at least as large as q in every resource: at most min_k floor(free_k / q_k) per node.
-    requests = np.array([problem.roles[r].request for r, _, _ in items], dtype=np.int64)
     for q in {tuple(row) for row in requests.tolist()}:
         wanted = np.array(q, dtype=np.int64)
         positive = wanted > 0
         if not positive.any():
             continue
-        dominating = np.nonzero((requests >= wanted).all(axis=1))[0]
-        if len(dominating) < 2:
+        dominating = (requests >= wanted).all(axis=1)
+        if dominating.sum() < 2:
             continue
-        slots = int((free[:, positive] // wanted[positive]).min(axis=1).sum())
-        if sum(items[i][2] for i in dominating) > slots:
-            model.Add(sum(items[i][1] for i in dominating) <= slots)
+        at_most(dominating.astype(np.int64), int((free[:, positive] // wanted[positive]).min(axis=1).sum()))
 
 
 def _required(

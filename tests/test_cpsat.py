@@ -28,7 +28,7 @@ def _reader(variables: dict[str, cp_model.IntVar]):
     return lambda solver: {name: solver.Value(var) for name, var in variables.items()}
 
 
-def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace()):
+def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: bool = False):
     model, x, y = _model()
     variables = {"x": x, "y": y}
     terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=3, exact=False)]
@@ -36,7 +36,7 @@ def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace()):
 
     return staged_solve(
         model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
-        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, pace=pace,
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, pace=pace, optional=optional,
     )
 
 
@@ -133,3 +133,13 @@ def test_a_stage_whose_set_up_alone_would_overrun_the_limit_is_not_started() -> 
     assert [stage.terms for stage in result.stages] == [["total"]]
     assert result.status == "FEASIBLE"
     assert _solve({"x": 1, "y": 1}).status == "OPTIMAL"  # the default pace reaches both
+
+
+def test_an_optional_solve_starts_only_with_twice_the_time_its_set_up_takes() -> None:
+    # Two variables at 0.5 s each: 2 s of set-up against stage 1's 3.5 s (70% of 5 s) is
+    # enough for a solve that must run, not for one whose caller has a plan already (4 s).
+    slow = Pace(per_variable=0.5)
+    assert _solve({"x": 1, "y": 1}, pace=slow).stages[0].terms == ["total"]
+    skipped = _solve({"x": 1, "y": 1}, pace=slow, optional=True)
+    assert (skipped.stages, skipped.assignment, skipped.status) == ([], None, "UNKNOWN")
+    assert _solve({"x": 1, "y": 1}, optional=True).status == "OPTIMAL"
