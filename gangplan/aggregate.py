@@ -33,9 +33,22 @@ from typing import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .cpsat import DETERMINISTIC_WORKERS, Pace, Reporter, SolveResult, add_quorum, hint_counts, read_counts, staged_solve
-from .greedy import complete, pods_that_fit, repair
-from .objective import Assignment, Term
+from .cpsat import (
+    DETERMINISTIC_WORKERS,
+    Pace,
+    Reporter,
+    SolveResult,
+    OPTIONAL_MARGIN,
+    StageResult,
+    add_quorum,
+    hint_counts,
+    read_counts,
+    stage_budget,
+    stage_terms,
+    staged_solve,
+)
+from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, pods_that_fit, repair
+from .objective import Assignment, Term, score
 from .problem import Problem, candidate_count
 
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
@@ -62,6 +75,23 @@ WHOLE_INTERLEAVED = 3
 # gap had been 7%; at 2,048 nodes (31 k) they added 4 k constraints, a second of presolve, and
 # a looser bound in the time there is.
 CONFINED_CUTS_UP_TO = 20_000
+# A whole bucket model with light presolve (2,048 nodes) is too large for CP-SAT to decide which
+# of a few large JobGroups go in: its bound stayed at the root LP, 5% above the optimum, for
+# 30 s. So objective 1's first stage is first solved on the domains one level up (a miniPod
+# per bucket, not a tor), where the largest gangs keep a count per domain, largest first up to
+# UPPER_DETAIL counts, and the others one count for the whole cluster; the per-selector cuts
+# are on. At 2,048 nodes that model (1,800 + 250 counts) proved 8.57e11 in 2.4 s, 0.6% above
+# the optimum (8.52e11, a miniPod model with every gang in detail proved it in 6.7 s); with
+# 1,100 counts of detail, 8.69e11. It gets UPPER_SHARE of the time.
+UPPER_DETAIL = 2_800
+UPPER_SHARE = 0.8
+# Greedy puts the upper model's JobGroups first, largest first, and again with those that need
+# more than this share of their roomiest domain before the others; the better plan is kept
+# (at 2,048 nodes 8.35e11 and 8.45e11: a bigPod-wide gang placed late found no bigPod left).
+TIGHT = 0.3
+# Its wall seconds per deterministic second: 3.6 s for 1.3 deterministic s at 2,048 nodes
+# (its cluster-wide and per-selector cuts are dense), against 1.6 for the tor models.
+UPPER_PACE = Pace(2.6, 4e-4)
 # Up to this many (role, node) candidates each stage's solution is put on nodes and topped up
 # greedily before the next stage starts from it (a fraction of a second at 512 nodes; at
 # 20,480 nodes expansion alone took 9 s).
@@ -86,7 +116,7 @@ class Buckets:
     level: int | None  # the topology level buckets are domains of, None when they are classes
 
 
-def make_buckets(problem: Problem, *, by_roles: bool = False) -> Buckets:
+def make_buckets(problem: Problem, *, by_roles: bool = False, level: int | None = None) -> Buckets:
     """The usable nodes of each lowest-level domain (a tor); outside the tree, nodes alike for
     every role (same free room, same idleness, eligible for the same roles). A tor's nodes need
     not be eligible for the same roles: each role's room there counts only its own candidates,
@@ -94,8 +124,9 @@ def make_buckets(problem: Problem, *, by_roles: bool = False) -> Buckets:
     2,048 nodes 65 k counts and no bound; by tor, 31 k and a 10.8% gap). ``by_roles`` splits
     tors by role set too, for models too large to bound anyway. Role sets are compared
     by two random 64-bit sums per node (Zobrist hashing), not listed: 25 M (role, node) pairs
-    at 20,480 nodes."""
-    level = len(problem.tree.levels) - 1 if problem.tree is not None and problem.tree.levels else None
+    at 20,480 nodes. ``level`` pools a higher level's domains instead."""
+    if level is None and problem.tree is not None and problem.tree.levels:
+        level = len(problem.tree.levels) - 1
     signed = by_roles or level is None or bool(problem.tree.outside)  # type: ignore[union-attr]
     keys = np.random.default_rng(0).integers(0, 2**63, size=(len(problem.roles), 2), dtype=np.uint64)
     signature = np.zeros((len(problem.nodes), 2), dtype=np.uint64)
@@ -143,6 +174,7 @@ class AggregateResult:
     buckets: Buckets
     whole: bool  # every role kept every bucket: the bounds hold for the whole problem
     on_nodes: list[Assignment] = field(default_factory=list)  # real plans made between stages
+    upper: list[StageResult] = field(default_factory=list)  # the first stage one level up
 
 
 def solve_buckets(
@@ -166,36 +198,38 @@ def solve_buckets(
         buckets = make_buckets(problem, by_roles=True)
         caps = _caps(problem, buckets)
     scarce = _scarce(problem, gpu_resource)
-    model = cp_model.CpModel()
-    hinted: dict[tuple[int, int], int] = defaultdict(int)
-    for (r, n), c in hint.counts.items():
-        hinted[r, int(buckets.of_node[n])] += c
-
     whole = len(caps) <= BUCKET_MODEL_LIMIT
+    kept = [t for t in terms if t.primary]
+    made: list[Assignment] = []
+    upper: list[StageResult] = []
+    spent = 0.0
+    if whole and kept and len(caps) > LIGHT_PRESOLVE_FROM and buckets.level:
+        upper, chosen, spent = _upper_first(
+            problem, stage_terms(kept)[0], hint, buckets.level - 1, scarce,
+            time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter,
+        )
+        if chosen is not None and score(terms, problem, chosen) > score(terms, problem, hint):
+            hint = chosen
+            made.append(chosen)
+        # The plan stands without the tor model: built only when it would be searched.
+        first = stage_budget(time_limit - spent, 0, len(stage_terms(kept)))
+        if workers <= 1 and LIGHT_PACE.too_short(first, len(caps) + len(problem.job_groups), OPTIONAL_MARGIN):
+            return AggregateResult(SolveResult(None, "UNKNOWN", deterministic_time=spent), buckets, whole, made, upper)
+    model = cp_model.CpModel()
+    hinted = _in_buckets(hint, buckets)
+
     if not whole:
         caps = _neighbourhood(problem, caps, hinted, BUCKET_MODEL_LIMIT)
 
     count = {key: model.NewIntVar(0, cap, f"x[{key[0]},{key[1]}]") for key, cap in sorted(caps.items())}
     placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
     role_vars: dict[int, list[cp_model.IntVar]] = defaultdict(list)
-    in_bucket: dict[int, list[int]] = defaultdict(list)
     for (r, b), var in count.items():
         role_vars[r].append(var)
-        in_bucket[b].append(r)
 
     add_quorum(model, problem, placed, role_vars)
 
-    eligible = _splitter(problem, buckets)
-    for b, roles in in_bucket.items():
-        _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce)
-        # Roles that may use only some of the bucket's nodes (node selectors, taints) share
-        # those: the same cuts on each such set, over the roles confined to it.
-        if len(count) > CONFINED_CUTS_UP_TO:
-            continue
-        confined = {r: frozenset(eligible(r, b).tolist()) for r in roles}
-        for nodes in sorted({e for e in confined.values() if len(e) < len(buckets.nodes[b])}, key=sorted):
-            inside = [(r, count[r, b], caps[r, b]) for r in roles if confined[r] <= nodes]
-            _room(model, problem, sorted(nodes), inside, scarce)
+    eligible = _bucket_room(model, problem, buckets, count, caps, scarce, confined=len(count) <= CONFINED_CUTS_UP_TO)
     covers = _required(model, problem, buckets, count, caps, placed)
 
     def expression(term: Term) -> cp_model.LinearExprT:
@@ -216,7 +250,6 @@ def solve_buckets(
     def extract(solver: cp_model.CpSolver) -> BucketSolution:
         return BucketSolution(*read_counts(solver, count, placed))
 
-    made: list[Assignment] = []
 
     def refine(solution: BucketSolution) -> BucketSolution | None:
         """The stage's solution on nodes, topped up greedily, back in buckets: the next stage
@@ -225,10 +258,7 @@ def solve_buckets(
         made.append(on_nodes)
         if not on_nodes.placed >= solution.placed:
             return None  # a JobGroup did not survive expansion: earlier stages would lose value
-        counts: dict[tuple[int, int], int] = defaultdict(int)
-        for (r, n), c in on_nodes.counts.items():
-            counts[r, int(buckets.of_node[n])] += c
-        return BucketSolution(dict(counts), on_nodes.placed)
+        return BucketSolution(_in_buckets(on_nodes, buckets), on_nodes.placed)
 
     def learn(solution: BucketSolution) -> bool:
         """No-goods for the buckets whose pods do not fit on their nodes at once."""
@@ -242,21 +272,178 @@ def solve_buckets(
             model.AddBoolOr(literals)
         return bool(found)
 
-    kept = [t for t in terms if t.primary]
     start_hint = BucketSolution({k: v for k, v in hinted.items() if k in count}, hint.placed)
     small = whole and candidate_count(problem) <= REFINE_LIMIT
     light = len(count) > LIGHT_PRESOLVE_FROM
     result = staged_solve(
         model, kept, expression, set_hint, extract, start_hint,
-        time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
+        time_limit=time_limit - spent if workers <= 1 else time_limit,
+        workers=workers, seed=seed, reporter=reporter, start=start,
         light_presolve=light,
         ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole else ()),
         refine=refine if small else None, learn=learn if small else None,
         pace=(LIGHT_PACE if light else FULL_PACE) if whole else Pace(),
         interleaved=WHOLE_INTERLEAVED if whole and not light else DETERMINISTIC_WORKERS,
+        optional=bool(upper),
     )
     result.variables = len(count) + len(placed)
-    return AggregateResult(result, buckets, whole, made)
+    result.deterministic_time += spent
+    return AggregateResult(result, buckets, whole, made, upper)
+
+
+def _in_buckets(assignment: Assignment, buckets: Buckets) -> dict[tuple[int, int], int]:
+    """Pods per (role, bucket) of a plan on nodes."""
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for (r, n), c in assignment.counts.items():
+        counts[r, int(buckets.of_node[n])] += c
+    return dict(counts)
+
+
+def _bucket_room(
+    model: cp_model.CpModel,
+    problem: Problem,
+    buckets: Buckets,
+    count: dict[tuple[int, int], cp_model.IntVar],
+    caps: dict[tuple[int, int], int],
+    scarce: int,
+    *,
+    confined: bool,
+) -> Callable[[int, int], np.ndarray]:
+    """Each bucket's room over the counts there and, with ``confined``, again on each smaller
+    set of its nodes some roles may only use (node selectors, taints), over the roles confined
+    to it. Returns the split of role candidates by bucket it used."""
+    in_bucket: dict[int, list[int]] = defaultdict(list)
+    for r, b in count:
+        in_bucket[b].append(r)
+    eligible = _splitter(problem, buckets)
+    for b, roles in in_bucket.items():
+        _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce)
+        if not confined:
+            continue
+        sets = {r: frozenset(eligible(r, b).tolist()) for r in roles}
+        for nodes in sorted({e for e in sets.values() if len(e) < len(buckets.nodes[b])}, key=sorted):
+            inside = [(r, count[r, b], caps[r, b]) for r in roles if sets[r] <= nodes]
+            _room(model, problem, sorted(nodes), inside, scarce)
+    return eligible
+
+
+def _upper_first(
+    problem: Problem,
+    stage: list[Term],
+    hint: Assignment,
+    level: int,
+    scarce: int,
+    *,
+    time_limit: float,
+    workers: int,
+    seed: int,
+    reporter: Reporter | None,
+) -> tuple[list[StageResult], Assignment | None, float]:
+    """The first objective-1 stage on the domains at ``level``, the largest gangs in detail
+    (UPPER_DETAIL): every real plan is a solution of it, so its bound holds for the whole
+    problem. Returns that stage, greedy's plan with the JobGroups it placed put first (its
+    other JobGroups then as before), and the time spent.
+
+    The detailed gangs share each domain's room as in the bucket model; the others only the
+    cluster's, which is looser: a small pod may be counted in room a large one holds."""
+    start = time.perf_counter()
+    upper = make_buckets(problem, level=level)
+    caps = _caps(problem, upper)
+    per_gang: dict[int, int] = defaultdict(int)
+    room: dict[int, int] = defaultdict(int)
+    for (r, b), cap in caps.items():
+        per_gang[problem.roles[r].gang] += 1
+        room[r] += cap
+    detailed: set[int] = set()
+    for g in sorted(per_gang, key=lambda g: (-_scarce_need(problem, g, scarce), g)):
+        if len(detailed) and sum(per_gang[d] for d in detailed) + per_gang[g] > UPPER_DETAIL:
+            break
+        detailed.add(g)
+    model = cp_model.CpModel()
+    count = {
+        key: model.NewIntVar(0, cap, f"x[{key[0]},{key[1]}]")
+        for key, cap in sorted(caps.items())
+        if problem.roles[key[0]].gang in detailed
+    }
+    everywhere = {
+        r: model.NewIntVar(0, min(problem.roles[r].count, most), f"x[{r}]")
+        for r, most in sorted(room.items())
+        if problem.roles[r].gang not in detailed
+    }
+    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    role_vars: dict[int, list[cp_model.IntVar]] = defaultdict(list)
+    for (r, _), var in count.items():
+        role_vars[r].append(var)
+    for r, var in everywhere.items():
+        role_vars[r].append(var)
+    add_quorum(model, problem, placed, role_vars)
+    _bucket_room(model, problem, upper, count, caps, scarce, confined=True)
+    cluster = sorted(n for nodes in upper.nodes for n in nodes)
+    _room(
+        model, problem, cluster,
+        [(r, sum(role_vars[r]), min(problem.roles[r].count, room[r])) for r in sorted(role_vars)], scarce,
+    )
+    _required(model, problem, upper, count, caps, placed)
+
+    def set_hint(plan: Assignment) -> None:
+        hint_counts(model, count, placed, _in_buckets(plan, upper), plan.placed)
+        pods: dict[int, int] = defaultdict(int)
+        for (r, _), c in plan.counts.items():
+            pods[r] += c
+        for r, var in everywhere.items():
+            model.AddHint(var, pods[r])
+
+    result = staged_solve(
+        model, stage, lambda t: sum(coef * placed[j] for j, coef in t.job_groups.items()), set_hint,
+        lambda solver: Assignment({}, frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var))), hint,
+        time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
+        ignore_subsolvers=IGNORED_SUBSOLVERS + ("default_lp",), pace=UPPER_PACE, interleaved=WHOLE_INTERLEAVED,
+    )
+    spent = result.deterministic_time
+    if result.assignment is None or result.assignment.placed == hint.placed:
+        return result.stages, None, spent
+    chosen = result.assignment.placed  # only the JobGroups: its counts are not on nodes
+    members = set(stage[0].job_groups)
+    plans = []
+    for first in (lambda j: 0, lambda j: -(_tightness(problem, j) > TIGHT)):
+        # Its JobGroups first (the tightest ones first in the second pass), largest first.
+        order = sorted(
+            range(len(problem.job_groups)),
+            key=lambda j: (
+                -problem.job_groups[j].priority,
+                j not in members or j not in chosen,
+                first(j) if j in chosen else 0,
+                -problem.job_groups[j].demand if j in members else 0,
+                j,
+            ),
+        )
+        plans.append(greedy(problem, order))
+        spent += candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS if workers <= 1 else 0.0
+    return result.stages, max(plans, key=lambda plan: score(stage, problem, plan)), spent
+
+
+def _tightness(problem: Problem, j: int) -> float:
+    """The largest share of its roomiest allowed domain a gang of the JobGroup needs (pods
+    against what its candidates there hold, each alone): 1 is a gang that fills it."""
+    tightest = 0.0
+    for g in problem.job_groups[j].gangs:
+        gang = problem.gangs[g]
+        level = max(gang.topology.required) if gang.topology is not None and gang.topology.required else None
+        room: dict[int, float] = defaultdict(float)
+        for r in gang.roles:
+            role = problem.roles[r]
+            domains = problem.domain_array(level)[role.nodes] if level is not None else np.zeros(len(role.nodes), dtype=np.int64)
+            for d, c in zip(domains.tolist(), role.caps.tolist()):
+                if d >= 0:
+                    room[d] += c
+        tightest = max(tightest, gang.need / max(1.0, max(room.values(), default=0.0)))
+    return tightest
+
+
+def _scarce_need(problem: Problem, g: int, scarce: int) -> int:
+    """How much of the scarce resource a gang's quorum asks for, about: its largest pod's."""
+    gang = problem.gangs[g]
+    return gang.need * max((problem.roles[r].request[scarce] for r in gang.roles), default=0)
 
 
 def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
@@ -298,6 +485,8 @@ def _room(
     scarce: int,
 ) -> None:
     """What the bucket's nodes can hold: valid for every real packing, exact when simple."""
+    if not items:
+        return
     free = problem.matrix("free")[nodes]
     requests = np.array([problem.roles[r].request for r, _, _ in items], dtype=np.int64)
     most = np.array([cap for _, _, cap in items], dtype=np.int64)
@@ -353,10 +542,13 @@ def _required(
         if topo is None or not topo.required or not problem.job_groups[spec.job_group].feasible:
             continue
         for level in topo.required:
+            # A level below the buckets' is taken one bucket at a time (a relaxation: the
+            # domain it asks for lies inside one bucket).
+            at = level if buckets.level is None or level <= buckets.level else buckets.level
             members: dict[int, list[tuple[int, int]]] = defaultdict(list)
             for r in spec.roles:
                 for b, var in by_role[r]:
-                    d = problem.domain(level, buckets.nodes[b][0])
+                    d = problem.domain(at, buckets.nodes[b][0])
                     if d is None:
                         model.Add(var == 0)
                     else:
@@ -370,7 +562,7 @@ def _required(
                 short = sum(held.values()) < spec.need or any(
                     sum(held.get(r, 0) for r in task.roles) < task.need for task in spec.tasks
                 )
-                if short or (level in topo.pinned and d != topo.pinned[level]):
+                if short or (level in topo.pinned and d != _above(problem, level, topo.pinned[level], at)):
                     for k in keys:
                         model.Add(count[k] == 0)
                     continue
@@ -379,6 +571,13 @@ def _required(
                 model.Add(sum(count[k] for k in keys) <= sum(held.values()) * uses[d])
             model.Add(sum(uses.values()) <= placed[spec.job_group])
     return covers
+
+
+def _above(problem: Problem, level: int, domain: int, at: int) -> int | None:
+    """The domain at level ``at`` (no lower than ``level``) that holds ``domain``."""
+    if at == level:
+        return domain
+    return problem.domain(at, int(np.flatnonzero(problem.domain_array(level) == domain)[0]))
 
 
 def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0) -> Assignment:

@@ -327,6 +327,11 @@ class Pace:
         return budget < margin * max(self.per_deterministic * PRESOLVE_PER_VARIABLE, 2 * self.per_variable) * variables
 
 
+def stage_budget(remaining: float, index: int, count: int) -> float:
+    """A stage's share of the time left: 70%, all of it for the last stage."""
+    return remaining if index == count - 1 else remaining * 0.7
+
+
 def staged_solve(
     model: cp_model.CpModel,
     terms: list[Term],
@@ -393,7 +398,7 @@ def staged_solve(
         if remaining <= 0.0:
             all_optimal = False
             break
-        budget = remaining if index == len(stages) - 1 else remaining * 0.7
+        budget = stage_budget(remaining, index, len(stages))
         if deterministic and (index or optional) and pace.too_short(
             budget, len(model.Proto().variables), OPTIONAL_MARGIN if optional and not index else 1.0
         ):
