@@ -116,10 +116,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         if found is not None and result.status != "OPTIMAL":
             found = complete(problem, found)  # later stages may not have run: fill in greedily
         if found is not None and score(terms, problem, found) >= score(terms, problem, baseline):
-            chosen = found
+            chosen = found  # greedy's own plan when CP-SAT proved it optimal: the status says so
         else:
             note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
-        if chosen is baseline:  # nothing from CP-SAT, or nothing better: the status says so
             status = "GREEDY"
     objective = tuple(
         ObjectiveValue(t.name, value := term_value(t, problem, chosen), t.sense, value if t.name in proven else None)

@@ -55,6 +55,15 @@ def test_cp_sat_is_never_worse_than_greedy_on_the_gpu_cluster() -> None:
     assert key >= base
 
 
+def test_a_greedy_plan_cp_sat_proves_optimal_is_reported_optimal() -> None:
+    # On the small snapshot greedy's plan is already optimal; CP-SAT proves it and keeps it.
+    data = plan_json(str(ROOT / "snapshots" / "small.yaml"))
+    assert (data["solver"]["status"], data["solver"]["gap"]) == ("OPTIMAL", 0.0)
+    greedy = plan_json(str(ROOT / "snapshots" / "small.yaml"), "--solver", "greedy")
+    assert [o["value"] for o in data["solver"]["objective"]] == [o["value"] for o in greedy["solver"]["objective"]]
+    assert all(o["bound"] == o["value"] for o in data["solver"]["objective"])
+
+
 def test_default_mode_output_is_byte_identical() -> None:
     snapshot = str(ROOT / "snapshots" / "small.yaml")
     for output in ("json", "yaml", "name", "table"):
