@@ -435,6 +435,8 @@ def staged_solve(
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 break
             value, bound = round(solver.ObjectiveValue()), round(solver.BestObjectiveBound())
+            # Learning only cuts off what no real solution does: an earlier solve's bound holds.
+            bound = min(bound, answer[2]) if answer is not None else bound
             # A start the solver did not improve on is kept as it was: the solver's copy has
             # later-stage variables presolve was free to change (a lower JobGroup dropped, say).
             found = extract(solver) if _hinted_value(model) != value else current

@@ -143,3 +143,31 @@ def test_an_optional_solve_starts_only_with_twice_the_time_its_set_up_takes() ->
     skipped = _solve({"x": 1, "y": 1}, pace=slow, optional=True)
     assert (skipped.stages, skipped.assignment, skipped.status) == ([], None, "UNKNOWN")
     assert _solve({"x": 1, "y": 1}, optional=True).status == "OPTIMAL"
+
+
+def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
+    # The solve after learning stops with only a loose bound (patched in: 9, the most the
+    # objective can be); the first solve's bound (6, the relaxation's optimum) is kept.
+    model, x, y = _model()
+    variables = {"x": x, "y": y}
+    reported = cp_model.CpSolver.BestObjectiveBound
+    solves: list[float] = []
+
+    def loose(solver: cp_model.CpSolver) -> float:
+        solves.append(reported(solver))
+        return solves[-1] if len(solves) == 1 else 9.0
+
+    monkeypatch.setattr(cp_model.CpSolver, "BestObjectiveBound", loose)
+
+    def learn(solution: dict[str, int]) -> bool:
+        model.Add(x <= 1)
+        return True
+
+    result = staged_solve(
+        model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y,
+        _hinter(model, variables), _reader(variables), {"x": 0, "y": 0},
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0,
+        refine=lambda s: s if s["x"] <= 1 else None, learn=learn,
+    )
+    assert solves == [6.0, 4.0]
+    assert [(stage.value, stage.bound) for stage in result.stages] == [(4, 6)]
