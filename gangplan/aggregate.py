@@ -355,10 +355,12 @@ def _upper_first(
         per_gang[problem.roles[r].gang] += 1
         room[r] += cap
     detailed: set[int] = set()
+    total = 0
     for g in sorted(per_gang, key=lambda g: (-_scarce_need(problem, g, scarce), g)):
-        if len(detailed) and sum(per_gang[d] for d in detailed) + per_gang[g] > UPPER_DETAIL:
+        if detailed and total + per_gang[g] > UPPER_DETAIL:
             break
         detailed.add(g)
+        total += per_gang[g]
     model = cp_model.CpModel()
     count = {
         key: model.NewIntVar(0, cap, f"x[{key[0]},{key[1]}]")
@@ -429,14 +431,13 @@ def _tightness(problem: Problem, j: int) -> float:
     for g in problem.job_groups[j].gangs:
         gang = problem.gangs[g]
         level = max(gang.topology.required) if gang.topology is not None and gang.topology.required else None
-        room: dict[int, float] = defaultdict(float)
+        room = np.zeros(1 if level is None else problem.domain_count(level))
         for r in gang.roles:
             role = problem.roles[r]
-            domains = problem.domain_array(level)[role.nodes] if level is not None else np.zeros(len(role.nodes), dtype=np.int64)
-            for d, c in zip(domains.tolist(), role.caps.tolist()):
-                if d >= 0:
-                    room[d] += c
-        tightest = max(tightest, gang.need / max(1.0, max(room.values(), default=0.0)))
+            domains = np.zeros(len(role.nodes), dtype=np.int64) if level is None else problem.domain_array(level)[role.nodes]
+            inside = domains >= 0
+            room += np.bincount(domains[inside], weights=role.caps[inside], minlength=len(room))
+        tightest = max(tightest, gang.need / max(1.0, float(room.max(initial=0.0))))
     return tightest
 
 
@@ -697,8 +698,11 @@ def _node_counts(
         cap_of = dict(zip(role.nodes.tolist(), role.caps.tolist()))
         mine = [y.setdefault((r, n), model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")) for n in nodes if n in cap_of]
         model.Add(sum(mine) == c if exact else sum(mine) <= c)
+    on_node: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
+    for (r, n), v in y.items():
+        on_node[n].append((r, v))
     for n in nodes:
-        here = [(r, v) for (r, nn), v in y.items() if nn == n]
+        here = on_node[n]
         for k in range(free.shape[1]):
             model.Add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
     return model, y

@@ -126,3 +126,37 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     assert gap == pytest.approx((largest[2] - value[2]) / largest[2])
     outcome.whole = False  # a neighbourhood proves nothing
     assert _bucket_proof(problem, terms, found, outcome) == (set(), None)
+
+
+def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
+    from gangplan.aggregate import AggregateResult
+    from gangplan.cpsat import SolveResult, StageResult, stage_objective, stage_terms, stage_upper
+    from gangplan.objective import term_value
+    from gangplan.planner import _bucket_proof
+
+    problem = build_problem(cluster)
+    terms = objective_terms(problem)
+    found = greedy(problem)
+    stages = stage_terms([t for t in terms if t.primary])
+    value = [stage_objective(s, lambda t: term_value(t, problem, found)) for s in stages]
+    names = [[t.name for t in s] for s in stages]
+    # Stage 1 proven by the model one level up; the tor model's own stage 1 claimed more than the
+    # plan reaches, so its tighter stage-3 bound (conditional on that) must not be used.
+    upper = [StageResult(names[0], "OPTIMAL", value[0], value[0])]
+    tor = [
+        StageResult(names[0], "FEASIBLE", value[0] + 1, value[0] + 5),
+        StageResult(names[1], "FEASIBLE", value[1], stage_upper(stages[1])),
+        StageResult(names[2], "FEASIBLE", value[2], value[2]),
+    ]
+    outcome = AggregateResult(SolveResult(found, "FEASIBLE", tor), make_buckets(problem), True, [], upper)
+    proven, gap = _bucket_proof(problem, terms, found, outcome)
+    largest = stage_upper(stages[2])
+    assert value[2] < largest
+    assert proven == {t.name for s in stages[:2] for t in s}
+    assert gap == pytest.approx((largest - value[2]) / largest)
+    # When the tor model's earlier stages are what the plan reaches, its bound counts: proven.
+    tor[0] = StageResult(names[0], "OPTIMAL", value[0], value[0])
+    proven, gap = _bucket_proof(problem, terms, found, outcome)
+    assert proven == {t.name for s in stages[:3] for t in s}
+    next_largest = stage_upper(stages[3])  # the next stage, which no model reached
+    assert value[3] < next_largest and gap == pytest.approx((next_largest - value[3]) / next_largest)
