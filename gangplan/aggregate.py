@@ -80,17 +80,17 @@ CONFINED_CUTS_UP_TO = 20_000
 # 30 s. So objective 1's first stage is first solved on the domains one level up (a miniPod
 # per bucket, not a tor), where the largest gangs keep a count per domain, largest first up to
 # UPPER_DETAIL counts, and the others one count for the whole cluster; the per-selector cuts
-# are on. At 2,048 nodes that model (1,800 + 250 counts) proved 8.57e11 in 2.4 s, 0.6% above
-# the optimum (8.52e11, a miniPod model with every gang in detail proved it in 6.7 s); with
-# 1,100 counts of detail, 8.69e11. It gets UPPER_SHARE of the time.
+# are on. At 2,048 nodes, with 2,800 counts of detail it proved the optimum (8.52e11) in 0.7
+# deterministic s; with 1,800, 8.57e11 in 2.4 s; with 1,100, 8.69e11 (a miniPod model with
+# every gang in detail needed 6.7 s). It gets UPPER_SHARE of the time.
 UPPER_DETAIL = 2_800
 UPPER_SHARE = 0.8
 # Greedy puts the upper model's JobGroups first, largest first, and again with those that need
 # more than this share of their roomiest domain before the others; the better plan is kept
 # (at 2,048 nodes 8.35e11 and 8.45e11: a bigPod-wide gang placed late found no bigPod left).
 TIGHT = 0.3
-# Its wall seconds per deterministic second: 3.6 s for 1.3 deterministic s at 2,048 nodes
-# (its cluster-wide and per-selector cuts are dense), against 1.6 for the tor models.
+# Its wall seconds: at 2,048 nodes 2.7 to 3.1 s for 0.7 deterministic s, and up to 4.7 s for
+# 1.4 with less detail; its cluster-wide and per-selector cuts make presolve dense (1.5 s).
 UPPER_PACE = Pace(2.6, 4e-4)
 # Up to this many (role, node) candidates each stage's solution is put on nodes and topped up
 # greedily before the next stage starts from it (a fraction of a second at 512 nodes; at
