@@ -77,12 +77,14 @@ WHOLE_INTERLEAVED = 3
 CONFINED_CUTS_UP_TO = 20_000
 # A whole bucket model with light presolve (2,048 nodes) is too large for CP-SAT to decide which
 # of a few large JobGroups go in: its bound stayed at the root LP, 5% above the optimum, for
-# 30 s. So objective 1's first stage is first solved on the domains one level up (a miniPod
-# per bucket, not a tor), where the largest gangs keep a count per domain, largest first up to
-# UPPER_DETAIL counts, and the others one count for the whole cluster; the per-selector cuts
-# are on. At 2,048 nodes, with 2,800 counts of detail it proved the optimum (8.52e11) in 0.7
+# 30 s. So objective 1 is first solved on the domains one level up (a miniPod per bucket, not
+# a tor), where the largest gangs keep a count per domain, largest first up to UPPER_DETAIL
+# counts, and the others one count for the whole cluster; the per-selector cuts are on. Its
+# first stage that the start does not already maximise gets UPPER_SHARE of the time. At 2,048
+# nodes, with 2,800 counts of detail it proved the top level's optimum (8.52e11) in 0.7
 # deterministic s; with 1,800, 8.57e11 in 2.4 s; with 1,100, 8.69e11 (a miniPod model with
-# every gang in detail needed 6.7 s). It gets UPPER_SHARE of the time.
+# every gang in detail needed 6.7 s). Where greedy places every top-level JobGroup (seeds 3
+# and 4), the second level's bound came within 0.5% of its solution in 1.5 s (seed 4).
 UPPER_DETAIL = 2_800
 UPPER_SHARE = 0.8
 # Greedy puts the upper model's JobGroups first, largest first, and again with those that need
@@ -96,6 +98,12 @@ UPPER_PACE = Pace(2.6, 4e-4)
 # greedily before the next stage starts from it (a fraction of a second at 512 nodes; at
 # 20,480 nodes expansion alone took 9 s).
 REFINE_LIMIT = 1_000_000
+# Deterministic seconds for packing one bucket that first-fit did not pack: which roles to keep
+# whole settled within 0.02 s at 512 nodes and on the trace (1 s changed nothing).
+PACK_EXACTLY_LIMIT = 0.05
+# Wall seconds of those small solves and of the no-good searches' feasibility checks (one
+# worker): fitted on 512 nodes and the trace case, 2.5 per deterministic s (1.5 to 3.1).
+SMALL_PACE = Pace(2.5, 1e-4)
 # The bucket model is a knapsack over JobGroups with a tight LP: CP-SAT's LP workers (with
 # reduced-cost fixing) find and prove its optimum; the others only take turns from them in the
 # interleaved search. At 512 nodes, the stage at the second priority level: 16% gap after 6.5 s
@@ -174,7 +182,7 @@ class AggregateResult:
     buckets: Buckets
     whole: bool  # every role kept every bucket: the bounds hold for the whole problem
     on_nodes: list[Assignment] = field(default_factory=list)  # real plans made between stages
-    upper: list[StageResult] = field(default_factory=list)  # the first stage one level up
+    upper: list[StageResult] = field(default_factory=list)  # objective 1 one level up, as far as it went
 
 
 def solve_buckets(
@@ -204,8 +212,8 @@ def solve_buckets(
     upper: list[StageResult] = []
     spent = 0.0
     if whole and kept and len(caps) > LIGHT_PRESOLVE_FROM and buckets.level:
-        upper, chosen, spent = _upper_first(
-            problem, stage_terms(kept)[0], hint, buckets.level - 1, scarce,
+        upper, chosen, spent = _upper(
+            problem, kept, hint, buckets.level - 1, scarce,
             time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter,
         )
         if chosen is not None and score(terms, problem, chosen) > score(terms, problem, hint):
@@ -251,10 +259,12 @@ def solve_buckets(
         return BucketSolution(*read_counts(solver, count, placed))
 
 
+    meter = Meter()
+
     def refine(solution: BucketSolution) -> BucketSolution | None:
         """The stage's solution on nodes, topped up greedily, back in buckets: the next stage
         (a lower priority level, say) then starts with the JobGroups greedy can still add."""
-        on_nodes = complete(problem, repair(problem, expand(problem, buckets, solution, seed=seed)))
+        on_nodes = complete(problem, repair(problem, expand(problem, buckets, solution, seed=seed, meter=meter)))
         made.append(on_nodes)
         if not on_nodes.placed >= solution.placed:
             return None  # a JobGroup did not survive expansion: earlier stages would lose value
@@ -262,7 +272,7 @@ def solve_buckets(
 
     def learn(solution: BucketSolution) -> bool:
         """No-goods for the buckets whose pods do not fit on their nodes at once."""
-        found = _no_goods(problem, buckets, solution, eligible)
+        found = _no_goods(problem, buckets, solution, eligible, meter)
         for b, core in found:
             literals = []
             for r, c in core:
@@ -285,6 +295,7 @@ def solve_buckets(
         pace=(LIGHT_PACE if light else FULL_PACE) if whole else Pace(),
         interleaved=WHOLE_INTERLEAVED if whole and not light else DETERMINISTIC_WORKERS,
         optional=bool(upper),
+        overhead=lambda: meter.seconds,
     )
     result.variables = len(count) + len(placed)
     result.deterministic_time += spent
@@ -327,9 +338,16 @@ def _bucket_room(
     return eligible
 
 
-def _upper_first(
+@dataclass(frozen=True, slots=True)
+class _UpperSolution:
+    counts: dict[tuple[int, int], int]  # (role, domain) -> pods, for the gangs in detail
+    pods: dict[int, int]  # role -> pods in the whole cluster, for the others
+    placed: frozenset[int]
+
+
+def _upper(
     problem: Problem,
-    stage: list[Term],
+    terms: list[Term],
     hint: Assignment,
     level: int,
     scarce: int,
@@ -339,10 +357,11 @@ def _upper_first(
     seed: int,
     reporter: Reporter | None,
 ) -> tuple[list[StageResult], Assignment | None, float]:
-    """The first objective-1 stage on the domains at ``level``, the largest gangs in detail
-    (UPPER_DETAIL): every real plan is a solution of it, so its bound holds for the whole
-    problem. Returns that stage, greedy's plan with the JobGroups it placed put first (its
-    other JobGroups then as before), and the time spent.
+    """Objective 1's stages on the domains at ``level``, the largest gangs in detail
+    (UPPER_DETAIL), as far as the time goes: every real plan is a solution of it, so each
+    stage's bound holds for the whole problem (for plans that reach its earlier stages).
+    Returns those stages, greedy's plan with the JobGroups it placed put first at each
+    priority level it solved (the others as before), and the time spent.
 
     The detailed gangs share each domain's room as in the bucket model; the others only the
     cluster's, which is looser: a small pod may be counted in room a large one holds."""
@@ -385,27 +404,41 @@ def _upper_first(
         model, problem, cluster,
         [(r, sum(role_vars[r]), min(problem.roles[r].count, room[r])) for r in sorted(role_vars)], scarce,
     )
-    _required(model, problem, upper, count, caps, placed)
+    covers = _required(model, problem, upper, count, caps, placed)
 
-    def set_hint(plan: Assignment) -> None:
-        hint_counts(model, count, placed, _in_buckets(plan, upper), plan.placed)
-        pods: dict[int, int] = defaultdict(int)
-        for (r, _), c in plan.counts.items():
-            pods[r] += c
+    def set_hint(solution: _UpperSolution) -> None:
+        hint_counts(model, count, placed, solution.counts, solution.placed)
         for r, var in everywhere.items():
-            model.AddHint(var, pods[r])
+            model.AddHint(var, solution.pods.get(r, 0))
+        for var, keys in covers.items():
+            model.AddHint(var, any(solution.counts.get(k, 0) for k in keys))
 
+    def extract(solver: cp_model.CpSolver) -> _UpperSolution:
+        counts, chosen = read_counts(solver, count, placed)
+        return _UpperSolution(counts, {r: solver.Value(var) for r, var in everywhere.items()}, chosen)
+
+    pods: dict[int, int] = defaultdict(int)
+    for (r, _), c in hint.counts.items():
+        pods[r] += c
+    in_domains = _in_buckets(hint, upper)
+    start_from = _UpperSolution(
+        {k: c for k, c in in_domains.items() if k in count}, {r: c for r, c in pods.items() if r in everywhere},
+        hint.placed,
+    )
     result = staged_solve(
-        model, stage, lambda t: sum(coef * placed[j] for j, coef in t.job_groups.items()), set_hint,
-        lambda solver: Assignment({}, frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var))), hint,
-        time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
+        model, terms, lambda t: sum(coef * placed[j] for j, coef in t.job_groups.items()), set_hint, extract,
+        start_from, time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
         ignore_subsolvers=IGNORED_SUBSOLVERS + ("default_lp",), pace=UPPER_PACE, interleaved=WHOLE_INTERLEAVED,
+        one_search=True,
     )
     spent = result.deterministic_time
     if result.assignment is None or result.assignment.placed == hint.placed:
         return result.stages, None, spent
     chosen = result.assignment.placed  # only the JobGroups: its counts are not on nodes
-    members = set(stage[0].job_groups)
+    solved = {
+        j for terms_, st in zip(stage_terms(terms), result.stages) if st.value is not None
+        for t in terms_ for j in t.job_groups
+    }
     plans = []
     for first in (lambda j: 0, lambda j: -(_tightness(problem, j) > TIGHT)):
         # Its JobGroups first (the tightest ones first in the second pass), largest first.
@@ -413,15 +446,15 @@ def _upper_first(
             range(len(problem.job_groups)),
             key=lambda j: (
                 -problem.job_groups[j].priority,
-                j not in members or j not in chosen,
+                j not in solved or j not in chosen,
                 first(j) if j in chosen else 0,
-                -problem.job_groups[j].demand if j in members else 0,
+                -problem.job_groups[j].demand if j in solved else 0,
                 j,
             ),
         )
         plans.append(greedy(problem, order))
         spent += candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS if workers <= 1 else 0.0
-    return result.stages, max(plans, key=lambda plan: score(stage, problem, plan)), spent
+    return result.stages, max(plans, key=lambda plan: score(terms, problem, plan)), spent
 
 
 def _tightness(problem: Problem, j: int) -> float:
@@ -518,6 +551,49 @@ def _room(
         if dominating.sum() < 2:
             continue
         at_most(dominating.astype(np.int64), int((free[:, positive] // wanted[positive]).min(axis=1).sum()))
+    _whole_node_cuts(problem, nodes, items, free, requests, scarce, at_most)
+
+
+def _whole_node_cuts(
+    problem: Problem,
+    nodes: list[int],
+    items: list[tuple[int, cp_model.IntVar, int]],
+    free: np.ndarray,
+    requests: np.ndarray,
+    scarce: int,
+    at_most: Callable[[np.ndarray, int], None],
+) -> None:
+    """Pods asking more than half of the scarce resource any node here has free go one to a
+    node; when the others that ask for it never fit beside them, such a node is closed to
+    those, so in each resource it counts whole against them (at least the least any node it
+    fits on has free). At 512 nodes, 8-GPU pods on a tor made unusable the CPU that 1-GPU
+    pods with many cores were counted in."""
+    column = free[:, scarce]
+    big = np.flatnonzero(2 * requests[:, scarce] > column.max(initial=0))
+    if not len(big):
+        return
+    where = np.asarray(nodes, dtype=np.int64)
+    order = np.argsort(where, kind="stable")
+    fits: dict[int, np.ndarray] = {}
+    for i in big.tolist():
+        role = problem.roles[items[i][0]]
+        mine = role.nodes[role.caps > 0]
+        at = np.searchsorted(where[order], mine)
+        inside = at < len(where)
+        at, mine = at[inside], mine[inside]
+        fits[i] = order[at[where[order][at] == mine]]  # rows of ``free``
+    fits = {i: rows for i, rows in fits.items() if len(rows)}
+    if not fits:
+        return
+    left = max(int((column[rows] - requests[i, scarce]).max()) for i, rows in fits.items())
+    small = (requests[:, scarce] > max(left, 0)) & (2 * requests[:, scarce] <= column.max())
+    if not small.any():
+        return
+    for k in range(free.shape[1]):
+        coefficients = np.where(small, requests[:, k], 0)
+        for i, rows in fits.items():
+            coefficients[i] = int(free[rows, k].min())
+        at_most(coefficients, int(free[:, k].sum()))
 
 
 def _required(
@@ -581,7 +657,9 @@ def _above(problem: Problem, level: int, domain: int, at: int) -> int | None:
     return problem.domain(at, int(np.flatnonzero(problem.domain_array(level) == domain)[0]))
 
 
-def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0) -> Assignment:
+def expand(
+    problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed: int = 0, meter: Meter | None = None
+) -> Assignment:
     """Pods per (role, node) for a bucket solution. Tentative: where a bucket did not hold all
     its pods, a JobGroup may be short of quorum (``greedy.repair`` settles that)."""
     free = problem.matrix("free").copy()
@@ -589,7 +667,7 @@ def expand(problem: Problem, buckets: Buckets, solution: BucketSolution, *, seed
     counts: dict[tuple[int, int], int] = defaultdict(int)
     for b, items in sorted(_per_bucket(solution).items()):
         if _pack(problem, b, items, free, counts, eligible):
-            _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed)
+            _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed, meter or Meter())
     return Assignment({k: c for k, c in counts.items() if c}, solution.placed)
 
 
@@ -618,20 +696,25 @@ def _splitter(problem: Problem, buckets: Buckets) -> Callable[[int, int], np.nda
 
 
 def _no_goods(
-    problem: Problem, buckets: Buckets, solution: BucketSolution, eligible: Callable[[int, int], np.ndarray]
+    problem: Problem,
+    buckets: Buckets,
+    solution: BucketSolution,
+    eligible: Callable[[int, int], np.ndarray],
+    meter: Meter | None = None,
 ) -> list[tuple[int, list[tuple[int, int]]]]:
     """Per bucket whose pods do not fit on its nodes at once, a smallest set of its (role,
     count) that already does not: every real plan has fewer pods of one of them there."""
+    meter = meter or Meter()
     free = problem.matrix("free").copy()
     scratch: dict[tuple[int, int], int] = defaultdict(int)
     found = []
     for b, items in sorted(_per_bucket(solution).items()):
-        if not _pack(problem, b, items, free, scratch, eligible) or _fits(problem, buckets.nodes[b], items) is not False:
+        if not _pack(problem, b, items, free, scratch, eligible) or _fits(problem, buckets.nodes[b], items, meter) is not False:
             continue
         core = list(items)
         for item in sorted(items, key=lambda rc: (problem.roles[rc[0]].request, rc)):
             rest = [rc for rc in core if rc != item]
-            if rest and _fits(problem, buckets.nodes[b], rest) is False:
+            if rest and _fits(problem, buckets.nodes[b], rest, meter) is False:
                 core = rest
         found.append((b, core))
     return found
@@ -708,20 +791,30 @@ def _node_counts(
     return model, y
 
 
-def _small_solver(seed: int = 0) -> cp_model.CpSolver:
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = seed
-    solver.parameters.max_deterministic_time = 1.0
-    solver.parameters.catch_sigint_signal = False
-    return solver
+@dataclass(slots=True)
+class Meter:
+    """Wall seconds the small node-level solves of a bucket cost, as the budget counts them:
+    deterministic, so the limit can be charged for them (at 512 nodes, 100 of them took a
+    second the stage solves' budget did not see)."""
+
+    seconds: float = 0.0
+
+    def solve(self, model: cp_model.CpModel, seed: int = 0, limit: float = 1.0) -> tuple[int, cp_model.CpSolver]:
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = seed
+        solver.parameters.max_deterministic_time = limit
+        solver.parameters.catch_sigint_signal = False
+        status = solver.Solve(model)
+        self.seconds += SMALL_PACE.cost(solver.response_proto.deterministic_time, len(model.Proto().variables))
+        return status, solver
 
 
-def _fits(problem: Problem, nodes: list[int], items: list[tuple[int, int]]) -> bool | None:
+def _fits(problem: Problem, nodes: list[int], items: list[tuple[int, int]], meter: Meter) -> bool | None:
     """Whether the bucket's nodes, as free as the snapshot leaves them, hold all of ``items``
     at once; None when the small search did not settle it."""
     model, _ = _node_counts(problem, nodes, items, problem.matrix("free"), exact=True)
-    status = _small_solver().Solve(model)
+    status, _ = meter.solve(model)
     return True if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else False if status == cp_model.INFEASIBLE else None
 
 
@@ -732,19 +825,29 @@ def _pack_exactly(
     free: np.ndarray,
     counts: dict[tuple[int, int], int],
     seed: int,
+    meter: Meter,
 ) -> None:
-    """The bucket at node level: as many of its pods as fit, higher priority first (a small,
-    deterministic CP-SAT)."""
+    """The bucket at node level: what fits of its pods, kept whole where it can be (a small,
+    deterministic CP-SAT). A role short of pods here costs its JobGroup the quorum unless
+    greedy finds them room elsewhere, so the roles kept whole come first, higher priority
+    levels before lower and, within a level, by their JobGroup's quorum demand; then pods."""
     model, y = _node_counts(problem, nodes, items, free, exact=False)
-    # Higher priority first: a lost pod then costs a lower-priority JobGroup its quorum.
     levels = sorted({problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority for r, _ in items})
-    base = sum(c for _, c in items) + 1
-    weight = {p: base**k for k, p in enumerate(levels)} if base ** len(levels) < 2**50 else {p: 1 for p in levels}
-    model.Maximize(
-        sum(weight[problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority] * v for (r, _), v in y.items())
-    )
-    solver = _small_solver(seed)
-    status = solver.Solve(model)
+    value = []
+    for r, c in items:
+        jg = problem.job_groups[problem.gangs[problem.roles[r].gang].job_group]
+        value.append((levels.index(jg.priority), 1 + int(jg.demand * 1000)))
+    base = sum(v for _, v in value) + 1
+    pods = sum(c for _, c in items) + 1
+    if pods * base ** len(levels) < 2**50:
+        weight = [pods * base**k * v for k, v in value]
+    else:
+        weight = [pods * v for _, v in value]
+    whole = [model.NewBoolVar(f"whole[{r}]") for r, _ in items]
+    for (r, c), full in zip(items, whole):
+        model.Add(sum(v for (rr, _), v in y.items() if rr == r) >= c * full)
+    model.Maximize(sum(w * full for w, full in zip(weight, whole)) + sum(y.values()))
+    status, solver = meter.solve(model, seed, PACK_EXACTLY_LIMIT)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return
     for (r, n), var in y.items():

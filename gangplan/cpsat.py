@@ -352,6 +352,8 @@ def staged_solve(
     pace: Pace = Pace(),
     interleaved: int = DETERMINISTIC_WORKERS,
     optional: bool = False,
+    one_search: bool = False,
+    overhead: Callable[[], float] | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
@@ -362,7 +364,10 @@ def staged_solve(
     is solved again within its budget.
 
     ``optional``: the caller has a plan already, so even the first stage is not started
-    without ``OPTIONAL_MARGIN`` times the time presolve takes."""
+    without ``OPTIONAL_MARGIN`` times the time presolve takes. ``one_search``: only the first
+    stage that needs a search is searched, with all the time (stages the start already
+    maximises cost nothing). ``overhead``: seconds charged so far by ``refine`` and
+    ``learn``, which the budget counts too."""
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
@@ -395,17 +400,24 @@ def staged_solve(
     spent = 0.0
     for index, stage in enumerate(stages):
         remaining = time_limit - (spent if deterministic else time.perf_counter() - start)
+        objective = stage_objective(stage, expression)
+        model.Maximize(objective)
+        set_hint(current)
+        if (start_value := _hinted_value(model)) == stage_upper(stage):
+            # The start already reaches the most the stage can be: nothing to search.
+            result.stages.append(StageResult([t.name for t in stage], "OPTIMAL", start_value, start_value))
+            result.assignment = current
+            model.Add(objective >= start_value)
+            continue
         if remaining <= 0.0:
             all_optimal = False
             break
-        budget = stage_budget(remaining, index, len(stages))
+        budget = remaining if one_search else stage_budget(remaining, index, len(stages))
         if deterministic and (index or optional) and pace.too_short(
             budget, len(model.Proto().variables), OPTIONAL_MARGIN if optional and not index else 1.0
         ):
             all_optimal = False
             break
-        objective = stage_objective(stage, expression)
-        model.Maximize(objective)
         stage_start, stage_spent = time.perf_counter(), 0.0
         answer: tuple[str, int, int, Any] | None = None  # the last solve that found a solution
         while True:
@@ -443,11 +455,16 @@ def staged_solve(
             answer = (name, value, bound, found)
             if refine is None or found is current:
                 break
+            before = overhead() if overhead is not None else 0.0
             real = refine(found)
+            learnt = real is None and learn is not None and learn(found)
+            if deterministic and overhead is not None:
+                spent += overhead() - before
+                stage_spent += overhead() - before
             if real is not None:
                 answer = (name, value, bound, real)
                 break
-            if learn is None or not learn(found):
+            if not learnt:
                 break
         if answer is None:
             result.stages.append(StageResult([t.name for t in stage], name, None, None))
@@ -462,6 +479,9 @@ def staged_solve(
         current = found
         result.assignment = current
         model.Add(objective >= value)
+        if one_search:
+            all_optimal = False
+            break
     if result.assignment is not None:
         result.status = "OPTIMAL" if all_optimal and len(result.stages) == len(stages) else "FEASIBLE"
     result.deterministic_time = spent

@@ -196,7 +196,7 @@ def _at_scale(
     parts = []
     if outcome.upper:
         level = problem.level_name(outcome.buckets.level - 1)  # type: ignore[operator]
-        parts.append(f"objective 1's first stage bounded per {level} domain (the largest gangs in detail)")
+        parts.append(f"objective 1 bounded per {level} domain (the largest gangs in detail)")
     if outcome.solve.variables:
         parts.append(
             f"objective 1 on {len(outcome.buckets.nodes)} node buckets ({outcome.solve.variables} variables"

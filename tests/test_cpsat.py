@@ -28,10 +28,10 @@ def _reader(variables: dict[str, cp_model.IntVar]):
     return lambda solver: {name: solver.Value(var) for name, var in variables.items()}
 
 
-def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: bool = False):
+def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: bool = False, y_upper: int = 3):
     model, x, y = _model()
     variables = {"x": x, "y": y}
-    terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=3, exact=False)]
+    terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=y_upper, exact=False)]
     expressions = {"total": x + y, "y": y}
 
     return staged_solve(
@@ -128,11 +128,29 @@ def test_a_stage_not_reached_is_measured_against_the_most_it_could_be() -> None:
 
 def test_a_stage_whose_set_up_alone_would_overrun_the_limit_is_not_started() -> None:
     # Two variables at 1.5 s each: stage 1 costs at least 3 of the 5 s, and stage 2 would
-    # need twice its set-up (6 s) to be worth starting.
-    result = _solve({"x": 1, "y": 1}, pace=Pace(per_variable=1.5))
+    # need twice its set-up (6 s) to be worth starting. (An upper of 4 that y never reaches:
+    # stage 2 needs a search whatever stage 1 hands on.)
+    result = _solve({"x": 1, "y": 1}, pace=Pace(per_variable=1.5), y_upper=4)
     assert [stage.terms for stage in result.stages] == [["total"]]
     assert result.status == "FEASIBLE"
-    assert _solve({"x": 1, "y": 1}).status == "OPTIMAL"  # the default pace reaches both
+    assert _solve({"x": 1, "y": 1}, y_upper=4).status == "OPTIMAL"  # the default pace reaches both
+
+
+def test_a_stage_its_start_already_maximises_is_proven_without_a_search(monkeypatch) -> None:
+    solves: list[int] = []
+    original = cp_model.CpSolver.Solve
+
+    def counting(self, model, callback=None):
+        solves.append(1)
+        return original(self, model, callback)
+
+    monkeypatch.setattr(cp_model.CpSolver, "Solve", counting)
+    # y = 3 is y's upper: stage 2 is proven from the start, even with no time left for it.
+    result = _solve({"x": 0, "y": 3}, pace=Pace(per_variable=1.5))
+    assert [(stage.terms, stage.status, stage.value, stage.bound) for stage in result.stages] == [
+        (["total"], "OPTIMAL", 3, 3), (["y"], "OPTIMAL", 3, 3)
+    ]
+    assert len(solves) == 1 and result.status == "OPTIMAL"
 
 
 def test_an_optional_solve_starts_only_with_twice_the_time_its_set_up_takes() -> None:

@@ -1,0 +1,142 @@
+"""What a bucket's nodes hold. Its room cuts (aggregate._room) allow every real packing of its
+pods, checked against every count vector the nodes can really hold, and the whole-node cut
+removes a relaxed solution the others allow. Where its pods do not all fit, the exact
+packing keeps roles whole, higher priority and larger quorum demand first."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from itertools import product
+
+import pytest
+from ortools.sat.python import cp_model
+
+from gangplan.aggregate import Meter, _pack_exactly, _room
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.problem import Problem, build_problem
+
+GPU = "nvidia.com/gpu"
+
+
+def _snapshot(
+    nodes: list[tuple[int, int, str]],
+    roles: list[tuple[int, int, int, str]],
+    busy: list[tuple[int, int, int]] = [],
+    priorities: list[int] = [],
+) -> Snapshot:
+    """Nodes (cpu millicores, GPUs, kind), roles (cpu millicores, GPUs, pods, kind or "") each
+    its own PodGroup (with its pods' priority), and running pods (node, cpu millicores, GPUs)."""
+    pods = [
+        Pod("kube-system", f"busy-{i}", containers=(Container("c", {"cpu": cpu, GPU: gpus}),),
+            node_name=f"n{n}", phase=PodPhase.RUNNING)
+        for i, (n, cpu, gpus) in enumerate(busy)
+    ]
+    groups = []
+    for g, (cpu, gpus, count, kind) in enumerate(roles):
+        groups.append(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=count))
+        for p in range(count):
+            pods.append(
+                Pod("default", f"g{g}-{p}", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"},
+                    containers=(Container("main", {"cpu": cpu, GPU: gpus}),),
+                    node_selector={"kind": kind} if kind else {},
+                    priority=priorities[g] if priorities else None)
+            )
+    return Snapshot(
+        nodes=tuple(
+            Node(f"n{i}", {"tor": "t1", "kind": kind}, {"cpu": cpu, GPU: gpus, "pods": 110})
+            for i, (cpu, gpus, kind) in enumerate(nodes)
+        ),
+        pods=tuple(pods),
+        pod_groups=tuple(groups),
+    )
+
+
+def _holdable(problem: Problem) -> set[tuple[int, ...]]:
+    """Every vector of pods per role the nodes hold at once (each pod on a node it may use),
+    by brute force: what each node holds alone, summed over the nodes."""
+    roles = problem.roles
+    reachable = {tuple(0 for _ in roles)}
+    for n in range(len(problem.nodes)):
+        here = []
+        for counts in product(*(range(role.count + 1) for role in roles)):
+            if any(c and n not in role.nodes.tolist() for c, role in zip(counts, roles)):
+                continue
+            used = [sum(c * role.request[k] for c, role in zip(counts, roles)) for k in range(len(problem.resources))]
+            if all(u <= f for u, f in zip(used, problem.free[n])):
+                here.append(counts)
+        reachable = {
+            tuple(a + b for a, b in zip(total, add))
+            for total in reachable for add in here
+            if all(a + b <= role.count for a, b, role in zip(total, add, roles))
+        }
+    return reachable
+
+
+def _cuts_allow(problem: Problem, counts: tuple[int, ...]) -> bool:
+    model = cp_model.CpModel()
+    variables = [model.NewIntVar(c, c, f"x{r}") for r, c in enumerate(counts)]
+    items = [(r, var, role.count) for r, (var, role) in enumerate(zip(variables, problem.roles))]
+    _room(model, problem, list(range(len(problem.nodes))), items, problem.resources.index(GPU))
+    return cp_model.CpSolver().Solve(model) == cp_model.OPTIMAL
+
+
+def _random_tor(seed: int) -> Snapshot:
+    """Whole-node pods beside pods with many cores per GPU, on nodes of two shapes, some partly
+    taken, some pods confined to one kind of node: where totals per resource mislead most."""
+    rng = random.Random(seed)
+    nodes = [
+        (rng.choice([16000, 32000, 48000]), rng.choice([4, 8]), rng.choice("ab")) for _ in range(rng.randint(2, 3))
+    ]
+    roles = [
+        (rng.choice([2000, 6000, 12000, 24000]), rng.choice([1, 2, 3, 4, 6, 8]), rng.randint(1, 3),
+         rng.choice(["", "", "a", "b"]))
+        for _ in range(rng.randint(2, 3))
+    ]
+    busy = [(n, rng.choice([0, 2000, 8000]), rng.choice([0, 1, 2, 4])) for n in range(len(nodes)) if rng.random() < 0.5]
+    return _snapshot(nodes, roles, [(n, cpu, min(gpus, nodes[n][1])) for n, cpu, gpus in busy])
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_the_room_cuts_allow_every_packing_the_nodes_really_hold(seed: int) -> None:
+    problem = build_problem(_random_tor(seed))
+    for counts in sorted(_holdable(problem)):
+        assert _cuts_allow(problem, counts), counts
+
+
+def test_a_node_holding_a_whole_node_pod_is_closed_to_the_pods_that_need_its_gpus() -> None:
+    # Three 8-GPU nodes with 96 cores; 8-GPU pods with 48 cores; 1-GPU pods with 18 cores,
+    # five to a node by their cores. Two whole-node pods leave one node: five small pods, not
+    # the seven the totals allow (GPUs 23 of 24, cores 222 of 288, slots of 8 two of three).
+    problem = build_problem(_snapshot([(96000, 8, "a")] * 3, [(48000, 8, 2, ""), (18000, 1, 7, "")]))
+    holdable = _holdable(problem)
+    assert (2, 5) in holdable and (2, 6) not in holdable and (1, 7) in holdable
+    assert _cuts_allow(problem, (2, 5)) and _cuts_allow(problem, (1, 7))
+    assert not _cuts_allow(problem, (2, 6))
+    assert not _cuts_allow(problem, (2, 7))
+
+
+def _kept_whole(problem: Problem) -> list[int]:
+    """Pods per role the exact packing puts on all the nodes, when they cannot take them all."""
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    free = problem.matrix("free").copy()
+    items = [(r, role.count) for r, role in enumerate(problem.roles)]
+    _pack_exactly(problem, list(range(len(problem.nodes))), items, free, counts, 0, Meter())
+    assert (free >= 0).all()
+    return [sum(c for (r, _), c in counts.items() if r == k) for k in range(len(problem.roles))]
+
+
+def test_a_bucket_that_does_not_pack_keeps_roles_whole_by_priority_then_demand() -> None:
+    # One 8-GPU node. Two gangs of two 3-GPU pods: two of the four pods fit, and one of each
+    # would leave both gangs short.
+    same = build_problem(_snapshot([(64000, 8, "a")], [(4000, 3, 2, ""), (4000, 3, 2, "")]))
+    assert sorted(_kept_whole(same)) == [0, 2]
+    # One pod asking for the whole node and many cores, or two pods of 4 GPUs and few cores:
+    # the larger quorum demand is kept, although the other is more pods.
+    demand = build_problem(_snapshot([(64000, 8, "a")], [(32000, 8, 1, ""), (4000, 4, 2, "")]))
+    assert _kept_whole(demand) == [1, 0]
+    # A higher priority level is kept whatever the lower one asks for.
+    levels = build_problem(
+        _snapshot([(64000, 8, "a")], [(4000, 4, 2, ""), (32000, 8, 1, "")], priorities=[1000, 10])
+    )
+    assert _kept_whole(levels) == [2, 0]
