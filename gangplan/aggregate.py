@@ -49,7 +49,7 @@ from .cpsat import (
 )
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, pods_that_fit, repair
 from .objective import Assignment, Term, score
-from .problem import Problem, candidate_count
+from .problem import GangSpec, Problem, candidate_count
 
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
 # bound proves nothing about the whole problem.
@@ -624,8 +624,9 @@ def _required(
             continue
         for level in topo.required:
             # A level below the buckets' is taken one bucket at a time (a relaxation: the
-            # domain it asks for lies inside one bucket).
+            # domain it asks for lies inside one bucket), holding what one such domain holds.
             at = level if buckets.level is None or level <= buckets.level else buckets.level
+            inside = _one_domain_room(problem, spec, level, at) if at != level else None
             members: dict[int, list[tuple[int, int]]] = defaultdict(list)
             for r in spec.roles:
                 for b, var in by_role[r]:
@@ -636,22 +637,66 @@ def _required(
                         members[d].append((r, b))
             uses = {}
             for d, keys in members.items():
-                room: dict[int, int] = defaultdict(int)
-                for r, b in keys:
-                    room[r] += caps[r, b]
-                held = {r: min(c, problem.roles[r].count) for r, c in room.items()}
-                short = sum(held.values()) < spec.need or any(
-                    sum(held.get(r, 0) for r in task.roles) < task.need for task in spec.tasks
-                )
-                if short or (level in topo.pinned and d != _above(problem, level, topo.pinned[level], at)):
+                if inside is None:
+                    room: dict[int, int] = defaultdict(int)
+                    for r, b in keys:
+                        room[r] += caps[r, b]
+                    held = {r: min(c, problem.roles[r].count) for r, c in room.items()}
+                    most = sum(held.values())
+                    closed = _short(spec, held) or (
+                        level in topo.pinned and d != _above(problem, level, topo.pinned[level], at)
+                    )
+                else:
+                    held, most = inside.get(d, ({}, 0))
+                    closed = not most
+                if closed:
                     for k in keys:
                         model.Add(count[k] == 0)
                     continue
                 uses[d] = model.NewBoolVar(f"uses[{g},{level},{d}]")
                 covers[uses[d]] = keys
-                model.Add(sum(count[k] for k in keys) <= sum(held.values()) * uses[d])
+                model.Add(sum(count[k] for k in keys) <= most * uses[d])
+                if inside is not None:
+                    for r in sorted({r for r, _ in keys}):
+                        model.Add(sum(count[k] for k in keys if k[0] == r) <= held.get(r, 0))
             model.Add(sum(uses.values()) <= placed[spec.job_group])
     return covers
+
+
+def _short(spec: GangSpec, held: dict[int, int]) -> bool:
+    """Whether pods up to ``held`` per role miss the gang's quorum or a task's minimum."""
+    return sum(held.values()) < spec.need or any(
+        sum(held.get(r, 0) for r in task.roles) < task.need for task in spec.tasks
+    )
+
+
+def _one_domain_room(
+    problem: Problem, spec: GangSpec, level: int, at: int
+) -> dict[int, tuple[dict[int, int], int]]:
+    """For a gang required in one domain of ``level``, per domain of the coarser level ``at``:
+    per role the most of its pods one ``level`` domain inside holds, and the most of the
+    gang's pods one holds; only domains that hold its quorum count (a pinned gang, only its
+    own). Without this a miniPod's total room passed for the one tor the gang needs."""
+    finer = problem.domain_array(level)
+    rooms: dict[int, dict[int, int]] = defaultdict(dict)
+    for r in spec.roles:
+        role = problem.roles[r]
+        domains = finer[role.nodes]
+        ok = domains >= 0
+        per = np.bincount(domains[ok], weights=role.caps[ok], minlength=problem.domain_count(level))
+        for t in np.flatnonzero(per).tolist():
+            rooms[t][r] = min(int(per[t]), role.count)
+    pinned = spec.topology.pinned.get(level) if spec.topology is not None else None
+    out: dict[int, tuple[dict[int, int], int]] = {}
+    for t, held in sorted(rooms.items()):
+        if _short(spec, held) or (pinned is not None and t != pinned):
+            continue
+        d = _above(problem, level, t, at)
+        if d is None:
+            continue
+        best, most = out.get(d, ({}, 0))
+        out[d] = ({r: max(best.get(r, 0), c) for r, c in {**best, **held}.items()}, max(most, sum(held.values())))
+    return out
 
 
 def _above(problem: Problem, level: int, domain: int, at: int) -> int | None:

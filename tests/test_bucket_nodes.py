@@ -140,3 +140,36 @@ def test_a_bucket_that_does_not_pack_keeps_roles_whole_by_priority_then_demand()
         _snapshot([(64000, 8, "a")], [(4000, 4, 2, ""), (32000, 8, 1, "")], priorities=[1000, 10])
     )
     assert _kept_whole(levels) == [2, 0]
+
+
+@pytest.mark.parametrize(("racks", "placeable"), [(("r1", "r1", "r2", "r2"), False), (("r1", "r1", "r1", "r2"), True)])
+def test_a_gang_required_in_one_rack_is_held_to_what_one_rack_of_its_zone_holds(
+    racks: tuple[str, ...], placeable: bool
+) -> None:
+    """On zone buckets (the model one level up), a gang that must sit in one rack counts only
+    what one rack of the zone holds, not the zone's total: three 1-GPU pods do not fit in a
+    zone of two racks of two 1-GPU nodes, though the zone has four GPUs free."""
+    from gangplan.aggregate import _caps, _required, make_buckets
+    from gangplan.cpsat import add_quorum
+
+    snapshot = Snapshot(
+        nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": rack}, {"cpu": 4000, GPU: 1, "pods": 110}) for i, rack in enumerate(racks)),
+        pods=tuple(
+            Pod("default", f"g0-{p}", labels={"scheduling.x-k8s.io/pod-group": "g0"},
+                containers=(Container("main", {"cpu": 1000, GPU: 1}),))
+            for p in range(3)
+        ),
+        pod_groups=(PodGroup("default", "g0", PodGroupAPI.GODEL, min_member=3, required_topology=("rack",)),),
+    )
+    problem = build_problem(snapshot, levels=("zone", "rack"))
+    zones = make_buckets(problem, level=0)
+    caps = _caps(problem, zones)
+    model = cp_model.CpModel()
+    count = {key: model.NewIntVar(0, cap, f"x{key}") for key, cap in caps.items()}
+    placed = [model.NewBoolVar("placed")]
+    add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
+    _required(model, problem, zones, count, caps, placed)
+    model.Maximize(placed[0])
+    solver = cp_model.CpSolver()
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    assert solver.BooleanValue(placed[0]) is placeable
