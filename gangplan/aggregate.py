@@ -658,7 +658,9 @@ def _required(
                 model.Add(sum(count[k] for k in keys) <= most * uses[d])
                 if inside is not None:
                     for r in sorted({r for r, _ in keys}):
-                        model.Add(sum(count[k] for k in keys if k[0] == r) <= held.get(r, 0))
+                        mine = [k for k in keys if k[0] == r]
+                        if sum(caps[k] for k in mine) > held.get(r, 0):  # else its caps keep it
+                            model.Add(sum(count[k] for k in mine) <= held.get(r, 0))
             model.Add(sum(uses.values()) <= placed[spec.job_group])
     return covers
 
