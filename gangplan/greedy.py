@@ -9,7 +9,7 @@ they never cost a later group its quorum.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -26,8 +26,9 @@ class _State:
     not fit leaves no trace. Node choices are vectorised: a 20,000-node cluster is scanned in C.
     """
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, prefer: Mapping[int, np.ndarray] | None = None) -> None:
         self.problem = problem
+        self.prefer = prefer or {}
         self.free = problem.matrix("free").copy()
         self.allocatable = np.maximum(problem.matrix("allocatable"), 1)
         self.idle = problem.matrix("idle")
@@ -222,6 +223,17 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
     topo = state.problem.gangs[g].topology
     if not chosen:
         return True  # running members already make the quorum
+    preferred = state.prefer.get(g)
+    if preferred is not None:
+        mark = state.mark()
+        if topo is None and _fill(state, chosen, preferred):
+            return True
+        for nodes in _node_groups(state, g) if topo is not None else ():
+            inside = np.intersect1d(nodes, preferred)
+            if len(inside) and _place_in_circles(state, g, chosen, inside):
+                return True
+            state.undo(mark)
+        state.undo(mark)
     if topo is None:
         return _fill(state, chosen, None)
     for nodes in _node_groups(state, g):
@@ -352,9 +364,12 @@ def _place_extras(state: _State, order: Iterable[int]) -> None:
                 place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
 
 
-def greedy(problem: Problem, order: Iterable[int] | None = None) -> Assignment:
-    """Queue-order placement; ``order`` overrides the JobGroup order (used by ``explain``)."""
-    state = _State(problem)
+def greedy(
+    problem: Problem, order: Iterable[int] | None = None, prefer: Mapping[int, np.ndarray] | None = None
+) -> Assignment:
+    """Queue-order placement; ``order`` overrides the JobGroup order (used by ``explain``).
+    A gang in ``prefer`` tries those nodes first (where a coarser model put it), then any."""
+    state = _State(problem, prefer)
     order = list(range(len(problem.job_groups)) if order is None else order)
     placed: set[int] = set()
     for j in order:

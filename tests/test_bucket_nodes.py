@@ -173,3 +173,46 @@ def test_a_gang_required_in_one_rack_is_held_to_what_one_rack_of_its_zone_holds(
     solver = cp_model.CpSolver()
     assert solver.Solve(model) == cp_model.OPTIMAL
     assert solver.BooleanValue(placed[0]) is placeable
+
+
+@pytest.mark.parametrize("rack_bound", [False, True])
+def test_greedy_tries_the_nodes_a_coarser_model_preferred_then_any(rack_bound: bool) -> None:
+    """A gang steered to nodes (where the model one level up put it) goes there when it fits,
+    rather than where greedy alone would; when it does not fit there, wherever it fits, as
+    without steering."""
+    import numpy as np
+
+    from gangplan.greedy import greedy
+
+    racks = ("r1", "r1", "r2", "r2")
+    gpus = (2, 2, 4, 4)
+    snapshot = Snapshot(
+        nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": rack}, {"cpu": 8000, GPU: g, "pods": 110})
+                    for i, (rack, g) in enumerate(zip(racks, gpus))),
+        pods=tuple(
+            Pod("default", f"{name}-{p}", labels={"scheduling.x-k8s.io/pod-group": name},
+                containers=(Container("main", {"cpu": 1000, GPU: want}),))
+            for name, want in (("small", 2), ("large", 4)) for p in range(2)
+        ),
+        pod_groups=tuple(PodGroup("default", name, PodGroupAPI.GODEL, min_member=2,
+                                  required_topology=("rack",) if rack_bound else ()) for name in ("small", "large")),
+    )
+    problem = build_problem(snapshot, levels=("zone", "rack"))
+    small, large = (next(g for g, spec in enumerate(problem.gangs) if spec.key == f"default/{n}") for n in ("small", "large"))
+
+    def nodes_of(plan, g: int) -> set[str]:
+        return {problem.nodes[n].name for (r, n), c in plan.counts.items() if c and problem.roles[r].gang == g}
+
+    order = [problem.gangs[small].job_group, problem.gangs[large].job_group]
+    alone = greedy(problem, order)
+    if rack_bound:  # the first rack by the default sort rule holds it
+        assert nodes_of(alone, small) == {"n0", "n1"} and nodes_of(alone, large) == {"n2", "n3"}
+        steered = greedy(problem, order, prefer={small: np.array([2, 3])})
+        assert nodes_of(steered, small) == {"n2"} and nodes_of(steered, large) == set()
+    else:  # the node that takes it whole, leaving the large gang short
+        assert nodes_of(alone, small) == {"n2"} and nodes_of(alone, large) == set()
+        steered = greedy(problem, order, prefer={small: np.array([0, 1])})
+        assert nodes_of(steered, small) == {"n0", "n1"} and nodes_of(steered, large) == {"n2", "n3"}
+    # No room for a 4-GPU pod on the nodes preferred: wherever it fits.
+    both = greedy(problem, order, prefer={small: np.array([0, 1]), large: np.array([0, 1])})
+    assert nodes_of(both, large) == {"n2", "n3"}
