@@ -80,11 +80,15 @@ CONFINED_CUTS_UP_TO = 20_000
 # 30 s. So objective 1 is first solved on the domains one level up (a miniPod per bucket, not
 # a tor), where the largest gangs keep a count per domain, largest first up to UPPER_DETAIL
 # counts, and the others one count for the whole cluster; the per-selector cuts are on. Its
-# first stage that the start does not already maximise gets UPPER_SHARE of the time. At 2,048
-# nodes, with 2,800 counts of detail it proved the top level's optimum (8.52e11) in 0.7
-# deterministic s; with 1,800, 8.57e11 in 2.4 s; with 1,100, 8.69e11 (a miniPod model with
-# every gang in detail needed 6.7 s). Where greedy places every top-level JobGroup (seeds 3
-# and 4), the second level's bound came within 0.5% of its solution in 1.5 s (seed 4).
+# first stage that the start does not already maximise gets all of objective 1's time in the
+# default mode (after it the tor model never had time to search on the five 2,048-node seeds;
+# with 80%, seed 3's second level stopped at 8.06e11 against a bound of 1.022e12, with all of
+# it 1.014e12 and the plan's gap went 28.0% -> 21.2%), UPPER_SHARE of it with workers, where the
+# tor model runs on the wall clock after it. At 2,048 nodes, with 2,800 counts of detail it
+# proved the top level's optimum (8.52e11) in 0.7 deterministic s; with 1,800, 8.57e11 in
+# 2.4 s; with 1,100, 8.69e11 (a miniPod model with every gang in detail needed 6.7 s). Where
+# greedy places every top-level JobGroup (seeds 3 and 4), the second level's bound came within
+# 0.5% of its solution in 1.5 s (seed 4).
 UPPER_DETAIL = 2_800
 UPPER_SHARE = 0.8
 # Greedy puts the upper model's JobGroups first, largest first, and again with those that need
@@ -214,7 +218,8 @@ def solve_buckets(
     if whole and kept and len(caps) > LIGHT_PRESOLVE_FROM and buckets.level:
         upper, chosen, spent = _upper(
             problem, kept, hint, buckets.level - 1, scarce,
-            time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter,
+            time_limit=time_limit if workers <= 1 else UPPER_SHARE * time_limit, workers=workers, seed=seed,
+            reporter=reporter,
         )
         if chosen is not None and score(terms, problem, chosen) > score(terms, problem, hint):
             hint = chosen
@@ -442,22 +447,23 @@ def _upper(
         if c:
             where[problem.roles[r].gang].add(d)
     prefer = {g: np.array(sorted(n for d in ds for n in upper.nodes[d]), dtype=np.int64) for g, ds in where.items()}
+    guarded = _guard(problem, prefer, [g for g in where if _tightness(problem, problem.gangs[g].job_group) > TIGHT])
     solved = {
         j for terms_, st in zip(stage_terms(terms), result.stages) if st.value is not None
         for t in terms_ for j in t.job_groups
     }
     plans = []
-    # Its JobGroups first, largest first, each gang tried first where it put it; then the
-    # gangs that need over TIGHT of their roomiest domain first, with and without that steer
-    # (at 2,048 nodes each of the three was the best plan on some seed; largest first without
-    # the steer never was).
-    for tight, steer in ((False, prefer), (True, None), (True, prefer)):
+    # Its JobGroups first, those that need over TIGHT of their roomiest domain first, then
+    # largest first; each gang tried first where it put it, and again with the others kept off
+    # the nodes those tight gangs may use there. On four 2,048-node seeds the best plan was
+    # always one of these two; largest first, or without the steer, never was.
+    for steer in (prefer, guarded):
         order = sorted(
             range(len(problem.job_groups)),
             key=lambda j: (
                 -problem.job_groups[j].priority,
                 j not in solved or j not in chosen,
-                -(tight and _tightness(problem, j) > TIGHT) if j in chosen else 0,
+                -(_tightness(problem, j) > TIGHT) if j in chosen else 0,
                 -problem.job_groups[j].demand if j in solved else 0,
                 j,
             ),
@@ -465,6 +471,23 @@ def _upper(
         plans.append(greedy(problem, order, steer))
         spent += candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS if workers <= 1 else 0.0
     return result.stages, max(plans, key=lambda plan: score(terms, problem, plan)), spent
+
+
+def _guard(problem: Problem, prefer: dict[int, np.ndarray], tight: list[int]) -> dict[int, np.ndarray]:
+    """``prefer`` with the nodes the ``tight`` gangs may use where they were put taken out of
+    every other gang's first choice: a few pods of others there break a gang that needs
+    nearly all of them."""
+    reserved = np.zeros(len(problem.nodes), dtype=bool)
+    for g in tight:
+        for r in problem.gangs[g].roles:
+            reserved[np.intersect1d(problem.roles[r].nodes, prefer[g])] = True
+    everything = np.arange(len(problem.nodes), dtype=np.int64)
+    guarded = dict(prefer)
+    for g in range(len(problem.gangs)):
+        if g not in tight:
+            nodes = prefer.get(g, everything)
+            guarded[g] = nodes[~reserved[nodes]]
+    return guarded
 
 
 def _tightness(problem: Problem, j: int) -> float:

@@ -216,3 +216,23 @@ def test_greedy_tries_the_nodes_a_coarser_model_preferred_then_any(rack_bound: b
     # No room for a 4-GPU pod on the nodes preferred: wherever it fits.
     both = greedy(problem, order, prefer={small: np.array([0, 1]), large: np.array([0, 1])})
     assert nodes_of(both, large) == {"n2", "n3"}
+
+
+def test_guarded_steer_keeps_other_gangs_off_the_nodes_a_tight_gang_needs() -> None:
+    """A 1-pod gang placed first goes, by greedy's tightest fit, onto one of the two 4-GPU
+    nodes a 2-pod gang confined to them needs, and that gang is lost; kept off them, it takes
+    the 8-GPU node and both are placed."""
+    import numpy as np
+
+    from gangplan.aggregate import _guard
+    from gangplan.greedy import greedy
+
+    problem = build_problem(_snapshot([(8000, 4, "x"), (8000, 4, "x"), (8000, 8, "y")], [(1000, 4, 1, ""), (1000, 4, 2, "x")]))
+    other, tight = (next(g for g, spec in enumerate(problem.gangs) if spec.key == f"default/g{i}") for i in (0, 1))
+    order = [problem.gangs[other].job_group, problem.gangs[tight].job_group]
+    prefer = {tight: np.array([0, 1])}
+    steered = greedy(problem, order, prefer)
+    assert steered.placed == {problem.gangs[other].job_group}
+    guarded = greedy(problem, order, _guard(problem, prefer, [tight]))
+    assert guarded.placed == set(order)
+    assert {n for (r, n), c in guarded.counts.items() if c and problem.roles[r].gang == other} == {2}
