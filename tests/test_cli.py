@@ -133,3 +133,22 @@ def test_version_and_python_dash_m() -> None:
     assert result.exit_code == 0 and result.stdout.startswith("gangplan ")
     proc = subprocess.run([sys.executable, "-m", "gangplan", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == result.stdout
+
+
+def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
+    """Objective 1 is lexicographic, so a gap belongs to its first stage not proven: the summary
+    names it (the first term without a bound), and says nothing more at 0%."""
+    from dataclasses import replace
+
+    from gangplan.cli import _summary
+    from gangplan.plan import ObjectiveValue, Plan, SolverReport
+
+    objective = (
+        ObjectiveValue("quorum-demand@1000", 10, "maximize", 10),
+        ObjectiveValue("job-groups@1000", 3, "maximize", None),
+        ObjectiveValue("quorum-demand@100", 7, "maximize", None),
+    )
+    report = SolverReport("cp-sat", "optimal", "FEASIBLE", "cp-sat", objective, gap=0.125)
+    assert "cp-sat FEASIBLE gap 12.50% at job-groups@1000 |" in _summary(Plan((), (), report))
+    proven = replace(report, gap=0.0, status="OPTIMAL")
+    assert "cp-sat OPTIMAL gap 0.00% |" in _summary(Plan((), (), proven))

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from gangplan.aggregate import expand, make_buckets, solve_buckets
+from gangplan.aggregate import cluster_bound, expand, make_buckets, solve_buckets
 from gangplan.errors import UsageError
 from gangplan.generate import generate
 from gangplan.greedy import greedy, repair
@@ -18,6 +18,8 @@ from gangplan.planner import BUCKET_FROM, Options, name_pods, plan
 from gangplan.problem import build_problem, candidate_count
 from gangplan.render import render
 from gangplan.verify import verify
+
+GPU = "nvidia.com/gpu"
 
 
 @pytest.fixture(scope="module")
@@ -118,14 +120,17 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     value = [sum(w * term_value(t, problem, found) for w, t in zip(stage_weights(s), s)) for s in stages]
     first = StageResult([t.name for t in stages[0]], "OPTIMAL", value[0], value[0])
     outcome = AggregateResult(SolveResult(found, "FEASIBLE", [first]), make_buckets(problem), True)
-    proven, gap = _bucket_proof(problem, terms, found, outcome)
+    proven, gap = _bucket_proof(problem, terms, found, outcome, GPU)
     largest = [sum(w * t.upper for w, t in zip(stage_weights(s), s)) for s in stages]
     # Greedy places every JobGroup of the top level: stage 2 needs no solver to be proven.
     assert value[1] == largest[1] and value[2] < largest[2]
     assert proven == {t.name for s in stages[:2] for t in s}
-    assert gap == pytest.approx((largest[2] - value[2]) / largest[2])
+    # Unsearched, stage 3 is measured against the tighter of the most it could be and the
+    # cluster-wide knapsack with the earlier stages held at the plan's values.
+    bound = min(largest[2], cluster_bound(problem, stages, value[:2]))
+    assert gap == pytest.approx((bound - value[2]) / bound)
     outcome.whole = False  # a neighbourhood proves nothing
-    assert _bucket_proof(problem, terms, found, outcome) == (set(), None)
+    assert _bucket_proof(problem, terms, found, outcome, GPU) == (set(), None)
 
 
 def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
@@ -149,14 +154,14 @@ def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan
         StageResult(names[2], "FEASIBLE", value[2], value[2]),
     ]
     outcome = AggregateResult(SolveResult(found, "FEASIBLE", tor), make_buckets(problem), True, [], upper)
-    proven, gap = _bucket_proof(problem, terms, found, outcome)
-    largest = stage_upper(stages[2])
+    proven, gap = _bucket_proof(problem, terms, found, outcome, GPU)
+    largest = min(stage_upper(stages[2]), cluster_bound(problem, stages, value[:2]))
     assert value[2] < largest
     assert proven == {t.name for s in stages[:2] for t in s}
     assert gap == pytest.approx((largest - value[2]) / largest)
     # When the tor model's earlier stages are what the plan reaches, its bound counts: proven.
     tor[0] = StageResult(names[0], "OPTIMAL", value[0], value[0])
-    proven, gap = _bucket_proof(problem, terms, found, outcome)
+    proven, gap = _bucket_proof(problem, terms, found, outcome, GPU)
     assert proven == {t.name for s in stages[:3] for t in s}
-    next_largest = stage_upper(stages[3])  # the next stage, which no model reached
+    next_largest = min(stage_upper(stages[3]), cluster_bound(problem, stages, value[:3]))  # no model reached it
     assert value[3] < next_largest and gap == pytest.approx((next_largest - value[3]) / next_largest)
