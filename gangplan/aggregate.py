@@ -82,20 +82,21 @@ CONFINED_CUTS_UP_TO = 20_000
 # 30 s. So objective 1 is first solved on the domains one level up (a miniPod per bucket, not
 # a tor), where the largest gangs keep a count per domain, largest first up to UPPER_DETAIL
 # counts, and the others one count for the whole cluster; the per-selector cuts are on. Its
-# first stage that the start does not already maximise gets all of objective 1's time in the
-# default mode (after it the tor model never had time to search on the five 2,048-node seeds;
-# with 80%, seed 3's second level stopped at 8.06e11 against a bound of 1.022e12, with all of
-# it 1.014e12 and the plan's gap went 28.0% -> 21.2%), UPPER_SHARE of it with workers, where the
-# tor model runs on the wall clock after it. At 2,048 nodes, with 2,800 counts of detail it
-# proved the top level's optimum (8.52e11) in 0.7 deterministic s; with 1,800, 8.57e11 in
-# 2.4 s; with 1,100, 8.69e11 (a miniPod model with every gang in detail needed 6.7 s). Where
-# greedy places every top-level JobGroup (seeds 3 and 4), the second level's bound came within
-# 0.5% of its solution in 1.5 s (seed 4).
+# first stage that the start does not already maximise gets UPPER_SHARE of objective 1's time
+# (after it the tor model never had time to search on the five 2,048-node seeds; with 80%,
+# seed 3's second level stopped at 8.06e11 against a bound of 1.022e12, with 90% it found
+# 1.014e12 and the plan's gap went 28.2% -> 11.5%; all of it gave the same plan and left no
+# room for the work around the solver no budget sees: 11.8 s of wall on a slow hour). At
+# 2,048 nodes, with 2,800 counts of detail it proved the top level's optimum (8.52e11) in 0.7
+# deterministic s; with 1,800, 8.57e11 in 2.4 s; with 1,100, 8.69e11 (a miniPod model with
+# every gang in detail needed 6.7 s). Where greedy places every top-level JobGroup (seeds 3
+# and 4), the second level's bound came within 0.5% of its solution in 1.5 s (seed 4).
 UPPER_DETAIL = 2_800
-UPPER_SHARE = 0.8
-# Greedy puts the upper model's JobGroups first, largest first, and again with those that need
-# more than this share of their roomiest domain before the others; the better plan is kept
-# (at 2,048 nodes 8.35e11 and 8.45e11: a bigPod-wide gang placed late found no bigPod left).
+UPPER_SHARE = 0.9
+# Greedy puts the upper model's JobGroups first, those that need more than this share of their
+# roomiest domain before the others (at 2,048 nodes 8.35e11 without, 8.45e11 with: a
+# bigPod-wide gang placed late found no bigPod left); the others are kept off their nodes in
+# one of its two passes.
 TIGHT = 0.3
 # Its wall seconds: at 2,048 nodes 2.7 to 3.1 s for 0.7 deterministic s, and up to 4.7 s for
 # 1.4 with less detail; its cluster-wide and per-selector cuts make presolve dense (1.5 s).
@@ -223,8 +224,7 @@ def solve_buckets(
     if whole and kept and len(caps) > LIGHT_PRESOLVE_FROM and buckets.level:
         upper, chosen, spent = _upper(
             problem, kept, hint, buckets.level - 1, scarce,
-            time_limit=time_limit if workers <= 1 else UPPER_SHARE * time_limit, workers=workers, seed=seed,
-            reporter=reporter,
+            time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter,
         )
         if chosen is not None and score(terms, problem, chosen) > score(terms, problem, hint):
             hint = chosen
