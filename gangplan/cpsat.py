@@ -354,6 +354,7 @@ def staged_solve(
     optional: bool = False,
     one_search: bool = False,
     overhead: Callable[[], float] | None = None,
+    known: Callable[[int, list[int]], int | None] | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
@@ -367,7 +368,10 @@ def staged_solve(
     without ``OPTIONAL_MARGIN`` times the time presolve takes. ``one_search``: only the first
     stage that needs a search is searched, with all the time (stages the start already
     maximises cost nothing). ``overhead``: seconds charged so far by ``refine`` and
-    ``learn``, which the budget counts too."""
+    ``learn`` (and ``known``), which the budget counts too. ``known(index, values)``: a bound on
+    stage ``index`` for every solution reaching ``values`` at the stages before it, from
+    elsewhere (a looser model, quick to solve); a start that reaches it is proven there without
+    a search, and the search goes to a stage that needs one."""
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
@@ -403,7 +407,13 @@ def staged_solve(
         objective = stage_objective(stage, expression)
         model.Maximize(objective)
         set_hint(current)
-        if (start_value := _hinted_value(model)) == stage_upper(stage):
+        start_value = _hinted_value(model)
+        most: int | None = stage_upper(stage)
+        if start_value is not None and start_value < stage_upper(stage) and known is not None:
+            before = overhead() if overhead is not None else 0.0
+            most = known(index, [st.value for st in result.stages if st.value is not None])
+            spent += (overhead() - before) if deterministic and overhead is not None else 0.0
+        if start_value is not None and most is not None and start_value >= most:
             # The start already reaches the most the stage can be: nothing to search.
             result.stages.append(StageResult([t.name for t in stage], "OPTIMAL", start_value, start_value))
             result.assignment = current

@@ -28,7 +28,9 @@ def _reader(variables: dict[str, cp_model.IntVar]):
     return lambda solver: {name: solver.Value(var) for name, var in variables.items()}
 
 
-def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: bool = False, y_upper: int = 3):
+def _solve(
+    hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: bool = False, y_upper: int = 3, known=None
+):
     model, x, y = _model()
     variables = {"x": x, "y": y}
     terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=y_upper, exact=False)]
@@ -37,6 +39,7 @@ def _solve(hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: boo
     return staged_solve(
         model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
         time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, pace=pace, optional=optional,
+        known=known,
     )
 
 
@@ -189,3 +192,30 @@ def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
     )
     assert solves == [6.0, 4.0]
     assert [(stage.value, stage.bound) for stage in result.stages] == [(4, 6)]
+
+
+def test_a_stage_its_start_reaches_a_bound_known_from_elsewhere_is_not_searched(monkeypatch) -> None:
+    """x + y <= 3: from (x, y) = (0, 3) a looser model's bounds (3 on the total, then 3 on y
+    with the total held at 3) prove both stages; no solve runs. Without them stage 1 would be
+    searched (its upper is 6)."""
+    solves: list[int] = []
+    original = cp_model.CpSolver.Solve
+
+    def counting(self, model, callback=None):
+        solves.append(1)
+        return original(self, model, callback)
+
+    monkeypatch.setattr(cp_model.CpSolver, "Solve", counting)
+    asked: list[tuple[int, list[int]]] = []
+
+    def known(index: int, values: list[int]) -> int | None:
+        asked.append((index, list(values)))
+        return 3
+
+    result = _solve({"x": 0, "y": 3}, known=known, y_upper=4)
+    assert asked == [(0, []), (1, [3])]
+    assert [(stage.status, stage.value, stage.bound) for stage in result.stages] == [("OPTIMAL", 3, 3), ("OPTIMAL", 3, 3)]
+    assert not solves and result.assignment == {"x": 0, "y": 3}
+    # A bound the start does not reach: the stage is searched as before.
+    result = _solve({"x": 0, "y": 0}, known=lambda index, values: 3)
+    assert solves and result.stages[0].value == 3
