@@ -24,6 +24,19 @@ def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]):
     return set_hint
 
 
+def _count_solves(monkeypatch) -> list[int]:
+    """A list that grows by one for every CP-SAT solve from here on."""
+    solves: list[int] = []
+    original = cp_model.CpSolver.Solve
+
+    def counting(self, model, callback=None):
+        solves.append(1)
+        return original(self, model, callback)
+
+    monkeypatch.setattr(cp_model.CpSolver, "Solve", counting)
+    return solves
+
+
 def _reader(variables: dict[str, cp_model.IntVar]):
     return lambda solver: {name: solver.Value(var) for name, var in variables.items()}
 
@@ -140,14 +153,7 @@ def test_a_stage_whose_set_up_alone_would_overrun_the_limit_is_not_started() -> 
 
 
 def test_a_stage_its_start_already_maximises_is_proven_without_a_search(monkeypatch) -> None:
-    solves: list[int] = []
-    original = cp_model.CpSolver.Solve
-
-    def counting(self, model, callback=None):
-        solves.append(1)
-        return original(self, model, callback)
-
-    monkeypatch.setattr(cp_model.CpSolver, "Solve", counting)
+    solves = _count_solves(monkeypatch)
     # y = 3 is y's upper: stage 2 is proven from the start, even with no time left for it.
     result = _solve({"x": 0, "y": 3}, pace=Pace(per_variable=1.5))
     assert [(stage.terms, stage.status, stage.value, stage.bound) for stage in result.stages] == [
@@ -198,14 +204,7 @@ def test_a_stage_its_start_reaches_a_bound_known_from_elsewhere_is_not_searched(
     """x + y <= 3: from (x, y) = (0, 3) a looser model's bounds (3 on the total, then 3 on y
     with the total held at 3) prove both stages; no solve runs. Without them stage 1 would be
     searched (its upper is 6)."""
-    solves: list[int] = []
-    original = cp_model.CpSolver.Solve
-
-    def counting(self, model, callback=None):
-        solves.append(1)
-        return original(self, model, callback)
-
-    monkeypatch.setattr(cp_model.CpSolver, "Solve", counting)
+    solves = _count_solves(monkeypatch)
     asked: list[tuple[int, list[int]]] = []
 
     def known(index: int, values: list[int]) -> int | None:
