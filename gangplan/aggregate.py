@@ -85,8 +85,9 @@ CONFINED_CUTS_UP_TO = 20_000
 # first stage that the start does not already maximise gets UPPER_SHARE of objective 1's time
 # (after it the tor model never had time to search on the five 2,048-node seeds; with 80%,
 # seed 3's second level stopped at 8.06e11 against a bound of 1.022e12, with 90% it found
-# 1.014e12 and the plan's gap went 28.2% -> 11.5%; all of it gave the same plan and left no
-# room for the work around the solver no budget sees: 11.8 s of wall on a slow hour). At
+# 1.014e12 and the plan's gap went 28.2% -> 11.5%; all of it gave the same plan, and 90%
+# leaves some room for the work around the solver no budget sees: 8.4 to 11.8 s of wall in
+# four runs with all of it, 7.7 to 9.7 s in three with 90%, on a noisy host). At
 # 2,048 nodes, with 2,800 counts of detail it proved the top level's optimum (8.52e11) in 0.7
 # deterministic s; with 1,800, 8.57e11 in 2.4 s; with 1,100, 8.69e11 (a miniPod model with
 # every gang in detail needed 6.7 s). Where greedy places every top-level JobGroup (seeds 3
@@ -112,7 +113,8 @@ PACK_EXACTLY_LIMIT = 0.05
 # worker): fitted on 512 nodes and the trace case, 2.5 per deterministic s (1.5 to 3.1).
 SMALL_PACE = Pace(2.5, 1e-4)
 # The cluster-wide knapsack behind a stage's bound where no model has a better one: at 1,213
-# trace nodes and 2,048 generated ones it proved its optimum in 0.02 to 0.03 s.
+# trace nodes and 2,048 generated ones 0.04 to 0.05 s a stage, built and solved, where it
+# proves its optimum; 0.6 s where it stops at this limit (the second level at 2,048 nodes).
 CLUSTER_BOUND_LIMIT = 0.2
 # The bucket model is a knapsack over JobGroups with a tight LP: CP-SAT's LP workers (with
 # reduced-cost fixing) find and prove its optimum; the others only take turns from them in the
@@ -769,16 +771,18 @@ def _one_domain_room(
         for t in np.flatnonzero(per).tolist():
             rooms[t][r] = min(int(per[t]), role.count)
     pinned = spec.topology.pinned.get(level) if spec.topology is not None else None
-    out: dict[int, tuple[dict[int, int], int]] = {}
+    per_role: dict[int, dict[int, int]] = defaultdict(dict)
+    most: dict[int, int] = defaultdict(int)
     for t, held in sorted(rooms.items()):
         if _short(spec, held) or (pinned is not None and t != pinned):
             continue
         d = _above(problem, level, t, at)
         if d is None:
             continue
-        best, most = out.get(d, ({}, 0))
-        out[d] = ({r: max(best.get(r, 0), c) for r, c in {**best, **held}.items()}, max(most, sum(held.values())))
-    return out
+        for r, c in held.items():
+            per_role[d][r] = max(per_role[d].get(r, 0), c)
+        most[d] = max(most[d], sum(held.values()))
+    return {d: (per_role[d], most[d]) for d in most}
 
 
 def _above(problem: Problem, level: int, domain: int, at: int) -> int | None:

@@ -408,8 +408,9 @@ def staged_solve(
         model.Maximize(objective)
         set_hint(current)
         start_value = _hinted_value(model)
-        most: int | None = stage_upper(stage)
-        if start_value is not None and start_value < stage_upper(stage) and known is not None:
+        largest = stage_upper(stage)
+        most: int | None = largest
+        if known is not None and start_value is not None and start_value < largest:
             before = overhead() if overhead is not None else 0.0
             most = known(index, [st.value for st in result.stages if st.value is not None])
             spent += (overhead() - before) if deterministic and overhead is not None else 0.0

@@ -219,28 +219,24 @@ def _fill(state: _State, chosen: list[tuple[int, int]], nodes: Iterable[int] | N
 
 
 def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
-    """Godel's way: NodeGroups by the required key, NodeCircles by the preferred keys, by rank."""
+    """Godel's way: NodeGroups by the required key, NodeCircles by the preferred keys, by rank;
+    a gang with nodes in ``state.prefer`` tries the same within those first."""
     topo = state.problem.gangs[g].topology
     if not chosen:
         return True  # running members already make the quorum
     preferred = state.prefer.get(g)
-    if preferred is not None:
+    for among in ([preferred] if preferred is not None else []) + [None]:
         mark = state.mark()
-        if topo is None and _fill(state, chosen, preferred):
-            return True
-        for nodes in _node_groups(state, g) if topo is not None else ():
-            inside = np.intersect1d(nodes, preferred)
+        if topo is None:
+            if _fill(state, chosen, among):
+                return True
+            state.undo(mark)
+            continue
+        for nodes in _node_groups(state, g):
+            inside = nodes if among is None else np.intersect1d(nodes, among)
             if len(inside) and _place_in_circles(state, g, chosen, inside):
                 return True
             state.undo(mark)
-        state.undo(mark)
-    if topo is None:
-        return _fill(state, chosen, None)
-    for nodes in _node_groups(state, g):
-        mark = state.mark()
-        if _place_in_circles(state, g, chosen, nodes):
-            return True
-        state.undo(mark)
     return False
 
 
