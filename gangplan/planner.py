@@ -221,11 +221,10 @@ def _bucket_proof(
     plan's values) where it is tighter. Without either, a stage is measured against the most
     it could be (every JobGroup of its level placed), not left without a gap; a plan that
     reaches that is proven there too. A bucket model that kept only a neighbourhood of buckets
-    (8,192 nodes and up) proves nothing, and no gap is reported: there the knapsack would
-    (it is valid at any size) but took 1.4 to 1.7 s a stage at 20,480 nodes, beyond the limit."""
-    if not outcome.whole:
-        return set(), None
-    runs = [outcome.solve.stages, outcome.upper]
+    (8,192 nodes and up) bounds nothing, so there only the knapsack and the most a stage could
+    be count (one knapsack a stage reached: 0.3 s at 8,192 nodes, 0.8 s at 20,480, where it
+    stops at its limit and says no more than that most)."""
+    runs = [outcome.solve.stages, outcome.upper] if outcome.whole else []
     stages = stage_terms([t for t in terms if t.primary])
     proven: set[str] = set()
     values: list[int] = []

@@ -129,8 +129,14 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     # cluster-wide knapsack with the earlier stages held at the plan's values.
     bound = min(largest[2], cluster_bound(problem, stages, value[:2]))
     assert gap == pytest.approx((bound - value[2]) / bound)
-    outcome.whole = False  # a neighbourhood proves nothing
-    assert _bucket_proof(problem, terms, found, outcome, GPU) == (set(), None)
+    # A model that claims stage 3 at the plan's value proves it when the model was whole; a
+    # neighbourhood's bounds say nothing about the whole problem, so there the claim is ignored
+    # and stage 3 is measured as if no model had run (8,192 nodes and up).
+    claims = [first] + [StageResult([t.name for t in s], "OPTIMAL", v, v) for s, v in zip(stages[1:3], value[1:3])]
+    outcome = AggregateResult(SolveResult(found, "FEASIBLE", claims), make_buckets(problem), True)
+    assert {t.name for t in stages[2]} <= _bucket_proof(problem, terms, found, outcome, GPU)[0]
+    outcome.whole = False
+    assert _bucket_proof(problem, terms, found, outcome, GPU) == (proven, pytest.approx((bound - value[2]) / bound))
 
 
 def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
