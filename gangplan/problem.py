@@ -114,6 +114,7 @@ class JobGroupSpec:
     rank: int  # position in queue order
     demand: Fraction  # quorum demand, DESIGN section 3 objective 1
     feasible: bool  # False when it cannot be placed whatever else happens (too few pods, no node)
+    shares: tuple[tuple[Fraction, int], ...] = ()  # (one quorum pod's demand, pods asking it): sums to demand
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,14 +276,16 @@ def build_problem(
                 )
             )
             gang_ids.append(g_index)
+        shares = _quorum_shares(jg, requests, usable_total)
         job_groups.append(
             JobGroupSpec(
                 key=jg.key,
                 gangs=tuple(gang_ids),
                 priority=jg.priority,
                 rank=rank,
-                demand=_quorum_demand(jg, requests, usable_total),
+                demand=sum((share * n for share, n in shares), Fraction(0)),
                 feasible=feasible,
+                shares=shares,
             )
         )
     return Problem(
@@ -408,26 +411,37 @@ def _excluded(
     return dict(sorted(counts.items()))
 
 
-def _quorum_demand(jg: JobGroup, requests: Mapping[int, Mapping[str, int]], total: Mapping[str, int]) -> Fraction:
-    """Sum over resources of (requests of its minMember pods) / (usable allocatable), exact."""
-    demand = Fraction(0)
+def _quorum_shares(
+    jg: JobGroup, requests: Mapping[int, Mapping[str, int]], total: Mapping[str, int]
+) -> tuple[tuple[Fraction, int], ...]:
+    """Each quorum pod's share of the cluster (the sum over resources of its requests over the
+    usable allocatable), with how many quorum pods ask that share: the quorum demand is their
+    sum, and weights rounded per pod keep equal totals of the same pods equal."""
+    shares: dict[Fraction, int] = defaultdict(int)
     for gang in jg.gangs:
         members = sorted(gang.running, key=lambda p: p.name) + sorted(gang.pending, key=lambda p: p.name)
-        quorum: dict[str, int] = defaultdict(int)
         for pod in members[: gang.group.min_member]:
-            for name, amount in requests[id(pod)].items():
-                quorum[name] += amount
-        for name, amount in quorum.items():
-            if name != "pods" and total.get(name):
-                demand += Fraction(amount, total[name])
-    return demand
+            share = sum(
+                (Fraction(amount, total[name]) for name, amount in requests[id(pod)].items()
+                 if name != "pods" and total.get(name)),
+                Fraction(0),
+            )
+            if share:
+                shares[share] += 1
+    return tuple(sorted(shares.items()))
 
 
-def integer_weights(values: Sequence[Fraction], limit: int = 2**40) -> tuple[list[int], bool]:
+def integer_weights(
+    values: Sequence[Fraction], limit: int = 2**40, shares: Sequence[Sequence[tuple[Fraction, int]]] | None = None
+) -> tuple[list[int], bool]:
     """Scale rationals to integers for the solver; exact when the common denominator allows.
 
     Returns the weights and whether they are exact (distinct sums stay distinct). When the
-    exact scale would overflow ``limit``, weights are rounded at the finest scale that fits.
+    exact scale would overflow ``limit``, weights are rounded at the finest scale that fits:
+    per part when ``shares`` splits each value into (part, times) (one pod's share of the
+    cluster, say), so values made of the same parts weigh exactly their sum (a 16-pod gang as
+    much as two 8-pod gangs of the same pods, leaving the tie to the next objective, as exact
+    weights do); rounded whole, the two could differ by one either way.
     """
     if not values:
         return [], True
@@ -438,7 +452,9 @@ def integer_weights(values: Sequence[Fraction], limit: int = 2**40) -> tuple[lis
     if total * lcm <= limit:
         return [int(v * lcm) for v in values], True
     scale = Fraction(limit) / total if total else Fraction(1)
-    return [max(1 if v else 0, round(v * scale)) for v in values], False
+    if shares is None:
+        return [max(1 if v else 0, round(v * scale)) for v in values], False
+    return [sum(times * max(1, round(part * scale)) for part, times in parts if part) for parts in shares], False
 
 
 def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:

@@ -1,0 +1,89 @@
+"""Quorum-demand weights (DESIGN objective 1): rounded weights keep the totals of the same
+pods equal, so a tie in quorum demand still goes to the JobGroup count, as with exact rationals."""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gangplan import objective
+from gangplan.loader import load_snapshot
+from gangplan.planner import Options, plan
+from gangplan.problem import build_problem, integer_weights
+from gangplan.verify import verify
+
+
+def test_rounded_weights_of_the_same_pods_add_up() -> None:
+    a, b = Fraction(1, 1_000_021), Fraction(3, 999_983)
+    values = [16 * a, 8 * a, 8 * a, b]
+    whole, exact = integer_weights(values, limit=2**20)
+    assert not exact and whole[0] != whole[1] + whole[2]  # rounded whole, the tie is lost
+    weights, exact = integer_weights(values, limit=2**20, shares=[((a, 16),), ((a, 8),), ((a, 8),), ((b, 1),)])
+    assert not exact and weights[0] == weights[1] + weights[2]
+    assert sorted(range(4), key=lambda i: (values[i], i)) == sorted(range(4), key=lambda i: (weights[i], i))
+    assert sum(weights) <= 2**20 + 4 * 16  # at most half a unit over per pod
+
+
+def _node(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {}},
+            "status": {"allocatable": {"cpu": "33", "memory": "100Gi", "nvidia.com/gpu": "8"}}}
+
+
+def _gang(name: str, size: int, created: str, cpu: str = "2", running_on: str | None = None) -> list[dict]:
+    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+             "metadata": {"name": name, "namespace": "ml", "creationTimestamp": created}, "spec": {"minMember": size}}
+    pods = []
+    for i in range(size):
+        spec: dict = {"containers": [{"name": "main", "resources": {"requests": {
+            "cpu": cpu, "memory": "3Gi", "nvidia.com/gpu": "1"}}}]}
+        if running_on and i == 0:
+            spec["nodeName"] = running_on
+        pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"{name}-{i}", "namespace": "ml", "labels": {"scheduling.x-k8s.io/pod-group": name},
+            "creationTimestamp": created}, "spec": spec, "status": {"phase": "Running" if spec.get("nodeName") else "Pending"}})
+    return [group, *pods]
+
+
+def _snapshot(tmp_path: Path, objects: list[dict]) -> str:
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(yaml.safe_dump_all(objects, sort_keys=False))
+    return str(path)
+
+
+def test_quorum_demand_is_the_designs_sum_over_resources(tmp_path: Path) -> None:
+    # Two pod shapes in one gang, one member running: the quorum is the first minMember members,
+    # running ones first (README), summed per resource over the usable allocatable.
+    objects = [_node("n0"), _node("n1")] + _gang("mixed", 3, "2024-01-01T00:00:00Z", running_on="n0")
+    objects[3]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "5"  # mixed-1: 5 cores
+    problem = build_problem(load_snapshot([_snapshot(tmp_path, objects)]))
+    (jg,) = problem.job_groups
+    cpu, memory, gpu = Fraction(2 + 5 + 2, 66), Fraction(9, 200), Fraction(3, 16)
+    assert jg.demand == cpu + memory + gpu
+    assert sorted(n for _, n in jg.shares) == [1, 2] and sum(s * n for s, n in jg.shares) == jg.demand
+
+
+def test_a_tie_in_rounded_quorum_demand_goes_to_the_job_group_count(tmp_path: Path, monkeypatch) -> None:
+    # 16 GPUs: one 16-pod gang, or two 8-pod gangs of the same pods: the same quorum demand, so
+    # DESIGN's next objective, the number of JobGroups placed, takes the two (queue order would
+    # take the large one, created first).
+    objects = [_node("n0"), _node("n1")]
+    objects += _gang("large", 16, "2024-01-01T00:00:00Z")
+    objects += _gang("half-a", 8, "2024-01-02T00:00:00Z") + _gang("half-b", 8, "2024-01-02T00:00:00Z")
+    snapshot = load_snapshot([_snapshot(tmp_path, objects)])
+    demands = [jg.demand for jg in build_problem(snapshot).job_groups]
+    # A limit at which the demands are rounded (no common denominator fits) and, rounded whole,
+    # the large gang would outweigh the two halves by a unit, deciding the plan on that unit.
+    limit = next(
+        limit for limit in range(1_000, 100_000)
+        if (w := integer_weights(demands, limit=limit))[1] is False and w[0][0] > w[0][1] + w[0][2]
+    )
+    monkeypatch.setattr(objective, "integer_weights", functools.partial(integer_weights, limit=limit))
+    result = plan(snapshot, Options(time_limit=5))
+    placed = {g.key for g in result.groups if g.placed}
+    assert placed == {"ml/half-a", "ml/half-b"}
+    assert verify(snapshot, result.placements, result.levels).ok
+    assert result.solver.exact_weights is False
