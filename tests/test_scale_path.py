@@ -107,7 +107,7 @@ def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
         assert term.uses.get((len(problem.gangs), level, d), 0) == 0
 
 
-def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cluster) -> None:
+def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cluster, monkeypatch) -> None:
     from gangplan.aggregate import AggregateResult
     from gangplan.cpsat import SolveResult, StageResult, stage_terms, stage_weights
     from gangplan.objective import term_value
@@ -137,6 +137,10 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     assert {t.name for t in stages[2]} <= _bucket_proof(problem, terms, found, outcome, GPU)[0]
     outcome.whole = False
     assert _bucket_proof(problem, terms, found, outcome, GPU) == (proven, pytest.approx((bound - value[2]) / bound))
+    # Above KNAPSACK_PROOF_LIMIT candidate pairs (20,480 nodes) no knapsack either: the most it could be.
+    assert bound < largest[2]
+    monkeypatch.setattr("gangplan.planner.KNAPSACK_PROOF_LIMIT", 0)
+    assert _bucket_proof(problem, terms, found, outcome, GPU) == (proven, pytest.approx((largest[2] - value[2]) / largest[2]))
 
 
 def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
