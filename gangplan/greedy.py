@@ -55,13 +55,23 @@ class _State:
             found = self._nodes[r] = self.problem.roles[r].nodes
         return found
 
+    def mask(self, r: int) -> np.ndarray:
+        """Whether each node of the cluster is a candidate of role ``r``."""
+        found = self._masks.get(r)
+        if found is None:
+            found = self._masks[r] = np.zeros(len(self.problem.nodes), dtype=bool)
+            found[self.nodes_of(r)] = True
+        return found
+
     def candidates(self, r: int, among: np.ndarray) -> np.ndarray:
         """The nodes of ``among`` (kept in order) that are candidates of role ``r``."""
-        mask = self._masks.get(r)
-        if mask is None:
-            mask = self._masks[r] = np.zeros(len(self.problem.nodes), dtype=bool)
-            mask[self.nodes_of(r)] = True
-        return among[mask[among]]
+        return among[self.mask(r)[among]]
+
+    def room(self, chosen: list[tuple[int, int]], nodes: np.ndarray) -> list[tuple[np.ndarray, int]]:
+        """Per role of ``chosen``: how many of its pods each of ``nodes`` holds now (none where
+        it is no candidate), with the pods it needs; the cheap check of ``_fill`` for many
+        node sets at once."""
+        return [(np.where(self.mask(r)[nodes], self.fits(self.problem.roles[r], nodes), 0), take) for r, take in chosen]
 
     def share(self, r: int) -> float:
         """Dominant share of one pod of role ``r``: how big it is, across resources."""
@@ -232,9 +242,14 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
                 return True
             state.undo(mark)
             continue
+        everything = state.gang_nodes(g)
+        room = state.room(chosen, everything)  # a failed try is undone: it holds for every one
         for nodes in _node_groups(state, g):
             inside = nodes if among is None else np.intersect1d(nodes, among)
-            if len(inside) and _place_in_circles(state, g, chosen, inside):
+            at = np.searchsorted(everything, inside)
+            if not len(inside) or any(int(fit[at].sum()) < take for fit, take in room):
+                continue  # _fill's cheap check fails on every part of it
+            if _place_in_circles(state, g, chosen, inside):
                 return True
             state.undo(mark)
     return False
@@ -248,21 +263,28 @@ def _candidates(problem: Problem, g: int) -> np.ndarray:
 
 
 def _node_groups(state: _State, g: int) -> list[np.ndarray]:
+    """The gang's candidate nodes per domain of its deepest required level (a domain there is a
+    path, so it fixes the domains above it), in that level's sort-rule order: ranks are distinct
+    per domain, so they alone order the NodeGroups."""
     problem = state.problem
     topo = problem.gangs[g].topology
     assert topo is not None
     nodes = state.gang_nodes(g)
     if not topo.required:
         return [nodes]
-    keys = np.stack([problem.domain_array(level)[nodes] for level in topo.required], axis=1)
-    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    deepest_first = list(reversed(range(len(topo.required))))
+    deepest = max(topo.required)
+    domains, labels, counts = np.unique(problem.domain_array(deepest)[nodes], return_inverse=True, return_counts=True)
+    parts = np.split(nodes[np.argsort(labels.reshape(-1), kind="stable")], np.cumsum(counts)[:-1])
+    return [parts[i] for i in sorted(range(len(domains)), key=lambda i: topo.ranks[deepest][int(domains[i])])]
 
-    def rank(i: int) -> tuple:
-        return tuple(topo.ranks[topo.required[c]][int(unique[i][c])] for c in deepest_first)
 
-    return [nodes[inverse == i] for i in sorted(range(len(unique)), key=rank)]
+def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) -> np.ndarray:
+    """Which of ``count`` node sets (``labels`` gives each node's) pass ``_fill``'s cheap check:
+    a set failing it fails ``_fill`` at once and changes nothing, so it need not be tried."""
+    ok = np.ones(count, dtype=bool)
+    for fit, take in room:
+        ok &= np.bincount(labels, weights=fit, minlength=count) >= take
+    return ok
 
 
 def _place_in_circles(state: _State, g: int, chosen: list[tuple[int, int]], nodes: np.ndarray) -> bool:
@@ -271,11 +293,14 @@ def _place_in_circles(state: _State, g: int, chosen: list[tuple[int, int]], node
     assert topo is not None
     if not topo.preferred:
         return _fill(state, chosen, nodes)
+    room = state.room(chosen, nodes)  # a failed try is undone, so this holds for every try below
     for level in sorted(topo.preferred, reverse=True):
-        domain = problem.domain_array(level)[nodes]
-        for d in sorted(np.unique(domain).tolist(), key=lambda d: topo.ranks[level][d]):
+        domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
+        labels = labels.reshape(-1)
+        tries = np.flatnonzero(_enough(room, labels, len(domains))).tolist()
+        for i in sorted(tries, key=lambda i: topo.ranks[level][int(domains[i])]):
             mark = state.mark()
-            if _fill(state, chosen, nodes[domain == d]):
+            if _fill(state, chosen, nodes[labels == i]):
                 return True
             state.undo(mark)
     rank_keys = [np.array(topo.ranks[lv], dtype=np.int64)[problem.domain_array(lv)[nodes]] for lv in topo.preferred]
