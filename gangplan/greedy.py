@@ -165,9 +165,21 @@ def place_pods(
         complete = take == remaining
         opens = state.idle[pick] & ~state.touched[pick]
         order = np.lexsort((pick, leftover, np.where(complete, 0, -take), ~complete, opens))
-        best = int(order[0])
-        state.put(r, int(pick[best]), int(take[best]))
-        placed += int(take[best])
+        if complete.any():
+            best = int(order[0])
+            state.put(r, int(pick[best]), int(take[best]))
+            placed += int(take[best])
+            continue
+        # No node takes all that is left, so each pick fills a node (its room, not the role's
+        # count, bounds it) and leaves the others' keys as they are: take them in this order
+        # until one of the rest could take all that is then left, as a pick at a time would.
+        taken = take[order]
+        rest = np.maximum.accumulate(taken[::-1])[::-1]  # the most any of order[k:] takes
+        for k, best in enumerate(order.tolist()):
+            if k and (rest[k] >= wanted - placed or int(taken[k - 1]) >= role.count):
+                break
+            state.put(r, int(pick[best]), int(take[best]))
+            placed += int(take[best])
     return placed
 
 
