@@ -1,0 +1,78 @@
+"""Greedy's tightest-first fill (greedy.place_pods) takes whole nodes in one go where no node
+can take all that is left; it must choose exactly what one pick at a time would."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gangplan.greedy import _State, place_pods
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.problem import build_problem
+
+GPU = "nvidia.com/gpu"
+
+
+def _one_pick_at_a_time(state: _State, r: int, wanted: int) -> int:
+    """The rule as it reads: each pick, a node that takes every remaining pod with the least
+    room left over, else the node that takes the most; newly opened nodes last; node id last."""
+    role = state.problem.roles[r]
+    nodes = state.nodes_of(r)
+    request = np.array(role.request, dtype=np.int64)
+    used = np.nonzero(request)[0]
+    placed = 0
+    while placed < wanted:
+        remaining = wanted - placed
+        take = np.minimum(state.fits(role, nodes), remaining)
+        valid = take > 0
+        if not valid.any():
+            break
+        pick, take = nodes[valid], take[valid]
+        after = state.free[np.ix_(pick, used)] - np.outer(take, request[used])
+        leftover = (after / state.allocatable[np.ix_(pick, used)]).max(axis=1)
+        complete = take == remaining
+        opens = state.idle[pick] & ~state.touched[pick]
+        best = int(np.lexsort((pick, leftover, np.where(complete, 0, -take), ~complete, opens))[0])
+        state.put(r, int(pick[best]), int(take[best]))
+        placed += int(take[best])
+    return placed
+
+
+cases = st.fixed_dictionaries({
+    "nodes": st.lists(st.tuples(st.sampled_from([8, 16, 32]), st.sampled_from([0, 4, 8])), min_size=1, max_size=9),
+    "busy": st.lists(st.tuples(st.integers(0, 8), st.integers(0, 12), st.integers(0, 4)), max_size=8),
+    "pod": st.tuples(st.integers(1, 6), st.integers(0, 4)),
+    "count": st.integers(1, 40),
+    "wanted": st.integers(1, 40),
+    "touched": st.lists(st.integers(0, 8), max_size=4),
+})
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases)
+def test_whole_nodes_in_one_go_choose_what_one_pick_at_a_time_does(case) -> None:
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": cpu * 1000, GPU: gpus, "pods": 110}) for i, (cpu, gpus) in enumerate(case["nodes"]))
+    busy = tuple(
+        Pod("kube-system", f"busy-{i}", containers=(Container("c", {"cpu": cpu * 1000, GPU: gpus}),),
+            node_name=f"n{n % len(nodes)}", phase=PodPhase.RUNNING)
+        for i, (n, cpu, gpus) in enumerate(case["busy"])
+    )
+    cpu, gpus = case["pod"]
+    pending = tuple(
+        Pod("default", f"g-{p}", labels={"scheduling.x-k8s.io/pod-group": "g"},
+            containers=(Container("main", {"cpu": cpu * 1000, GPU: gpus}),))
+        for p in range(case["count"])
+    )
+    group = PodGroup("default", "g", PodGroupAPI.GODEL, min_member=1)
+    problem = build_problem(Snapshot(nodes=nodes, pods=busy + pending, pod_groups=(group,)))
+    if not problem.roles or not len(problem.roles[0].nodes):
+        return
+    wanted = min(case["wanted"], problem.roles[0].count)
+    states = [_State(problem), _State(problem)]
+    for state in states:
+        state.touched[[n % len(nodes) for n in case["touched"]]] = True
+    placed = place_pods(states[0], 0, wanted)
+    assert placed == _one_pick_at_a_time(states[1], 0, wanted)
+    assert dict(states[0].counts) == dict(states[1].counts)
+    assert (states[0].free >= 0).all()
