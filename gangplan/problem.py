@@ -417,17 +417,15 @@ def _quorum_shares(
     """Each quorum pod's share of the cluster (the sum over resources of its requests over the
     usable allocatable), with how many quorum pods ask that share: the quorum demand is their
     sum, and weights rounded per pod keep equal totals of the same pods equal."""
-    shares: dict[Fraction, int] = defaultdict(int)
+    alike: dict[tuple[tuple[str, int], ...], int] = defaultdict(int)
     for gang in jg.gangs:
         members = sorted(gang.running, key=lambda p: p.name) + sorted(gang.pending, key=lambda p: p.name)
         for pod in members[: gang.group.min_member]:
-            share = sum(
-                (Fraction(amount, total[name]) for name, amount in requests[id(pod)].items()
-                 if name != "pods" and total.get(name)),
-                Fraction(0),
-            )
-            if share:
-                shares[share] += 1
+            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and total.get(k)))] += 1
+    shares: dict[Fraction, int] = defaultdict(int)
+    for asked, pods in alike.items():
+        if share := sum((Fraction(amount, total[name]) for name, amount in asked), Fraction(0)):
+            shares[share] += pods
     return tuple(sorted(shares.items()))
 
 
