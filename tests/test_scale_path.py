@@ -175,3 +175,51 @@ def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan
     assert proven == {t.name for s in stages[:3] for t in s}
     next_largest = min(stage_upper(stages[3]), cluster_bound(problem, stages, value[:3]))  # no model reached it
     assert value[3] < next_largest and gap == pytest.approx((next_largest - value[3]) / next_largest)
+
+
+def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_largest_first(monkeypatch) -> None:
+    """Its JobGroups are put on nodes by greedy, steered and guarded; a priority level it did not
+    solve goes in queue order, and again largest quorum demand first, and the best plan is kept.
+    Here the lower level's small gang is first in queue order and takes the rack the large one
+    needs: only the second order places the large one, and that plan is the one returned."""
+    import gangplan.aggregate as aggregate
+    from gangplan.aggregate import _UpperSolution, _upper
+    from gangplan.cpsat import SolveResult, StageResult, stage_terms
+    from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+    from dataclasses import replace
+
+    from gangplan.objective import Assignment
+
+    nodes = tuple(Node(f"n{i}", {"zone": "a", "rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
+    pods, groups = [], []
+    for name, count, gpus, priority, created in [
+        ("top", 1, 4, 100, "00"), ("small", 1, 2, 10, "01"), ("large", 1, 4, 10, "02"),
+    ]:
+        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
+        pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name},
+                     containers=(Container("main", {"cpu": 1000, GPU: gpus}),), priority=priority) for i in range(count)]
+    problem = build_problem(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups)), levels=("zone", "rack"))
+    key = {jg.key: j for j, jg in enumerate(problem.job_groups)}
+    # Rounded weights, as at scale, keep the lower level out of the top level's stage.
+    terms = [replace(t, exact=False) if t.name.endswith("@10") else t for t in objective_terms(problem) if t.primary]
+    first = stage_terms(terms)[0]
+    assert {t.name for t in first} == {"quorum-demand@100", "job-groups@100", "queue-order@100"}
+    # The model's solution: the top level solved, its gang in the zone; the lower level not.
+    solution = _UpperSolution({}, {}, frozenset({key["default/top"]}))
+    found = SolveResult(solution, "FEASIBLE", [StageResult([t.name for t in first], "OPTIMAL", 1, 1)])
+    monkeypatch.setattr(aggregate, "staged_solve", lambda *args, **kwargs: found)
+    orders = []
+    greedy_pass = aggregate.greedy
+
+    def recorded(problem, order=None, prefer=None):
+        orders.append(list(order))
+        return greedy_pass(problem, order, prefer)
+
+    monkeypatch.setattr(aggregate, "greedy", recorded)
+    stages, chosen, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, 1,
+                               time_limit=1.0, workers=1, seed=0, reporter=None)
+    top, small, large = key["default/top"], key["default/small"], key["default/large"]
+    assert orders == [[top, small, large]] * 2 + [[top, large, small]] * 2
+    # Queue order puts the small gang on the rack the top gang left, the large one then finds
+    # half a rack; largest first puts the large one there and the small one nowhere: more demand.
+    assert chosen is not None and chosen.placed == {top, large}
