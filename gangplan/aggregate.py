@@ -512,7 +512,6 @@ def _upper(
         for t in terms_ for j in t.job_groups
     }
     plans = []
-    orders: list[list[int]] = []
     # Its JobGroups first, those that need over TIGHT of their roomiest domain first, then
     # largest first; each gang tried first where it put it, and again with the others kept off
     # the nodes those tight gangs may use there. On four 2,048-node seeds the best plan was
@@ -520,8 +519,8 @@ def _upper(
     # did not solve go in queue order, and again largest quorum demand first, as the solver's
     # start tries them (lexicographic_greedy): on the five 2,048-node seeds, 20% more p100
     # demand at seed 2 and more p10 demand at seeds 3 and 4, for two passes of 0.07 s.
-    for demand_first in (False, True):
-        order = sorted(
+    def order(demand_first: bool) -> list[int]:
+        return sorted(
             range(len(problem.job_groups)),
             key=lambda j: (
                 -problem.job_groups[j].priority,
@@ -531,11 +530,11 @@ def _upper(
                 j,
             ),
         )
-        if order in orders:
-            break  # every level was solved: the same passes again
-        orders.append(order)
+
+    queue, largest = order(False), order(True)
+    for each in [queue] + ([largest] if largest != queue else []):  # the same when every level was solved
         for steer in (prefer, guarded):
-            plans.append(greedy(problem, order, steer))
+            plans.append(greedy(problem, each, steer))
             spent += candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS if workers <= 1 else 0.0
     return result.stages, max(plans, key=lambda plan: score(terms, problem, plan)), spent
 

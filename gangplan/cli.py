@@ -786,9 +786,7 @@ def _summary(result: Plan) -> str:
     status = f"{s.solver} {s.status}"
     if s.gap is not None:
         status += f" gap {100 * s.gap:.2f}%"
-        # Objective 1 is lexicographic: the gap is at its first stage not proven.
-        at = next((o.name for o in s.objective if o.bound is None), None) if s.gap else None
-        status += f" at {at}" if at else ""
+        status += f" at {s.gap_at}" if s.gap_at else ""
     parts.append(status)
     parts.append(f"{s.wall_time:.2f}s")
     line = " | ".join(parts)

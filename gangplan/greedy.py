@@ -259,9 +259,10 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
         for nodes in _node_groups(state, g):
             inside = nodes if among is None else np.intersect1d(nodes, among)
             at = np.searchsorted(everything, inside)
-            if not len(inside) or any(int(fit[at].sum()) < take for fit, take in room):
+            part = [(fit[at], take) for fit, take in room]
+            if not len(inside) or any(int(fit.sum()) < take for fit, take in part):
                 continue  # _fill's cheap check fails on every part of it
-            if _place_in_circles(state, g, chosen, inside):
+            if _place_in_circles(state, g, chosen, inside, part):
                 return True
             state.undo(mark)
     return False
@@ -299,13 +300,15 @@ def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) 
     return ok
 
 
-def _place_in_circles(state: _State, g: int, chosen: list[tuple[int, int]], nodes: np.ndarray) -> bool:
+def _place_in_circles(
+    state: _State, g: int, chosen: list[tuple[int, int]], nodes: np.ndarray, room: list[tuple[np.ndarray, int]]
+) -> bool:
+    """``room``: ``state.room(chosen, nodes)``; a failed try is undone, so it holds for every try."""
     problem = state.problem
     topo = problem.gangs[g].topology
     assert topo is not None
     if not topo.preferred:
         return _fill(state, chosen, nodes)
-    room = state.room(chosen, nodes)  # a failed try is undone, so this holds for every try below
     for level in sorted(topo.preferred, reverse=True):
         domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
         labels = labels.reshape(-1)

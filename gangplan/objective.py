@@ -47,7 +47,7 @@ def objective_terms(problem: Problem) -> list[Term]:
     terms: list[Term] = []
     for level in problem.priority_levels:
         members = [jg for jg in problem.job_groups if jg.priority == level and jg.feasible]
-        weights, exact = integer_weights([jg.demand for jg in members], shares=[jg.shares for jg in members])
+        weights, exact = integer_weights([jg.shares for jg in members])
         demand = {jg.rank: w for jg, w in zip(members, weights) if w}
         terms.append(
             Term(f"quorum-demand@{level}", "maximize", demand, upper=sum(demand.values()), exact=exact, primary=True)

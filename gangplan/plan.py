@@ -78,6 +78,12 @@ class SolverReport:
     note: str = ""
     exact_weights: bool = True  # False when quorum demands were rounded to fit int64
 
+    @property
+    def gap_at(self) -> str | None:
+        """The objective term a gap above 0 is at: objective 1 is lexicographic, so its first
+        stage not proven optimal."""
+        return next((o.name for o in self.objective if o.bound is None), None) if self.gap else None
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:

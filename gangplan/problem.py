@@ -430,29 +430,29 @@ def _quorum_shares(
 
 
 def integer_weights(
-    values: Sequence[Fraction], limit: int = 2**40, shares: Sequence[Sequence[tuple[Fraction, int]]] | None = None
+    values: Sequence[Sequence[tuple[Fraction, int]]], limit: int = 2**40
 ) -> tuple[list[int], bool]:
-    """Scale rationals to integers for the solver; exact when the common denominator allows.
+    """Scale rationals, each given as (part, times) pairs (one quorum pod's share of the
+    cluster, and how many pods ask it), to integers for the solver; exact when the common
+    denominator allows.
 
     Returns the weights and whether they are exact (distinct sums stay distinct). When the
-    exact scale would overflow ``limit``, weights are rounded at the finest scale that fits:
-    per part when ``shares`` splits each value into (part, times) (one pod's share of the
-    cluster, say), so values made of the same parts weigh exactly their sum (a 16-pod gang as
-    much as two 8-pod gangs of the same pods, leaving the tie to the next objective, as exact
-    weights do); rounded whole, the two could differ by one either way.
+    exact scale would overflow ``limit``, each part is rounded at the finest scale that fits and
+    a value weighs its parts' sum, so values made of the same parts weigh exactly their sum (a
+    16-pod gang as much as two 8-pod gangs of the same pods, leaving the tie to the next
+    objective, as exact weights do); rounded whole, the two could differ by one either way.
     """
     if not values:
         return [], True
+    totals = [sum((part * times for part, times in parts), Fraction(0)) for parts in values]
     lcm = 1
-    for v in values:
+    for v in totals:
         lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
-    total = sum(values)
+    total = sum(totals)
     if total * lcm <= limit:
-        return [int(v * lcm) for v in values], True
+        return [int(v * lcm) for v in totals], True
     scale = Fraction(limit) / total if total else Fraction(1)
-    if shares is None:
-        return [max(1 if v else 0, round(v * scale)) for v in values], False
-    return [sum(times * max(1, round(part * scale)) for part, times in parts if part) for parts in shares], False
+    return [sum(times * max(1, round(part * scale)) for part, times in parts if part) for parts in values], False
 
 
 def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:

@@ -17,12 +17,17 @@ from gangplan.problem import build_problem, integer_weights
 from gangplan.verify import verify
 
 
+def _rounded_whole(values: list[Fraction], limit: int) -> list[int]:
+    """Each value rounded at the finest scale that fits ``limit``, as one number."""
+    return [round(v * Fraction(limit) / sum(values)) for v in values]
+
+
 def test_rounded_weights_of_the_same_pods_add_up() -> None:
     a, b = Fraction(1, 1_000_021), Fraction(3, 999_983)
     values = [16 * a, 8 * a, 8 * a, b]
-    whole, exact = integer_weights(values, limit=2**20)
-    assert not exact and whole[0] != whole[1] + whole[2]  # rounded whole, the tie is lost
-    weights, exact = integer_weights(values, limit=2**20, shares=[((a, 16),), ((a, 8),), ((a, 8),), ((b, 1),)])
+    whole = _rounded_whole(values, 2**20)
+    assert whole[0] != whole[1] + whole[2]  # rounded whole, these numbers lose the tie
+    weights, exact = integer_weights([((a, 16),), ((a, 8),), ((a, 8),), ((b, 1),)], limit=2**20)
     assert not exact and weights[0] == weights[1] + weights[2]
     assert sorted(range(4), key=lambda i: (values[i], i)) == sorted(range(4), key=lambda i: (weights[i], i))
     assert sum(weights) <= 2**20 + 4 * 16  # at most half a unit over per pod
@@ -74,12 +79,14 @@ def test_a_tie_in_rounded_quorum_demand_goes_to_the_job_group_count(tmp_path: Pa
     objects += _gang("large", 16, "2024-01-01T00:00:00Z")
     objects += _gang("half-a", 8, "2024-01-02T00:00:00Z") + _gang("half-b", 8, "2024-01-02T00:00:00Z")
     snapshot = load_snapshot([_snapshot(tmp_path, objects)])
-    demands = [jg.demand for jg in build_problem(snapshot).job_groups]
+    job_groups = build_problem(snapshot).job_groups
+    demands = [jg.demand for jg in job_groups]
     # A limit at which the demands are rounded (no common denominator fits) and, rounded whole,
     # the large gang would outweigh the two halves by a unit, deciding the plan on that unit.
     limit = next(
         limit for limit in range(1_000, 100_000)
-        if (w := integer_weights(demands, limit=limit))[1] is False and w[0][0] > w[0][1] + w[0][2]
+        if not integer_weights([jg.shares for jg in job_groups], limit=limit)[1]
+        and (w := _rounded_whole(demands, limit))[0] > w[1] + w[2]
     )
     monkeypatch.setattr(objective, "integer_weights", functools.partial(integer_weights, limit=limit))
     result = plan(snapshot, Options(time_limit=5))
