@@ -49,7 +49,7 @@ from .cpsat import (
     stage_terms,
     staged_solve,
 )
-from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, pods_that_fit, repair
+from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, pods_that_fit, repair, repair_by_worth
 from .objective import Assignment, Term, score
 from .problem import GangSpec, Problem, candidate_count
 
@@ -284,7 +284,7 @@ def solve_buckets(
     def refine(solution: BucketSolution) -> BucketSolution | None:
         """The stage's solution on nodes, topped up greedily, back in buckets: the next stage
         (a lower priority level, say) then starts with the JobGroups greedy can still add."""
-        on_nodes = complete(problem, repair(problem, expand(problem, buckets, solution, seed=seed, meter=meter)))
+        on_nodes = realise(problem, terms, buckets, solution, seed=seed, meter=meter)
         made.append(on_nodes)
         if not on_nodes.placed >= solution.placed:
             return None  # a JobGroup did not survive expansion: earlier stages would lose value
@@ -819,6 +819,18 @@ def expand(
         if _pack(problem, b, items, free, counts, eligible):
             _pack_exactly(problem, buckets.nodes[b], items, free, counts, seed, meter or Meter())
     return Assignment({k: c for k, c in counts.items() if c}, solution.placed)
+
+
+def realise(
+    problem: Problem, terms: list[Term], buckets: Buckets, solution: BucketSolution, *, seed: int = 0,
+    meter: Meter | None = None,
+) -> Assignment:
+    """A bucket solution as a plan on nodes: expanded, repaired both ways (the JobGroups
+    that lost pods topped up in queue order beside everything else, or by worth), each
+    completed greedily; the one objective 1 prefers."""
+    tentative = expand(problem, buckets, solution, seed=seed, meter=meter)
+    plans = [complete(problem, repair(problem, tentative)), complete(problem, repair_by_worth(problem, tentative))]
+    return max(plans, key=lambda a: score(terms, problem, a))
 
 
 def _per_bucket(solution: BucketSolution) -> dict[int, list[tuple[int, int]]]:

@@ -480,6 +480,41 @@ def repair(problem: Problem, tentative: Assignment) -> Assignment:
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
 
 
+def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:
+    """``repair`` with JobGroups taken by what objective 1 says they are worth (priority
+    level, then quorum demand) instead of all at once: each keeps the tentative pods that
+    still fit beside those before it, is topped up, else placed afresh greedily, else
+    dropped. A short JobGroup then takes room that lesser ones held only tentatively: at
+    512 nodes a 256-pod gang the bucket model chose was dropped for want of room that seven
+    smaller JobGroups of its level held, worth less than half as much together."""
+    state = _State(problem)
+    tentative_of: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (r, n), c in sorted(tentative.counts.items()):
+        tentative_of[r].append((n, c))
+    order = sorted(
+        (j for j in tentative.placed if problem.job_groups[j].feasible),
+        key=lambda j: (-problem.job_groups[j].priority, -problem.job_groups[j].demand, j),
+    )
+    placed: set[int] = set()
+    for j in order:
+        mark = state.mark()
+        for r in problem.roles_of(j):
+            request = problem.roles[r].request
+            for n, c in tentative_of[r]:
+                fit = int(pods_that_fit(state.free[n : n + 1], request, c)[0])
+                if fit > 0:
+                    state.put(r, n, fit)
+        if not _quorum_met(state, j):
+            _top_up(state, j)
+        if not _quorum_met(state, j):
+            state.undo(mark)
+            if not _place_quorum(state, j):
+                state.undo(mark)
+                continue
+        placed.add(j)
+    return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
+
+
 def _top_up(state: _State, j: int) -> None:
     problem = state.problem
     for g in problem.job_groups[j].gangs:

@@ -11,11 +11,11 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from .aggregate import AggregateResult, cluster_bound, expand, solve_buckets
+from .aggregate import AggregateResult, cluster_bound, realise, solve_buckets
 from .cpsat import Reporter, solve_cpsat, stage_objective, stage_terms, stage_upper
 from .errors import UsageError
 from .explain import reasons
-from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, extend, greedy, lexicographic_greedy, repair
+from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, extend, greedy, lexicographic_greedy
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
@@ -180,7 +180,7 @@ def _at_scale(
     spent += outcome.solve.deterministic_time
     found = start_from
     if outcome.solve.assignment is not None:
-        found = complete(problem, repair(problem, expand(problem, outcome.buckets, outcome.solve.assignment, seed=options.seed)))
+        found = realise(problem, terms, outcome.buckets, outcome.solve.assignment, seed=options.seed)
     # The last stage's solution may not pack where an earlier one did (multi-resource room).
     found = max((found, *outcome.on_nodes, start_from, baseline), key=lambda a: score(terms, problem, a))
     # The later terms get what objective 1 left, up to their own share: more than that overran

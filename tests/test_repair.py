@@ -1,0 +1,70 @@
+"""Putting a bucket solution on nodes: the JobGroups a bucket could not hold whole."""
+
+from __future__ import annotations
+
+from gangplan.greedy import repair, repair_by_worth
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.objective import Assignment, objective_terms, score
+from gangplan.planner import name_pods
+from gangplan.problem import build_problem
+from gangplan.verify import verify
+
+GPU = "nvidia.com/gpu"
+
+
+def _snapshot() -> Snapshot:
+    """One 4-GPU node; ``small`` (one 2-GPU pod) is first in queue order, ``large`` (two 2-GPU
+    pods, minMember 2) is worth more at the same priority."""
+    nodes = (Node("n0", {}, {"cpu": 8000, GPU: 4, "pods": 110}),)
+    pods, groups = [], []
+    for name, count, created in [("small", 1, "00"), ("large", 2, "01")]:
+        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
+        pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name},
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),), priority=10) for i in range(count)]
+    return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+
+
+def test_a_short_jobgroup_worth_more_takes_the_room_a_lesser_one_held_tentatively() -> None:
+    snapshot = _snapshot()
+    problem = build_problem(snapshot)
+    key = {jg.key: j for j, jg in enumerate(problem.job_groups)}
+    small, large = key["default/small"], key["default/large"]
+    role = {problem.gangs[g].key: problem.gangs[g].roles[0] for g in range(len(problem.gangs))}
+    # What a bucket that could not hold everything left: one pod of each on the node.
+    tentative = Assignment({(role["default/small"], 0): 1, (role["default/large"], 0): 1}, frozenset({small, large}))
+    terms = objective_terms(problem)
+
+    in_queue_order = repair(problem, tentative)
+    assert in_queue_order.placed == {small}  # everything kept in place: no room to top up large
+
+    by_worth = repair_by_worth(problem, tentative)
+    assert by_worth.placed == {large}
+    assert by_worth.counts == {(role["default/large"], 0): 2}
+    assert score(terms, problem, by_worth) > score(terms, problem, in_queue_order)
+    assert verify(snapshot, name_pods(problem, by_worth), ()).ok
+
+
+def test_a_jobgroup_whose_domain_filled_up_is_placed_afresh_in_another() -> None:
+    """``large`` must keep its pods in one rack. Its tentative pods share rack r0 with a
+    higher-priority pod that leaves room for one of them; topping up may only use r0, so it
+    is placed anew in r1 instead of being dropped (queue-order repair drops it)."""
+    nodes = tuple(Node(f"n{i}", {"rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
+    required = {"kueue.x-k8s.io/podset-required-topology": "rack"}
+    pods, groups = [], []
+    for name, count, priority, annotations in [("top", 1, 100, {}), ("large", 2, 10, required)]:
+        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp="2024-01-01T00:00:00Z"))
+        pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name}, annotations=annotations,
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),), priority=priority) for i in range(count)]
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+    problem = build_problem(snapshot, levels=("rack",))
+    key = {jg.key: j for j, jg in enumerate(problem.job_groups)}
+    top, large = key["default/top"], key["default/large"]
+    role = {problem.gangs[g].key: problem.gangs[g].roles[0] for g in range(len(problem.gangs))}
+    assert problem.gangs[problem.roles[role["default/large"]].gang].topology.required == (0,)
+    # The bucket put both of large's pods in r0; only one found room there.
+    tentative = Assignment({(role["default/top"], 0): 1, (role["default/large"], 0): 1}, frozenset({top, large}))
+    assert repair(problem, tentative).placed == {top}
+    fixed = repair_by_worth(problem, tentative)
+    assert fixed.placed == {top, large}
+    assert fixed.counts == {(role["default/top"], 0): 1, (role["default/large"], 1): 2}
+    assert verify(snapshot, name_pods(problem, fixed), ("rack",)).ok
