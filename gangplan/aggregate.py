@@ -52,6 +52,7 @@ from .cpsat import (
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, pods_that_fit, repair, repair_by_worth
 from .objective import Assignment, Term, score
 from .problem import GangSpec, Problem, candidate_count
+from .repack import repack_level
 
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
 # bound proves nothing about the whole problem.
@@ -116,6 +117,9 @@ SMALL_PACE = Pace(2.5, 1e-4)
 # trace nodes and 2,048 generated ones 0.04 to 0.05 s a stage, built and solved, where it
 # proves its optimum; 0.6 s where it stops at this limit (the second level at 2,048 nodes).
 CLUSTER_BOUND_LIMIT = 0.2
+# Seconds (as the budget counts them) the node-level model gets to place the one priority level
+# whose JobGroups a stage's bucket solution chose but greedy could not put on nodes.
+REPACK_LIMIT = 1.0
 # The bucket model is a knapsack over JobGroups with a tight LP: CP-SAT's LP workers (with
 # reduced-cost fixing) find and prove its optimum; the others only take turns from them in the
 # interleaved search. At 512 nodes, the stage at the second priority level: 16% gap after 6.5 s
@@ -285,6 +289,14 @@ def solve_buckets(
         """The stage's solution on nodes, topped up greedily, back in buckets: the next stage
         (a lower priority level, say) then starts with the JobGroups greedy can still add."""
         on_nodes = realise(problem, terms, buckets, solution, seed=seed, meter=meter)
+        lost = {problem.job_groups[j].priority for j in solution.placed - on_nodes.placed}
+        if len(lost) == 1:
+            repacked, seconds = repack_level(
+                problem, terms, on_nodes, solution.placed, lost.pop(), time_limit=REPACK_LIMIT, seed=seed
+            )
+            meter.seconds += seconds
+            if repacked is not None and score(terms, problem, repacked) > score(terms, problem, on_nodes):
+                on_nodes = repacked
         made.append(on_nodes)
         if not on_nodes.placed >= solution.placed:
             return None  # a JobGroup did not survive expansion: earlier stages would lose value

@@ -1,0 +1,87 @@
+"""Placing one priority level exactly on nodes, the levels above held (gangplan.repack)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from gangplan.greedy import greedy
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.objective import Assignment, objective_terms, score
+from gangplan.planner import name_pods, outcomes
+from gangplan.problem import build_problem
+from gangplan.repack import repack_level
+from gangplan.verify import verify
+
+from test_exhaustive import exhaustive_objective, plan_objective, random_snapshot
+
+GPU = "nvidia.com/gpu"
+
+
+def test_the_level_is_rearranged_so_the_jobgroup_greedy_left_out_fits() -> None:
+    """Two 2-GPU pods on two 4-GPU nodes, one each, leave no node for the 4-GPU pod; both
+    on one node do. The top-priority pod on a third node stays where it is."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(3))
+    pods, groups = [], []
+    for name, gpus, priority in [("top", 4, 100), ("a", 2, 10), ("b", 2, 10), ("c", 4, 10)]:
+        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=1, creation_timestamp="2024-01-01T00:00:00Z"))
+        pods.append(Pod("default", f"{name}-0", labels={"scheduling.x-k8s.io/pod-group": name},
+                        containers=(Container("main", {"cpu": 1000, GPU: gpus}),), priority=priority))
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+    problem = build_problem(snapshot)
+    j = {jg.key.split("/")[1]: i for i, jg in enumerate(problem.job_groups)}
+    r = {problem.gangs[problem.roles[k].gang].key.split("/")[1]: k for k in range(len(problem.roles))}
+    plan = Assignment({(r["top"], 2): 1, (r["a"], 0): 1, (r["b"], 1): 1}, frozenset({j["top"], j["a"], j["b"]}))
+    terms = objective_terms(problem)
+    repacked, seconds = repack_level(problem, terms, plan, frozenset({j["c"]}), 10, time_limit=5.0)
+    assert repacked is not None and seconds > 0
+    assert repacked.placed == {j["top"], j["a"], j["b"], j["c"]}
+    assert repacked.counts[r["top"], 2] == 1
+    assert score(terms, problem, repacked) > score(terms, problem, plan)
+    assert verify(snapshot, name_pods(problem, repacked), ()).ok
+
+
+def _one_level(seed: int) -> Snapshot:
+    snapshot = random_snapshot(seed)
+    return replace(snapshot, pods=tuple(replace(p, priority=10) if p.priority is not None else p for p in snapshot.pods))
+
+
+@pytest.mark.parametrize("seed", range(0, 200, 5))
+def test_a_level_with_nothing_above_reaches_the_exhaustive_optimum(seed: int) -> None:
+    snapshot = _one_level(seed)
+    problem = build_problem(snapshot)
+    terms = objective_terms(problem)
+    start = greedy(problem)
+    everyone = frozenset(j for j, jg in enumerate(problem.job_groups) if jg.feasible)
+    repacked, _ = repack_level(problem, terms, start, everyone, 10, time_limit=10.0)
+    assert repacked is not None
+    assert verify(snapshot, name_pods(problem, repacked), ()).ok
+    mine = plan_objective(snapshot, SimpleNamespace(groups=outcomes(problem, repacked)))
+    assert mine == exhaustive_objective(snapshot)
+
+
+TWO_LEVELS = [s for s in range(200) if len({p.priority for p in random_snapshot(s).pods if p.priority is not None}) > 1]
+
+
+@pytest.mark.parametrize("seed", TWO_LEVELS[::3])
+def test_the_levels_above_stay_where_the_plan_put_them(seed: int) -> None:
+    snapshot = random_snapshot(seed)
+    problem = build_problem(snapshot)
+    levels = problem.priority_levels
+    assert len(levels) == 2
+    terms = objective_terms(problem)
+    start = greedy(problem)
+    lowest = levels[-1]
+    everyone = frozenset(j for j, jg in enumerate(problem.job_groups) if jg.feasible)
+    repacked, _ = repack_level(problem, terms, start, everyone, lowest, time_limit=10.0)
+    assert repacked is not None
+    assert verify(snapshot, name_pods(problem, repacked), ()).ok
+    above = {(r, n): c for (r, n), c in start.counts.items()
+             if problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].priority > lowest}
+    assert {k: repacked.counts.get(k) for k in above} == above
+    assert {j for j in repacked.placed if problem.job_groups[j].priority > lowest} == {
+        j for j in start.placed if problem.job_groups[j].priority > lowest
+    }
+    assert score(terms, problem, repacked) >= score(terms, problem, start)
