@@ -133,6 +133,10 @@ _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _in_memory: dict[str, str] = {}
 
 _LEADING_SPACE = re.compile(r"\s*")
+_TOO_DEEP = "nested too deeply to be a Kubernetes object"
+# libyaml 0.2.5 and later (bundled from PyYAML 6.0.4) refuse nesting deeper than 1,000 levels
+# themselves, with this in the problem; older ones leave it to the RecursionError guard.
+_LIBYAML_NESTING = "exceeded maximum nesting depth"
 # Only a real anchor and a real alias make the alias pre-pass worth its cost; a bare `&` or
 # `*` inside strings (URLs, RBAC wildcards) is common in cluster dumps.
 _ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]")
@@ -506,7 +510,7 @@ def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
         except ValueError as exc:
             json_error = exc  # maybe a YAML flow mapping; let YAML decide
         except RecursionError:
-            raise InputError("nested too deeply to be a Kubernetes object", Position(name)) from None
+            raise InputError(_TOO_DEEP, Position(name)) from None
     try:
         if _ANCHOR.search(text) and _ALIAS.search(text):
             _check_aliases(name, text, limits)
@@ -519,7 +523,7 @@ def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
             ) from None
         raise _yaml_error(name, text, exc) from None
     except RecursionError:
-        raise InputError("nested too deeply to be a Kubernetes object", Position(name)) from None
+        raise InputError(_TOO_DEEP, Position(name)) from None
     except ValueError as exc:  # e.g. an integer beyond Python's digit limit
         raise InputError(f"cannot read: {exc}", Position(name)) from None
 
@@ -528,6 +532,8 @@ def _yaml_error(name: str, text: str, exc: yaml.YAMLError) -> InputError:
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "syntax error"
+        if _LIBYAML_NESTING in problem:  # the same refusal as RecursionError's, said the same way
+            return InputError(_TOO_DEEP, Position(name, mark.line + 1, mark.column + 1) if mark else Position(name))
         if exc.problem and exc.context and exc.context_mark and "block" not in exc.context:
             problem += f" ({exc.context} at line {exc.context_mark.line + 1})"
         if mark is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -666,12 +667,14 @@ def test_malformed_documents(text: str, message: str) -> None:
 
 
 def test_deep_nesting_is_refused_not_a_crash() -> None:
-    """libyaml's C composer would overflow the C stack on this and kill the interpreter."""
+    """libyaml's C composer would overflow the C stack on this and kill the interpreter. The
+    libyaml PyYAML 6.0.4 bundles refuses it itself, at the 1,001st level: the same message,
+    with where (older ones: the RecursionError guard, without)."""
     deep = "[" * 100_000 + "]" * 100_000
     message = "nested too deeply to be a Kubernetes object"
-    assert error([write("deep.yaml", f"a: {deep}\n")]) == f"deep.yaml: {message}"
+    assert re.fullmatch(rf"deep\.yaml(:1:1003)?: {message}", error([write("deep.yaml", f"a: {deep}\n")]))
     assert error([write("deep.json", f'{{"a": {deep}}}')]) == f"deep.json: {message}"
-    assert error([write("block.yaml", "- " * 5000 + "x\n")]) == f"block.yaml: {message}"
+    assert re.fullmatch(rf"block\.yaml(:1:\d+)?: {message}", error([write("block.yaml", "- " * 5000 + "x\n")]))
 
 
 def test_invalid_json() -> None:
