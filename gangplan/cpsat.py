@@ -347,7 +347,7 @@ def staged_solve(
     start: float,
     light_presolve: bool = False,
     ignore_subsolvers: tuple[str, ...] = (),
-    refine: Callable[[Any], Any] | None = None,
+    refine: Callable[[Any, float], Any] | None = None,
     learn: Callable[[Any], bool] | None = None,
     pace: Pace = Pace(),
     interleaved: int = DETERMINISTIC_WORKERS,
@@ -359,8 +359,9 @@ def staged_solve(
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
 
-    ``refine`` turns a stage's solution into a real one at least as good on every stage (for
-    a relaxation: put on nodes and topped up), or returns None. Then ``learn`` may add
+    ``refine(solution, left)`` turns a stage's solution into a real one at least as good on
+    every stage (for a relaxation: put on nodes and topped up), or returns None; ``left`` is
+    what the stage's budget has left, which its own small searches keep within. Then ``learn`` may add
     constraints every real solution meets that this one breaks (and say so), and the stage
     is solved again within its budget.
 
@@ -467,7 +468,7 @@ def staged_solve(
             if refine is None or found is current:
                 break
             before = overhead() if overhead is not None else 0.0
-            real = refine(found)
+            real = refine(found, budget - (stage_spent if deterministic else time.perf_counter() - stage_start))
             learnt = real is None and learn is not None and learn(found)
             if deterministic and overhead is not None:
                 spent += overhead() - before

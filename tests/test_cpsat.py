@@ -84,14 +84,18 @@ def test_a_stage_that_improves_hands_its_solution_on() -> None:
 
 def test_an_improved_stage_solution_is_refined_before_the_next_stage() -> None:
     seen: list[dict[str, int]] = []
+    lefts: list[float] = []
     better = {"x": 0, "y": 3}  # keeps stage 1's total, and is optimal for stage 2
 
-    def refine(solution: dict[str, int]) -> dict[str, int]:
+    def refine(solution: dict[str, int], left: float) -> dict[str, int]:
         seen.append(solution)
+        lefts.append(left)
         return better
 
     result = _solve({"x": 1, "y": 1}, refine)
     assert len(seen) == 1 and sum(seen[0].values()) == 3  # stage 1's improvement; stage 2 kept its start
+    # What stage 1's budget (70% of the 5 s) has left after its solve.
+    assert 0 < lefts[0] < 0.7 * 5
     assert result.assignment is better
     assert [stage.value for stage in result.stages] == [3, 3]
 
@@ -103,7 +107,7 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
         model, x, y = _model()
         variables = {"x": x, "y": y}
 
-        def refine(solution: dict[str, int]) -> dict[str, int] | None:
+        def refine(solution: dict[str, int], left: float) -> dict[str, int] | None:
             return solution if solution["x"] <= 1 else None  # "x above 1 does not pack"
 
         def learn(solution: dict[str, int]) -> bool:
@@ -194,7 +198,7 @@ def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
         model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y,
         _hinter(model, variables), _reader(variables), {"x": 0, "y": 0},
         time_limit=5, workers=1, seed=0, reporter=None, start=0.0,
-        refine=lambda s: s if s["x"] <= 1 else None, learn=learn,
+        refine=lambda s, left: s if s["x"] <= 1 else None, learn=learn,
     )
     assert solves == [6.0, 4.0]
     assert [(stage.value, stage.bound) for stage in result.stages] == [(4, 6)]
