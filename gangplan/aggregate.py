@@ -533,20 +533,33 @@ def _upper(
     # did not solve go in queue order, and again largest quorum demand first, as the solver's
     # start tries them (lexicographic_greedy): on the five 2,048-node seeds, 20% more p100
     # demand at seed 2 and more p10 demand at seeds 3 and 4, for two passes of 0.07 s.
-    def order(demand_first: bool) -> list[int]:
+    #
+    # A third order takes its JobGroups with the largest pods first (by the scarce resource),
+    # as first-fit decreasing packs bins: whole-node pods take whole nodes before smaller ones
+    # leave GPUs on nodes whose CPU or memory they used up. On the 2,048-node seeds it placed
+    # more p100 demand at seeds 4 and 5 (gap 10.69% -> 9.04%, 26.64% -> 18.46%).
+    def order(demand_first: bool, pods_first: bool = False) -> list[int]:
+        def first(j: int) -> float:
+            if j not in chosen:
+                return 0
+            return -_largest_pod(problem, j, scarce) if pods_first else -(_tightness(problem, j) > TIGHT)
+
         return sorted(
             range(len(problem.job_groups)),
             key=lambda j: (
                 -problem.job_groups[j].priority,
                 j not in solved or j not in chosen,
-                -(_tightness(problem, j) > TIGHT) if j in chosen else 0,
+                first(j),
                 -problem.job_groups[j].demand if j in solved or demand_first else 0,
                 j,
             ),
         )
 
-    queue, largest = order(False), order(True)
-    for each in [queue] + ([largest] if largest != queue else []):  # the same when every level was solved
+    orders: list[list[int]] = []
+    for each in (order(False), order(True), order(True, pods_first=True)):
+        if each not in orders:  # the first two are the same when every level was solved
+            orders.append(each)
+    for each in orders:
         for steer in (prefer, guarded):
             plans.append(greedy(problem, each, steer))
             spent += candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS if workers <= 1 else 0.0
@@ -568,6 +581,11 @@ def _guard(problem: Problem, prefer: dict[int, np.ndarray], tight: list[int]) ->
             nodes = prefer.get(g, everything)
             guarded[g] = nodes[~reserved[nodes]]
     return guarded
+
+
+def _largest_pod(problem: Problem, j: int, scarce: int) -> int:
+    """The most of the scarce resource (GPUs) one pod of the JobGroup asks."""
+    return max((problem.roles[r].request[scarce] for r in problem.roles_of(j)), default=0)
 
 
 def _tightness(problem: Problem, j: int) -> float:

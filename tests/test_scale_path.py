@@ -177,36 +177,31 @@ def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan
     assert value[3] < next_largest and gap == pytest.approx((next_largest - value[3]) / next_largest)
 
 
-def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_largest_first(monkeypatch) -> None:
-    """Its JobGroups are put on nodes by greedy, steered and guarded; a priority level it did not
-    solve goes in queue order, and again largest quorum demand first, and the best plan is kept.
-    Here the lower level's small gang is first in queue order and takes the rack the large one
-    needs: only the second order places the large one, and that plan is the one returned."""
-    import gangplan.aggregate as aggregate
-    from gangplan.aggregate import _UpperSolution, _upper
-    from gangplan.cpsat import SolveResult, StageResult, stage_terms
+def _two_racks(gangs: list[tuple[str, int, int, int, int, str]]):
+    """A zone of two 8-core, 4-GPU racks of one node, and gangs (name, pods, cores in
+    millicores, GPUs, priority, creation second), each pod alike."""
     from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
-    from dataclasses import replace
-
-    from gangplan.objective import Assignment
 
     nodes = tuple(Node(f"n{i}", {"zone": "a", "rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
     pods, groups = [], []
-    for name, count, gpus, priority, created in [
-        ("top", 1, 4, 100, "00"), ("small", 1, 2, 10, "01"), ("large", 1, 4, 10, "02"),
-    ]:
+    for name, count, cpu, gpus, priority, created in gangs:
         groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
         pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name},
-                     containers=(Container("main", {"cpu": 1000, GPU: gpus}),), priority=priority) for i in range(count)]
+                     containers=(Container("main", {"cpu": cpu, GPU: gpus}),), priority=priority) for i in range(count)]
     problem = build_problem(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups)), levels=("zone", "rack"))
-    key = {jg.key: j for j, jg in enumerate(problem.job_groups)}
-    # Rounded weights, as at scale, keep the lower level out of the top level's stage.
-    terms = [replace(t, exact=False) if t.name.endswith("@10") else t for t in objective_terms(problem) if t.primary]
+    return problem, {jg.key.split("/")[1]: j for j, jg in enumerate(problem.job_groups)}
+
+
+def _realised(monkeypatch, problem, terms, chosen: frozenset[int]):
+    """The greedy orders the model one level up's realisation runs and the plan it keeps, when
+    its solution chose ``chosen`` and solved the first stage of ``terms``."""
+    import gangplan.aggregate as aggregate
+    from gangplan.aggregate import _UpperSolution, _upper
+    from gangplan.cpsat import SolveResult, StageResult, stage_terms
+    from gangplan.objective import Assignment
+
     first = stage_terms(terms)[0]
-    assert {t.name for t in first} == {"quorum-demand@100", "job-groups@100", "queue-order@100"}
-    # The model's solution: the top level solved, its gang in the zone; the lower level not.
-    solution = _UpperSolution({}, {}, frozenset({key["default/top"]}))
-    found = SolveResult(solution, "FEASIBLE", [StageResult([t.name for t in first], "OPTIMAL", 1, 1)])
+    found = SolveResult(_UpperSolution({}, {}, chosen), "FEASIBLE", [StageResult([t.name for t in first], "OPTIMAL", 1, 1)])
     monkeypatch.setattr(aggregate, "staged_solve", lambda *args, **kwargs: found)
     orders = []
     greedy_pass = aggregate.greedy
@@ -216,10 +211,42 @@ def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_large
         return greedy_pass(problem, order, prefer)
 
     monkeypatch.setattr(aggregate, "greedy", recorded)
-    stages, chosen, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, 1,
-                               time_limit=1.0, workers=1, seed=0, reporter=None)
-    top, small, large = key["default/top"], key["default/small"], key["default/large"]
+    _, kept, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, 1, time_limit=1.0, workers=1, seed=0, reporter=None)
+    return orders, kept
+
+
+def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_largest_first(monkeypatch) -> None:
+    """Its JobGroups are put on nodes by greedy, steered and guarded; a priority level it did not
+    solve goes in queue order, and again largest quorum demand first, and the best plan is kept.
+    Here the lower level's small gang is first in queue order and takes the rack the large one
+    needs: only the second order places the large one, and that plan is the one returned."""
+    from dataclasses import replace
+
+    from gangplan.cpsat import stage_terms
+
+    problem, key = _two_racks([("top", 1, 1000, 4, 100, "00"), ("small", 1, 1000, 2, 10, "01"), ("large", 1, 1000, 4, 10, "02")])
+    # Rounded weights, as at scale, keep the lower level out of the top level's stage.
+    terms = [replace(t, exact=False) if t.name.endswith("@10") else t for t in objective_terms(problem) if t.primary]
+    assert {t.name for t in stage_terms(terms)[0]} == {"quorum-demand@100", "job-groups@100", "queue-order@100"}
+    top, small, large = key["top"], key["small"], key["large"]
+    # The model's solution: the top level solved, its gang in the zone; the lower level not.
+    orders, chosen = _realised(monkeypatch, problem, terms, frozenset({top}))
     assert orders == [[top, small, large]] * 2 + [[top, large, small]] * 2
     # Queue order puts the small gang on the rack the top gang left, the large one then finds
     # half a rack; largest first puts the large one there and the small one nowhere: more demand.
     assert chosen is not None and chosen.placed == {top, large}
+
+
+def test_the_model_one_level_up_is_also_put_on_nodes_largest_pods_first(monkeypatch) -> None:
+    """Its JobGroups are also put on nodes largest pods first (GPUs a pod asks), as first-fit
+    decreasing packs bins. Here the gang of the most quorum demand has two CPU-heavy 1-GPU pods:
+    first, it takes 5 of 8 cores on both nodes and the two 3-GPU pods, worth more together, find
+    no node; largest pods first places those two and leaves it out."""
+    problem, key = _two_racks([("cpu-heavy", 2, 5000, 1, 10, "00"), ("b", 1, 3500, 3, 10, "01"), ("c", 1, 3500, 3, 10, "02")])
+    heavy, b, c = key["cpu-heavy"], key["b"], key["c"]
+    assert problem.job_groups[heavy].demand > problem.job_groups[b].demand
+    assert problem.job_groups[b].demand + problem.job_groups[c].demand > problem.job_groups[heavy].demand
+    terms = [t for t in objective_terms(problem) if t.primary]
+    orders, chosen = _realised(monkeypatch, problem, terms, frozenset({heavy, b, c}))
+    assert orders == [[heavy, b, c]] * 2 + [[b, c, heavy]] * 2
+    assert chosen is not None and chosen.placed == {b, c}
