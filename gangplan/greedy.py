@@ -256,8 +256,12 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             continue
         everything = state.gang_nodes(g)
         room = state.room(chosen, everything)  # a failed try is undone: it holds for every one
+        keep = None
+        if among is not None:  # a mask, not a set intersection per NodeGroup (nodes ascend)
+            keep = np.zeros(len(state.problem.nodes), dtype=bool)
+            keep[among] = True
         for nodes in _node_groups(state, g):
-            inside = nodes if among is None else np.intersect1d(nodes, among)
+            inside = nodes if keep is None else nodes[keep[nodes]]
             at = np.searchsorted(everything, inside)
             part = [(fit[at], take) for fit, take in room]
             if not len(inside) or any(int(fit.sum()) < take for fit, take in part):
