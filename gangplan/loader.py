@@ -532,13 +532,11 @@ def _yaml_error(name: str, text: str, exc: yaml.YAMLError) -> InputError:
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "syntax error"
+        position = Position(name) if mark is None else Position(name, mark.line + 1, mark.column + 1)
         if _LIBYAML_NESTING in problem:  # the same refusal as RecursionError's, said the same way
-            return InputError(_TOO_DEEP, Position(name, mark.line + 1, mark.column + 1) if mark else Position(name))
+            return InputError(_TOO_DEEP, position)
         if exc.problem and exc.context and exc.context_mark and "block" not in exc.context:
             problem += f" ({exc.context} at line {exc.context_mark.line + 1})"
-        if mark is None:
-            return InputError(f"not valid YAML: {problem}", Position(name))
-        position = Position(name, mark.line + 1, mark.column + 1)
         return InputError(f"not valid YAML: {problem}", position)
     if isinstance(exc, ReaderError):
         before = text[: exc.position]

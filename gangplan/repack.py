@@ -42,12 +42,17 @@ def repack_level(
     level = frozenset(
         j for j in wanted | plan.placed if problem.job_groups[j].priority == priority and problem.job_groups[j].feasible
     )
+    mine = [t for t in terms if t.primary and t.job_groups and all(
+        problem.job_groups[j].priority == priority for j in t.job_groups
+    )]
     free = problem.matrix("free").copy()
     held: dict[tuple[int, int], int] = {}
     for (r, n), c in sorted(plan.counts.items()):
         if problem.gangs[problem.roles[r].gang].job_group in above:
             free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
             held[r, n] = c
+    if not mine:  # nothing at this level can be placed: no model to build
+        return complete(problem, Assignment(held, above)), 0.0
     empty = frozen(np.zeros(0, dtype=np.int64))
     roles, pairs = [], 0
     for role in problem.roles:
@@ -67,15 +72,10 @@ def repack_level(
         free=tuple(tuple(row) for row in free.tolist()),
         idle=tuple(idle and n not in opened for n, idle in enumerate(problem.idle)),
     )
-    mine = [t for t in terms if t.primary and t.job_groups and all(
-        problem.job_groups[j].priority == priority for j in t.job_groups
-    )]
     start = Assignment(
         {(r, n): c for (r, n), c in plan.counts.items() if problem.gangs[problem.roles[r].gang].job_group in level},
         plan.placed & level,
     )
-    if not mine:  # nothing at this level can be placed
-        return complete(problem, Assignment(held, above)), 0.0
     result = solve_cpsat(sub, mine, start, time_limit=time_limit, workers=1, seed=seed)
     if result.assignment is None:
         return None, result.deterministic_time
