@@ -130,6 +130,10 @@ REPACK_LIMIT = 4.0
 # trace one of its tasks took 9.7 s of wall for 1.0 s of deterministic time (8,700 LP calls of
 # a few iterations each), so the limit overran; max_lp and reduced_costs alone proved the top
 # level optimal there, with a plan that packs, in 4 s.
+# So does any bucket model with --workers 2, where one full-problem worker runs beside the
+# neighbourhood searches and would be default_lp: at 8,192 nodes it found nothing better than
+# greedy's top level in 23 s, where max_lp or reduced_costs alone found 1.013x of it in 9 to 12 s
+# (the deterministic mode runs default_lp, max_lp and reduced_costs, and reduced_costs found it).
 IGNORED_SUBSOLVERS = (
     "core", "no_lp", "max_lp_sym", "pseudo_costs", "quick_restart", "quick_restart_no_lp", "fixed",
 )
@@ -324,7 +328,7 @@ def solve_buckets(
         time_limit=time_limit - spent if workers <= 1 else time_limit,
         workers=workers, seed=seed, reporter=reporter, start=start,
         light_presolve=light,
-        ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole else ()),
+        ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole or workers > 1 else ()),
         refine=refine if small else None, learn=learn if small else None,
         pace=(LIGHT_PACE if light else FULL_PACE) if whole else Pace(),
         interleaved=WHOLE_INTERLEAVED if whole and not light else DETERMINISTIC_WORKERS,
