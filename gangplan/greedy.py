@@ -34,6 +34,7 @@ class _State:
         self.idle = problem.matrix("idle")
         self.counts: dict[tuple[int, int], int] = defaultdict(int)
         self.per_role: dict[int, int] = defaultdict(int)
+        self.on_nodes: dict[int, dict[int, int]] = defaultdict(dict)  # role -> node -> pods, as counts
         self.touched = np.zeros(len(problem.nodes), dtype=bool)
         self.log: list[tuple[int, int, int, bool]] = []
         self.totals = np.maximum(self.allocatable.sum(axis=0), 1)
@@ -91,6 +92,8 @@ class _State:
         self.free[node] -= self.request(r) * count
         self.counts[(r, node)] += count
         self.per_role[r] += count
+        mine = self.on_nodes[r]
+        mine[node] = mine.get(node, 0) + count
         self.log.append((r, node, count, bool(self.touched[node])))
         self.touched[node] = True
 
@@ -105,6 +108,9 @@ class _State:
             self.per_role[r] -= count
             if not self.counts[(r, node)]:
                 del self.counts[(r, node)]
+                del self.on_nodes[r][node]
+            else:
+                self.on_nodes[r][node] -= count
             self.touched[node] = touched
 
     def placed_of(self, r: int) -> int:
@@ -333,12 +339,12 @@ def allowed_nodes(state: _State, g: int) -> np.ndarray | None:
     topo = problem.gangs[g].topology
     if topo is None or not topo.required:
         return None
-    roles = set(problem.gangs[g].roles)
     held = {level: d for level, d in topo.held if level in topo.required}
-    for (r, n), c in state.counts.items():
-        if c and r in roles:
-            for level in topo.required:
-                held.setdefault(level, int(problem.domain_array(level)[n]))
+    for r in problem.gangs[g].roles:
+        for n, c in state.on_nodes[r].items():
+            if c:
+                for level in topo.required:
+                    held.setdefault(level, int(problem.domain_array(level)[n]))
     nodes = state.gang_nodes(g)
     keep = np.ones(len(nodes), dtype=bool)
     for level, d in held.items():
