@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
-from .problem import JobGroupSpec, Problem
+from .problem import Problem
 from .quantity import describe_amount
 from .semantics import node_usable
 
@@ -22,7 +22,7 @@ def _usable_free(problem: Problem) -> list[int]:
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
     free = _usable_free(problem)
-    placed = _placed_groups(problem, assignment)
+    placed = _Placed(problem, assignment)
     return {
         j: reason(problem, assignment, j, free, placed)
         for j in range(len(problem.job_groups))
@@ -30,8 +30,23 @@ def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
     }
 
 
-def _placed_groups(problem: Problem, assignment: Assignment) -> list[JobGroupSpec]:
-    return [problem.job_groups[i] for i in sorted(assignment.placed) if problem.needs(i)]
+class _Placed:
+    """The JobGroups placed (with pods to place), in queue order, and the keys of those above
+    and at each priority level, listed once per level: at 20,480 nodes each of 1,310 groups
+    left out scanned all 2,690 placed (0.3 s)."""
+
+    def __init__(self, problem: Problem, assignment: Assignment) -> None:
+        self.groups = [problem.job_groups[i] for i in sorted(assignment.placed) if problem.needs(i)]
+        self._rivals: dict[int, tuple[list[str], list[str]]] = {}
+
+    def rivals(self, priority: int) -> tuple[list[str], list[str]]:
+        found = self._rivals.get(priority)
+        if found is None:
+            found = self._rivals[priority] = (
+                [other.key for other in self.groups if other.priority > priority],
+                [other.key for other in self.groups if other.priority == priority],
+            )
+        return found
 
 
 def reason(
@@ -39,10 +54,10 @@ def reason(
     assignment: Assignment,
     j: int,
     usable_free: list[int] | None = None,
-    placed_groups: list[JobGroupSpec] | None = None,
+    placed: _Placed | None = None,
 ) -> str:
     """The first thing that stops JobGroup ``j``; ``usable_free`` (the cluster's free total per
-    resource on Ready, schedulable nodes) and ``placed_groups`` are computed once by ``reasons``."""
+    resource on Ready, schedulable nodes) and ``placed`` are computed once by ``reasons``."""
     if usable_free is None:
         usable_free = _usable_free(problem)
     jg = problem.job_groups[j]
@@ -88,11 +103,9 @@ def reason(
                 f"else planned (quorum gap {gap:.0f}%)"
             )
     if fits_alone:
-        placed = _placed_groups(problem, assignment) if placed_groups is None else placed_groups
-        higher = [other.key for other in placed if other.priority > jg.priority]
+        higher, same = (placed or _Placed(problem, assignment)).rivals(jg.priority)
         if higher:
             return f"lost to higher-priority groups {_names(higher)}"
-        same = [other.key for other in placed if other.priority == jg.priority]
         if same:
             return f"lost to groups of the same priority placed instead: {_names(same)}"
     return "does not fit beside the groups placed"

@@ -21,6 +21,25 @@ from .problem import Problem, Role
 SECONDS_PER_CANDIDATE_PASS = 0.6e-6
 
 
+_DIVISORS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _divisors(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Allocatable per node and in all, each at least 1 (shares are divided by them), once per
+    problem: explain starts a state per group left out (1,310 at 20,480 nodes, 0.3 ms each)."""
+    allocatable = problem.matrix("allocatable")
+    hit = _DIVISORS.get(id(allocatable))
+    if hit is None or hit[0] is not allocatable:
+        per_node = np.maximum(allocatable, 1)
+        per_node.flags.writeable = False
+        if len(_DIVISORS) > 64:
+            _DIVISORS.clear()
+        total = np.maximum(per_node.sum(axis=0), 1)
+        total.flags.writeable = False
+        hit = _DIVISORS[id(allocatable)] = (allocatable, per_node, total)
+    return hit[1], hit[2]
+
+
 class _State:
     """Free capacity (a nodes x resources numpy matrix) with an undo log, so a gang that does
     not fit leaves no trace. Node choices are vectorised: a 20,000-node cluster is scanned in C.
@@ -30,14 +49,13 @@ class _State:
         self.problem = problem
         self.prefer = prefer or {}
         self.free = problem.matrix("free").copy()
-        self.allocatable = np.maximum(problem.matrix("allocatable"), 1)
+        self.allocatable, self.totals = _divisors(problem)
         self.idle = problem.matrix("idle")
         self.counts: dict[tuple[int, int], int] = defaultdict(int)
         self.per_role: dict[int, int] = defaultdict(int)
         self.on_nodes: dict[int, dict[int, int]] = defaultdict(dict)  # role -> node -> pods, as counts
         self.touched = np.zeros(len(problem.nodes), dtype=bool)
         self.log: list[tuple[int, int, int, bool]] = []
-        self.totals = np.maximum(self.allocatable.sum(axis=0), 1)
         self._nodes: dict[int, np.ndarray] = {}
         self._masks: dict[int, np.ndarray] = {}
         self._requests: dict[int, np.ndarray] = {}
