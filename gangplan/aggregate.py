@@ -49,9 +49,9 @@ from .cpsat import (
     stage_terms,
     staged_solve,
 )
-from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, pods_that_fit, repair, repair_by_worth
+from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, repair, repair_by_worth
 from .objective import Assignment, Term, score
-from .problem import GangSpec, Problem, candidate_count
+from .problem import GangSpec, Problem, candidate_count, pods_that_fit
 from .repack import repack_level
 
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the

@@ -9,12 +9,12 @@ they never cost a later group its quorum.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
 from .objective import Assignment
-from .problem import Problem, Role
+from .problem import Problem, Role, pods_that_fit
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -133,15 +133,6 @@ class _State:
 
     def placed_of(self, r: int) -> int:
         return self.per_role[r]
-
-
-def pods_that_fit(room: np.ndarray, request: Sequence[int], most: int) -> np.ndarray:
-    """How many pods of ``request`` each row of free resources ``room`` holds, at most ``most``."""
-    best = np.full(len(room), most, dtype=np.int64)
-    for k, want in enumerate(request):
-        if want:
-            np.minimum(best, room[:, k] // want, out=best)
-    return best
 
 
 def place_pods(

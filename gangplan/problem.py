@@ -315,6 +315,15 @@ def frozen(values: object) -> np.ndarray:
     return array
 
 
+def pods_that_fit(room: np.ndarray, request: Sequence[int], most: int) -> np.ndarray:
+    """How many pods of ``request`` each row of free resources ``room`` holds, at most ``most``."""
+    best = np.full(len(room), most, dtype=np.int64)
+    for k, want in enumerate(request):
+        if want:
+            np.minimum(best, room[:, k] // want, out=best)
+    return best
+
+
 @functools.lru_cache(maxsize=32)
 def _domain_array(tree: TopologyTree, level: int) -> np.ndarray:
     if level == len(tree.levels):
@@ -343,6 +352,7 @@ class _Eligibility:
         self._codes: dict[str | None, np.ndarray] = {}  # label key (None: the rest) -> class per node
 
     def _mask_key(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> tuple:
+        """The key of the pod's mask in ``cache``, which holds it once this has run."""
         filters = (
             tuple(sorted(pod.node_selector.items())),
             pod.node_affinity,
@@ -360,15 +370,15 @@ class _Eligibility:
         return key
 
     def _filtered(self, pod: Pod, gang: Gang) -> np.ndarray:
-        selectors = [s for s in (pod.node_affinity, gang.group.node_selector) if s is not None]
-        keys = sorted(
-            {*pod.node_selector, *(r.key for s in selectors for t in s.terms for r in t.match_expressions)}
-        )
         if not self.nodes:
             return np.zeros(0, dtype=bool)
+        selectors = [s for s in (pod.node_affinity, gang.group.node_selector) if s is not None]
         if any(t.match_fields for s in selectors for t in s.terms):
             first = classes = np.arange(len(self.nodes))  # matchFields reads the node's name
         else:
+            keys = sorted(
+                {*pod.node_selector, *(r.key for s in selectors for t in s.terms for r in t.match_expressions)}
+            )
             columns = np.stack([self._classes(None), *(self._classes(k) for k in keys)], axis=1)
             _, first, classes = np.unique(columns, axis=0, return_index=True, return_inverse=True)
         passes = np.array([filter_reason(self.nodes[i], pod, gang.group) is None for i in first.tolist()], dtype=bool)
@@ -411,11 +421,7 @@ class _Eligibility:
         if found is None:
             fits = self.fits.get(request)
             if fits is None:
-                fits = np.full(len(self.nodes), np.iinfo(np.int64).max, dtype=np.int64)
-                for k, want in enumerate(request):
-                    if want:
-                        np.minimum(fits, self.free[:, k] // want, out=fits)
-                self.fits[request] = fits
+                fits = self.fits[request] = pods_that_fit(self.free, request, np.iinfo(np.int64).max)
             index = np.flatnonzero(self.cache[key[1]] & (fits > 0))
             found = self.candidates[key] = (index, fits[index])
         index, fits = found

@@ -14,9 +14,9 @@ from dataclasses import replace
 import numpy as np
 
 from .cpsat import solve_cpsat
-from .greedy import complete, pods_that_fit
+from .greedy import complete
 from .objective import Assignment, Term
-from .problem import Problem, frozen
+from .problem import Problem, frozen, pods_that_fit
 
 # Above this many (role, node) candidates the level is not repacked: the model would not be
 # searched in the seconds a stage has (the node-level model's presolve alone grows with it).
