@@ -787,6 +787,9 @@ def _summary(result: Plan) -> str:
     if s.gap is not None:
         status += f" gap {100 * s.gap:.2f}%"
         status += f" at {s.gap_at}" if s.gap_at else ""
+        at = next((o for o in s.objective if o.name == s.gap_at), None)
+        if at is not None and at.bound is not None and at.name.startswith("job-groups@"):
+            status += f" ({at.value} placed, at most {at.bound})"
     parts.append(status)
     parts.append(f"{s.wall_time:.2f}s")
     line = " | ".join(parts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from ortools.sat.python import cp_model
 
@@ -61,6 +61,7 @@ class SolveResult:
     status: str  # OPTIMAL when every stage was proven, FEASIBLE otherwise, UNKNOWN if none ran
     stages: list[StageResult] = field(default_factory=list)
     gap: float | None = None  # relative gap on objective 1 (placement); later terms only set status
+    gap_stage: StageResult | None = None  # the stage the gap is at, with the bound it is measured against
     deterministic_time: float = 0.0
     wall_time: float = 0.0
     variables: int = 0
@@ -121,6 +122,30 @@ def stage_objective(stage: list[Term], expression: Callable[[Term], Any]) -> Any
     """A stage's terms weighted into one maximised value: a solver expression, or a number
     when ``expression`` gives a term's value in a plan."""
     return sum(w * (1 if t.sense == "maximize" else -1) * expression(t) for w, t in zip(stage_weights(stage), stage))
+
+
+def term_bounds(stage: list[Term], bound: int, values: Mapping[str, int]) -> dict[str, int]:
+    """What a bound on a stage's weighted objective says of each of its terms in a plan with
+    these ``values``: term by term, the most the first can be; while that is its value, the
+    term is proven (no plan as good has it otherwise) and the next one gets what is left. The
+    walk stops at the first term left short, so a plan shows its bound term by term: 64 JobGroups
+    of at most 74, rather than one large weighted number. Empty if the plan beats the bound."""
+    weights = stage_weights(stage)
+    signs = [1 if t.sense == "maximize" else -1 for t in stage]
+    left = bound
+    bounds: dict[str, int] = {}
+    for i, (term, weight, sign) in enumerate(zip(stage, weights, signs)):
+        # Later minimised terms can take at most this off the stage's sum: less than ``weight``.
+        slack = sum(w * t.upper for w, t, g in zip(weights[i + 1 :], stage[i + 1 :], signs[i + 1 :]) if g < 0)
+        most = min((left + slack) // weight, term.upper if sign > 0 else 0)  # of the signed value
+        value = values[term.name]
+        if most < sign * value:
+            return {}
+        bounds[term.name] = sign * most
+        if most != sign * value:
+            break
+        left -= weight * sign * value
+    return bounds
 
 
 def stage_weights(stage: list[Term]) -> list[int]:
@@ -488,6 +513,7 @@ def staged_solve(
             all_optimal = False
             if result.gap is None and any(t.primary for t in stage):
                 result.gap = abs(bound - value) / max(1, abs(bound), abs(value))
+                result.gap_stage = result.stages[-1]
         current = found
         result.assignment = current
         model.Add(objective >= value)
@@ -503,7 +529,8 @@ def staged_solve(
         result.gap = 0.0  # every objective-1 stage was proven
     elif result.gap is None and result.assignment is not None:
         solved = sum(st.value is not None for st in result.stages)
-        result.gap = _unreached_gap(model, stages[solved:], expression, set_hint, current)
+        if unreached := _unreached_gap(model, stages[solved:], expression, set_hint, current):
+            result.gap, result.gap_stage = unreached
     return result
 
 
@@ -513,9 +540,9 @@ def _unreached_gap(
     expression: Callable[[Term], cp_model.LinearExprT],
     set_hint: Callable[[Any], None],
     current: Any,
-) -> float | None:
+) -> tuple[float, StageResult] | None:
     """The gap at the first objective-1 stage the time did not reach, against the most it
-    could be: without a search there, nothing better is known."""
+    could be (that stage's bound): without a search there, nothing better is known."""
     for stage in stages:
         if not any(t.primary for t in stage):
             return None
@@ -526,5 +553,6 @@ def _unreached_gap(
         if value is None:
             return None
         if value < largest:
-            return (largest - value) / max(1, abs(largest), abs(value))
+            gap = (largest - value) / max(1, abs(largest), abs(value))
+            return gap, StageResult([t.name for t in stage], "UNKNOWN", value, largest)
     return None

@@ -59,7 +59,7 @@ class ObjectiveValue:
     name: str
     value: int
     sense: str  # maximize | minimize
-    bound: int | None = None
+    bound: int | None = None  # the value where proven optimal; at the gap, the most (least) it can be
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +81,8 @@ class SolverReport:
     @property
     def gap_at(self) -> str | None:
         """The objective term a gap above 0 is at: objective 1 is lexicographic, so its first
-        stage not proven optimal."""
-        return next((o.name for o in self.objective if o.bound is None), None) if self.gap else None
+        term not proven optimal (whose bound, where known, is not its value)."""
+        return next((o.name for o in self.objective if o.bound != o.value), None) if self.gap else None
 
 
 @dataclass(frozen=True, slots=True)

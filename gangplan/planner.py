@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from .aggregate import AggregateResult, cluster_bound, realise, solve_buckets
-from .cpsat import Reporter, solve_cpsat, stage_objective, stage_terms, stage_upper
+from .cpsat import Reporter, StageResult, solve_cpsat, stage_objective, stage_terms, stage_upper, term_bounds
 from .errors import UsageError
 from .explain import reasons
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, extend, greedy, lexicographic_greedy
@@ -78,6 +78,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     terms = objective_terms(problem)
     baseline = greedy(problem)
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
+    gap_stage: StageResult | None = None  # the stage the gap is at, with its bound
     deterministic_time, note = 0.0, ""
     proven: set[str] = set()  # terms whose value CP-SAT proved optimal
     requested = options.time_limit
@@ -101,7 +102,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         options.model == "buckets" or (options.model == "auto" and pairs > BUCKET_FROM)
     ):
         solver_name = "cp-sat"
-        chosen, status, gap, proven, deterministic_time, note = _at_scale(problem, terms, baseline, options, reporter)
+        chosen, status, gap, gap_stage, proven, deterministic_time, note = _at_scale(
+            problem, terms, baseline, options, reporter
+        )
     elif options.solver == "cp-sat":
         solver_name = "cp-sat"
         result = solve_cpsat(
@@ -115,7 +118,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         )
         deterministic_time = result.deterministic_time
         status = result.status
-        gap = result.gap
+        gap, gap_stage = result.gap, result.gap_stage
         proven = {name for stage in result.stages if stage.status == "OPTIMAL" for name in stage.terms}
         found = result.assignment
         if found is not None and result.status != "OPTIMAL":
@@ -125,10 +128,14 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         else:
             note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
             status = "GREEDY"
-    objective = tuple(
-        ObjectiveValue(t.name, value := term_value(t, problem, chosen), t.sense, value if t.name in proven else None)
-        for t in terms
-    )
+    values = {t.name: term_value(t, problem, chosen) for t in terms}
+    bounds = {t.name: values[t.name] for t in terms if t.name in proven}
+    if gap and gap_stage is not None and gap_stage.bound is not None:
+        by_name = {t.name: t for t in terms}
+        bounds |= term_bounds([by_name[name] for name in gap_stage.terms], gap_stage.bound, values)
+        if all(bounds.get(t.name) == values[t.name] for t in terms if t.primary):
+            gap = 0.0  # the stage went on past objective 1 (into extra pods), and only that part is short
+    objective = tuple(ObjectiveValue(t.name, values[t.name], t.sense, bounds.get(t.name)) for t in terms)
     placements = name_pods(problem, chosen)
     before, after = resource_totals(problem, chosen)
     report = SolverReport(
@@ -159,7 +166,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
 
 def _at_scale(
     problem: Problem, terms: list[Term], baseline: Assignment, options: Options, reporter: Reporter | None
-) -> tuple[Assignment, str, float | None, set[str], float, str]:
+) -> tuple[Assignment, str, float | None, StageResult | None, set[str], float, str]:
     """Objective 1 on the bucket model, expanded to nodes, then the later terms polished by
     the node-level model near that plan (its JobGroups fixed). Budget: 75% / 25%. The solver
     starts from the better of queue-order and demand-first greedy, level by level."""
@@ -197,7 +204,7 @@ def _at_scale(
         spent += result.deterministic_time
         if result.assignment is not None and score(terms, problem, result.assignment) >= score(terms, problem, found):
             found, polished = result.assignment, True
-    proven, gap = _bucket_proof(problem, terms, found, outcome, options.gpu_resource)
+    proven, gap, gap_stage = _bucket_proof(problem, terms, found, outcome, options.gpu_resource)
     parts = []
     if outcome.upper:
         level = problem.level_name(outcome.buckets.level - 1)  # type: ignore[operator]
@@ -212,14 +219,14 @@ def _at_scale(
         parts.append("later terms searched near that plan")
     note = "; ".join(parts)
     status = "FEASIBLE" if found is not baseline else "GREEDY"
-    return found, status, gap, proven, spent - charge, note
+    return found, status, gap, gap_stage, proven, spent - charge, note
 
 
 def _bucket_proof(
     problem: Problem, terms: list[Term], found: Assignment, outcome: AggregateResult, gpu_resource: str
-) -> tuple[set[str], float | None]:
+) -> tuple[set[str], float | None, StageResult | None]:
     """The objective-1 terms the bucket models prove for ``found``, and the gap at the first
-    one they do not. A model's bound at a stage holds for every real plan that reaches, at
+    one they do not, with that stage's bound. A model's bound at a stage holds for every real plan that reaches, at
     every earlier stage, at least what the model's own solution did there (each stage was
     solved with the earlier ones held at those values); the tightest such bound counts, and
     the cluster-wide knapsack's (aggregate.cluster_bound, with the earlier stages held at the
@@ -245,10 +252,11 @@ def _bucket_proof(
         if value < bound and knapsack_too and (knapsack := cluster_bound(problem, stages, values, gpu_resource)) is not None:
             bound = min(bound, knapsack)
         if value < bound:
-            return proven, (bound - value) / max(1, abs(bound), abs(value))
+            stage = StageResult([t.name for t in stage_terms_], "FEASIBLE", value, bound)
+            return proven, (bound - value) / max(1, abs(bound), abs(value)), stage
         proven.update(t.name for t in stage_terms_)
         values.append(value)
-    return proven, 0.0
+    return proven, 0.0, None
 
 
 def _ordered(

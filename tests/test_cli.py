@@ -137,7 +137,8 @@ def test_version_and_python_dash_m() -> None:
 
 def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     """Objective 1 is lexicographic, so a gap belongs to its first stage not proven: the summary
-    names it (the first term without a bound), and says nothing more at 0%."""
+    names it (the first term whose bound is not its value), with the count of JobGroups and the
+    most there can be where that term is a count, and says nothing more at 0%."""
     from dataclasses import replace
 
     from gangplan.cli import _summary
@@ -152,3 +153,7 @@ def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     assert "cp-sat FEASIBLE gap 12.50% at job-groups@1000 |" in _summary(Plan((), (), report))
     proven = replace(report, gap=0.0, status="OPTIMAL")
     assert "cp-sat OPTIMAL gap 0.00% |" in _summary(Plan((), (), proven))
+    bounded = replace(report, objective=(objective[0], replace(objective[1], bound=4), objective[2]))
+    assert "gap 12.50% at job-groups@1000 (3 placed, at most 4) |" in _summary(Plan((), (), bounded))
+    demand = replace(report, objective=(replace(objective[0], bound=12), *objective[1:]))
+    assert "gap 12.50% at quorum-demand@1000 |" in _summary(Plan((), (), demand))

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, staged_solve
+from itertools import product
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, stage_objective, stage_upper, staged_solve, term_bounds
 from gangplan.objective import Term
 
 
@@ -140,8 +145,9 @@ def test_a_stage_not_reached_is_measured_against_the_most_it_could_be() -> None:
     total = Term("total", "maximize", upper=6, exact=False, primary=True)
     later = Term("y", "maximize", upper=3, exact=False)
     expressions = {"total": x + y, "y": y}
-    gap = _unreached_gap(model, [[total], [later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1})
+    gap, stage = _unreached_gap(model, [[total], [later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1})
     assert gap == (6 - 2) / 6
+    assert (stage.terms, stage.value, stage.bound) == (["total"], 2, 6)
     assert _unreached_gap(model, [[total]], lambda t: expressions[t.name], set_hint, {"x": 3, "y": 3}) is None
     assert _unreached_gap(model, [[later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1}) is None
 
@@ -222,3 +228,40 @@ def test_a_stage_its_start_reaches_a_bound_known_from_elsewhere_is_not_searched(
     # A bound the start does not reach: the stage is searched as before.
     result = _solve({"x": 0, "y": 0}, known=lambda index, values: 3)
     assert solves and result.stages[0].value == 3
+
+
+@st.composite
+def _stage_and_plan(draw: st.DrawFn) -> tuple[list[Term], dict[str, int], int]:
+    """A stage of up to three terms, a plan's values, and a bound on the stage no lower than the plan."""
+    stage = [
+        Term(f"t{i}", draw(st.sampled_from(["maximize", "minimize"])), upper=draw(st.integers(0, 4)))
+        for i in range(draw(st.integers(1, 3)))
+    ]
+    values = {t.name: draw(st.integers(0, t.upper)) for t in stage}
+    reached = stage_objective(stage, lambda t: values[t.name])
+    return stage, values, draw(st.integers(reached, max(reached, stage_upper(stage)) + 30))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(_stage_and_plan())
+def test_term_bounds_are_what_exhaustive_search_finds_term_by_term(case) -> None:
+    """Each term's bound is the best it can be among plans whose stage sum is within the
+    bound and whose earlier terms equal the plan's; the walk stops at the first term short."""
+    stage, values, bound = case
+    bounds = term_bounds(stage, bound, values)
+    every = [dict(zip(values, x)) for x in product(*(range(t.upper + 1) for t in stage))]
+    within = [x for x in every if stage_objective(stage, lambda t: x[t.name]) <= bound]
+    expected: dict[str, int] = {}
+    for i, term in enumerate(stage):
+        alike = [x for x in within if all(x[t.name] == values[t.name] for t in stage[:i])]
+        best = (max if term.sense == "maximize" else min)(x[term.name] for x in alike)
+        expected[term.name] = best
+        if best != values[term.name]:
+            break
+    assert bounds == expected
+
+
+def test_a_plan_above_its_bound_gets_no_term_bounds() -> None:
+    stage = [Term("a", "maximize", upper=3), Term("b", "maximize", upper=3)]
+    assert term_bounds(stage, 4 * 1 + 2, {"a": 2, "b": 0}) == {}  # the plan's 8 is above 6
+    assert term_bounds(stage, 4 * 2 + 1, {"a": 2, "b": 0}) == {"a": 2, "b": 1}

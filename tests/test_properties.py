@@ -95,7 +95,7 @@ def proven(result: Plan) -> bool:
     """CP-SAT proved objective 1 optimal on the whole problem (not a neighbourhood of greedy)."""
     values = [o for o in result.solver.objective if o.name.startswith(PRIMARY)]
     return result.solver.chosen == "cp-sat" and "neighbourhood" not in result.solver.note and all(
-        o.bound is not None for o in values
+        o.bound == o.value for o in values
     )
 
 
@@ -146,6 +146,42 @@ def test_every_plan_verifies_and_greedy_never_beats_the_default(doc: dict[str, A
     event(f"default {default.solver.status}")
     event("greedy placed less" if primary(default) > primary(greedy_only) else "greedy as good")
     event(f"{len(snapshot.nodes)} nodes, {len(snapshot.pod_groups)} groups")
+
+
+
+def test_a_short_plan_reports_bounds_that_the_proven_optimum_respects() -> None:
+    """Cut short, a plan says how far each objective term could still go: at the first term
+    where the proven optimum differs, the short plan's bound admits the optimum's value, and a
+    term it calls proven (bound equal to value) is one the optimum does not beat. The short
+    plans stop at quorum demand and at JobGroups, against CP-SAT's bound or the most a stage
+    could be."""
+    compared = short_of_bound = 0
+    for seed in range(6):
+        snapshot = load(generate(shape=(1, 2, 2, 6), groups=16, seed=seed, max_gang=16))
+        short, best = plan(snapshot, Options(time_limit=0.02)), plan(snapshot, Options(time_limit=3.0))
+        for result in (short, best):
+            assert verify(snapshot, result.placements, result.levels).ok
+        if best.solver.gap != 0.0:
+            continue
+        optimum = {o.name: o.value for o in best.solver.objective}
+        if short.solver.gap == 0.0:
+            assert primary(short) == primary(best)
+            continue
+        compared += 1
+        at = short.solver.gap_at
+        for o in short.solver.objective:
+            sign = 1 if o.sense == "maximize" else -1
+            if o.bound is not None:
+                assert sign * o.bound >= sign * o.value
+            if o.name == at:
+                short_of_bound += 1
+                assert o.bound is not None and o.bound != o.value
+            if optimum[o.name] != o.value:
+                assert o.bound is None or sign * o.bound >= sign * optimum[o.name], (seed, o, optimum[o.name])
+                break
+            if o.name == at:
+                break
+    assert compared >= 3 and short_of_bound == compared
 
 
 @profile(20)

@@ -120,7 +120,7 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     value = [sum(w * term_value(t, problem, found) for w, t in zip(stage_weights(s), s)) for s in stages]
     first = StageResult([t.name for t in stages[0]], "OPTIMAL", value[0], value[0])
     outcome = AggregateResult(SolveResult(found, "FEASIBLE", [first]), make_buckets(problem), True)
-    proven, gap = _bucket_proof(problem, terms, found, outcome, GPU)
+    proven, gap, at = _bucket_proof(problem, terms, found, outcome, GPU)
     largest = [sum(w * t.upper for w, t in zip(stage_weights(s), s)) for s in stages]
     # Greedy places every JobGroup of the top level: stage 2 needs no solver to be proven.
     assert value[1] == largest[1] and value[2] < largest[2]
@@ -129,6 +129,7 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     # cluster-wide knapsack with the earlier stages held at the plan's values.
     bound = min(largest[2], cluster_bound(problem, stages, value[:2]))
     assert gap == pytest.approx((bound - value[2]) / bound)
+    assert (at.terms, at.value, at.bound) == ([t.name for t in stages[2]], value[2], bound)
     # A model that claims stage 3 at the plan's value proves it when the model was whole; a
     # neighbourhood's bounds say nothing about the whole problem, so there the claim is ignored
     # and stage 3 is measured as if no model had run (8,192 nodes and up).
@@ -136,11 +137,12 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     outcome = AggregateResult(SolveResult(found, "FEASIBLE", claims), make_buckets(problem), True)
     assert {t.name for t in stages[2]} <= _bucket_proof(problem, terms, found, outcome, GPU)[0]
     outcome.whole = False
-    assert _bucket_proof(problem, terms, found, outcome, GPU) == (proven, pytest.approx((bound - value[2]) / bound))
+    assert _bucket_proof(problem, terms, found, outcome, GPU)[:2] == (proven, pytest.approx((bound - value[2]) / bound))
     # Above KNAPSACK_PROOF_LIMIT candidate pairs (20,480 nodes) no knapsack either: the most it could be.
     assert bound < largest[2]
     monkeypatch.setattr("gangplan.planner.KNAPSACK_PROOF_LIMIT", 0)
-    assert _bucket_proof(problem, terms, found, outcome, GPU) == (proven, pytest.approx((largest[2] - value[2]) / largest[2]))
+    proof = _bucket_proof(problem, terms, found, outcome, GPU)
+    assert proof[:2] == (proven, pytest.approx((largest[2] - value[2]) / largest[2])) and proof[2].bound == largest[2]
 
 
 def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
@@ -164,14 +166,14 @@ def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan
         StageResult(names[2], "FEASIBLE", value[2], value[2]),
     ]
     outcome = AggregateResult(SolveResult(found, "FEASIBLE", tor), make_buckets(problem), True, [], upper)
-    proven, gap = _bucket_proof(problem, terms, found, outcome, GPU)
+    proven, gap, _ = _bucket_proof(problem, terms, found, outcome, GPU)
     largest = min(stage_upper(stages[2]), cluster_bound(problem, stages, value[:2]))
     assert value[2] < largest
     assert proven == {t.name for s in stages[:2] for t in s}
     assert gap == pytest.approx((largest - value[2]) / largest)
     # When the tor model's earlier stages are what the plan reaches, its bound counts: proven.
     tor[0] = StageResult(names[0], "OPTIMAL", value[0], value[0])
-    proven, gap = _bucket_proof(problem, terms, found, outcome, GPU)
+    proven, gap, _ = _bucket_proof(problem, terms, found, outcome, GPU)
     assert proven == {t.name for s in stages[:3] for t in s}
     next_largest = min(stage_upper(stages[3]), cluster_bound(problem, stages, value[:3]))  # no model reached it
     assert value[3] < next_largest and gap == pytest.approx((next_largest - value[3]) / next_largest)
