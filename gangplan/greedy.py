@@ -361,6 +361,14 @@ def allowed_nodes(state: _State, g: int) -> np.ndarray | None:
     return nodes[keep]
 
 
+def _holds_no_domain(state: _State, g: int) -> bool:
+    """A gang with required terms and neither running nor placed pods to hold a domain."""
+    topo = state.problem.gangs[g].topology
+    if topo is None or not topo.required or any(level in topo.required for level, _ in topo.held):
+        return False
+    return not any(c for r in state.problem.gangs[g].roles for c in state.on_nodes[r].values())
+
+
 def _meets_min_resources(state: _State, g: int) -> bool:
     problem = state.problem
     gang = problem.gangs[g]
@@ -535,24 +543,49 @@ def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:
 
 
 def _top_up(state: _State, j: int) -> None:
+    for g in state.problem.job_groups[j].gangs:
+        if not _holds_no_domain(state, g):
+            _top_up_gang(state, g)
+            continue
+        # With nothing placed yet each pod picks a node, and so a domain, of its own: kept
+        # only where they all landed in one; else the quorum chooses its domains at once.
+        mark = state.mark()
+        _top_up_gang(state, g)
+        if _in_one_domain(state, g):
+            continue
+        state.undo(mark)
+        chosen = _quorum_roles(state, g)
+        if chosen is None or not _place_gang(state, g, sorted(chosen, key=lambda rt: -state.share(rt[0]))):
+            state.undo(mark)
+            continue
+        _top_up_gang(state, g)
+
+
+def _top_up_gang(state: _State, g: int) -> None:
     problem = state.problem
-    for g in problem.job_groups[j].gangs:
-        gang = problem.gangs[g]
-        allowed = allowed_nodes(state, g)
-        for task in gang.tasks:
-            short = task.need - sum(state.placed_of(r) for r in task.roles)
-            for r in task.roles:
-                if short > 0:
-                    short -= place_pods(state, r, min(short, problem.roles[r].count - state.placed_of(r)), allowed)
-        short = gang.need - sum(state.placed_of(r) for r in gang.roles)
-        for r in sorted(gang.roles, key=state.share):
+    gang = problem.gangs[g]
+    allowed = allowed_nodes(state, g)
+    for task in gang.tasks:
+        short = task.need - sum(state.placed_of(r) for r in task.roles)
+        for r in task.roles:
             if short > 0:
                 short -= place_pods(state, r, min(short, problem.roles[r].count - state.placed_of(r)), allowed)
-        if not _meets_min_resources(state, g):
-            for r in gang.roles:
-                place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
-                if _meets_min_resources(state, g):
-                    break
+    short = gang.need - sum(state.placed_of(r) for r in gang.roles)
+    for r in sorted(gang.roles, key=state.share):
+        if short > 0:
+            short -= place_pods(state, r, min(short, problem.roles[r].count - state.placed_of(r)), allowed)
+    if not _meets_min_resources(state, g):
+        for r in gang.roles:
+            place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+            if _meets_min_resources(state, g):
+                break
+
+
+def _in_one_domain(state: _State, g: int) -> bool:
+    """Whether a gang's placed pods share one domain at each level its required terms name."""
+    problem = state.problem
+    nodes = [n for r in problem.gangs[g].roles for n, c in state.on_nodes[r].items() if c]
+    return all(len(set(problem.domain_array(level)[nodes].tolist())) <= 1 for level in problem.gangs[g].topology.required)
 
 
 def _quorum_met(state: _State, j: int) -> bool:

@@ -68,3 +68,25 @@ def test_a_jobgroup_whose_domain_filled_up_is_placed_afresh_in_another() -> None
     assert fixed.placed == {top, large}
     assert fixed.counts == {(role["default/top"], 0): 1, (role["default/large"], 1): 2}
     assert verify(snapshot, name_pods(problem, fixed), ("rack",)).ok
+
+
+def test_a_jobgroup_left_without_pods_is_topped_up_inside_one_domain() -> None:
+    """``gang`` (two 2-GPU pods, all in one rack) was chosen by the bucket model but none of
+    its pods found room on nodes. Topped up from nothing, its first pod must choose the rack
+    the second follows: every node has room for one pod, n0 and n1 come first but are alone
+    in their racks, and only r2 (n2, n3) holds both. Seen at 8,192 nodes with --time-limit
+    120, where both repairs put such a gang in two tors."""
+    nodes = tuple(Node(f"n{i}", {"rack": rack}, {"cpu": 8000, GPU: 2, "pods": 110}) for i, rack in enumerate(("r0", "r1", "r2", "r2")))
+    required = {"kueue.x-k8s.io/podset-required-topology": "rack"}
+    group = PodGroup("default", "gang", PodGroupAPI.GODEL, min_member=2, creation_timestamp="2024-01-01T00:00:00Z")
+    pods = tuple(Pod("default", f"gang-{i}", labels={"scheduling.x-k8s.io/pod-group": "gang"}, annotations=required,
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),), priority=10) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    (j,) = range(len(problem.job_groups))
+    (r,) = problem.gangs[0].roles
+    tentative = Assignment({}, frozenset({j}))
+    for fixed in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert fixed.placed == {j}
+        assert fixed.counts == {(r, 2): 1, (r, 3): 1}
+        assert verify(snapshot, name_pods(problem, fixed), ("rack",)).ok
