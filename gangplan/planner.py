@@ -20,6 +20,7 @@ from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
 from .problem import Problem, build_problem, candidate_count, restrict
+from .verify import verify
 
 # Above this many (role, node) candidates, objective 1 is solved on pod counts per
 # (role, bucket of nodes) instead of per (role, node).
@@ -128,6 +129,12 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         else:
             note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
             status = "GREEDY"
+    warnings = problem.warnings
+    if chosen is not baseline and (broken := _broken_rule(snapshot, problem, chosen)) and not _broken_rule(
+        snapshot, problem, baseline
+    ):
+        warnings += (f"the {solver_name} plan breaks a rule ({broken}); this is a bug in gangplan: the greedy plan is used",)
+        chosen, status, gap, gap_stage, proven = baseline, "GREEDY", None, None, set()
     values = {t.name: term_value(t, problem, chosen) for t in terms}
     bounds = {t.name: values[t.name] for t in terms if t.name in proven}
     if gap and gap_stage is not None and gap_stage.bound is not None:
@@ -160,8 +167,16 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         before,
         after,
         levels=problem.tree.levels if problem.tree else (),
-        warnings=problem.warnings,
+        warnings=warnings,
     )
+
+
+def _broken_rule(snapshot: Snapshot, problem: Problem, assignment: Assignment) -> str:
+    """The first rule a plan breaks, as the independent verifier re-derives them from the
+    input ('' when none): a solver plan that breaks one is a bug, and greedy's is the safer
+    answer. It costs 0.04 s at 2,048 nodes and 0.4 s at 20,480."""
+    check = verify(snapshot, name_pods(problem, assignment), problem.tree.levels if problem.tree else ())
+    return "" if check.ok else f"{check.violations[0].rule}: {check.violations[0].message}"
 
 
 def _at_scale(

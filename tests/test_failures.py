@@ -90,6 +90,25 @@ def test_when_cp_sat_has_nothing_better_the_greedy_plan_is_used(monkeypatch: pyt
     assert result.placements == greedy_only.placements
 
 
+
+def test_a_solver_plan_that_breaks_a_rule_is_replaced_by_greedys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planner checks its plan with the independent verifier before it answers: a solver
+    plan that breaks a rule (here every pending pod crammed onto one node, more than it holds)
+    is a bug, said so in a warning, and the greedy plan, which keeps the rules, is used."""
+    snapshot = load_snapshot([str(SMALL)])
+    greedy_only = plan(snapshot, Options(solver="greedy"))
+    problem = planner.build_problem(snapshot)
+    crammed = {(r, int(role.nodes[0])): role.count for r, role in enumerate(problem.roles) if len(role.nodes)}
+    every = frozenset(range(len(problem.job_groups)))
+    monkeypatch.setattr(planner, "solve_cpsat", lambda *a, **k: SolveResult(Assignment(crammed, every), "OPTIMAL"))
+    result = plan(snapshot, Options())
+    assert result.solver.status == "GREEDY" and result.solver.chosen == "greedy"
+    assert result.placements == greedy_only.placements
+    assert verify(snapshot, result.placements, result.levels).ok
+    (warning,) = [w for w in result.warnings if "breaks a rule" in w]
+    assert warning.startswith("the cp-sat plan breaks a rule (capacity") and "bug in gangplan" in warning
+    assert all(o.bound is None for o in result.solver.objective) and result.solver.gap is None
+
 @pytest.mark.parametrize("command", ["plan", "check", "explain"])
 @pytest.mark.parametrize("limit", ["0", "-1", "-0.001", "nan", "-inf"])
 def test_a_time_limit_that_is_not_positive_is_a_usage_error(command: str, limit: str, tmp_path: Path) -> None:
