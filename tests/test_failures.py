@@ -91,6 +91,7 @@ def test_when_cp_sat_has_nothing_better_the_greedy_plan_is_used(monkeypatch: pyt
 
 
 
+@pytest.mark.broken_plan_expected
 def test_a_solver_plan_that_breaks_a_rule_is_replaced_by_greedys(monkeypatch: pytest.MonkeyPatch) -> None:
     """The planner checks its plan with the independent verifier before it answers: a solver
     plan that breaks a rule (here every pending pod crammed onto one node, more than it holds)
