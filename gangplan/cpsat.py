@@ -9,6 +9,7 @@ The greedy plan is the first stage's complete hint, so every stage starts feasib
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
@@ -401,7 +402,10 @@ def staged_solve(
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
-    solver.parameters.log_search_progress = bool(os.environ.get("GANGPLAN_CPSAT_LOG"))  # for benchmarking
+    if os.environ.get("GANGPLAN_CPSAT_LOG"):  # for benchmarking; stdout carries only the output
+        solver.parameters.log_search_progress = True
+        solver.parameters.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
     solver.parameters.catch_sigint_signal = False  # the CLI handles Ctrl-C itself
     if deterministic:
         # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,

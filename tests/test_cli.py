@@ -135,6 +135,21 @@ def test_version_and_python_dash_m() -> None:
     assert proc.returncode == 0 and proc.stdout == result.stdout
 
 
+
+def test_the_solver_log_goes_to_stderr_and_stdout_keeps_only_the_output() -> None:
+    """GANGPLAN_CPSAT_LOG=1 shows CP-SAT's search; CP-SAT writes it to the process's stdout
+    unless told otherwise, which would break ``-o name | xargs ...`` and ``-o json | kubectl``."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GANGPLAN_CPSAT_LOG": "1"}
+    small = str(ROOT / "snapshots" / "small.yaml")
+    proc = subprocess.run([sys.executable, "-m", "gangplan", "plan", small, "-o", "name"], env=env,
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout and all(line.startswith("binding/") for line in proc.stdout.splitlines())
+    assert "CpSolverResponse summary" in proc.stderr
+
 def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     """Objective 1 is lexicographic, so a gap belongs to its first stage not proven: the summary
     names it (the first term whose bound is not its value), with the count of JobGroups and the
