@@ -209,14 +209,25 @@ def _place_quorum(state: _State, j: int) -> bool:
         if not _place_gang(state, g, chosen):
             return False
         if not _meets_min_resources(state, g):
-            allowed = allowed_nodes(state, g)
             for r in gang.roles:
-                place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+                _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
                 if _meets_min_resources(state, g):
                     break
             if not _meets_min_resources(state, g):
                 return False
     return True
+
+
+def _place_more(state: _State, g: int, r: int, wanted: int) -> int:
+    """Up to ``wanted`` more pods of role ``r`` inside the domains gang ``g`` holds. A gang
+    that holds none yet (minMember 0, so no quorum placed) places one pod first: its node
+    chooses the domains the others must share."""
+    placed = 0
+    if wanted > 0 and _holds_no_domain(state, g):
+        placed = place_pods(state, r, 1, allowed_nodes(state, g))
+        if not placed:
+            return 0
+    return placed + place_pods(state, r, wanted - placed, allowed_nodes(state, g))
 
 
 def _quorum_roles(state: _State, g: int) -> list[tuple[int, int]] | None:
@@ -422,9 +433,8 @@ def _place_extras(state: _State, order: Iterable[int]) -> None:
     problem = state.problem
     for j in order:
         for g in problem.job_groups[j].gangs:
-            allowed = allowed_nodes(state, g)
             for r in problem.gangs[g].roles:
-                place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
+                _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
 
 
 def greedy(

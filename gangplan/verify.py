@@ -51,6 +51,7 @@ _KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 _NODE_LEVEL = "node"
 
 _FINISHED = (PodPhase.SUCCEEDED, PodPhase.FAILED)
+_KUBELET_MAX_PODS = 110  # --max-pods default; restated here, not imported: the verifier shares no rule code
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 _INT64 = re.compile(r"[+-]?[0-9]+")
 _COUNT = re.compile(r"[0-9]+")
@@ -524,7 +525,8 @@ def _capacity(
         for resource in sorted(demand):
             if demand[resource] <= 0:
                 continue
-            allocatable = node.allocatable.get(resource, 0)
+            # A node that does not say how many pods it takes takes the kubelet's default maxPods.
+            allocatable = node.allocatable.get(resource, _KUBELET_MAX_PODS if resource == "pods" else 0)
             total = running.get(resource, 0) + demand[resource]
             if total > allocatable:
                 found.append(

@@ -110,6 +110,18 @@ def test_a_solver_plan_that_breaks_a_rule_is_replaced_by_greedys(monkeypatch: py
     assert warning.startswith("the cp-sat plan breaks a rule (capacity") and "bug in gangplan" in warning
     assert all(o.bound is None for o in result.solver.objective) and result.solver.gap is None
 
+
+@pytest.mark.broken_plan_expected
+def test_a_plan_that_breaks_a_rule_with_nothing_to_fall_back_on_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Greedy's own plan breaking a rule leaves no plan to answer with: exit 3, one line, no
+    output (rather than bindings that break the rule)."""
+    problem = planner.build_problem(load_snapshot([str(SMALL)]))
+    crammed = {(r, int(role.nodes[0])): role.count for r, role in enumerate(problem.roles) if len(role.nodes)}
+    monkeypatch.setattr(planner, "greedy", lambda *a, **k: Assignment(crammed, frozenset(range(len(problem.job_groups)))))
+    result = invoke("plan", str(SMALL), "--solver", "greedy")
+    only_error(result, 3, "error: the plan breaks a rule (capacity")
+    assert result.stdout == ""
+
 @pytest.mark.parametrize("command", ["plan", "check", "explain"])
 @pytest.mark.parametrize("limit", ["0", "-1", "-0.001", "nan", "-inf"])
 def test_a_time_limit_that_is_not_positive_is_a_usage_error(command: str, limit: str, tmp_path: Path) -> None:

@@ -302,3 +302,23 @@ def test_a_fully_running_group_with_terms_counts_as_placed_by_both_placers() -> 
     for solver in ("cp-sat", "greedy"):
         done = outcome(planned(snapshot, solver), "ml/done")
         assert done.placed and done.reason == "", solver
+
+
+@pytest.mark.parametrize("solver", ["greedy", "cp-sat"])
+def test_a_gang_with_min_member_0_keeps_its_pods_in_its_required_domain(solver: str) -> None:
+    """minMember 0 places no quorum to hold a domain, so every pod is an extra: the first one
+    placed chooses the rack, the others follow it or stay pending. Greedy once placed them one
+    per tightest node, across racks."""
+    nodes = tuple(Node(f"n{i}", {"rack": rack}, {"cpu": 8000, "nvidia.com/gpu": 2, "pods": 110})
+                  for i, rack in enumerate(("r0", "r1", "r2", "r2")))
+    required = {"kueue.x-k8s.io/podset-required-topology": "rack"}
+    group = PodGroup("default", "sweep", PodGroupAPI.GODEL, min_member=0, creation_timestamp="2024-01-01T00:00:00Z")
+    pods = tuple(Pod("default", f"sweep-{i}", labels={GROUP: "sweep"}, annotations=required,
+                     containers=(Container("main", {"cpu": 1000, "nvidia.com/gpu": 2}),), priority=10) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    result = plan(snapshot, Options(solver=solver, levels=("rack",)))
+    assert verify(snapshot, result.placements, result.levels).ok
+    racks = {n.name: n.labels["rack"] for n in nodes}
+    assert len({racks[p.node] for p in result.placements}) == 1
+    if solver == "cp-sat":  # extra pods are objective 2: both fit in r2
+        assert sorted(p.node for p in result.placements) == ["n2", "n3"]

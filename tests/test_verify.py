@@ -334,6 +334,16 @@ def test_capacity_at_the_edge() -> None:
     assert violation.message == "cpu: running 2500m + placed 1500m = 4000m > allocatable 3999m"
 
 
+
+def test_a_node_that_does_not_say_how_many_pods_it_takes_takes_the_kubelet_default() -> None:
+    """110, the kubelet's default --max-pods, as the planner assumes (and the loader fills in
+    for YAML): a Node built without ``pods`` was once a capacity violation for every pod."""
+    bare = Node("n1", {}, {"cpu": 200_000})
+    pods = [pod(f"p{i}", cpu=1) for i in range(111)]
+    assert check([bare], pods[:110], place(*((f"p{i}", "n1") for i in range(110)))).ok
+    violation = only(check([bare], pods, place(*((f"p{i}", "n1") for i in range(111)))), "capacity")
+    assert violation.message == "pods: running 0 + placed 111 = 111 > allocatable 110"
+
 def test_finished_pods_do_not_consume_capacity() -> None:
     pods = [
         pod("done", cpu=3000, on="n1", phase=PodPhase.SUCCEEDED),
