@@ -461,6 +461,7 @@ def staged_solve(
             break
         stage_start, stage_spent = time.perf_counter(), 0.0
         answer: tuple[str, int, int, Any] | None = None  # the last solve that found a solution
+        cut = False  # whether what was learnt since cuts that solution off
         while True:
             set_hint(current)
             left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
@@ -493,7 +494,7 @@ def staged_solve(
             # A start the solver did not improve on is kept as it was: the solver's copy has
             # later-stage variables presolve was free to change (a lower JobGroup dropped, say).
             found = extract(solver) if _hinted_value(model) != value else current
-            answer = (name, value, bound, found)
+            answer, cut = (name, value, bound, found), False
             if refine is None or found is current:
                 break
             before = overhead() if overhead is not None else 0.0
@@ -507,6 +508,12 @@ def staged_solve(
                 break
             if not learnt:
                 break
+            cut = True
+        if answer is not None and cut:
+            # No solve replaced the solution learning cut off: neither it (it does not pack) nor
+            # its value (no real plan may reach it) can stand; the stage keeps its start.
+            reached = _hinted_value(model)
+            answer = None if reached is None else ("FEASIBLE", reached, answer[2], current)
         if answer is None:
             result.stages.append(StageResult([t.name for t in stage], name, None, None))
             all_optimal = False
