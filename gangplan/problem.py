@@ -29,7 +29,7 @@ from .semantics import (
     pod_requests,
     task_of,
 )
-from .topology import TopologyTree, build_tree, resolve_levels
+from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, resolve_levels
 
 KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
@@ -554,8 +554,9 @@ def _terms(gang: Gang, levels: Sequence[str], warnings: list[str]) -> tuple[tupl
             else:
                 preferred.append(key)
     index = {key: i for i, key in enumerate(levels)}
-    for key in sorted({*required, *preferred} - set(index) - {"kubernetes.io/hostname"}):
-        warnings.append(f"PodGroup {gang.key}: topologyKey {key} is not a topology level; the term is ignored")
+    for key in sorted({*required, *preferred} - set(index)):
+        what = "(one node) is not supported" if key == HOSTNAME_LABEL else "is not a topology level"
+        warnings.append(f"PodGroup {gang.key}: topologyKey {key} {what}; the term is ignored")
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
     return req, pref

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from .errors import InputError
@@ -276,6 +276,9 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                     implicit=True,
                 )
                 kueue[gang.key] = gang
+            elif (total := _kueue_total(pod)) > gang.group.min_member:
+                # Every member carries the count (Kueue requires it); the largest is the quorum.
+                gang.group = replace(gang.group, min_member=total)
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
         if gang is None:

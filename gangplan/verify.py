@@ -667,6 +667,9 @@ def _topology_checks(
             if where is not None and where in nodes:
                 located.append((pod, nodes[where]))
         required, preferred = _topology_terms(gang)
+        if levels:
+            # A term that names no level is ignored, as the planner warns it is.
+            required, preferred = [k for k in required if k in levels], [k for k in preferred if k in levels]
         for key in required:
             message = _required_message(key, located, levels)
             if message is not None:

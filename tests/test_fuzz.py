@@ -673,3 +673,13 @@ def test_fuzz_the_cli(tmp_path: Path) -> None:
     print(f"\nfuzz: {sum(codes.values())} cases in {elapsed:.1f}s, exit codes {dict(sorted(codes.items()))}")
     report = [f"{len(cases)} like: {cases[0]}" for cases in sorted(failures.values(), key=len, reverse=True)]
     assert not failures, f"{sum(map(len, failures.values()))} failing cases:\n" + "\n".join(report)
+
+
+@pytest.mark.parametrize("index", [5763, 5913, 6550, 8437])
+def test_fuzz_cases_where_the_planner_and_the_verifier_disagreed(index: int, tmp_path: Path) -> None:
+    """Found by a 10,000-case run once the planner verified its own plans: topologyKeys that
+    name no level (the planner ignores them, the verifier checked them by label) and a Kueue
+    pod without its total-count annotation (the planner grouped it, the verifier did not).
+    Each ended in exit 3; now a plan with a warning, or an input error naming the pod."""
+    code, problem = run_case(index, tmp_path)
+    assert not problem and code in (0, 1, 2)

@@ -707,3 +707,23 @@ def test_subgroup_forms_one_job_group_ordered_by_top_member():
 def test_subgroup_disagreement_is_input_error(other):
     with pytest.raises(InputError):
         group_pods(Snapshot(pod_groups=(_volcano("a", "job"), other)))
+
+
+def test_every_pod_of_a_kueue_pod_group_carries_its_total_count() -> None:
+    """Kueue requires the pod-group-total-count annotation on each pod of a plain pod group.
+    It was checked on the first pod only, so a later pod without it joined the group here
+    and not in the verifier's reading; now it is an input error naming that pod."""
+    from gangplan.errors import InputError
+    from gangplan.model import Container, Pod, Snapshot
+    from gangplan.semantics import group_pods
+
+    def member(name: str, annotations: dict[str, str]) -> Pod:
+        return Pod("team-a", name, labels={"kueue.x-k8s.io/pod-group-name": "sim"}, annotations=annotations,
+                   containers=(Container("c", {"cpu": 1000}),))
+
+    total = {"kueue.x-k8s.io/pod-group-total-count": "2"}
+    grouped = group_pods(Snapshot(nodes=(), pods=(member("sim-0", total), member("sim-1", {"kueue.x-k8s.io/pod-group-total-count": "3"}))))
+    (job_group,) = grouped.job_groups
+    assert job_group.gangs[0].group.min_member == 3  # the largest count, as the verifier reads it
+    with pytest.raises(InputError, match="pod team-a/sim-1: annotation kueue.x-k8s.io/pod-group-total-count"):
+        group_pods(Snapshot(nodes=(), pods=(member("sim-0", total), member("sim-1", {}))))
