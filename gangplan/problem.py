@@ -573,9 +573,9 @@ def _gang_topology(
     warnings: list[str],
     rank_cache: dict[tuple, tuple[int, ...]],
 ) -> GangTopology | None:
+    required, preferred = _terms(gang, tree.levels if tree is not None else (), warnings)
     if tree is None:
         return None
-    required, preferred = _terms(gang, tree.levels, warnings)
     if not required and not preferred:
         return None
     lowest = max((*required, *preferred))

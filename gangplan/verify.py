@@ -49,6 +49,7 @@ _VOLCANO_TASK = "volcano.sh/task-spec"
 _KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 _KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 _NODE_LEVEL = "node"
+_HOSTNAME = "kubernetes.io/hostname"  # never a level: the node is the bottom of the tree
 
 _FINISHED = (PodPhase.SUCCEEDED, PodPhase.FAILED)
 _KUBELET_MAX_PODS = 110  # --max-pods default; restated here, not imported: the verifier shares no rule code
@@ -667,9 +668,9 @@ def _topology_checks(
             if where is not None and where in nodes:
                 located.append((pod, nodes[where]))
         required, preferred = _topology_terms(gang)
-        if levels:
-            # A term that names no level is ignored, as the planner warns it is.
-            required, preferred = [k for k in required if k in levels], [k for k in preferred if k in levels]
+        # A term that names no level, or the node itself, is ignored, as the planner warns.
+        kept = (lambda k: k in levels) if levels else (lambda k: k != _HOSTNAME)
+        required, preferred = [k for k in required if kept(k)], [k for k in preferred if kept(k)]
         for key in required:
             message = _required_message(key, located, levels)
             if message is not None:

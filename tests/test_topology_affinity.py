@@ -324,10 +324,12 @@ def test_a_gang_with_min_member_0_keeps_its_pods_in_its_required_domain(solver: 
         assert sorted(p.node for p in result.placements) == ["n2", "n3"]
 
 
-def test_a_hostname_term_is_ignored_with_a_warning_that_says_so() -> None:
+@pytest.mark.parametrize("levels", [("rack",), None])
+def test_a_hostname_term_is_ignored_with_a_warning_that_says_so(levels) -> None:
     """kubernetes.io/hostname is never a level (the node is the bottom of the tree); a term on
     it (all pods on one node) is not supported, and the warning says that rather than calling
-    it an unknown level. The verifier ignores it too, so the plan stands."""
+    it an unknown level. The verifier ignores it too, so the plan stands. Without levels (the
+    term names the only key) the planner said nothing and the verifier refused the plan."""
     nodes = tuple(Node(f"n{i}", {"rack": "r0", "kubernetes.io/hostname": f"n{i}"}, {"cpu": 8000, "nvidia.com/gpu": 2, "pods": 110})
                   for i in range(2))
     required = {"kueue.x-k8s.io/podset-required-topology": "kubernetes.io/hostname"}
@@ -335,6 +337,6 @@ def test_a_hostname_term_is_ignored_with_a_warning_that_says_so() -> None:
     pods = tuple(Pod("default", f"pair-{i}", labels={GROUP: "pair"}, annotations=required,
                      containers=(Container("main", {"cpu": 1000, "nvidia.com/gpu": 2}),), priority=10) for i in range(2))
     snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
-    result = plan(snapshot, Options(levels=("rack",)))
+    result = plan(snapshot, Options(levels=levels))
     assert "PodGroup default/pair: topologyKey kubernetes.io/hostname (one node) is not supported; the term is ignored" in result.warnings
     assert len(result.placements) == 2 and verify(snapshot, result.placements, result.levels).ok
