@@ -103,6 +103,11 @@ class _Loader(*_BASES):  # type: ignore[misc]
         return result
 
 
+# An explicit !!timestamp stays a string too: PyYAML's constructor fails with AttributeError on
+# one its own pattern does not parse ("!!timestamp 2001-12-14x"), which is not an input error.
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Bounds that turn hostile or absurd input into an error instead of memory exhaustion.

@@ -890,3 +890,18 @@ def test_locate_falls_back_to_the_nearest_field() -> None:
     assert locate(Origin(path, 1, ("obj",)), ("y", 7)) == Position(path, 8, 5)
     assert locate(Origin(path, 5)) == Position(path)
     assert locate(Origin("gone.yaml")) == Position("gone.yaml")
+
+
+def test_an_explicit_timestamp_tag_stays_a_string_even_when_pyyaml_cannot_parse_it(tmp_path: Path) -> None:
+    """PyYAML's timestamp constructor raised AttributeError on "!!timestamp 2001-12-14x" (its
+    resolver's pattern and its parser's disagree): an internal error on bad input, found by
+    the fuzzer. Explicit timestamps now stay strings, like implicit ones."""
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, creationTimestamp: %s}\nstatus: {allocatable: {cpu: '4'}}\n"
+    path = tmp_path / "n.yaml"
+    path.write_text(node % "!!timestamp 2024-01-01T00:00:00Z")
+    assert load_snapshot([str(path)]).nodes[0].name == "n1"
+    path.write_text(node % "!!timestamp 2001-12-14x")
+    assert load_snapshot([str(path)]).nodes[0].name == "n1"
+    path.write_text("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, !!timestamp 2001-12-14metadata: {name: p}}\n")
+    with pytest.raises(InputError, match="metadata"):
+        load_snapshot([str(path)])
