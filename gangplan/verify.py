@@ -595,8 +595,10 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _topology_terms(gang: _Gang) -> tuple[list[str], list[str]]:
-    """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations."""
+def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations. A
+    term that names no level (when there are levels), or the node itself, binds nothing, as
+    the planner warns."""
     required: list[str] = []
     preferred: list[str] = []
     if gang.pod_group is not None:
@@ -607,7 +609,8 @@ def _topology_terms(gang: _Gang) -> tuple[list[str], list[str]]:
             required.append(key)
         if key := pod.annotations.get(_KUEUE_PREFERRED, ""):
             preferred.append(key)
-    return list(dict.fromkeys(required)), list(dict.fromkeys(preferred))
+    binds = (lambda k: k in levels) if levels else (lambda k: k != _HOSTNAME)
+    return [k for k in dict.fromkeys(required) if binds(k)], [k for k in dict.fromkeys(preferred) if binds(k)]
 
 
 def _required_message(
@@ -667,10 +670,7 @@ def _topology_checks(
             where = placed.get(pod.key) or (pod.node_name if _is_running(pod) else None)
             if where is not None and where in nodes:
                 located.append((pod, nodes[where]))
-        required, preferred = _topology_terms(gang)
-        # A term that names no level, or the node itself, is ignored, as the planner warns.
-        kept = (lambda k: k in levels) if levels else (lambda k: k != _HOSTNAME)
-        required, preferred = [k for k in required if kept(k)], [k for k in preferred if kept(k)]
+        required, preferred = _topology_terms(gang, levels)
         for key in required:
             message = _required_message(key, located, levels)
             if message is not None:
