@@ -741,7 +741,7 @@ def verify_command(
     loaded = _load(snapshot)
     given = read_plan(plan_file)
     placements = list(given.placements)
-    keys = given.levels if given.levels and levels is None else resolve_levels(loaded, _levels(levels))[0]
+    keys = given.levels if given.levels is not None and levels is None else resolve_levels(loaded, _levels(levels))[0]
     result = verify(loaded, placements, keys)
     for line in [*format_verification(result), *format_spans(result)]:
         sys.stdout.write(line + "\n")

@@ -92,7 +92,7 @@ class Plan:
     solver: SolverReport
     resources_before: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     resources_after: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-    levels: tuple[str, ...] = ()  # topology levels, largest first
+    levels: tuple[str, ...] | None = None  # topology levels, largest first; None: not recorded
     warnings: tuple[str, ...] = ()
 
     @property
@@ -124,7 +124,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "note": s.note,
             "exactDemandWeights": s.exact_weights,
         },
-        "topology": {"levels": list(plan.levels)},
+        "topology": {"levels": list(plan.levels or ())},
         "warnings": list(plan.warnings),
         "resources": {
             name: {
@@ -218,7 +218,10 @@ def plan_from_dict(data: Any) -> Plan:
         gap=solver.get("gap"),
         wall_time=float(solver.get("wallTime") or 0.0),
     )
-    levels = tuple((data.get("topology") or {}).get("levels") or ())
+    recorded = (data.get("topology") or {}).get("levels")
+    if recorded is not None and not (isinstance(recorded, list) and all(isinstance(k, str) for k in recorded)):
+        raise PlanFormatError("topology.levels: expected a list of label keys")
+    levels = None if recorded is None else tuple(recorded)
     return Plan(tuple(placements), tuple(groups), report, levels=levels)
 
 

@@ -597,8 +597,8 @@ def _plural(count: int, noun: str) -> str:
 
 def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list[str]]:
     """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations. A
-    term that names no level (when there are levels), or the node itself, binds nothing, as
-    the planner warns."""
+    term that names no level, or the node itself, binds nothing, as the planner warns; with
+    no levels at all (``--levels ''``) that is every term."""
     required: list[str] = []
     preferred: list[str] = []
     if gang.pod_group is not None:
@@ -609,8 +609,7 @@ def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list
             required.append(key)
         if key := pod.annotations.get(_KUEUE_PREFERRED, ""):
             preferred.append(key)
-    binds = (lambda k: k in levels) if levels else (lambda k: k != _HOSTNAME)
-    return [k for k in dict.fromkeys(required) if binds(k)], [k for k in dict.fromkeys(preferred) if binds(k)]
+    return [k for k in dict.fromkeys(required) if k in levels], [k for k in dict.fromkeys(preferred) if k in levels]
 
 
 def _required_message(

@@ -46,6 +46,35 @@ def test_every_shipped_snapshot_plans_and_verifies(snapshot: Path, solver: str, 
     assert checked.exit_code == 0, checked.output
 
 
+def test_a_flat_plan_records_its_levels_and_verifies_by_them(tmp_path: Path) -> None:
+    """``--levels ''`` plans the gpu-cluster as flat, its topology terms ignored with a
+    warning. The plan records that it has no levels, and verify checks it by those, not by
+    the levels it would infer from the snapshot (a Bindings list records none, so it does)."""
+    snapshot = str(ROOT / "snapshots" / "gpu-cluster.yaml")
+    out = tmp_path / "plan.json"
+    result = invoke("plan", snapshot, "--levels", "", "-o", "plan", "--output-file", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["topology"]["levels"] == [] and any("is not a topology level" in w for w in data["warnings"])
+    assert invoke("verify", snapshot, "--plan", str(out)).exit_code == 0
+    bindings = tmp_path / "bindings.json"
+    assert invoke("plan", snapshot, "--levels", "", "-o", "json", "--output-file", str(bindings)).exit_code == 0
+    inferred = invoke("verify", snapshot, "--plan", str(bindings))
+    assert inferred.exit_code == 1 and "required-topology" in inferred.stdout
+    assert invoke("verify", snapshot, "--plan", str(bindings), "--levels", "").exit_code == 0
+
+
+def test_a_plan_whose_levels_are_not_a_list_of_keys_is_bad_input(tmp_path: Path) -> None:
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    data = plan_json(snapshot)
+    data["topology"]["levels"] = "tor"  # read as characters, it would be three levels
+    out = tmp_path / "plan.json"
+    out.write_text(json.dumps(data))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == f"error: {out}: topology.levels: expected a list of label keys"
+
+
 def test_cp_sat_is_never_worse_than_greedy_on_the_gpu_cluster() -> None:
     snapshot = str(ROOT / "snapshots" / "gpu-cluster.yaml")
     default = plan_json(snapshot)
