@@ -759,12 +759,19 @@ def _required(
         for level in topo.required:
             # A level below the buckets' is taken one bucket at a time (a relaxation: the
             # domain it asks for lies inside one bucket), holding what one such domain holds.
-            at = level if buckets.level is None or level <= buckets.level else buckets.level
-            inside = _one_domain_room(problem, spec, level, at) if at != level else None
+            # Buckets that are classes of alike nodes (no levels) lie in no domain: each is
+            # its own, and only the node level lies below them.
+            if buckets.level is None:
+                inside = _one_domain_room(problem, spec, level, lambda t: int(buckets.of_node[t]))
+                where: Callable[[int], int | None] = lambda b: b  # noqa: E731
+            else:
+                at = min(level, buckets.level)
+                inside = _one_domain_room(problem, spec, level, lambda t: _above(problem, level, t, at=at)) if at != level else None
+                where = lambda b: problem.domain(at, buckets.nodes[b][0])  # noqa: E731
             members: dict[int, list[tuple[int, int]]] = defaultdict(list)
             for r in spec.roles:
                 for b, var in by_role[r]:
-                    d = problem.domain(at, buckets.nodes[b][0])
+                    d = where(b)
                     if d is None:
                         model.Add(var == 0)
                     else:
@@ -778,7 +785,7 @@ def _required(
                     held = {r: min(c, problem.roles[r].count) for r, c in room.items()}
                     most = sum(held.values())
                     closed = _short(spec, held) or (
-                        level in topo.pinned and d != _above(problem, level, topo.pinned[level], at)
+                        level in topo.pinned and d != _above(problem, level, topo.pinned[level], at=at)
                     )
                 else:
                     held, most = inside.get(d, ({}, 0))
@@ -807,12 +814,13 @@ def _short(spec: GangSpec, held: dict[int, int]) -> bool:
 
 
 def _one_domain_room(
-    problem: Problem, spec: GangSpec, level: int, at: int
+    problem: Problem, spec: GangSpec, level: int, above: Callable[[int], int | None]
 ) -> dict[int, tuple[dict[int, int], int]]:
-    """For a gang required in one domain of ``level``, per domain of the coarser level ``at``:
-    per role the most of its pods one ``level`` domain inside holds, and the most of the
-    gang's pods one holds; only domains that hold its quorum count (a pinned gang, only its
-    own). Without this a miniPod's total room passed for the one tor the gang needs."""
+    """For a gang required in one domain of ``level``, per coarser domain (``above`` gives the
+    one a ``level`` domain lies in): per role the most of its pods one ``level`` domain inside
+    holds, and the most of the gang's pods one holds; only domains that hold its quorum count
+    (a pinned gang, only its own). Without this a miniPod's total room passed for the one tor
+    the gang needs."""
     finer = problem.domain_array(level)
     rooms: dict[int, dict[int, int]] = defaultdict(dict)
     for r in spec.roles:
@@ -828,7 +836,7 @@ def _one_domain_room(
     for t, held in sorted(rooms.items()):
         if _short(spec, held) or (pinned is not None and t != pinned):
             continue
-        d = _above(problem, level, t, at)
+        d = above(t)
         if d is None:
             continue
         for r, c in held.items():
@@ -837,11 +845,13 @@ def _one_domain_room(
     return {d: (per_role[d], most[d]) for d in most}
 
 
-def _above(problem: Problem, level: int, domain: int, at: int) -> int | None:
+def _above(problem: Problem, level: int, domain: int, *, at: int) -> int | None:
     """The domain at level ``at`` (no lower than ``level``) that holds ``domain``."""
     if at == level:
         return domain
-    return problem.domain(at, int(np.flatnonzero(problem.domain_array(level) == domain)[0]))
+    assert problem.tree is not None
+    node = domain if level == len(problem.tree.levels) else problem.tree.domains[level][domain].nodes[0]
+    return problem.domain(at, node)
 
 
 def expand(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
-from .problem import Problem
+from .problem import Problem, level_key
 from .quantity import describe_amount
 from .semantics import node_usable
 
@@ -116,6 +116,8 @@ def _fits_alone(problem: Problem, j: int) -> bool:
     One role with no required domain is counted directly: alone, its pods fit wherever its
     candidates have room."""
     jg = problem.job_groups[j]
+    if any(problem.gangs[g].topology is not None and problem.gangs[g].topology.broken for g in jg.gangs):
+        return False  # greedy would place it: running members that break a term are not its rule
     gang = problem.gangs[jg.gangs[0]]
     free_topology = gang.topology is None or not (gang.topology.required or gang.topology.broken)
     if len(jg.gangs) == 1 and len(gang.roles) == 1 and free_topology and not gang.tasks and not any(gang.min_resources):
@@ -145,20 +147,34 @@ def _required_reason(problem: Problem, g: int) -> str:
     topo = gang.topology
     assert topo is not None and problem.tree is not None
     level = max(topo.required)
-    key = problem.tree.levels[level]
+    key = level_key(problem.tree, level)
+    noun = "node" if level == len(problem.tree.levels) else key
     nodes_in: dict[int, list[int]] = {}
+    most: dict[int, int] = {}  # what each domain could hold at best: each role alone there
     for r in gang.roles:
-        for n in problem.roles[r].nodes.tolist():
+        role = problem.roles[r]
+        held: dict[int, int] = {}
+        for n, cap in zip(role.nodes.tolist(), role.caps.tolist()):
             d = problem.domain(level, n)
             if d is not None:
                 nodes_in.setdefault(d, []).append(n)
+                held[d] = held.get(d, 0) + cap
+        for d, cap in held.items():
+            most[d] = most.get(d, 0) + min(cap, role.count)
     if not nodes_in:
-        return f"required {key}: no domain has a node that passes the filters"
+        where = "node passes" if noun == "node" else "domain has a node that passes"
+        return f"required {key}: no {where} the filters"
+    # The most placed, the first domain among equals; a domain that cannot beat it is not
+    # tried (at the node level there is one per candidate node).
     best, best_d = -1, -1
-    for d, nodes in sorted(nodes_in.items()):
+    for d in sorted(most, key=lambda d: (-most[d], d)):
+        if most[d] < best:
+            break
+        if most[d] == best and d > best_d:
+            continue
         state = _State(problem)
-        placed = sum(place_pods(state, r, problem.roles[r].count, nodes) for r in gang.roles)
-        if placed > best:
+        placed = sum(place_pods(state, r, problem.roles[r].count, nodes_in[d]) for r in gang.roles)
+        if placed > best or (placed == best and d < best_d):
             best, best_d = placed, d
     nodes = sorted(set(nodes_in[best_d]))
     request = [max(problem.roles[r].request[k] for r in gang.roles) for k in range(len(problem.resources))]
@@ -170,6 +186,6 @@ def _required_reason(problem: Problem, g: int) -> str:
     scarce = min(limits)[1] if limits else "pods"
     total = gang.running + best
     return (
-        f"required {key}: the best {key} ({problem.domain_name(level, best_d)}) holds {total} of "
+        f"required {key}: the best {noun} ({problem.domain_name(level, best_d)}) holds {total} of "
         f"{gang.min_member} pods ({scarce})"
     )

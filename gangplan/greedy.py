@@ -491,7 +491,8 @@ def lexicographic_greedy(
 def repair(problem: Problem, tentative: Assignment) -> Assignment:
     """Make a plan from ``tentative``, whose JobGroups may be short of quorum (a bucket
     solution put on nodes): a short JobGroup gets its missing pods greedily, inside the
-    domains its required terms hold, or is dropped with all its pods."""
+    domains its required terms hold, or is dropped with all its pods. One whose pods left a
+    required domain (one below the buckets' level, such as the node) is placed afresh."""
     state = _State(problem)
     for (r, n), c in sorted(tentative.counts.items()):
         state.put(r, n, c)
@@ -500,6 +501,14 @@ def repair(problem: Problem, tentative: Assignment) -> Assignment:
         nodes_of[r].add(n)
     placed: set[int] = set()
     for j in range(len(problem.job_groups)):
+        if j in tentative.placed and problem.job_groups[j].feasible and _split(state, j):
+            _drop(state, j, nodes_of)
+            mark = state.mark()
+            if _place_quorum(state, j):
+                placed.add(j)
+            else:
+                state.undo(mark)
+            continue
         if j in tentative.placed and problem.job_groups[j].feasible:
             if not _quorum_met(state, j):
                 mark = state.mark()
@@ -509,12 +518,26 @@ def repair(problem: Problem, tentative: Assignment) -> Assignment:
             if _quorum_met(state, j):
                 placed.add(j)
                 continue
-        for r in problem.roles_of(j):
-            for n in sorted(nodes_of[r]):
-                c = state.counts.get((r, n), 0)
-                if c:
-                    state.put(r, n, -c)
+        _drop(state, j, nodes_of)
     return Assignment({k: v for k, v in state.counts.items() if v}, frozenset(placed))
+
+
+def _drop(state: _State, j: int, nodes_of: Mapping[int, set[int]]) -> None:
+    """Take a JobGroup's tentative pods off their nodes."""
+    for r in state.problem.roles_of(j):
+        for n in sorted(nodes_of.get(r, ())):
+            c = state.counts.get((r, n), 0)
+            if c:
+                state.put(r, n, -c)
+
+
+def _split(state: _State, j: int) -> bool:
+    """Whether a gang of the JobGroup has placed pods in two domains of a required level."""
+    problem = state.problem
+    return any(
+        problem.gangs[g].topology is not None and problem.gangs[g].topology.required and not _in_one_domain(state, g)
+        for g in problem.job_groups[j].gangs
+    )
 
 
 def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:
@@ -541,9 +564,9 @@ def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:
                 fit = int(pods_that_fit(state.free[n : n + 1], request, c)[0])
                 if fit > 0:
                     state.put(r, n, fit)
-        if not _quorum_met(state, j):
+        if not _quorum_met(state, j) and not _split(state, j):
             _top_up(state, j)
-        if not _quorum_met(state, j):
+        if not _quorum_met(state, j) or _split(state, j):
             state.undo(mark)
             if not _place_quorum(state, j):
                 state.undo(mark)

@@ -204,7 +204,8 @@ def build_problem(
     grouping = grouping or group_pods(snapshot)
     nodes = snapshot.nodes
     level_keys, warnings = resolve_levels(snapshot, levels)
-    tree = build_tree(nodes, level_keys) if level_keys else None
+    # The node level is always there; a tree with no level above it still makes it a domain.
+    tree = build_tree(nodes, level_keys) if level_keys or _names_hostname(grouping) else None
     if tree is not None:
         warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
@@ -532,12 +533,31 @@ def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -
     return tuple(result)
 
 
+def level_key(tree: TopologyTree, level: int) -> str:
+    """The label key a term names for ``level``: the node level is kubernetes.io/hostname."""
+    return tree.levels[level] if level < len(tree.levels) else HOSTNAME_LABEL
+
+
+def _names_hostname(grouping: Grouping) -> bool:
+    for jg in grouping.job_groups:
+        for gang in jg.gangs:
+            if HOSTNAME_LABEL in (*gang.group.required_topology, *gang.group.preferred_topology):
+                return True
+            if any(
+                p.annotations.get(key) == HOSTNAME_LABEL
+                for p in (*gang.running, *gang.pending)
+                for key in (KUEUE_REQUIRED, KUEUE_PREFERRED)
+            ):
+                return True
+    return False
+
+
 def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> str | None:
     if node in tree.outside:
         return "outside the topology"
     for level, domain in topology.pinned.items():
-        if tree.domain_of[level][node] != domain:
-            return f"required {tree.levels[level]} (running members)"
+        if _domain_array(tree, level)[node] != domain:
+            return f"required {level_key(tree, level)} (running members)"
     return None
 
 
@@ -551,12 +571,14 @@ def _terms(gang: Gang, levels: Sequence[str], warnings: list[str]) -> tuple[tupl
             # Kueue climbs level by level: preferred at L is preferred at every level above it too.
             if key in levels:
                 preferred.extend(levels[: levels.index(key) + 1])
+            elif key == HOSTNAME_LABEL:
+                preferred.extend((*levels, key))
             else:
                 preferred.append(key)
     index = {key: i for i, key in enumerate(levels)}
+    index[HOSTNAME_LABEL] = len(levels)  # the node itself, below every level
     for key in sorted({*required, *preferred} - set(index)):
-        what = "(one node) is not supported" if key == HOSTNAME_LABEL else "is not a topology level"
-        warnings.append(f"PodGroup {gang.key}: topologyKey {key} {what}; the term is ignored")
+        warnings.append(f"PodGroup {gang.key}: topologyKey {key} is not a topology level; the term is ignored")
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
     return req, pref
@@ -583,11 +605,12 @@ def _gang_topology(
     pinned: dict[int, int] = {}
     broken = ""
     for level in required:
-        held = {tree.domain_of[level][node_index[p.node_name]] for p in gang.running if p.node_name}
-        if None in held:
-            broken = f"required {tree.levels[level]}: a running member is on a node outside the topology"
+        of = _domain_array(tree, level)
+        held = {int(of[node_index[p.node_name]]) for p in gang.running if p.node_name}
+        if -1 in held:
+            broken = f"required {level_key(tree, level)}: a running member is on a node outside the topology"
         elif len(held) > 1:
-            broken = f"required {tree.levels[level]}: running members already span {len(held)} domains"
+            broken = f"required {level_key(tree, level)}: running members already span {len(held)} domains"
         elif held:
             pinned[level] = held.pop()
     rules = tuple(gang.group.sort_rules or DEFAULT_SORT)
@@ -629,10 +652,13 @@ def _rank_domains(
         total = sum(source[n][k] for n in domain_nodes)
         return total if rule.order == "Ascending" else -total
 
-    domains = tree.domains[level]
+    if level == len(tree.levels):  # each node its own domain, named by its name
+        domains = [((n,), (name,)) for n, name in enumerate(tree.node_names)]
+    else:
+        domains = [(d.nodes, d.path) for d in tree.domains[level]]
     order = sorted(
         range(len(domains)),
-        key=lambda d: (tuple(figure(domains[d].nodes, rule) for rule in rules), domains[d].path),
+        key=lambda d: (tuple(figure(domains[d][0], rule) for rule in rules), domains[d][1]),
     )
     ranks = [0] * len(domains)
     for position, d in enumerate(order):

@@ -1,7 +1,8 @@
 """The network-topology tree (DESIGN section 2): which levels, which domains, how full.
 
 Levels are node label keys, largest first; the node itself is always the bottom, so
-``kubernetes.io/hostname`` is never a level. A domain is identified by its path of label
+``kubernetes.io/hostname`` is never one of them: a term on it is a term at the node level,
+below the last (the planner's level index ``len(levels)``). A domain is identified by its path of label
 values from the top, as Kueue does: rack names are often reused under every block, and
 ``tor=t1`` under two miniPods must stay two domains or a "one tor" placement would span
 two switches. A node lacking any level's label is outside the topology (as in Kueue): it

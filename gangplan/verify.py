@@ -49,7 +49,7 @@ _VOLCANO_TASK = "volcano.sh/task-spec"
 _KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 _KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 _NODE_LEVEL = "node"
-_HOSTNAME = "kubernetes.io/hostname"  # never a level: the node is the bottom of the tree
+_HOSTNAME = "kubernetes.io/hostname"  # the node itself: below every level, always there
 
 _FINISHED = (PodPhase.SUCCEEDED, PodPhase.FAILED)
 _KUBELET_MAX_PODS = 110  # --max-pods default; restated here, not imported: the verifier shares no rule code
@@ -583,8 +583,11 @@ def _domain(node: Node, key: str, levels: Sequence[str]) -> tuple[str, ...] | No
     """The path of values identifying ``node``'s domain at level ``key``; None when outside.
 
     A level's domain is named by its values from the top (``tor=t1`` under two miniPods is two
-    domains); a key that is not one of ``levels`` stands alone, a path of one value.
+    domains); a key that is not one of ``levels`` stands alone, a path of one value. The node
+    is its own domain at ``kubernetes.io/hostname``, named by its name (its label may differ).
     """
+    if key == _HOSTNAME:
+        return (node.name,)
     keys = tuple(levels[: levels.index(key) + 1]) if key in levels else (key,)
     if any(k not in node.labels for k in keys):
         return None
@@ -597,8 +600,8 @@ def _plural(count: int, noun: str) -> str:
 
 def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list[str]]:
     """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations. A
-    term that names no level, or the node itself, binds nothing, as the planner warns; with
-    no levels at all (``--levels ''``) that is every term."""
+    term that names no level binds nothing, as the planner warns (with no levels at all,
+    ``--levels ''``, that is every term but the node's own, kubernetes.io/hostname)."""
     required: list[str] = []
     preferred: list[str] = []
     if gang.pod_group is not None:
@@ -609,7 +612,8 @@ def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list
             required.append(key)
         if key := pod.annotations.get(_KUEUE_PREFERRED, ""):
             preferred.append(key)
-    return [k for k in dict.fromkeys(required) if k in levels], [k for k in dict.fromkeys(preferred) if k in levels]
+    binds = {*levels, _HOSTNAME}
+    return [k for k in dict.fromkeys(required) if k in binds], [k for k in dict.fromkeys(preferred) if k in binds]
 
 
 def _required_message(

@@ -326,6 +326,8 @@ def evil_value(rng: random.Random, path: tuple[Any, ...]) -> Any:
     if last in ("cpu", "memory", "pods", "nvidia.com/gpu") or (len(path) > 1 and str(path[-2]) in ("requests", "limits", "allocatable", "capacity", "overhead", "minResources")):
         if choice < 0.6:
             return rng.choice(QUANTITIES)
+    if last in ("topologyKey", "nodeLabel") and choice < 0.3:
+        return rng.choice(["kubernetes.io/hostname", "example.com/rack", "example.com/zone"])
     if last in ("name", "namespace", "nodeName", "key", "topologyKey", "nodeLabel", "priorityClassName") and choice < 0.6:
         return rng.choice(NAMES)
     if last == "operator" and choice < 0.6:
@@ -597,6 +599,8 @@ def make_case(index: int, tmp: Path) -> tuple[str, list[str], bytes | None, Path
         if rng.random() < 0.3:
             out = tmp / "out.txt"
             args += ["--output-file", str(out)]
+        if rng.random() < 0.15:  # none (flat), fewer, or the node named as a level
+            args += ["--levels", rng.choice(["", "example.com/rack", "kubernetes.io/hostname,example.com/zone"])]
     elif roll < 0.7:
         args = ["check", source, "--format", rng.choice(["text", "github", "junit"])]
     elif roll < 0.78:

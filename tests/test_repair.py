@@ -90,3 +90,22 @@ def test_a_jobgroup_left_without_pods_is_topped_up_inside_one_domain() -> None:
         assert fixed.placed == {j}
         assert fixed.counts == {(r, 2): 1, (r, 3): 1}
         assert verify(snapshot, name_pods(problem, fixed), ("rack",)).ok
+
+
+def test_a_gang_a_bucket_spread_over_two_nodes_is_put_on_one() -> None:
+    """Buckets are tors (or, with no levels, classes of alike nodes), so a gang required on
+    one node can come out of a bucket on two: packing its two 2-GPU pods tightest first put
+    one on n0 (whose CPU one pod uses up) and one on n1. Both repairs keep its quorum, and
+    kept that split; now they place it afresh, on n1, the one node that holds both."""
+    nodes = (Node("n0", {"rack": "r0"}, {"cpu": 1000, GPU: 2, "pods": 110}),
+             Node("n1", {"rack": "r0"}, {"cpu": 8000, GPU: 4, "pods": 110}))
+    group = PodGroup("default", "pair", PodGroupAPI.GODEL, min_member=2, required_topology=("kubernetes.io/hostname",))
+    pods = tuple(Pod("default", f"pair-{i}", labels={"scheduling.x-k8s.io/pod-group": "pair"},
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),)) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    for levels in (("rack",), ()):
+        problem = build_problem(snapshot, levels=levels)
+        tentative = Assignment({(0, 0): 1, (0, 1): 1}, frozenset({0}))
+        for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+            assert repaired.placed == {0} and repaired.counts == {(0, 1): 2}, levels
+            assert verify(snapshot, name_pods(problem, repaired), levels).ok

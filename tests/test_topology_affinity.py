@@ -324,19 +324,78 @@ def test_a_gang_with_min_member_0_keeps_its_pods_in_its_required_domain(solver: 
         assert sorted(p.node for p in result.placements) == ["n2", "n3"]
 
 
-@pytest.mark.parametrize("levels", [("rack",), None])
-def test_a_hostname_term_is_ignored_with_a_warning_that_says_so(levels) -> None:
-    """kubernetes.io/hostname is never a level (the node is the bottom of the tree); a term on
-    it (all pods on one node) is not supported, and the warning says that rather than calling
-    it an unknown level. The verifier ignores it too, so the plan stands. Without levels (the
-    term names the only key) the planner said nothing and the verifier refused the plan."""
-    nodes = tuple(Node(f"n{i}", {"rack": "r0", "kubernetes.io/hostname": f"n{i}"}, {"cpu": 8000, "nvidia.com/gpu": 2, "pods": 110})
-                  for i in range(2))
-    required = {"kueue.x-k8s.io/podset-required-topology": "kubernetes.io/hostname"}
-    group = PodGroup("default", "pair", PodGroupAPI.GODEL, min_member=2, creation_timestamp="2024-01-01T00:00:00Z")
-    pods = tuple(Pod("default", f"pair-{i}", labels={GROUP: "pair"}, annotations=required,
-                     containers=(Container("main", {"cpu": 1000, "nvidia.com/gpu": 2}),), priority=10) for i in range(2))
-    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
-    result = plan(snapshot, Options(levels=levels))
-    assert "PodGroup default/pair: topologyKey kubernetes.io/hostname (one node) is not supported; the term is ignored" in result.warnings
-    assert len(result.placements) == 2 and verify(snapshot, result.placements, result.levels).ok
+# ----------------------------------------------------------------- kubernetes.io/hostname
+
+HOSTNAME = "kubernetes.io/hostname"
+SOLVERS_AND_LEVELS = [(solver, levels) for solver in ("cp-sat", "greedy") for levels in (None, (MINIPOD, TOR))]
+
+
+@pytest.mark.parametrize(("solver", "levels"), SOLVERS_AND_LEVELS)
+def test_a_hostname_term_puts_every_pod_of_the_group_on_one_node(solver: str, levels) -> None:
+    """The node is the bottom level (DESIGN section 2), so a required term on it keeps the
+    gang on one node, with or without levels above it (none named: a tree of nodes only).
+    8 GPUs of 2-GPU pods fit only on n2; 4 GPUs on n0 or n1, never split across both."""
+    nodes = (node("n0", "mp0", "t0", gpus=4), node("n1", "mp0", "t0", gpus=4), node("n2", "mp0", "t1", gpus=8))
+    whole, whole_pods = gang("whole", 4, 2, required=(HOSTNAME,))
+    pair, pair_pods = gang("pair", 2, 2, required=(HOSTNAME,))
+    snapshot = Snapshot(nodes=nodes, pods=(*whole_pods, *pair_pods), pod_groups=(whole, pair))
+    result = planned(snapshot, solver, levels)
+    assert not result.warnings
+    node_of = result.node_of
+    assert {node_of[f"ml/whole-{i}"] for i in range(4)} == {"n2"}
+    assert len({node_of["ml/pair-0"], node_of["ml/pair-1"]}) == 1 and node_of["ml/pair-0"] != "n2"
+    assert outcome(result, "ml/whole").domains["node"] == ("n2",)
+
+
+@pytest.mark.parametrize(("solver", "levels"), SOLVERS_AND_LEVELS)
+def test_a_hostname_term_no_node_holds_names_the_best_node(solver: str, levels) -> None:
+    nodes = (node("n0", "mp0", "t0", gpus=4), node("n1", "mp0", "t1", gpus=6))
+    group, pods = gang("wide", 4, 2, required=(HOSTNAME,))  # 8 GPUs; the cluster has 10
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)), solver, levels)
+    wide = outcome(result, "ml/wide")
+    assert not wide.placed and not result.placements
+    assert wide.reason == f"required {HOSTNAME}: the best node (n1) holds 3 of 4 pods (nvidia.com/gpu)"
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_running_member_pins_the_node(solver: str) -> None:
+    nodes = (node("n0", "mp0", "t0", gpus=8), node("n1", "mp0", "t0", gpus=8))
+    group, pods = gang("pinned", 2, 4, required=(HOSTNAME,), running_on=("n0",))
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)), solver)
+    assert outcome(result, "ml/pinned").placed and result.node_of == {"ml/pinned-1": "n0"}
+    busy = filler("busy", "n0", 4)  # n0 now full beside its member; n1 is empty but not its node
+    result = planned(Snapshot(nodes=nodes, pods=(*pods, busy), pod_groups=(group,)), solver)
+    assert not outcome(result, "ml/pinned").placed and not result.placements
+    # Members already on two nodes break the term whatever is planned; the reason said "does
+    # not fit beside the groups placed" (at any level: greedy alone would place the third pod).
+    two_tors = (node("n0", "mp0", "t0"), node("n1", "mp0", "t1"))
+    for key in (TOR, HOSTNAME):
+        split, split_pods = gang("split", 3, 1, required=(key,), running_on=("n0", "n1"))
+        result = planned(Snapshot(nodes=two_tors, pods=tuple(split_pods), pod_groups=(split,)), solver)
+        assert outcome(result, "ml/split").reason == f"required {key}: running members already span 2 domains"
+
+
+def test_kueue_hostname_annotations_are_terms_at_the_node_level() -> None:
+    from gangplan.problem import build_problem
+
+    nodes = tuple(node(f"n{m}{t}", f"mp{m}", f"t{m}{t}", gpus=4) for m in range(2) for t in range(2))
+    required = kueue_pods("req", 2, 4, "kueue.x-k8s.io/podset-required-topology", HOSTNAME)
+    result = planned(Snapshot(nodes=nodes, pods=tuple(required)))
+    assert not outcome(result, "ml/req").placed  # 8 GPUs, 4 per node
+    preferred = kueue_pods("pref", 2, 2, "kueue.x-k8s.io/podset-preferred-topology", HOSTNAME)
+    problem = build_problem(Snapshot(nodes=nodes, pods=tuple(preferred)), levels=(MINIPOD, TOR))
+    topology = problem.gangs[0].topology
+    assert topology is not None and topology.preferred == (0, 1, 2) and topology.required == ()  # climbs
+    pref = outcome(planned(Snapshot(nodes=nodes, pods=tuple(preferred)), levels=(MINIPOD, TOR)), "ml/pref")
+    assert pref.placed and pref.spans == {MINIPOD: 1, TOR: 1, "node": 1}
+
+
+def test_a_hostname_term_keeps_the_group_inside_the_topology() -> None:
+    """Like any topology term: with levels, a node lacking their labels is not a candidate."""
+    outside = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
+    nodes = (node("n0", "mp0", "t0", gpus=2), outside)
+    group, pods = gang("host", 2, 2, required=(HOSTNAME,))
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)), levels=(TOR,))
+    assert not outcome(result, "ml/host").placed and not result.placements
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)))  # no levels: nothing outside
+    assert result.node_of == {"ml/host-0": "loose", "ml/host-1": "loose"}

@@ -660,6 +660,7 @@ def test_group_node_selector_reaches_members_joined_by_godel_annotation() -> Non
 BIGPOD = "network.example.com/bigpod"
 MINIPOD = "network.example.com/minipod"
 TOR = "network.example.com/tor"
+HOSTNAME = "kubernetes.io/hostname"
 LEVELS = (BIGPOD, MINIPOD, TOR)
 
 
@@ -768,6 +769,19 @@ def test_without_levels_no_term_binds_as_the_planner_warns() -> None:
     pods = [member("a", "g"), member("b", "g")]
     assert topo_check(pods, place(("a", "n1"), ("b", "n3")), pg, levels=()).ok  # t1 and t2
     assert rules(topo_check(pods, place(("a", "n1"), ("b", "n3")), pg)) == ["required-topology"]
+
+
+@pytest.mark.parametrize("levels", [LEVELS, ()])
+def test_a_hostname_term_keeps_every_member_on_one_node(levels: tuple[str, ...]) -> None:
+    """kubernetes.io/hostname is the node itself, with or without levels above it, named by the
+    node's name (n1 carries no hostname label here). Running members count, as at any level."""
+    pg = godel("g", 3, required_topology=(HOSTNAME,))
+    pods = [member("r", "g", on="n1"), member("a", "g"), member("b", "g")]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n1")), pg, levels=levels).ok
+    result = topo_check(pods, place(("a", "n1"), ("b", "n2")), pg, levels=levels)
+    assert only(result, "required-topology").message == (
+        f"required {HOSTNAME}: members span 2 domains (n1: 2 pods (1 running), n2: 1 pod)"
+    )
 
 
 def test_group_with_nothing_placed_is_not_checked() -> None:
