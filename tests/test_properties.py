@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -64,12 +65,14 @@ def profile(examples: int) -> settings:
 
 @st.composite
 def snapshots(draw: st.DrawFn) -> dict[str, Any]:
-    """A small generated cluster: 1-24 nodes in a bigPod > miniPod > tor tree, 0-8 groups."""
+    """A small generated cluster: 1-24 nodes in a bigPod > miniPod > tor tree, 0-8 groups; in
+    some, a share of the topology terms moved to kubernetes.io/hostname (the node itself)."""
     shape = (1, draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 4)))
-    return generate(
+    seed = draw(st.integers(0, 2**20))
+    doc = generate(
         shape=shape,
         groups=draw(st.integers(0, 8)),
-        seed=draw(st.integers(0, 2**20)),
+        seed=seed,
         utilisation=draw(st.sampled_from([0.0, 0.3, 0.6, 0.9])),
         selector_share=draw(st.sampled_from([0.0, 0.3])),
         toleration_share=draw(st.sampled_from([0.2, 0.8])),
@@ -78,6 +81,14 @@ def snapshots(draw: st.DrawFn) -> dict[str, Any]:
         max_gang=draw(st.sampled_from([1, 2, 4, 8])),
         topology=draw(st.booleans()),
     )
+    on_node = draw(st.sampled_from([0.0, 0.0, 0.5, 1.0]))
+    rng = random.Random(seed)
+    for item in doc["items"]:
+        affinity = ((item.get("spec") or {}).get("affinity") or {}).get("podGroupAffinity") or {}
+        for term in [*(affinity.get("required") or []), *(affinity.get("preferred") or [])]:
+            if rng.random() < on_node:
+                term["topologyKey"] = "kubernetes.io/hostname"
+    return doc
 
 
 def load(doc: dict[str, Any]) -> Snapshot:
@@ -146,6 +157,8 @@ def test_every_plan_verifies_and_greedy_never_beats_the_default(doc: dict[str, A
     event(f"default {default.solver.status}")
     event("greedy placed less" if primary(default) > primary(greedy_only) else "greedy as good")
     event(f"{len(snapshot.nodes)} nodes, {len(snapshot.pod_groups)} groups")
+    event("hostname terms" if any("kubernetes.io/hostname" in (*g.required_topology, *g.preferred_topology)
+                                  for g in snapshot.pod_groups) else "no hostname term")
 
 
 
