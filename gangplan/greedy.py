@@ -9,7 +9,7 @@ they never cost a later group its quorum.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -282,17 +282,13 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             continue
         everything = state.gang_nodes(g)
         room = state.room(chosen, everything)  # a failed try is undone: it holds for every one
-        keep = None
+        usable = None
         if among is not None:  # a mask, not a set intersection per NodeGroup (nodes ascend)
             keep = np.zeros(len(state.problem.nodes), dtype=bool)
             keep[among] = True
-        for nodes in _node_groups(state, g):
-            inside = nodes if keep is None else nodes[keep[nodes]]
-            at = np.searchsorted(everything, inside)
-            part = [(fit[at], take) for fit, take in room]
-            if not len(inside) or any(int(fit.sum()) < take for fit, take in part):
-                continue  # _fill's cheap check fails on every part of it
-            if _place_in_circles(state, g, chosen, inside, part):
+            usable = keep[everything]
+        for at in _node_groups(state, g, everything, room, usable):
+            if _place_in_circles(state, g, chosen, everything[at], [(fit[at], take) for fit, take in room]):
                 return True
             state.undo(mark)
     return False
@@ -305,20 +301,35 @@ def _candidates(problem: Problem, g: int) -> np.ndarray:
     return np.unique(np.concatenate([problem.roles[r].nodes for r in roles] or [np.zeros(0, np.int64)]))
 
 
-def _node_groups(state: _State, g: int) -> list[np.ndarray]:
-    """The gang's candidate nodes per domain of its deepest required level (a domain there is a
-    path, so it fixes the domains above it), in that level's sort-rule order: ranks are distinct
-    per domain, so they alone order the NodeGroups."""
+def _node_groups(
+    state: _State, g: int, nodes: np.ndarray, room: list[tuple[np.ndarray, int]], usable: np.ndarray | None
+) -> Iterator[np.ndarray]:
+    """Positions in ``nodes`` (the gang's candidates, ascending; ``usable`` those it may try now)
+    per domain of its deepest required level (a domain there is a path, so it fixes the domains
+    above it), in that level's sort-rule order: ranks are distinct per domain, so they alone
+    order the NodeGroups. Only the NodeGroups that pass ``_fill``'s cheap check for ``room``
+    (``state.room`` of ``nodes``) are given, found at once: at the node level there is one per
+    candidate node."""
     problem = state.problem
     topo = problem.gangs[g].topology
     assert topo is not None
-    nodes = state.gang_nodes(g)
     if not topo.required:
-        return [nodes]
-    deepest = max(topo.required)
-    domains, labels, counts = np.unique(problem.domain_array(deepest)[nodes], return_inverse=True, return_counts=True)
-    parts = np.split(nodes[np.argsort(labels.reshape(-1), kind="stable")], np.cumsum(counts)[:-1])
-    return [parts[i] for i in sorted(range(len(domains)), key=lambda i: topo.ranks[deepest][int(domains[i])])]
+        domains, labels = np.zeros(1, dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
+    else:
+        deepest = max(topo.required)
+        domains, labels = np.unique(problem.domain_array(deepest)[nodes], return_inverse=True)
+        labels = labels.reshape(-1)
+    mask = np.ones(len(nodes), dtype=bool) if usable is None else usable
+    ok = _enough([(fit * mask, take) for fit, take in room], labels, len(domains))
+    ok &= np.bincount(labels, weights=mask, minlength=len(domains)) > 0
+    tries = np.flatnonzero(ok).tolist()
+    if topo.required:
+        tries.sort(key=lambda i: topo.ranks[deepest][int(domains[i])])
+    by_domain = np.argsort(labels, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(np.bincount(labels, minlength=len(domains)))))
+    for i in tries:
+        at = by_domain[starts[i] : starts[i + 1]]
+        yield at[mask[at]]
 
 
 def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) -> np.ndarray:

@@ -122,6 +122,33 @@ class DomainWeights(Mapping[tuple[int, int, int], int]):
         return total
 
 
+class DomainRanks(DomainWeights):
+    """The sort-rule rank of each (gang, level, domain) a gang could use at its affinity
+    levels, 0 best, looked up when asked: at the node level (a kubernetes.io/hostname term)
+    there is one per (gang, candidate node)."""
+
+    def __getitem__(self, key: tuple[int, int, int]) -> int:
+        super().__getitem__(key)  # KeyError where the gang cannot use the domain
+        g, level, d = key
+        topology = self._problem.gangs[g].topology
+        assert topology is not None
+        return topology.ranks[level][d]
+
+    def bound(self) -> int:
+        """The sum of every rank here: a term's ``upper``, and 0 when every rank is 0."""
+        total = 0
+        arrays: dict[int, np.ndarray] = {}  # gangs with the same sort rules share their ranks
+        for g, levels in self._levels.items():
+            topology = self._problem.gangs[g].topology
+            assert topology is not None
+            for level in levels:
+                ranks = topology.ranks[level]
+                if id(ranks) not in arrays:
+                    arrays[id(ranks)] = np.asarray(ranks, dtype=np.int64)
+                total += int(arrays[id(ranks)][self._domains(g, level)].sum())
+        return total
+
+
 def topology_terms(problem: Problem) -> list[Term]:
     """Objectives 3 and 4: spans at preferred levels, then compactness below, then sort rank."""
     if problem.tree is None:
@@ -138,14 +165,10 @@ def topology_terms(problem: Problem) -> list[Term]:
                 upper = uses.bound()
                 if upper:
                     terms.append(Term(f"{kind}-spans@{problem.level_name(level)}", "minimize", uses=uses, upper=upper))
-    ranked = {
-        (g, level, d): topo.ranks[level][d]
-        for g, topo in with_terms
-        for level in topo.ranks
-        for d in candidate_domains(problem, g, level)
-    }
-    if any(ranked.values()):
-        terms.append(Term("sort-rank", "minimize", uses=ranked, upper=sum(ranked.values())))
+    ranked = DomainRanks(problem, {g: frozenset(topo.ranks) for g, topo in with_terms if topo.ranks})
+    upper = ranked.bound()
+    if upper:
+        terms.append(Term("sort-rank", "minimize", uses=ranked, upper=upper))
     return terms
 
 
