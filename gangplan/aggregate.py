@@ -752,6 +752,7 @@ def _required(
     for (r, b), var in count.items():
         by_role[r].append((b, var))
     covers: dict[cp_model.IntVar, list[tuple[int, int]]] = {}
+    coarser: dict[tuple[int, int], np.ndarray] = {}
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
         if topo is None or not topo.required or not problem.job_groups[spec.job_group].feasible:
@@ -762,11 +763,15 @@ def _required(
             # Buckets that are classes of alike nodes (no levels) lie in no domain: each is
             # its own, and only the node level lies below them.
             if buckets.level is None:
-                inside = _one_domain_room(problem, spec, level, lambda t: int(buckets.of_node[t]))
+                inside = _one_domain_room(problem, spec, level, buckets.of_node)
                 where: Callable[[int], int | None] = lambda b: b  # noqa: E731
             else:
                 at = min(level, buckets.level)
-                inside = _one_domain_room(problem, spec, level, lambda t: _above(problem, level, t, at=at)) if at != level else None
+                inside = None
+                if at != level:
+                    if (level, at) not in coarser:
+                        coarser[level, at] = _coarser(problem, level, at)
+                    inside = _one_domain_room(problem, spec, level, coarser[level, at])
                 where = lambda b: problem.domain(at, buckets.nodes[b][0])  # noqa: E731
             members: dict[int, list[tuple[int, int]]] = defaultdict(list)
             for r in spec.roles:
@@ -814,35 +819,42 @@ def _short(spec: GangSpec, held: dict[int, int]) -> bool:
 
 
 def _one_domain_room(
-    problem: Problem, spec: GangSpec, level: int, above: Callable[[int], int | None]
+    problem: Problem, spec: GangSpec, level: int, above: np.ndarray
 ) -> dict[int, tuple[dict[int, int], int]]:
-    """For a gang required in one domain of ``level``, per coarser domain (``above`` gives the
-    one a ``level`` domain lies in): per role the most of its pods one ``level`` domain inside
-    holds, and the most of the gang's pods one holds; only domains that hold its quorum count
-    (a pinned gang, only its own). Without this a miniPod's total room passed for the one tor
-    the gang needs."""
+    """For a gang required in one domain of ``level``, per coarser domain (``above[t]``, -1 for
+    none, is the one ``level`` domain t lies in): per role the most of its pods one ``level``
+    domain inside holds, and the most of the gang's pods one holds; only domains that hold its
+    quorum count (a pinned gang, only its own). Without this a miniPod's total room passed for
+    the one tor the gang needs. In arrays: at the node level there is a domain per node."""
     finer = problem.domain_array(level)
-    rooms: dict[int, dict[int, int]] = defaultdict(dict)
-    for r in spec.roles:
+    count = problem.domain_count(level)
+    held = np.zeros((len(spec.roles), count), dtype=np.int64)  # role's pods each domain holds
+    for i, r in enumerate(spec.roles):
         role = problem.roles[r]
         domains = finer[role.nodes]
         ok = domains >= 0
-        per = np.bincount(domains[ok], weights=role.caps[ok], minlength=problem.domain_count(level))
-        for t in np.flatnonzero(per).tolist():
-            rooms[t][r] = min(int(per[t]), role.count)
+        per = np.bincount(domains[ok], weights=role.caps[ok], minlength=count).astype(np.int64)
+        held[i] = np.minimum(per, role.count)
+    total = held.sum(axis=0)
+    keep = (total > 0) & (total >= spec.need)
+    row = {r: i for i, r in enumerate(spec.roles)}
+    for task in spec.tasks:
+        keep &= held[[row[r] for r in task.roles if r in row]].sum(axis=0) >= task.need
     pinned = spec.topology.pinned.get(level) if spec.topology is not None else None
-    per_role: dict[int, dict[int, int]] = defaultdict(dict)
-    most: dict[int, int] = defaultdict(int)
-    for t, held in sorted(rooms.items()):
-        if _short(spec, held) or (pinned is not None and t != pinned):
-            continue
-        d = above(t)
-        if d is None:
-            continue
-        for r, c in held.items():
-            per_role[d][r] = max(per_role[d].get(r, 0), c)
-        most[d] = max(most[d], sum(held.values()))
-    return {d: (per_role[d], most[d]) for d in most}
+    if pinned is not None:
+        keep &= np.arange(count) == pinned
+    keep &= above >= 0
+    found = np.flatnonzero(keep)
+    coarse, at = np.unique(above[found], return_inverse=True)
+    most = np.zeros(len(coarse), dtype=np.int64)
+    np.maximum.at(most, at.reshape(-1), total[found])
+    best = np.zeros((len(spec.roles), len(coarse)), dtype=np.int64)
+    for i in range(len(spec.roles)):
+        np.maximum.at(best[i], at.reshape(-1), held[i, found])
+    return {
+        int(d): ({r: int(best[i, k]) for i, r in enumerate(spec.roles) if best[i, k]}, int(most[k]))
+        for k, d in enumerate(coarse.tolist())
+    }
 
 
 def _above(problem: Problem, level: int, domain: int, *, at: int) -> int | None:
@@ -852,6 +864,14 @@ def _above(problem: Problem, level: int, domain: int, *, at: int) -> int | None:
     assert problem.tree is not None
     node = domain if level == len(problem.tree.levels) else problem.tree.domains[level][domain].nodes[0]
     return problem.domain(at, node)
+
+
+def _coarser(problem: Problem, level: int, at: int) -> np.ndarray:
+    """The domain at level ``at`` (no lower than ``level``) each domain of ``level`` lies in."""
+    assert problem.tree is not None
+    if level == len(problem.tree.levels):
+        return problem.domain_array(at)
+    return np.array([_above(problem, level, d, at=at) for d in range(problem.domain_count(level))], dtype=np.int64)
 
 
 def expand(
