@@ -925,6 +925,7 @@ def generate_command(
     max_gang: Annotated[int, typer.Option("--max-gang", help="Largest gang, in pods.")] = 256,
     required_share: Annotated[float, typer.Option("--required-share", help="Share of groups with a required topology term.")] = 0.3,
     preferred_share: Annotated[float, typer.Option("--preferred-share", help="Share of groups with a preferred topology term.")] = 0.4,
+    hostname_share: Annotated[float, typer.Option("--hostname-share", help="Share of required terms on kubernetes.io/hostname (one node), among gangs that fit on one node.")] = 0.0,
     selector_share: Annotated[float, typer.Option("--selector-share", help="Share of groups that select nodes.")] = 0.1,
     toleration_share: Annotated[float, typer.Option("--toleration-share", help="Share of groups tolerating the GPU taint.")] = 0.2,
     taint_share: Annotated[float, typer.Option("--taint-share", help="Share of GPU tors tainted NoSchedule.")] = 0.25,
@@ -964,7 +965,7 @@ def generate_command(
         shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
         flavours=tuple(_flavour(text) for text in flavour) if flavour else DEFAULT_FLAVOURS,
         required_share=required_share, preferred_share=preferred_share, selector_share=selector_share,
-        toleration_share=toleration_share, taint_share=taint_share, topology=topology_object,
+        toleration_share=toleration_share, taint_share=taint_share, topology=topology_object, hostname_share=hostname_share,
         gpu_resource=gpu_resource, nodes_from=nodes_from,
     )
     write_output(json.dumps(data, indent=1) + "\n" if output is GenerateOutput.json else to_yaml(data), output_file)

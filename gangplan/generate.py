@@ -38,7 +38,10 @@ same arguments give identical output):
   the gang can plausibly fill at most half of; bigPod when it is bigger than half a
   miniPod), a preferred term with probability ``preferred_share`` (the levels below the
   required one, largest first: [minipod, tor], or [tor] alone), sortRules for one Godel
-  group with affinity in four.
+  group with affinity in four. With ``hostname_share`` (0 by default) that share of the
+  required terms of gangs that fit on one node of their flavour are on
+  ``kubernetes.io/hostname`` instead (all pods on one node; no preferred term below it),
+  drawn from a stream of their own: the share changes those terms and nothing else.
 - selectors: with probability ``selector_share`` a group selects nodes: half of the Godel
   groups through the group's ``nodeSelector`` (instance type), every other group through
   its pods' ``nodeSelector`` on ``pool``. With probability ``toleration_share`` a group's
@@ -421,6 +424,7 @@ class _Builder:
     def __init__(self, seed: int, gpu_resource: str, priorities: Sequence[tuple[str, int]],
                  max_gang: int, taint_share: float) -> None:
         self.rng = random.Random(seed)
+        self.node_terms = random.Random(f"{seed}/hostname")  # its own stream: see gangs()
         self.taint_share = taint_share
         self._uid_prefix = _UID_NAMESPACE.bytes + f"{seed}/".encode()
         self._per_unit: dict[Flavour, tuple[int, int]] = {}
@@ -732,6 +736,7 @@ class _Builder:
         toleration_share: float,
         required_share: float,
         preferred_share: float,
+        hostname_share: float = 0.0,
     ) -> None:
         rng = self.rng
         gpu_nodes = [n for n in self.nodes if n.flavour.gpus]
@@ -791,6 +796,10 @@ class _Builder:
                         {"resource": r, "dimension": d, "order": o}
                         for r, d, o in rng.choice(_SORT_RULE_SETS)
                     ]
+                # Drawn apart, so that the share changes these terms and nothing else.
+                if required and needed == 1 and hostname_share and self.node_terms.random() < hostname_share:
+                    affinity["required"] = [{"topologyKey": HOSTNAME}]
+                    affinity.pop("preferred", None)
             else:
                 dialect = _pick(rng, _DIALECT_TABLE)
             node_selector = None
@@ -903,6 +912,7 @@ def generate(
     taint_share: float = 0.25,
     nodes_from: Sequence[NodeSpec | Flavour] | None = None,
     topology: bool = False,
+    hostname_share: float = 0.0,
 ) -> dict[str, Any]:
     """A synthetic snapshot: one ``v1`` ``List`` of Nodes, Pods, PodGroups, PriorityClasses.
 
@@ -936,6 +946,7 @@ def generate(
         ("required_share", required_share),
         ("preferred_share", preferred_share),
         ("taint_share", taint_share),
+        ("hostname_share", hostname_share),
     ):
         _share(share_name, value)
     names = [name for name, _ in priorities]
@@ -954,7 +965,7 @@ def generate(
         return _build(
             shape, groups, seed, utilisation, flavours, selector_share, toleration_share,
             required_share, preferred_share, priorities, max_gang, gpu_resource, taint_share,
-            nodes_from, topology,
+            nodes_from, topology, hostname_share,
         )
     finally:
         if collecting:
@@ -977,6 +988,7 @@ def _build(
     taint_share: float,
     nodes_from: Sequence[NodeSpec | Flavour] | None,
     topology: bool,
+    hostname_share: float,
 ) -> dict[str, Any]:
     builder = _Builder(seed, gpu_resource, priorities, max_gang, taint_share)
     if nodes_from is not None:
@@ -998,7 +1010,7 @@ def _build(
             )
         builder.layout_generated(shape, flavours)
     builder.fill(utilisation)
-    builder.gangs(groups, shape, selector_share, toleration_share, required_share, preferred_share)
+    builder.gangs(groups, shape, selector_share, toleration_share, required_share, preferred_share, hostname_share)
 
     def key(obj: dict[str, Any]) -> tuple[str, str]:
         meta = obj["metadata"]

@@ -256,6 +256,39 @@ def test_small_snapshot_plans_and_verifies(tmp_path: Path, seed: int) -> None:
     assert verification.ok, verification.violations
 
 
+def test_hostname_share_moves_required_terms_of_one_node_gangs_and_nothing_else(tmp_path: Path) -> None:
+    """--hostname-share draws from a stream of its own: the snapshot is the same but for the
+    required terms it moves (and the preferred terms below them), each of a gang whose pods
+    fit on one node of its flavour; the result plans and verifies."""
+    common = dict(shape=(1, 2, 2, 6), groups=40, seed=2, max_gang=16, required_share=0.9)
+    plain, moved = generate(**common), generate(**common, hostname_share=1.0)
+    assert of_kind(plain, "Node") == of_kind(moved, "Node") and of_kind(plain, "Pod") == of_kind(moved, "Pod")
+    largest = max(allocatable(n)[GPU] for n in of_kind(plain, "Node"))
+    gpus: Counter[tuple[str, str]] = Counter()
+    for pod in of_kind(plain, "Pod"):
+        if not pod["spec"].get("nodeName") and (key := group_of(pod)):
+            gpus[key] += requests(pod).get(GPU, 0)
+    changed = 0
+    for before, after in zip(of_kind(plain, "PodGroup"), of_kind(moved, "PodGroup")):
+        if before == after:
+            continue
+        changed += 1
+        terms = after["spec"]["affinity"]["podGroupAffinity"]
+        assert terms["required"] == [{"topologyKey": "kubernetes.io/hostname"}] and "preferred" not in terms
+        assert gpus[before["metadata"]["namespace"], before["metadata"]["name"]] <= largest
+        before["spec"]["affinity"]["podGroupAffinity"].pop("required")
+        before["spec"]["affinity"]["podGroupAffinity"].pop("preferred", None)
+        terms.pop("required")
+        assert before == after  # sortRules and nodeSelector as they were
+    assert changed >= 5
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(moved))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options())
+    assert any(g.placed for g in result.groups)
+    assert verify(snapshot, result.placements, result.levels).ok
+
+
 def test_other_gpu_resource_and_cpu_only_flavours(tmp_path: Path) -> None:
     cpu = Flavour("cpu-64c-256g", 64_000, 256 * 2**30)
     doc = generate(shape=(2, 2, 2, 4), groups=6, seed=0, gpu_resource="amd.com/gpu",
