@@ -119,7 +119,7 @@ def _fits_alone(problem: Problem, j: int) -> bool:
     if any(problem.gangs[g].topology is not None and problem.gangs[g].topology.broken for g in jg.gangs):
         return False  # greedy would place it: running members that break a term are not its rule
     gang = problem.gangs[jg.gangs[0]]
-    free_topology = gang.topology is None or not (gang.topology.required or gang.topology.broken)
+    free_topology = gang.topology is None or not gang.topology.required
     if len(jg.gangs) == 1 and len(gang.roles) == 1 and free_topology and not gang.tasks and not any(gang.min_resources):
         return int(problem.roles[gang.roles[0]].caps.sum()) >= gang.need
     return _place_quorum(_State(problem), j)

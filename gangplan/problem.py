@@ -29,7 +29,7 @@ from .semantics import (
     pod_requests,
     task_of,
 )
-from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, resolve_levels
+from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, named_topology_keys, resolve_levels
 
 KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
@@ -205,7 +205,8 @@ def build_problem(
     nodes = snapshot.nodes
     level_keys, warnings = resolve_levels(snapshot, levels)
     # The node level is always there; a tree with no level above it still makes it a domain.
-    tree = build_tree(nodes, level_keys) if level_keys or _names_hostname(grouping) else None
+    needs_tree = bool(level_keys) or HOSTNAME_LABEL in named_topology_keys(snapshot)[0]
+    tree = build_tree(nodes, level_keys) if needs_tree else None
     if tree is not None:
         warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
@@ -536,20 +537,6 @@ def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -
 def level_key(tree: TopologyTree, level: int) -> str:
     """The label key a term names for ``level``: the node level is kubernetes.io/hostname."""
     return tree.levels[level] if level < len(tree.levels) else HOSTNAME_LABEL
-
-
-def _names_hostname(grouping: Grouping) -> bool:
-    for jg in grouping.job_groups:
-        for gang in jg.gangs:
-            if HOSTNAME_LABEL in (*gang.group.required_topology, *gang.group.preferred_topology):
-                return True
-            if any(
-                p.annotations.get(key) == HOSTNAME_LABEL
-                for p in (*gang.running, *gang.pending)
-                for key in (KUEUE_REQUIRED, KUEUE_PREFERRED)
-            ):
-                return True
-    return False
 
 
 def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> str | None:

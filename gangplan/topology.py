@@ -99,7 +99,8 @@ def _clean(keys: Sequence[str], source: str, warnings: list[str]) -> tuple[str, 
 
 def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, ...]]]:
     """The topology keys the groups name (Godel terms, Kueue annotations), sorted, and the
-    groups' preferred lists.
+    groups' preferred lists. ``kubernetes.io/hostname`` is among the keys when named: it is
+    the node level, never a level of the tree.
 
     Godel's preferred terms are written largest first (seed 003), which is a hint when
     labels alone cannot tell two levels apart; required terms carry no order.
@@ -114,7 +115,6 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
             value = pod.annotations.get(annotation, "").strip()
             if value:
                 keys.add(value)
-    keys.discard(HOSTNAME_LABEL)
     return sorted(keys), [p for p in preferred if len(p) > 1]
 
 
@@ -126,7 +126,8 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     failing that, the key with fewer distinct values (a coarser partition) goes first, then
     the name. Keys no node carries go last.
     """
-    keys, preferred = named_topology_keys(snapshot)
+    named, preferred = named_topology_keys(snapshot)
+    keys = [k for k in named if k != HOSTNAME_LABEL]
     values: dict[str, set[str]] = {key: set() for key in keys}
     for node in snapshot.nodes:
         for key in keys:

@@ -375,6 +375,17 @@ def test_a_running_member_pins_the_node(solver: str) -> None:
         assert outcome(result, "ml/split").reason == f"required {key}: running members already span 2 domains"
 
 
+@pytest.mark.parametrize("order,expected", [("Ascending", "small"), ("Descending", "big")])
+def test_sort_rules_rank_nodes_for_a_hostname_term(order: str, expected: str) -> None:
+    nodes = (node("small", "mp0", "t0", gpus=4), node("big", "mp0", "t0", gpus=8))
+    rule = SortRule("GPU", "Capacity", order)
+    group, pods = gang("ranked", 2, 2, required=(HOSTNAME,), sort_rules=(rule,))
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,))
+    for solver in ("cp-sat", "greedy"):
+        ranked = outcome(planned(snapshot, solver), "ml/ranked")
+        assert ranked.placed and ranked.domains["node"] == (expected,), solver
+
+
 def test_kueue_hostname_annotations_are_terms_at_the_node_level() -> None:
     from gangplan.problem import build_problem
 
