@@ -1,4 +1,4 @@
-"""Scale benchmark: greedy vs CP-SAT on generated clusters S, M, L, XL (and a trace case).
+"""Scale benchmark: greedy vs CP-SAT on generated clusters S, M, L, XL (and trace cases).
 
 Every run is a fresh process (`--one`), timed for loading and planning separately, with its
 peak RSS from the kernel. The table prints medians over `--runs`, objective 1 per priority
@@ -8,6 +8,11 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes S,M --runs 3
     python benchmarks/scale.py --sizes L --time-limit 60
     python benchmarks/scale.py --sizes S --trace ../shared/traces/alibaba-gpu-v2023
+    python benchmarks/scale.py --sizes '' --trace ../shared/traces/alibaba-pai-gpu-v2020 --trace ../shared/traces/alibaba-spot-gpu-v2026
+
+A trace case lays the generated topology (tors of 16 nodes, 8 tors a miniPod, 4 miniPods a
+bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER_GROUP GPUs
+(300 groups on the 2023 trace's 6,212 GPUs).
     python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
 """
 
@@ -24,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+TRACE_SHAPE = (1, 4, 8, 16)
+TRACE_GPUS_PER_GROUP = 6212 / 300
 SIZES = {  # name: (shape bigPods x miniPods x tors x nodes, groups)
     "S": ((2, 4, 4, 16), 100),
     "M": ((4, 4, 8, 16), 400),
@@ -119,7 +126,9 @@ def growth(rows: list[tuple[str, int, str, float, float]]) -> None:
     print("growth against node count (time and memory exponents between consecutive sizes):")
     modes = sorted({mode for _, _, mode, _, _ in rows}, key=list(MODES).index)
     for mode in modes:
-        points = [(nodes, wall, rss, case) for case, nodes, m, wall, rss in rows if m == mode and not case.startswith("trace")]
+        points = [(nodes, wall, rss, case) for case, nodes, m, wall, rss in rows if m == mode and case in SIZES]
+        if not points:
+            continue
         text = []
         for i, (nodes, wall, rss, case) in enumerate(points):
             item = f"{case} {nodes} nodes {wall:.1f} s {rss:.0f} MiB"
@@ -140,10 +149,11 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--modes", default=DEFAULT_MODES, help=f"comma-separated, of: {', '.join(MODES)}")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--trace", help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023")
+    parser.add_argument("--trace", action="append", default=[], help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023; repeat for several")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from gangplan.generate import generate, trace_nodes
+    from gangplan.generate import generate
+    from gangplan.traces import trace_nodes
 
     workdir = Path(tempfile.mkdtemp(prefix="gangplan-bench-"))
     cases = []
@@ -152,13 +162,15 @@ def main() -> None:
         path = workdir / f"{size}.json"
         path.write_text(json.dumps(generate(shape=shape, groups=groups, seed=args.seed)))
         cases.append((size, path, shape[0] * shape[1] * shape[2] * shape[3]))
-    if args.trace:
-        nodes = trace_nodes(args.trace)
-        path = workdir / "trace.json"
-        path.write_text(json.dumps(generate(shape=(1, 4, 8, 16), groups=300, seed=args.seed, nodes_from=nodes)))
-        cases.append(("trace", path, len(nodes)))
+    for trace in args.trace:
+        nodes = trace_nodes(trace)
+        name = Path(trace).name if Path(trace).is_dir() else Path(trace).stem
+        groups = round(sum(node.flavour.gpus for node in nodes) / TRACE_GPUS_PER_GROUP)
+        path = workdir / f"{name}.json"
+        path.write_text(json.dumps(generate(shape=TRACE_SHAPE, groups=groups, seed=args.seed, nodes_from=nodes)))
+        cases.append((name, path, len(nodes)))
     header = (
-        f"{'case':<18} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
+        f"{'case':<22} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
         f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7} {'mem x':>6}  objective 1 per priority vs greedy"
     )
     print(header)
@@ -177,7 +189,7 @@ def main() -> None:
             gap = "-" if first["gap"] is None else f"{100 * first['gap']:.2f}%"
             rows.append((case, nodes, mode, med["wall"], med["rss"]))
             print(
-                f"{case:<18} {nodes:>6} {mode:<11} {med['wall']:>7.2f} {med['load']:>7.2f} {med['plan']:>7.2f} {med['rss']:>6.0f} "
+                f"{case:<22} {nodes:>6} {mode:<11} {med['wall']:>7.2f} {med['load']:>7.2f} {med['plan']:>7.2f} {med['rss']:>6.0f} "
                 f"{first['placed']:>4}/{first['groups']:<4} {first['gpu']:>6.1f} {first['spans']:>6.2f} "
                 f"{first['status']:<9} {gap:>7} {med['wall'] / base[0]:>7.2f} {med['rss'] / base[1]:>6.2f}  "
                 f"{objective_text(first['objective'], base[2])} [{versus}]"

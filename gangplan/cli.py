@@ -939,7 +939,10 @@ def generate_command(
     topology_object: Annotated[bool, typer.Option("--topology-object/--no-topology-object", help="Add a Kueue Topology object naming the levels.")] = False,
     from_trace: Annotated[
         Optional[Path],
-        typer.Option("--from-trace", help="Take the node inventory from Alibaba's cluster-trace-gpu-v2023 folder (the topology stays synthetic)."),
+        typer.Option(
+            "--from-trace",
+            help="Take the nodes from a public trace's inventory: a folder or CSV of Alibaba's cluster-trace-gpu-v2023, cluster-trace-gpu-v2020 (PAI) or cluster-trace-v2026-spot-gpu (the topology and the groups stay synthetic).",
+        ),
     ] = None,
     output: Annotated[GenerateOutput, typer.Option("--output", "-o", help="json (fastest to load) or yaml.")] = GenerateOutput.json,
     output_file: OutputFileOpt = None,
@@ -956,7 +959,7 @@ def generate_command(
     """
     nodes_from = None
     if from_trace is not None:
-        from .generate import trace_nodes
+        from .traces import trace_nodes
 
         nodes_from = trace_nodes(str(from_trace))
     from .generate import DEFAULT_FLAVOURS, generate

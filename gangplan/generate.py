@@ -51,18 +51,16 @@ same arguments give identical output):
   full; busier clusters have more full tors); within a tor 50-100% of it is whole-node
   jobs on contiguous nodes, the rest 1/2/4-GPU pods packed onto the other nodes.
 
-``trace_nodes`` reads the node inventory of Alibaba's cluster-trace-gpu-v2023 (research and
-study use only: read it at run time, never ship it) and ``generate(nodes_from=...)`` lays the
-generated topology over it. The trace has no topology and no gangs: both are synthetic.
+``traces.trace_nodes`` reads the node inventory of a public trace (research and study use
+only: read it at run time, never ship it) and ``generate(nodes_from=...)`` lays the generated
+topology over it. The traces have no topology and no gangs: both are synthetic.
 """
 
 from __future__ import annotations
 
-import csv
 import gc
 import hashlib
 import itertools
-import os
 import random
 import time
 import uuid
@@ -70,7 +68,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError, Position, UsageError
+from .errors import UsageError
 
 __all__ = [
     "BIGPOD",
@@ -82,7 +80,6 @@ __all__ = [
     "POOL",
     "TOR",
     "generate",
-    "trace_nodes",
 ]
 
 BIGPOD = "network.example.com/bigpod"
@@ -215,71 +212,6 @@ DEFAULT_FLAVOURS: tuple[Flavour, ...] = (
     Flavour("gpu-a100x8-96c-1t", 96_000, 1 * TI, 8, "NVIDIA-A100-SXM4-80GB", weight=0.3),
     Flavour("gpu-l40sx4-64c-512g", 64_000, 512 * GI, 4, "NVIDIA-L40S", weight=0.2),
 )
-
-
-# ---------------------------------------------------------------- the trace reader
-
-
-_TRACE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
-_TRACE_FILE = "openb_node_list_gpu_node.csv"
-
-
-def trace_nodes(path: str) -> list[NodeSpec]:
-    """The node inventory of Alibaba cluster-trace-gpu-v2023 (``openb_node_list_*.csv``).
-
-    ``path`` is the CSV (columns ``sn,cpu_milli,memory_mib,gpu,model``) or the folder holding
-    ``openb_node_list_gpu_node.csv`` (its 1,213 GPU nodes). Nodes of one shape share one
-    Flavour, named ``openb-<model>x<gpus>-<cores>c-<GiB>g`` (``openb-cpu-...`` without GPUs).
-    The data is for research and study use only: read it at run time, never ship it.
-    """
-    if os.path.isdir(path):
-        path = os.path.join(path, _TRACE_FILE)
-    try:
-        with open(path, newline="", encoding="utf-8") as stream:
-            rows = list(csv.reader(stream))
-    except FileNotFoundError:
-        raise InputError("no such file or directory", Position(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", Position(path)) from None
-    if not rows or tuple(c.strip() for c in rows[0][:5]) != _TRACE_COLUMNS:
-        raise InputError(
-            "not an openb node list: expected the header " + ",".join(_TRACE_COLUMNS),
-            Position(path, 1, 1),
-        )
-    flavours: dict[tuple[int, int, int, str], Flavour] = {}
-    specs: list[NodeSpec] = []
-    seen: set[str] = set()
-    for line, row in enumerate(rows[1:], start=2):
-        if not row or not any(cell.strip() for cell in row):
-            continue
-        if len(row) < 5:
-            raise InputError(f"expected 5 columns, got {len(row)}", Position(path, line, 1))
-        name, model = row[0].strip(), row[4].strip()
-        try:
-            cpu, mib, gpus = int(row[1]), int(row[2]), int(row[3])
-        except ValueError:
-            raise InputError(
-                "cpu_milli, memory_mib and gpu must be integers", Position(path, line, 1)
-            ) from None
-        if not name or cpu <= 0 or mib <= 0 or gpus < 0:
-            raise InputError(
-                "expected a node name, positive cpu_milli and memory_mib, and gpu >= 0",
-                Position(path, line, 1),
-            )
-        if name in seen:
-            raise InputError(f"node {name} is listed twice", Position(path, line, 1))
-        seen.add(name)
-        key = (cpu, mib, gpus, model)
-        flavour = flavours.get(key)
-        if flavour is None:
-            kind = f"{model.lower()}x{gpus}" if gpus else "cpu"
-            cores = f"{cpu // 1000}" if cpu % 1000 == 0 else f"{cpu}m"
-            flavour = Flavour(
-                f"openb-{kind}-{cores}c-{mib // 1024}g", cpu, mib * MI, gpus, model if gpus else ""
-            )
-            flavours[key] = flavour
-        specs.append(NodeSpec(name, flavour))
-    return specs
 
 
 # ---------------------------------------------------------------- small helpers
@@ -917,7 +849,7 @@ def generate(
     """A synthetic snapshot: one ``v1`` ``List`` of Nodes, Pods, PodGroups, PriorityClasses.
 
     ``shape`` is (bigPods, miniPods per bigPod, tors per miniPod, nodes per tor). With
-    ``nodes_from`` (real nodes from ``trace_nodes``, or bare Flavours, one per node) the
+    ``nodes_from`` (real nodes from ``traces.trace_nodes``, or bare Flavours, one per node) the
     nodes are those, grouped by flavour and filled tor after tor with ``shape[3]`` nodes
     per tor, ``shape[2]`` tors per miniPod and ``shape[1]`` miniPods per bigPod; the
     number of bigPods follows from the inventory (``shape[0]`` and ``flavours`` are

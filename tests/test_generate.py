@@ -21,9 +21,7 @@ from gangplan.generate import (
     POOL,
     TOR,
     Flavour,
-    NodeSpec,
     generate,
-    trace_nodes,
 )
 from gangplan.loader import load_snapshot
 from gangplan.planner import Options, plan
@@ -37,7 +35,6 @@ GROUP_KEYS = (
     ("annotations", "scheduling.k8s.io/group-name"),
     ("annotations", "godel.bytedance.com/pod-group-name"),
 )
-TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "alibaba-gpu-v2023"
 
 
 def of_kind(doc: dict[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -305,72 +302,6 @@ def test_other_gpu_resource_and_cpu_only_flavours(tmp_path: Path) -> None:
     only_cpu = generate(shape=(1, 1, 2, 4), groups=4, seed=3, flavours=(cpu,))
     assert all(GPU not in json.dumps(p) for p in of_kind(only_cpu, "Pod"))
     assert len(of_kind(only_cpu, "PodGroup")) == 4
-
-
-# ---------------------------------------------------------------- real inventories
-
-
-def write_inventory(tmp_path: Path) -> Path:
-    """A made-up inventory in the openb node-list format (no trace data is copied)."""
-    rows = ["sn,cpu_milli,memory_mib,gpu,model"]
-    rows += [f"inv-node-{i:03d},96000,393216,8,G2" for i in range(11)]
-    rows += [f"inv-node-{i:03d},64000,262144,2,P100" for i in range(11, 18)]
-    rows += [f"inv-node-{i:03d},32000,131072,0," for i in range(18, 21)]
-    path = tmp_path / "nodes.csv"
-    path.write_text("\n".join(rows) + "\n")
-    return path
-
-
-def test_trace_nodes_reads_the_openb_format(tmp_path: Path) -> None:
-    specs = trace_nodes(str(write_inventory(tmp_path)))
-    assert len(specs) == 21
-    assert specs[0] == NodeSpec("inv-node-000", specs[0].flavour)
-    g2 = specs[0].flavour
-    assert (g2.cpu, g2.memory, g2.gpus, g2.gpu_product) == (96_000, 384 * 2**30, 8, "G2")
-    assert specs[10].flavour is g2
-    assert specs[-1].flavour.gpus == 0 and specs[-1].flavour.gpu_product == ""
-    assert len({s.flavour for s in specs}) == 3
-
-
-def test_trace_nodes_errors(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="no such file"):
-        trace_nodes(str(tmp_path / "missing.csv"))
-    bad = tmp_path / "bad.csv"
-    bad.write_text("name,cpu\nx,1\n")
-    with pytest.raises(InputError, match="not an openb node list"):
-        trace_nodes(str(bad))
-    bad.write_text("sn,cpu_milli,memory_mib,gpu,model\nx,lots,1,0,\n")
-    with pytest.raises(InputError, match=r"bad.csv:2:1: .*integers"):
-        trace_nodes(str(bad))
-
-
-def test_topology_over_an_inventory(tmp_path: Path) -> None:
-    specs = trace_nodes(str(write_inventory(tmp_path)))
-    doc = generate(shape=(1, 2, 2, 4), groups=10, seed=1, nodes_from=specs, max_gang=8)
-    nodes = of_kind(doc, "Node")
-    assert sorted(n["metadata"]["name"] for n in nodes) == sorted(s.name for s in specs)
-    tors: dict[str, set[str]] = defaultdict(set)
-    for node in nodes:
-        labels = node["metadata"]["labels"]
-        tors[labels[TOR]].add(labels[INSTANCE_TYPE])
-        assert labels[BIGPOD] and labels[MINIPOD]
-    assert all(len(kinds) == 1 for kinds in tors.values())  # a tor never mixes flavours
-    assert len(tors) == 3 + 2 + 1  # 11 G2 in tors of 4, 7 P100, 3 CPU
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(doc))
-    snapshot = load_snapshot([str(path)])
-    result = plan(snapshot, Options(solver="greedy"))
-    assert verify(snapshot, result.placements, result.levels).ok
-    flavours_only = generate(shape=(1, 1, 2, 2), groups=2, nodes_from=[DEFAULT_FLAVOURS[1]] * 5)
-    assert len(of_kind(flavours_only, "Node")) == 5
-
-
-@pytest.mark.skipif(not TRACE.is_dir(), reason="the shared trace folder is not present")
-def test_real_alibaba_inventory_at_run_time() -> None:
-    specs = trace_nodes(str(TRACE))  # the folder: its GPU-node list
-    assert len(specs) == 1213 and all(s.flavour.gpus for s in specs)
-    doc = generate(shape=(1, 4, 8, 8), groups=50, seed=0, nodes_from=specs)
-    assert len(of_kind(doc, "Node")) == 1213
 
 
 # ---------------------------------------------------------------- arguments and scale

@@ -1,0 +1,167 @@
+"""Node inventories of the public traces: each format read into Flavours, its errors with file
+and line, a generated topology over them, and the real inventories read at run time.
+
+The inventories here are made up in each trace's format; no trace data is copied."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gangplan.errors import InputError
+from gangplan.generate import BIGPOD, DEFAULT_FLAVOURS, GI, INSTANCE_TYPE, MINIPOD, TOR, NodeSpec, generate
+from gangplan.loader import load_snapshot
+from gangplan.planner import Options, plan
+from gangplan.traces import SPOT_MEMORY_PER_CPU, trace_nodes
+from gangplan.verify import verify
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+def of_kind(doc: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [o for o in doc["items"] if o["kind"] == kind]
+
+
+def write_inventory(folder: Path) -> Path:
+    """A made-up inventory in the openb node-list format (cluster-trace-gpu-v2023)."""
+    folder.mkdir(exist_ok=True)
+    rows = ["sn,cpu_milli,memory_mib,gpu,model"]
+    rows += [f"inv-node-{i:03d},96000,393216,8,G2" for i in range(11)]
+    rows += [f"inv-node-{i:03d},64000,262144,2,P100" for i in range(11, 18)]
+    rows += [f"inv-node-{i:03d},32000,131072,0," for i in range(18, 21)]
+    path = folder / "nodes.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def write_pai(folder: Path) -> Path:
+    """A made-up machine table in the PAI format (cluster-trace-gpu-v2020): no header row."""
+    folder.mkdir(exist_ok=True)
+    rows = [f"{i:024x},V100M32,96,384,8" for i in range(5)]
+    rows += [f"{i:024x},P100,64,512,2" for i in range(5, 9)]
+    rows += [f"{i:024x},CPU,96,512,0" for i in range(9, 11)]
+    path = folder / "pai_machine_spec.csv"
+    path.write_text("\n".join(rows) + "\n")
+    (folder / "pai_machine_spec.header").write_text("machine,gpu_type,cap_cpu,cap_mem,cap_gpu\n")
+    return path
+
+
+def write_spot(folder: Path) -> Path:
+    """A made-up inventory in the spot format (cluster-trace-v2026-spot-gpu): no memory."""
+    folder.mkdir(exist_ok=True)
+    rows = ["gpu_model,gpu_capacity_num,cpu_num,node_name"]
+    rows += [f"A10,1,128,{i}" for i in range(6)]
+    rows += [f"H800,8,192,{i}" for i in range(6, 10)]
+    path = folder / "node_info_df.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_the_openb_format(tmp_path: Path) -> None:
+    specs = trace_nodes(str(write_inventory(tmp_path)))
+    assert len(specs) == 21
+    assert specs[0] == NodeSpec("inv-node-000", specs[0].flavour)
+    g2 = specs[0].flavour
+    assert (g2.instance_type, g2.cpu, g2.memory, g2.gpus, g2.gpu_product) == ("openb-g2x8-96c-384g", 96_000, 384 * GI, 8, "G2")
+    assert specs[10].flavour is g2
+    assert specs[-1].flavour.gpus == 0 and specs[-1].flavour.gpu_product == ""
+    assert specs[-1].flavour.instance_type == "openb-cpu-32c-128g"
+    assert len({s.flavour for s in specs}) == 3
+
+
+def test_the_pai_format(tmp_path: Path) -> None:
+    folder = tmp_path / "alibaba-pai-gpu-v2020"
+    path = write_pai(folder)
+    specs = trace_nodes(str(folder))
+    assert specs == trace_nodes(str(path))
+    assert [s.name for s in specs[:2]] == [f"{0:024x}", f"{1:024x}"]
+    v100 = specs[0].flavour
+    assert (v100.instance_type, v100.cpu, v100.memory, v100.gpus, v100.gpu_product) == (
+        "pai-v100m32x8-96c-384g", 96_000, 384 * GI, 8, "V100M32"
+    )
+    cpu = specs[-1].flavour
+    assert (cpu.instance_type, cpu.gpus, cpu.gpu_product) == ("pai-cpu-96c-512g", 0, "")
+    assert [len([s for s in specs if s.flavour is f]) for f in (v100, specs[5].flavour, cpu)] == [5, 4, 2]
+
+
+def test_the_spot_format(tmp_path: Path) -> None:
+    folder = tmp_path / "alibaba-spot-gpu-v2026"
+    write_spot(folder)
+    specs = trace_nodes(str(folder))
+    assert [s.name for s in specs] == [f"spot-{i}" for i in range(10)]
+    a10, h800 = specs[0].flavour, specs[-1].flavour
+    assert (a10.instance_type, a10.cpu, a10.memory, a10.gpus, a10.gpu_product) == (
+        "spot-a10x1-128c", 128_000, 128 * SPOT_MEMORY_PER_CPU, 1, "A10"
+    )
+    assert (h800.instance_type, h800.gpus) == ("spot-h800x8-192c", 8)
+    assert len({s.flavour for s in specs}) == 2
+
+
+def test_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        trace_nodes(str(tmp_path / "missing.csv"))
+    with pytest.raises(InputError, match="no node inventory here: expected one of openb_node_list_gpu_node.csv"):
+        trace_nodes(str(tmp_path))
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,cpu\nx,1\n")
+    with pytest.raises(InputError, match=r"bad.csv:1:1: not a node inventory"):
+        trace_nodes(str(bad))
+    bad.write_text("sn,cpu_milli,memory_mib,gpu,model\nx,lots,1,0,\n")
+    with pytest.raises(InputError, match=r"bad.csv:2:1: cpu_milli, memory_mib and gpu must be integers"):
+        trace_nodes(str(bad))
+    bad.write_text("gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,128,7\n\nA10,1,128,7\n")
+    with pytest.raises(InputError, match=r"bad.csv:4:1: node spot-7 is listed twice"):
+        trace_nodes(str(bad))
+    pai = tmp_path / "pai"
+    pai.mkdir()
+    (pai / "pai_machine_spec.csv").write_text("m1,T4,96,512,2\nm2,T4,96\n")
+    with pytest.raises(InputError, match=r"pai_machine_spec.csv:2:1: expected 5 columns, got 3"):
+        trace_nodes(str(pai))
+    (pai / "pai_machine_spec.csv").write_text("m1,T4,96,0,2\n")
+    with pytest.raises(InputError, match=r"pai_machine_spec.csv:1:1: expected a node name, positive CPU and memory"):
+        trace_nodes(str(pai))
+
+
+@pytest.mark.parametrize("writer", [write_inventory, write_pai, write_spot])
+def test_topology_over_an_inventory(tmp_path: Path, writer: Any) -> None:
+    specs = trace_nodes(str(writer(tmp_path / "trace")))
+    doc = generate(shape=(1, 2, 2, 4), groups=10, seed=1, nodes_from=specs, max_gang=8)
+    nodes = of_kind(doc, "Node")
+    assert sorted(n["metadata"]["name"] for n in nodes) == sorted(s.name for s in specs)
+    tors: dict[str, set[str]] = defaultdict(set)
+    for node in nodes:
+        labels = node["metadata"]["labels"]
+        tors[labels[TOR]].add(labels[INSTANCE_TYPE])
+        assert labels[BIGPOD] and labels[MINIPOD]
+    assert all(len(kinds) == 1 for kinds in tors.values())  # a tor never mixes flavours
+    per_flavour = defaultdict(int)
+    for spec in specs:
+        per_flavour[spec.flavour] += 1
+    assert len(tors) == sum(-(-count // 4) for count in per_flavour.values())  # tors of 4
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy"))
+    assert verify(snapshot, result.placements, result.levels).ok
+    flavours_only = generate(shape=(1, 1, 2, 2), groups=2, nodes_from=[DEFAULT_FLAVOURS[1]] * 5)
+    assert len(of_kind(flavours_only, "Node")) == 5
+
+
+@pytest.mark.parametrize(
+    "folder, nodes, gpus",
+    [("alibaba-gpu-v2023", 1213, 6212), ("alibaba-pai-gpu-v2020", 1897, 6742), ("alibaba-spot-gpu-v2026", 4278, 10412)],
+)
+def test_real_inventories_at_run_time(folder: str, nodes: int, gpus: int) -> None:
+    """The counts the traces' READMEs state; CI has ../shared beside the checkout."""
+    path = TRACES / folder
+    if not path.is_dir():
+        pytest.skip(f"{path} is not beside this checkout (CI has it)")
+    specs = trace_nodes(str(path))
+    assert len(specs) == nodes and sum(s.flavour.gpus for s in specs) == gpus
+    assert len({s.name for s in specs}) == nodes
+    doc = generate(shape=(1, 4, 8, 16), groups=20, seed=0, nodes_from=specs, max_gang=16)
+    assert len(of_kind(doc, "Node")) == nodes
