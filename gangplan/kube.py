@@ -67,6 +67,22 @@ _POD_GROUP_VERSIONS = tuple(api.value for api in POD_GROUP_APIS)
 _SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memory"}
 _PHASES = tuple(phase.value for phase in PodPhase)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+
+# Object names (RFC 1123). A namespace is a label; so is a name that is also a label value
+# (a PodGroup's, a Volcano task's), which keeps a subdomain's letters within a label's length.
+DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+NAME_LIMIT, LABEL_LIMIT = 253, 63
+
+
+def name_problem(name: str, limit: int = NAME_LIMIT, pattern: re.Pattern[str] = DNS_SUBDOMAIN) -> str | None:
+    """Why ``name`` is not a Kubernetes name of that length and pattern, or None."""
+    if len(name) > limit:  # first: the pattern is only ever run on short strings
+        return f"{len(name)} characters, more than {limit}"
+    if not pattern.fullmatch(name):
+        letters = "digits, '-' and '.'" if pattern is DNS_SUBDOMAIN else "digits and '-'"
+        return f"lowercase letters, {letters}, starting and ending with a letter or digit"
+    return None
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
 _META: Path = ("metadata",)
 _SPEC: Path = ("spec",)

@@ -129,9 +129,6 @@ class Limits:
 # bytes is 1 EiB; 2**60 millicores, a billion billion): the greedy placer counts in 64-bit
 # integers, and CP-SAT refuses a constraint whose terms could add up to 2**62.
 MAX_TOTAL_AMOUNT = 2**60
-_NAME_LIMIT, _LABEL_LIMIT = 253, 63
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 # Text read from stdin, kept so that errors found after reading can still be located.
@@ -233,15 +230,6 @@ def read_documents(path: str, *, limits: Limits = Limits()) -> list[Any]:
 _NAMED = {("v1", "Node"), ("v1", "Pod")} | {(api.value, "PodGroup") for api in kube.POD_GROUP_APIS}
 
 
-def _name_problem(value: str, limit: int, pattern: re.Pattern[str]) -> str | None:
-    if len(value) > limit:  # first: the pattern is only ever run on short strings
-        return f"{len(value)} characters, more than {limit}"
-    if not pattern.fullmatch(value):
-        letters = "'-' and '.'" if pattern is _SUBDOMAIN else "'-'"
-        return f"lowercase letters, digits, {letters}, starting and ending with a letter or digit"
-    return None
-
-
 def _name_error(kind: str, field: str, value: str, problem: str, position: Position) -> InputError:
     what = "a DNS-1123 label" if field == "namespace" else "a DNS-1123 subdomain"
     shown = json.dumps(value if len(value) <= 80 else value[:77] + "...", ensure_ascii=True)
@@ -256,12 +244,12 @@ def _check_name(kind: str, meta: Any, origin: Origin, own_path: tuple[str | int,
     (a newline, a quote, a path) is refused here, so no output can carry it."""
     if not isinstance(meta, dict):
         return  # kube reports the wrong type
-    rules = (("name", _NAME_LIMIT, _SUBDOMAIN), ("namespace", _LABEL_LIMIT, _DNS_LABEL))
+    rules = (("name", kube.NAME_LIMIT, kube.DNS_SUBDOMAIN), ("namespace", kube.LABEL_LIMIT, kube.DNS_LABEL))
     for field, limit, pattern in rules:
         value = meta.get(field)
         if type(value) is not str or (field == "namespace" and (value == "" or kind == "Node")):
             continue  # a wrong type or a missing name is kube's to report; "" is "default"
-        problem = _name_problem(value, limit, pattern)
+        problem = kube.name_problem(value, limit, pattern)
         if problem is not None:
             position = locate(origin, own_path + ("metadata", field))
             raise _name_error(kind, field, value, problem, position)

@@ -19,13 +19,12 @@ real pod. The pods join their group through the membership keys ``semantics`` re
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from gangplan.errors import InputError, UsageError
-from gangplan.kube import _Reader, to_pod
+from gangplan.kube import DNS_LABEL, LABEL_LIMIT, _Reader, name_problem, to_pod
 from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, Snapshot
 from gangplan.semantics import (
     GODEL_POD_GROUP_KEY,
@@ -69,23 +68,7 @@ _MEMBERSHIP: tuple[tuple[str, str], ...] = (
     ("labels", GODEL_POD_GROUP_KEY),
 )
 
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_NAME_RULE = "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
-_LABEL_RULE = "lowercase letters, digits and '-', starting and ending with a letter or digit"
-_NAME_LIMIT = 253  # a DNS-1123 subdomain: every object name, pods' too
-_LABEL_LIMIT = 63  # a name that is also a label value (a group's, a Volcano task's)
 _INLINE_META = ("name", "namespace", "labels", "annotations", "apiVersion", "kind")
-
-
-def _name_problem(
-    name: str, limit: int = _NAME_LIMIT, pattern: re.Pattern[str] = _SUBDOMAIN
-) -> str | None:
-    if len(name) > limit:
-        return f"{len(name)} characters, more than {limit}"
-    if not pattern.fullmatch(name):
-        return _NAME_RULE if pattern is _SUBDOMAIN else _LABEL_RULE
-    return None
 
 
 class _TemplatePath(tuple):  # type: ignore[type-arg]
@@ -235,7 +218,7 @@ class _Names:
     def add(self, r: _Reader, at: Path, names: Iterable[str], source: str) -> list[str]:
         names = list(names)
         for name in names:
-            problem = _name_problem(name)
+            problem = name_problem(name)
             if problem is not None:
                 r.fail(
                     at, f"{source} would make pod {json.dumps(name)}, not a valid name ({problem})"
@@ -253,7 +236,7 @@ class _Names:
 
 def _group_name(r: _Reader, name: str, at: Path, what: str) -> None:
     """A group's name is a PodGroup name and a label value on its pods."""
-    problem = _name_problem(name, _LABEL_LIMIT)
+    problem = name_problem(name, LABEL_LIMIT)
     if problem is not None:
         r.fail(at, f"{what} name {json.dumps(name)} is not valid ({problem})")
 
@@ -377,7 +360,7 @@ def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup
         at = ("spec", "tasks", i)
         task = r.entry(raw, at)
         task_name = r.string(task, "name", at) or f"default{i}"
-        problem = _name_problem(task_name, _LABEL_LIMIT, _LABEL)
+        problem = name_problem(task_name, LABEL_LIMIT, DNS_LABEL)
         if problem is not None:
             r.fail(at + ("name",), f"task name {json.dumps(task_name)} is not valid ({problem})")
         if task_name in task_at:
@@ -456,7 +439,7 @@ def gang_from_objects(
     The namespace is ``namespace`` if given, else the one the objects name, else "default";
     objects naming two different ones are an error. Any other kind is an error.
     """
-    problem = _name_problem(name, _LABEL_LIMIT)
+    problem = name_problem(name, LABEL_LIMIT)
     if problem is not None:
         raise UsageError(f"--gang {name}: not a valid PodGroup name ({problem})")
     read: list[tuple[Mapping[str, Any], _Reader, str, str]] = []

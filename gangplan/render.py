@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import Any
 
 import yaml
 
 from .errors import SolverError
+from .kube import DNS_LABEL, LABEL_LIMIT, name_problem
 from .model import Snapshot
 from .plan import Plan, plan_to_dict
 
@@ -51,12 +51,10 @@ def bindings_list(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
 
 
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-
-
-def _valid(value: object, pattern: re.Pattern[str], limit: int) -> bool:
-    return type(value) is str and len(value) <= limit and pattern.fullmatch(value) is not None
+def _valid(value: object, label: bool = False) -> bool:
+    return type(value) is str and (
+        name_problem(value, LABEL_LIMIT, DNS_LABEL) if label else name_problem(value)
+    ) is None
 
 
 def check_output_names(plan: Plan, snapshot: Snapshot | None = None) -> None:
@@ -72,9 +70,9 @@ def check_output_names(plan: Plan, snapshot: Snapshot | None = None) -> None:
         nodes = {n.name for n in snapshot.nodes}
     for p in plan.placements:
         if not (
-            _valid(p.name, _SUBDOMAIN, 253)
-            and _valid(p.namespace, _DNS_LABEL, 63)
-            and _valid(p.node, _SUBDOMAIN, 253)
+            _valid(p.name)
+            and _valid(p.namespace, label=True)
+            and _valid(p.node)
         ):
             names = json.dumps([p.namespace, p.name, p.node])
             raise SolverError(f"refusing to write a binding with an invalid name: {names}")

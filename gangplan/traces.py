@@ -25,12 +25,14 @@ Nodes of one shape share one Flavour, named ``<trace>-<model>x<gpus>-<cores>c[-<
 from __future__ import annotations
 
 import csv
+import json
 import os
 from dataclasses import dataclass
 from typing import Callable
 
 from .errors import InputError, Position
 from .generate import GI, MI, Flavour, NodeSpec
+from .kube import name_problem
 
 __all__ = ["SPOT_MEMORY_PER_CPU", "trace_nodes"]
 
@@ -118,8 +120,10 @@ def trace_nodes(path: str) -> list[NodeSpec]:
             shape = trace.row([cell.strip() for cell in row])
         except ValueError as exc:
             raise InputError(str(exc), where) from None
-        if not shape.name or shape.cpu <= 0 or shape.memory <= 0 or shape.gpus < 0:
-            raise InputError("expected a node name, positive CPU and memory, and GPUs >= 0", where)
+        if shape.cpu <= 0 or shape.memory <= 0 or shape.gpus < 0:
+            raise InputError("expected positive CPU and memory, and GPUs >= 0", where)
+        if problem := name_problem(shape.name):
+            raise InputError(f"node name {json.dumps(shape.name)} is not a Kubernetes name ({problem})", where)
         if shape.name in seen:
             raise InputError(f"node {shape.name} is listed twice", where)
         seen.add(shape.name)

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gangplan.errors import InputError
 from gangplan.generate import BIGPOD, DEFAULT_FLAVOURS, GI, INSTANCE_TYPE, MINIPOD, TOR, NodeSpec, generate
@@ -101,29 +103,53 @@ def test_the_spot_format(tmp_path: Path) -> None:
     assert len({s.flavour for s in specs}) == 2
 
 
-def test_errors_name_the_file_and_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name, text, error",
+    [
+        ("bad.csv", "name,cpu\nx,1\n", r"bad.csv:1:1: not a node inventory"),
+        ("bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nx,lots,1,0,\n", r"bad.csv:2:1: cpu_milli, memory_mib and gpu must be integers"),
+        ("bad.csv", "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,128,7\n\nA10,1,128,7\n", r"bad.csv:4:1: node spot-7 is listed twice"),
+        ("pai_machine_spec.csv", "m1,T4,96,512,2\nm2,T4,96\n", r"pai_machine_spec.csv:2:1: expected 5 columns, got 3"),
+        ("pai_machine_spec.csv", "m1,T4,96,0,2\n", r"pai_machine_spec.csv:1:1: expected positive CPU and memory"),
+        ("pai_machine_spec.csv", "m1,T4,96,512,2\nM_2,T4,96,512,2\n", r'pai_machine_spec.csv:2:1: node name "M_2" is not a Kubernetes name \(lowercase'),
+        ("pai_machine_spec.csv", ",T4,96,512,2\n", r'pai_machine_spec.csv:1:1: node name "" is not a Kubernetes name'),
+    ],
+)
+def test_errors_name_the_file_and_line(tmp_path: Path, name: str, text: str, error: str) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(InputError, match=error):
+        trace_nodes(str(tmp_path / name))
+
+
+def test_missing_inventories(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         trace_nodes(str(tmp_path / "missing.csv"))
     with pytest.raises(InputError, match="no node inventory here: expected one of openb_node_list_gpu_node.csv"):
         trace_nodes(str(tmp_path))
-    bad = tmp_path / "bad.csv"
-    bad.write_text("name,cpu\nx,1\n")
-    with pytest.raises(InputError, match=r"bad.csv:1:1: not a node inventory"):
-        trace_nodes(str(bad))
-    bad.write_text("sn,cpu_milli,memory_mib,gpu,model\nx,lots,1,0,\n")
-    with pytest.raises(InputError, match=r"bad.csv:2:1: cpu_milli, memory_mib and gpu must be integers"):
-        trace_nodes(str(bad))
-    bad.write_text("gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,128,7\n\nA10,1,128,7\n")
-    with pytest.raises(InputError, match=r"bad.csv:4:1: node spot-7 is listed twice"):
-        trace_nodes(str(bad))
-    pai = tmp_path / "pai"
-    pai.mkdir()
-    (pai / "pai_machine_spec.csv").write_text("m1,T4,96,512,2\nm2,T4,96\n")
-    with pytest.raises(InputError, match=r"pai_machine_spec.csv:2:1: expected 5 columns, got 3"):
-        trace_nodes(str(pai))
-    (pai / "pai_machine_spec.csv").write_text("m1,T4,96,0,2\n")
-    with pytest.raises(InputError, match=r"pai_machine_spec.csv:1:1: expected a node name, positive CPU and memory"):
-        trace_nodes(str(pai))
+
+
+CELL = st.one_of(st.integers(-3, 300).map(str), st.sampled_from(["", " ", "A10", "CPU", "x", "1.5", "-0"]), st.text(max_size=4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    header=st.sampled_from(["sn,cpu_milli,memory_mib,gpu,model", "gpu_model,gpu_capacity_num,cpu_num,node_name", None]),
+    rows=st.lists(st.lists(CELL, max_size=6), max_size=6),
+)
+def test_any_rows_are_read_or_refused_with_a_position(tmp_path_factory: Any, header: str | None, rows: list[list[str]]) -> None:
+    """Whatever the rows hold, a list of nodes or an InputError naming the file: never another
+    exception (which the CLI would show as an internal error)."""
+    folder = tmp_path_factory.mktemp("rows")
+    path = folder / ("nodes.csv" if header else "pai_machine_spec.csv")
+    lines = ([header] if header else []) + [",".join(cell.replace(",", ";") for cell in row) for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        specs = trace_nodes(str(path))
+    except InputError as exc:
+        assert str(path) in str(exc)
+        return
+    assert len({s.name for s in specs}) == len(specs)
+    assert all(s.flavour.cpu > 0 and s.flavour.memory > 0 and s.flavour.gpus >= 0 for s in specs)
 
 
 @pytest.mark.parametrize("writer", [write_inventory, write_pai, write_spot])
