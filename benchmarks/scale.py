@@ -1,7 +1,7 @@
 """Scale benchmark: greedy vs CP-SAT on generated clusters S, M, L, XL (and trace cases).
 
 Every run is a fresh process (`--one`), timed for loading and planning separately, with its
-peak RSS from the kernel. The table prints medians over `--runs`, objective 1 per priority
+own peak RSS (VmHWM). The table prints medians over `--runs`, objective 1 per priority
 level, GPU allocation, mean spans at the preferred level, CP-SAT's status and gap, and the
 ratios CP-SAT / greedy from the same run. Run from the repository root:
 
@@ -9,11 +9,11 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes L --time-limit 60
     python benchmarks/scale.py --sizes S --trace ../shared/traces/alibaba-gpu-v2023
     python benchmarks/scale.py --sizes '' --trace ../shared/traces/alibaba-pai-gpu-v2020 --trace ../shared/traces/alibaba-spot-gpu-v2026
+    python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
 
 A trace case lays the generated topology (tors of 16 nodes, 8 tors a miniPod, 4 miniPods a
 bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER_GROUP GPUs
 (300 groups on the 2023 trace's 6,212 GPUs).
-    python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
 """
 
 from __future__ import annotations

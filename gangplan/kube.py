@@ -67,6 +67,11 @@ _POD_GROUP_VERSIONS = tuple(api.value for api in POD_GROUP_APIS)
 _SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memory"}
 _PHASES = tuple(phase.value for phase in PodPhase)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+_META: Path = ("metadata",)
+_SPEC: Path = ("spec",)
+_STATUS: Path = ("status",)
+_NAME: Path = ("metadata", "name")
 
 # Object names (RFC 1123). A namespace is a label; so is a name that is also a label value
 # (a PodGroup's, a Volcano task's), which keeps a subdomain's letters within a label's length.
@@ -83,11 +88,7 @@ def name_problem(name: str, limit: int = NAME_LIMIT, pattern: re.Pattern[str] = 
         letters = "digits, '-' and '.'" if pattern is DNS_SUBDOMAIN else "digits and '-'"
         return f"lowercase letters, {letters}, starting and ending with a letter or digit"
     return None
-_REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
-_META: Path = ("metadata",)
-_SPEC: Path = ("spec",)
-_STATUS: Path = ("status",)
-_NAME: Path = ("metadata", "name")
+
 
 # Quantities repeat endlessly in a cluster dump ("500m", "1Gi"); parsing each once matters.
 _amount = lru_cache(maxsize=4096)(to_amount)

@@ -51,10 +51,8 @@ def bindings_list(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
 
 
-def _valid(value: object, label: bool = False) -> bool:
-    return type(value) is str and (
-        name_problem(value, LABEL_LIMIT, DNS_LABEL) if label else name_problem(value)
-    ) is None
+def _valid(value: object, *rule: Any) -> bool:
+    return type(value) is str and name_problem(value, *rule) is None
 
 
 def check_output_names(plan: Plan, snapshot: Snapshot | None = None) -> None:
@@ -71,7 +69,7 @@ def check_output_names(plan: Plan, snapshot: Snapshot | None = None) -> None:
     for p in plan.placements:
         if not (
             _valid(p.name)
-            and _valid(p.namespace, label=True)
+            and _valid(p.namespace, LABEL_LIMIT, DNS_LABEL)
             and _valid(p.node)
         ):
             names = json.dumps([p.namespace, p.name, p.node])
