@@ -184,7 +184,35 @@ def test_explain_lost_to_higher_priority_groups(tmp_path: Path) -> None:
     objects += [pod_group("urgent-a", 1), pod_group("urgent-b", 1), pod_group("later", 1)]
     objects += pods("urgent-a", 1, 4, priority=100) + pods("urgent-b", 1, 4, priority=100) + pods("later", 1, 4, priority=1)
     text = explain(write(tmp_path, objects), "ml/later")
-    assert "not placed: lost to higher-priority groups ml/urgent-a, ml/urgent-b" in text
+    assert (
+        "not placed: lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: "
+        "ml/urgent-a (4), ml/urgent-b (4); 0 free there after the plan, its quorum needs 4"
+    ) in text
+
+
+def select(objects: list[dict], pool: str) -> list[dict]:
+    for obj in objects:
+        obj["spec"]["nodeSelector"] = {"pool": pool}
+    return objects
+
+
+def test_explain_names_only_the_groups_on_nodes_it_could_use(tmp_path: Path) -> None:
+    """A higher-priority group placed where this one may not go took nothing from it."""
+    objects = [node("n0", gpus=8, labels={"pool": "a"}), node("n1", gpus=8, labels={"pool": "b"})]
+    objects += [pod_group("urgent-a", 1), pod_group("urgent-b", 1), pod_group("later", 1)]
+    objects += select(pods("urgent-a", 1, 8, priority=100), "a") + select(pods("urgent-b", 1, 8, priority=100), "b")
+    objects += select(pods("later", 1, 4, priority=1), "a")
+    text = explain(write(tmp_path, objects), "ml/later")
+    assert "lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: ml/urgent-a (8); 0 free" in text
+    assert "urgent-b" not in text
+
+
+def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
+    """GPUs are left on the node, CPU is not: the reason is about CPU, in its own units."""
+    objects = [node("n0", gpus=8, cpu="32"), pod_group("urgent", 1), pod_group("later", 1)]
+    objects += pods("urgent", 1, 2, cpu="30", priority=100) + pods("later", 1, 1, cpu="4", priority=1)
+    text = explain(write(tmp_path, objects), "ml/later")
+    assert "lost to higher-priority groups holding cpu on its 1 candidate node: ml/urgent (30); 2 free there after the plan, its quorum needs 4" in text
 
 
 def test_explain_a_placed_group_and_an_unknown_one(tmp_path: Path) -> None:

@@ -305,7 +305,10 @@ def test_removing_a_group_can_let_a_bigger_one_displace_another() -> None:
     assert {g.key for g in without_a.groups if g.placed} == {"default/c"}
     assert without_a.solver.status == "OPTIMAL"
     b = next(g for g in without_a.groups if g.key == "default/b")
-    assert b.reason == "lost to groups of the same priority placed instead: default/c"
+    assert b.reason == (
+        "lost to groups of the same priority placed instead holding nvidia.com/gpu on its 1 candidate node: "
+        "default/c (8); 2 free there after the plan, its quorum needs 5"
+    )
     alone = plan(Snapshot(nodes=(node,), pods=(pods[1],)), Options())
     assert [g.key for g in alone.groups if g.placed] == ["default/b"]
 
