@@ -47,7 +47,7 @@ class _Placed:
         self.held = requests * np.array([c for _, _, c in pairs], dtype=np.int64)[:, None]
         self.free = np.array(problem.free, dtype=np.int64).reshape(len(problem.nodes), width)
         np.subtract.at(self.free, self.node, self.held)
-        self._seen: dict[tuple[int, ...], tuple[int, np.ndarray, np.ndarray]] = {}
+        self._seen: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def rivals(self, j: int) -> str:
         """Who holds the room JobGroup ``j`` lacks: the placed groups above it (else beside it)
@@ -60,8 +60,9 @@ class _Placed:
             mask = np.zeros(len(problem.nodes), dtype=bool)
             for r in roles:
                 mask[problem.roles[r].nodes] = True
-            seen = self._seen[key] = (int(mask.sum()), self.free[mask].sum(axis=0), np.flatnonzero(mask[self.node]))
-        candidates, free, on = seen
+            seen = self._seen[key] = (mask, self.free[mask].sum(axis=0), np.flatnonzero(mask[self.node]))
+        mask, free, on = seen
+        candidates = int(mask.sum())
         need = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
         # The scarcest resource first (free there against what the quorum needs), pods last.
         order = sorted(
@@ -82,12 +83,25 @@ class _Placed:
                 shown = ", ".join(f"{problem.job_groups[i].key} ({describe_amount(name, int(held[i]))})" for i in others[:3])
                 more = f" and {len(others) - 3} more" if len(others) > 3 else ""
                 who = "higher-priority groups" if higher else "groups of the same priority placed instead"
-                return (
-                    f"lost to {who} holding {name} {where}: {shown}{more}; "
-                    f"{describe_amount(name, int(free[k]))} free there after the plan, its quorum needs "
-                    f"{describe_amount(name, need[k])}"
-                )
+                left = f"{describe_amount(name, int(free[k]))} free there after the plan"
+                if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
+                    return f"lost to {who} holding {name} {where}: {shown}{more}; {left}, but no candidate node has room left for one of its pods{self._pod(roles)}"
+                return f"lost to {who} holding {name} {where}: {shown}{more}; {left}, its quorum needs {describe_amount(name, need[k])}"
         return ""
+
+    def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
+        there = self.free[mask]
+        requests = {self.problem.roles[r].request for r in roles}
+        return any(bool((there >= np.array(request, dtype=np.int64)).all(axis=1).any()) for request in requests)
+
+    def _pod(self, roles: list[int]) -> str:
+        """One pod's requests, when all its pods ask the same: '(95.6 cpu, 372Gi memory, ...)'."""
+        requests = {self.problem.roles[r].request for r in roles}
+        if len(requests) != 1:
+            return ""
+        (request,) = requests
+        parts = [f"{describe_amount(name, v)} {name}" for name, v in zip(self.problem.resources, request) if v and name != "pods"]
+        return f" ({', '.join(parts)})" if parts else ""
 
 
 def reason(

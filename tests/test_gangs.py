@@ -207,6 +207,16 @@ def test_explain_names_only_the_groups_on_nodes_it_could_use(tmp_path: Path) -> 
     assert "urgent-b" not in text
 
 
+def test_explain_says_when_the_room_left_is_in_pieces_too_small(tmp_path: Path) -> None:
+    objects = [node("n0", gpus=8), node("n1", gpus=8), pod_group("urgent", 2), pod_group("later", 1)]
+    objects += pods("urgent", 2, 6, priority=100) + pods("later", 1, 4, priority=1)
+    text = explain(write(tmp_path, objects), "ml/later")
+    assert (
+        "lost to higher-priority groups holding nvidia.com/gpu on its 2 candidate nodes: ml/urgent (12); "
+        "4 free there after the plan, but no candidate node has room left for one of its pods (1 cpu, 4 nvidia.com/gpu)"
+    ) in text
+
+
 def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
     """GPUs are left on the node, CPU is not: the reason is about CPU, in its own units."""
     objects = [node("n0", gpus=8, cpu="32"), pod_group("urgent", 1), pod_group("later", 1)]
