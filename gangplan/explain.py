@@ -68,25 +68,26 @@ class _Placed:
         order = sorted(
             (problem.resources[k] == "pods", free[k] / want, k) for k, want in enumerate(need) if want
         )
-        where = f"on its {candidates:,} candidate node{'s' if candidates != 1 else ''}"
-        for higher in (True, False):
+        rivals = (
+            ("higher-priority groups", lambda priority: priority > jg.priority),
+            ("groups of the same priority placed instead", lambda priority: priority == jg.priority),
+        )
+        for who, counts in rivals:
             for _, _, k in order:
                 held = np.bincount(self.job_group[on], weights=self.held[on, k], minlength=len(problem.job_groups))
-                others = [
-                    i for i in np.flatnonzero(held).tolist()
-                    if (problem.job_groups[i].priority > jg.priority if higher else problem.job_groups[i].priority == jg.priority)
-                ]
-                if not others:
-                    continue
-                name = problem.resources[k]
-                others.sort(key=lambda i: (-held[i], i))
-                shown = ", ".join(f"{problem.job_groups[i].key} ({describe_amount(name, int(held[i]))})" for i in others[:3])
-                more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-                who = "higher-priority groups" if higher else "groups of the same priority placed instead"
-                left = f"{describe_amount(name, int(free[k]))} free there after the plan"
-                if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
-                    return f"lost to {who} holding {name} {where}: {shown}{more}; {left}, but no candidate node has room left for one of its pods{self._pod(roles)}"
-                return f"lost to {who} holding {name} {where}: {shown}{more}; {left}, its quorum needs {describe_amount(name, need[k])}"
+                others = [i for i in np.flatnonzero(held).tolist() if counts(problem.job_groups[i].priority)]
+                if others:
+                    name = problem.resources[k]
+                    others.sort(key=lambda i: (-held[i], i))
+                    shown = ", ".join(f"{problem.job_groups[i].key} ({describe_amount(name, int(held[i]))})" for i in others[:3])
+                    more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+                    lost = (
+                        f"lost to {who} holding {name} on its {candidates:,} candidate node{'s' if candidates != 1 else ''}: "
+                        f"{shown}{more}; {describe_amount(name, int(free[k]))} free there after the plan"
+                    )
+                    if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
+                        return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles)}"
+                    return f"{lost}, its quorum needs {describe_amount(name, need[k])}"
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
