@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gangplan.errors import InputError
 from gangplan.generate import BIGPOD, DEFAULT_FLAVOURS, GI, INSTANCE_TYPE, MINIPOD, TOR, NodeSpec, generate
+from gangplan.kube import name_problem
 from gangplan.loader import load_snapshot
 from gangplan.planner import Options, plan
 from gangplan.traces import SPOT_MEMORY_PER_CPU, trace_nodes
@@ -132,13 +133,16 @@ CELL = st.one_of(st.integers(-3, 300).map(str), st.sampled_from(["", " ", "A10",
 
 
 @settings(max_examples=200, deadline=None)
+@example(header="sn,cpu_milli,memory_mib,gpu,model", rows=[["node\x00", "96000", "1024", "8", "G2"]])
+@example(header=None, rows=[["Machine-1", "T4", "96", "512", "2"]])
 @given(
     header=st.sampled_from(["sn,cpu_milli,memory_mib,gpu,model", "gpu_model,gpu_capacity_num,cpu_num,node_name", None]),
     rows=st.lists(st.lists(CELL, max_size=6), max_size=6),
 )
 def test_any_rows_are_read_or_refused_with_a_position(tmp_path_factory: Any, header: str | None, rows: list[list[str]]) -> None:
     """Whatever the rows hold, a list of nodes or an InputError naming the file: never another
-    exception (which the CLI would show as an internal error)."""
+    exception (which the CLI would show as an internal error), and never a node an API server
+    would refuse (a name with a NUL or an upper-case letter)."""
     folder = tmp_path_factory.mktemp("rows")
     path = folder / ("nodes.csv" if header else "pai_machine_spec.csv")
     lines = ([header] if header else []) + [",".join(cell.replace(",", ";") for cell in row) for row in rows]
@@ -149,6 +153,7 @@ def test_any_rows_are_read_or_refused_with_a_position(tmp_path_factory: Any, hea
         assert str(path) in str(exc)
         return
     assert len({s.name for s in specs}) == len(specs)
+    assert all(name_problem(s.name) is None for s in specs)
     assert all(s.flavour.cpu > 0 and s.flavour.memory > 0 and s.flavour.gpus >= 0 for s in specs)
 
 
