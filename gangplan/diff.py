@@ -354,7 +354,7 @@ def diff_snapshot(
         groups.append(_group_change(g, change, g.reason if change == "pending" else ""))
     groups.sort(key=lambda c: _key(c.key))
 
-    chosen = tuple(plan.levels or ()) or tuple(levels)
+    chosen = plan.topology_levels(levels)
     base = _running_usage(snapshot, gpu_resource)
     after = _with_placements(snapshot, base, plan.placements, gpu_resource, new_label, warnings)
     utilisation = _utilisation(snapshot, chosen, base, after, gpu_resource)
@@ -416,7 +416,7 @@ def diff_plans(
                 GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason)
             )
 
-    chosen = tuple(b.levels or ()) or tuple(a.levels or ()) or tuple(levels)
+    chosen = b.topology_levels(a.topology_levels(levels))
     utilisation: tuple[DomainUse, ...] = ()
     if snapshot is not None:
         base = _running_usage(snapshot, gpu_resource)

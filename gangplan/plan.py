@@ -7,7 +7,7 @@ A Plan is pure data (no solver objects) and has one JSON form, ``kind: Plan``, v
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 API_VERSION = "gangplan.io/v1alpha1"
 SCHEMA_VERSION = 1
@@ -99,6 +99,11 @@ class Plan:
     def node_of(self) -> dict[str, str]:
         return {p.pod: p.node for p in self.placements}
 
+    def topology_levels(self, fallback: Sequence[str] = ()) -> tuple[str, ...]:
+        """The levels the plan was made with, else ``fallback``: a plan read back from an
+        older file, or made on a cluster with no topology, names none."""
+        return tuple(self.levels or ()) or tuple(fallback)
+
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
     s = plan.solver
@@ -124,7 +129,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "note": s.note,
             "exactDemandWeights": s.exact_weights,
         },
-        "topology": {"levels": list(plan.levels or ())},
+        "topology": {"levels": list(plan.topology_levels())},
         "warnings": list(plan.warnings),
         "resources": {
             name: {

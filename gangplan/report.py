@@ -298,7 +298,7 @@ def render_report(
     ``levels`` is used when the plan names none (a plan read back without them); with no
     levels at all the nodes are drawn as one flat grid.
     """
-    level_keys = tuple(plan.levels or ()) or tuple(levels)
+    level_keys = plan.topology_levels(levels)
     resources = (gpu_resource, "cpu", "memory")
     figures, problems = _node_figures(snapshot, plan, resources)
     tree = build_tree(snapshot.nodes, level_keys) if level_keys else None
