@@ -255,12 +255,11 @@ def solve_cpsat(
 
     uses = _topology(model, problem, count, upper)
     if only is not None:
+        # Their counts decide whether the others are placed; held too, a group with minMember 0
+        # (placed with no pod, whatever else happens) would contradict a hint made before its turn.
         for (r, n), var in count.items():
             if problem.gangs[problem.roles[r].gang].job_group != only:
                 model.Add(var == hint.counts.get((r, n), 0))
-        for j, var in enumerate(placed):
-            if j != only:
-                model.Add(var == (j in hint.placed))
 
     def expression(term: Term) -> cp_model.LinearExprT:
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]

@@ -256,6 +256,18 @@ def test_ordered_policy_is_recorded_and_differs_from_optimal(tmp_path: Path) -> 
         assert verify(snapshot, plan_from_dict(data).placements).ok
 
 
+@pytest.mark.parametrize("options", [[], ["--policy", "ordered"], ["--policy", "ordered", "--solver", "greedy"]])
+def test_a_min_member_zero_group_after_a_higher_priority_one(tmp_path: Path, options: list[str]) -> None:
+    # minMember 0 places the group with no pod whatever else happens; in queue order its turn
+    # comes after the urgent pod's, whose step once held it unplaced and CP-SAT found the
+    # model infeasible (fuzz seed 18).
+    objects = [node("only", gpus=4), pod_group("urgent", 1), pod_group("wide", 0)]
+    objects += pods("urgent", 1, 1, priority=1000) + pods("wide", 4, 1)
+    groups = plan_of(write(tmp_path, objects), *options)
+    placed = {name: (g["placed"], g["scheduled"]) for name, g in groups.items()}
+    assert placed == {"ml/urgent": (True, 1), "ml/wide": (True, 3)}
+
+
 # ----------------------------------------------------------------- manifests whose pods do not exist yet
 
 VOLCANO_JOB = {
