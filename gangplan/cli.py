@@ -163,6 +163,11 @@ def _run(command: F) -> F:
         except KeyboardInterrupt:
             sys.stderr.write("interrupted\n")
             raise typer.Exit(130)
+        except BrokenPipeError:
+            # The reader stopped reading (`| head`): quietly, with the status a process killed
+            # by SIGPIPE gets, as kubectl and coreutils do; devnull spares the exit-time flush.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141)
         except MemoryError:
             if _State.debug:
                 raise

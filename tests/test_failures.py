@@ -251,6 +251,21 @@ def test_ctrl_c_while_writing_leaves_the_old_file(monkeypatch: pytest.MonkeyPatc
     no_files_but(tmp_path, "out.json")
 
 
+def test_a_reader_that_stops_reading_gets_no_error() -> None:
+    """`gangplan plan ... | head` where the reader is gone: no 'internal error' line and no
+    traceback, and the status of a process SIGPIPE killed, as kubectl and coreutils give."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "gangplan", "plan", str(SMALL), "-o", "yaml"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141
+    assert "error" not in proc.stderr.lower() and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("skipped objects") or proc.stderr.startswith("groups placed")
+
+
 def test_a_failed_write_leaves_the_old_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
