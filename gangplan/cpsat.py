@@ -212,15 +212,13 @@ def solve_cpsat(
     workers: int = 1,
     seed: int = 0,
     reporter: Reporter | None = None,
-    only: int | None = None,
     fixed: frozenset[int] | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
     CP-SAT's deterministic time; with more workers it is wall time.
 
-    With ``only``, every other JobGroup keeps exactly what ``hint`` gives it: the ``ordered``
-    policy's one-group-at-a-time step. With ``fixed``, exactly those JobGroups are placed and
-    only the terms after objective 1 are optimised (polishing a plan found elsewhere)."""
+    With ``fixed``, exactly those JobGroups are placed and only the terms after objective 1
+    are optimised (polishing a plan found elsewhere)."""
     start = time.perf_counter()
     model = cp_model.CpModel()
     count: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -254,12 +252,6 @@ def solve_cpsat(
             model.Add(sum(var for _, var in items) <= most * opened[node])
 
     uses = _topology(model, problem, count, upper)
-    if only is not None:
-        # Their counts decide whether the others are placed; held too, a group with minMember 0
-        # (placed with no pod, whatever else happens) would contradict a hint made before its turn.
-        for (r, n), var in count.items():
-            if problem.gangs[problem.roles[r].gang].job_group != only:
-                model.Add(var == hint.counts.get((r, n), 0))
 
     def expression(term: Term) -> cp_model.LinearExprT:
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]

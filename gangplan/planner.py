@@ -11,6 +11,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from .aggregate import AggregateResult, cluster_bound, realise, solve_buckets
 from .cpsat import Reporter, StageResult, solve_cpsat, stage_objective, stage_terms, stage_upper, term_bounds
 from .errors import SolverError, UsageError
@@ -19,7 +21,7 @@ from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, extend, greedy, lexico
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
-from .problem import Problem, build_problem, candidate_count, restrict
+from .problem import Problem, alone, beside, build_problem, candidate_count, restrict
 from .verify import verify
 
 # Above this many (role, node) candidates, objective 1 is solved on pod counts per
@@ -283,27 +285,39 @@ def _ordered(
     by the same model if it fits beside those before it, with no lookahead."""
     current = Assignment({}, frozenset())
     spent, status = 0.0, "OPTIMAL"
+    free, opened = problem.matrix("free").copy(), set()  # the room the groups so far leave
     pending = [j for j, jg in enumerate(problem.job_groups) if jg.feasible]
     for index, j in enumerate(pending):
         hint = extend(problem, current, j)
-        if options.solver == "greedy":
-            current = hint
-            continue
         budget = max(0.0, options.time_limit - spent) / (len(pending) - index)
-        if budget <= 0.0:
-            current, status = hint, "FEASIBLE"
-            continue
-        result = solve_cpsat(
-            problem, terms, hint, time_limit=budget, workers=options.workers, seed=options.seed,
-            reporter=reporter, only=j,
-        )
-        spent += result.deterministic_time
-        if result.assignment is None or score(terms, problem, result.assignment) < score(terms, problem, hint):
-            current, status = hint, "FEASIBLE"
-        else:
-            current = result.assignment
-            if result.status != "OPTIMAL":
+        step = hint
+        if options.solver == "cp-sat" and budget <= 0.0:
+            status = "FEASIBLE"
+        elif options.solver == "cp-sat":
+            # Its own model, on the room the groups before it left: as small as the JobGroup.
+            sub, origin = alone(problem, j, free, opened)
+            own = {r: i for i, r in enumerate(origin)}
+            start = Assignment(
+                {(own[r], n): c for (r, n), c in hint.counts.items() if r in own},
+                frozenset({0}) if j in hint.placed else frozenset(),
+            )
+            sub_terms = objective_terms(sub)
+            result = solve_cpsat(
+                sub, sub_terms, start, time_limit=budget, workers=options.workers, seed=options.seed, reporter=reporter
+            )
+            spent += result.deterministic_time
+            if result.assignment is None or score(sub_terms, sub, result.assignment) < score(sub_terms, sub, start):
                 status = "FEASIBLE"
+            else:
+                counts = {(origin[i], n): c for (i, n), c in result.assignment.counts.items()}
+                step = Assignment({**current.counts, **counts}, current.placed | ({j} if result.assignment.placed else set()))
+                if result.status != "OPTIMAL":
+                    status = "FEASIBLE"
+        for (r, n), c in step.counts.items() if options.solver == "cp-sat" else ():
+            if (r, n) not in current.counts:
+                free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
+                opened.add(n)
+        current = step
     return current, ("greedy" if options.solver == "greedy" else "cp-sat"), (
         "GREEDY" if options.solver == "greedy" else status
     ), spent

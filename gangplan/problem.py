@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Mapping, Sequence
+from typing import AbstractSet, Mapping, Sequence
 
 import numpy as np
 
@@ -655,6 +655,59 @@ def _rank_domains(
 
 def candidate_count(problem: Problem) -> int:
     return sum(len(role.nodes) for role in problem.roles)
+
+
+def beside(problem: Problem, held: Mapping[tuple[int, int], int], job_groups: AbstractSet[int]) -> Problem:
+    """The problem of placing ``job_groups`` in the room ``held`` leaves: each node's free
+    room less what ``held`` puts there (candidates cut to what still fits), every other role
+    without candidates, and a node ``held`` uses no longer idle."""
+    free = problem.matrix("free").copy()
+    for (r, n), c in held.items():
+        free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
+    empty = frozen(np.zeros(0, dtype=np.int64))
+    roles = tuple(
+        _cut(role, free) if problem.gangs[role.gang].job_group in job_groups
+        else role if not len(role.nodes) else replace(role, nodes=empty, caps=empty)
+        for role in problem.roles
+    )
+    return _on_room(replace(problem, roles=roles), free, {n for (_, n), c in held.items() if c})
+
+
+def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) -> tuple[Problem, tuple[int, ...]]:
+    """JobGroup ``j`` as a problem of its own (its gangs and roles renumbered from 0) on the
+    room ``free`` (per node and resource), with the nodes ``opened`` no longer idle; and the
+    problem's index of each of its roles. Its model is as small as the JobGroup, where one
+    with every other JobGroup present, even with no candidates, grows with the queue."""
+    jg = problem.job_groups[j]
+    roles: list[Role] = []
+    gangs: list[GangSpec] = []
+    origin: list[int] = []
+    for g in jg.gangs:
+        gang = problem.gangs[g]
+        renumbered = {r: len(roles) + i for i, r in enumerate(gang.roles)}
+        for r in gang.roles:
+            roles.append(replace(_cut(problem.roles[r], free), gang=len(gangs)))
+            origin.append(r)
+        tasks = tuple(replace(t, roles=tuple(renumbered[r] for r in t.roles)) for t in gang.tasks)
+        gangs.append(replace(gang, job_group=0, roles=tuple(renumbered[r] for r in gang.roles), tasks=tasks))
+    only = replace(jg, gangs=tuple(range(len(gangs))), rank=0)
+    sub = replace(problem, roles=tuple(roles), gangs=tuple(gangs), job_groups=(only,))
+    return _on_room(sub, free, opened), tuple(origin)
+
+
+def _cut(role: Role, free: np.ndarray) -> Role:
+    """The role with its candidates cut to the pods that still fit in ``free``."""
+    caps = np.minimum(role.caps, pods_that_fit(free[role.nodes], role.request, role.count))
+    keep = caps > 0
+    return replace(role, nodes=frozen(role.nodes[keep]), caps=frozen(caps[keep]))
+
+
+def _on_room(problem: Problem, free: np.ndarray, opened: AbstractSet[int]) -> Problem:
+    return replace(
+        problem,
+        free=tuple(map(tuple, free.tolist())),
+        idle=tuple(idle and n not in opened for n, idle in enumerate(problem.idle)),
+    )
 
 
 def restrict(problem: Problem, keep: Mapping[tuple[int, int], int], *, per_role: int = 16, room: int = 2) -> Problem:

@@ -9,14 +9,10 @@ nodes, a few thousand (role, node) pairs where the whole problem has tens of tho
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-import numpy as np
-
 from .cpsat import solve_cpsat
 from .greedy import complete
 from .objective import Assignment, Term
-from .problem import Problem, frozen, pods_that_fit
+from .problem import Problem, beside, candidate_count
 
 # Above this many (role, node) candidates the level is not repacked: the model would not be
 # searched in the seconds a stage has (the node-level model's presolve alone grows with it).
@@ -45,33 +41,12 @@ def repack_level(
     mine = [t for t in terms if t.primary and t.job_groups and all(
         problem.job_groups[j].priority == priority for j in t.job_groups
     )]
-    free = problem.matrix("free").copy()
-    held: dict[tuple[int, int], int] = {}
-    for (r, n), c in sorted(plan.counts.items()):
-        if problem.gangs[problem.roles[r].gang].job_group in above:
-            free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
-            held[r, n] = c
+    held = {(r, n): c for (r, n), c in sorted(plan.counts.items()) if problem.gangs[problem.roles[r].gang].job_group in above}
     if not mine:  # nothing at this level can be placed: no model to build
         return complete(problem, Assignment(held, above)), 0.0
-    empty = frozen(np.zeros(0, dtype=np.int64))
-    roles, pairs = [], 0
-    for role in problem.roles:
-        if problem.gangs[role.gang].job_group not in level:
-            roles.append(replace(role, nodes=empty, caps=empty))
-            continue
-        caps = np.minimum(role.caps, pods_that_fit(free[role.nodes], role.request, role.count))
-        keep = caps > 0
-        pairs += int(keep.sum())
-        roles.append(replace(role, nodes=frozen(role.nodes[keep]), caps=frozen(caps[keep])))
-    if pairs > REPACK_PAIRS:
+    sub = beside(problem, held, level)
+    if candidate_count(sub) > REPACK_PAIRS:
         return None, 0.0
-    opened = {n for (_, n) in held}
-    sub = replace(
-        problem,
-        roles=tuple(roles),
-        free=tuple(tuple(row) for row in free.tolist()),
-        idle=tuple(idle and n not in opened for n, idle in enumerate(problem.idle)),
-    )
     start = Assignment(
         {(r, n): c for (r, n), c in plan.counts.items() if problem.gangs[problem.roles[r].gang].job_group in level},
         plan.placed & level,

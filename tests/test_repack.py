@@ -85,3 +85,51 @@ def test_the_levels_above_stay_where_the_plan_put_them(seed: int) -> None:
         j for j in start.placed if problem.job_groups[j].priority > lowest
     }
     assert score(terms, problem, repacked) >= score(terms, problem, start)
+
+
+def test_a_jobgroup_alone_on_the_room_left() -> None:
+    """The ordered policy's step: one JobGroup renumbered into a problem of its own, its
+    candidates cut to the room the groups before it left, its Volcano tasks kept, and a node
+    they opened no longer idle. Solved there, it is a real placement beside them."""
+    import numpy as np
+
+    from gangplan.cpsat import solve_cpsat
+    from gangplan.problem import alone
+
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(3))
+    groups = [
+        PodGroup("default", "first", PodGroupAPI.GODEL, min_member=1, creation_timestamp="2024-01-01T00:00:00Z"),
+        PodGroup("default", "tf", PodGroupAPI.VOLCANO, min_member=3, min_task_member={"ps": 1, "worker": 2},
+                 creation_timestamp="2024-01-02T00:00:00Z"),
+    ]
+    pods = [Pod("default", "first-0", labels={"scheduling.x-k8s.io/pod-group": "first"},
+                containers=(Container("main", {"cpu": 1000, GPU: 4}),))]
+    for task, count, gpus in [("ps", 1, 0), ("worker", 3, 2)]:
+        pods += [Pod("default", f"tf-{task}-{i}", labels={"volcano.sh/task-spec": task},
+                     annotations={"scheduling.k8s.io/group-name": "tf"},
+                     containers=(Container("main", {"cpu": 1000, GPU: gpus}),)) for i in range(count)]
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+    problem = build_problem(snapshot)
+    first, tf = (next(j for j, jg in enumerate(problem.job_groups) if jg.key.endswith(name)) for name in ("first", "tf"))
+    (r_first,) = problem.roles_of(first)
+    held = {(r_first, 0): 1}  # the 4-GPU pod fills n0's GPUs
+    free = problem.matrix("free").copy()
+    free[0] -= np.array(problem.roles[r_first].request)
+
+    sub, origin = alone(problem, tf, free, {0})
+    assert len(sub.job_groups) == 1 and sub.job_groups[0].rank == 0
+    assert sorted(origin) == sorted(problem.roles_of(tf))
+    assert [sub.roles[i].request for i in range(len(origin))] == [problem.roles[r].request for r in origin]
+    worker = next(i for i, r in enumerate(origin) if problem.roles[r].task == "worker")
+    assert sub.roles[worker].nodes.tolist() == [1, 2]  # n0 has no GPU left
+    assert sub.idle == (False, True, True)
+    assert {t.task: sorted(origin[i] for i in t.roles) for t in sub.gangs[0].tasks} == {
+        t.task: sorted(t.roles) for t in problem.gangs[problem.job_groups[tf].gangs[0]].tasks
+    }
+
+    result = solve_cpsat(sub, objective_terms(sub), Assignment({}, frozenset()), time_limit=5.0)
+    assert result.assignment is not None and result.assignment.placed == {0}
+    counts = {**held, **{(origin[i], n): c for (i, n), c in result.assignment.counts.items()}}
+    check = verify(snapshot, name_pods(problem, Assignment(counts, frozenset({first, tf}))))
+    assert check.ok, check.violations
+    assert sum(c for (r, _), c in counts.items() if r in origin) >= 3
