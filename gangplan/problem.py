@@ -235,6 +235,7 @@ def build_problem(
     }
 
     eligibility = _Eligibility(nodes, free, tree, len(resources))
+    carried = frozenset(key for node in nodes for key in node.labels)
     rank_cache: dict[tuple, tuple[int, ...]] = {}
     roles: list[Role] = []
     gangs: list[GangSpec] = []
@@ -245,7 +246,7 @@ def build_problem(
         for gang in jg.gangs:
             g_index = len(gangs)
             topology = _gang_topology(
-                gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache
+                gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache, carried
             )
             role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
             running_usage = defaultdict(int)
@@ -548,8 +549,12 @@ def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> s
     return None
 
 
-def _terms(gang: Gang, levels: Sequence[str], warnings: list[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations."""
+def _terms(
+    gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str]
+) -> tuple[tuple[int, ...], tuple[int, ...], str]:
+    """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations; and
+    why its required terms cannot hold at all ('' when they can): one names a label no node
+    carries, which no placement meets (Kueue does not admit it, kube-scheduler finds no node)."""
     required, preferred = list(gang.group.required_topology), list(gang.group.preferred_topology)
     for pod in [*gang.running, *gang.pending]:
         if key := pod.annotations.get(KUEUE_REQUIRED):
@@ -564,11 +569,12 @@ def _terms(gang: Gang, levels: Sequence[str], warnings: list[str]) -> tuple[tupl
                 preferred.append(key)
     index = {key: i for i, key in enumerate(levels)}
     index[HOSTNAME_LABEL] = len(levels)  # the node itself, below every level
-    for key in sorted({*required, *preferred} - set(index)):
+    nowhere = sorted(k for k in set(required) - set(index) if k not in carried)
+    for key in sorted({*required, *preferred} - set(index) - set(nowhere)):
         warnings.append(f"PodGroup {gang.key}: topologyKey {key} is not a topology level; the term is ignored")
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
-    return req, pref
+    return req, pref, f"required {nowhere[0]}: no node carries that label" if nowhere else ""
 
 
 def _gang_topology(
@@ -581,8 +587,11 @@ def _gang_topology(
     gpu_resource: str,
     warnings: list[str],
     rank_cache: dict[tuple, tuple[int, ...]],
+    carried: AbstractSet[str],
 ) -> GangTopology | None:
-    required, preferred = _terms(gang, tree.levels if tree is not None else (), warnings)
+    required, preferred, broken = _terms(gang, tree.levels if tree is not None else (), carried, warnings)
+    if broken and (tree is None or not (required or preferred)):
+        return GangTopology((), (), (), {}, {}, broken)
     if tree is None:
         return None
     if not required and not preferred:
@@ -590,7 +599,6 @@ def _gang_topology(
     lowest = max((*required, *preferred))
     compact = tuple(range(lowest + 1, len(tree.levels) + 1))
     pinned: dict[int, int] = {}
-    broken = ""
     for level in required:
         of = _domain_array(tree, level)
         held = {int(of[node_index[p.node_name]]) for p in gang.running if p.node_name}

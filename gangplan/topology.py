@@ -75,6 +75,13 @@ def resolve_levels(
     else:
         levels = _infer(snapshot)
     carried = {key for node in snapshot.nodes for key in node.labels}
+    if not snapshot.topologies and explicit is None:
+        # A key one group names and no node carries would put every node outside the tree,
+        # and every group with a topology term out of reach; it binds only the groups naming it.
+        for key in levels:
+            if key not in carried:
+                warnings.append(f"topologyKey {key} is a label no node carries, so it is not a topology level")
+        levels = tuple(key for key in levels if key in carried)
     for key in levels:
         if key not in carried:
             warnings.append(

@@ -122,9 +122,17 @@ def test_hostname_is_never_a_level() -> None:
     assert len(tree.domains) == 1 and len(tree.domains[0]) == 4
 
 
-def test_a_key_no_node_carries_is_kept_with_a_warning_and_leaves_every_node_outside() -> None:
+def test_a_named_key_no_node_carries_is_not_a_level_but_a_given_one_is() -> None:
+    """Inferred from the groups' terms, a key no node carries would put every node outside the
+    tree and so keep every group with a topology term off the cluster: it is left out, with a
+    warning (the group requiring it is unplaceable on its own, see test_topology_affinity).
+    Given by --levels, it is the user's statement and stays, every node outside."""
     snapshot = Snapshot(nodes=tuple(bigpod_cluster()), pod_groups=(group("a", required=("typo/rack", BIG)),))
     levels, warnings = resolve_levels(snapshot)
+    assert levels == (BIG,)
+    assert warnings == ["topologyKey typo/rack is a label no node carries, so it is not a topology level"]
+    assert build_tree(snapshot.nodes, levels).outside == frozenset()
+    levels, warnings = resolve_levels(snapshot, explicit=[BIG, "typo/rack"])
     assert levels == (BIG, "typo/rack")
     assert len(warnings) == 1 and "typo/rack" in warnings[0]
     tree = build_tree(snapshot.nodes, levels)

@@ -233,6 +233,25 @@ def test_required_term_no_domain_satisfies_leaves_the_group_unplaced_with_figure
     assert huge.reason.startswith(f"required {MINIPOD}: the best {MINIPOD} (mp0) holds 6 of 8 pods (nvidia.com/gpu)")
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_required_key_no_node_carries_keeps_only_its_own_group_off(solver: str) -> None:
+    """A typo in one PodGroup's required topologyKey leaves that group unplaceable, saying why;
+    the other groups' terms still bind and place, and a preferred term on such a key is
+    ignored with a warning (it once made every node 'outside the topology' for all of them)."""
+    nodes = tuple(node(f"n{m}{t}{i}", f"mp{m}", f"t{m}{t}", gpus=8) for m in range(2) for t in range(2) for i in range(2))
+    typo, typo_pods = gang("typo", 1, 1, required=("example.com/rakc",))
+    fine, fine_pods = gang("fine", 2, 8, required=(TOR,))
+    loose, loose_pods = gang("loose", 1, 1, preferred=("example.com/zoen",))
+    result = planned(Snapshot(nodes=nodes, pods=(*typo_pods, *fine_pods, *loose_pods), pod_groups=(typo, fine, loose)),
+                     solver)
+    assert result.levels == (TOR,)
+    assert not outcome(result, "ml/typo").placed
+    assert outcome(result, "ml/typo").reason == "required example.com/rakc: no node carries that label"
+    assert outcome(result, "ml/fine").placed and len(outcome(result, "ml/fine").domains[TOR]) == 1
+    assert outcome(result, "ml/loose").placed
+    assert "PodGroup ml/loose: topologyKey example.com/zoen is not a topology level; the term is ignored" in result.warnings
+
+
 def test_running_members_pin_the_required_domain() -> None:
     nodes = [node("a0", "mp0", "ta", gpus=8), node("b0", "mp0", "tb", gpus=8), node("b1", "mp0", "tb", gpus=8)]
     group, pods = gang("pinned", 3, 4, required=(TOR,), running_on=("a0",), min_member=2)
