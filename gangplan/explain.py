@@ -122,6 +122,9 @@ def reason(
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
         if gang.running + gang.pending < gang.min_member:
+            if gang.blocked:
+                return (f"{who}NotEnoughTasks: {gang.running + gang.pending} pods can be scheduled, minMember is "
+                        f"{gang.min_member} ({gang.blocked})")
             return f"{who}NotEnoughTasks: {gang.running + gang.pending} pods exist, minMember is {gang.min_member}"
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:

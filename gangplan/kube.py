@@ -350,6 +350,10 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
                 r.boolean(owner, "controller", path),
             )
         )
+    gates = tuple(
+        r.string(r.entry(raw, ("spec", "schedulingGates", i)), "name", ("spec", "schedulingGates", i), required=True)
+        for i, raw in enumerate(r.sequence(spec, "schedulingGates", _SPEC))
+    )
     node_affinity = None
     at = ("spec", "affinity", "nodeAffinity")
     nodes = r.mapping(r.mapping(spec, "affinity", _SPEC), "nodeAffinity", at[:2])
@@ -384,6 +388,8 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         creation_timestamp=r.string(meta, "creationTimestamp", _META),
         owners=tuple(owners),
         origin=origin,
+        scheduling_gates=gates,
+        deleting=bool(r.string(meta, "deletionTimestamp", _META)),
     )
 
 

@@ -125,6 +125,8 @@ class Pod:
     # A pod that does not exist yet (expanded from a Gang, a Volcano Job or --gang workloads):
     # the v1 Pod object to create, output with spec.nodeName instead of a Binding.
     manifest: Mapping[str, object] | None = None
+    scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates names
+    deleting: bool = False  # metadata.deletionTimestamp is set
 
     @property
     def key(self) -> str:

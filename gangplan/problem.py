@@ -19,6 +19,7 @@ import numpy as np
 from .model import Node, Pod, SortRule, Snapshot
 from .semantics import (
     Gang,
+    blocked_by,
     Grouping,
     JobGroup,
     consumes_capacity,
@@ -104,6 +105,7 @@ class GangSpec:
     excluded: Mapping[str, int]  # nodes excluded per filter, for the first role with no candidate
     topology: GangTopology | None = None
     tasks: tuple[TaskMinimum, ...] = ()
+    blocked: str = ""  # members kube-scheduler leaves alone: the first, why, and how many more
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +278,7 @@ def build_problem(
                     excluded=excluded,
                     topology=topology,
                     tasks=tasks,
+                    blocked=_blocked(gang),
                 )
             )
             gang_ids.append(g_index)
@@ -518,6 +521,14 @@ def integer_weights(
         return [int(v * lcm) for v in totals], True
     scale = Fraction(limit) / total if total else Fraction(1)
     return [sum(times * max(1, round(part * scale)) for part, times in parts if part) for parts in values], False
+
+
+def _blocked(gang: Gang) -> str:
+    if not gang.blocked:
+        return ""
+    first = min(gang.blocked, key=lambda p: p.name)
+    more = len(gang.blocked) - 1
+    return f"{first.key}: {blocked_by(first)}" + (f", and {more} more not schedulable" if more else "")
 
 
 def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:

@@ -31,6 +31,9 @@ POD_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/
 GODEL_POD_GROUP_KEY = "godel.bytedance.com/pod-group-name"
 KUEUE_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 KUEUE_TOTAL_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
+# Kueue creates a workload's pods gated and lifts its gates when it admits the workload: the
+# decision gangplan plans for, so those pods are planned (their Bindings wait for admission).
+KUEUE_GATE_PREFIX = "kueue.x-k8s.io/"
 VOLCANO_TASK_KEY = "volcano.sh/task-spec"
 DEFAULT_PODS_PER_NODE = 110
 _INT64 = re.compile(r"[+-]?[0-9]+")
@@ -79,6 +82,20 @@ def consumes_capacity(pod: Pod) -> bool:
 
 
 def is_pending(pod: Pod) -> bool:
+    """Unbound, unfinished, and not one kube-scheduler leaves alone (gated or being deleted)."""
+    return _unbound(pod) and not blocked_by(pod)
+
+
+def blocked_by(pod: Pod) -> str:
+    """Why kube-scheduler leaves the pod alone ('' when it does not): it is being deleted, or
+    carries scheduling gates other than Kueue's."""
+    if pod.deleting:
+        return "being deleted"
+    gates = [g for g in pod.scheduling_gates if not g.startswith(KUEUE_GATE_PREFIX)]
+    return f"scheduling gates {', '.join(gates)}" if gates else ""
+
+
+def _unbound(pod: Pod) -> bool:
     return pod.node_name is None and pod.phase not in (PodPhase.SUCCEEDED, PodPhase.FAILED)
 
 
@@ -189,6 +206,7 @@ class Gang:
     running: list[Pod] = field(default_factory=list)
     pending: list[Pod] = field(default_factory=list)
     finished: list[Pod] = field(default_factory=list)
+    blocked: list[Pod] = field(default_factory=list)  # unbound, but gated or being deleted
     priority: int = 0
     implicit: bool = False  # a pod with no PodGroup object: a group of one, or a Kueue group
 
@@ -281,6 +299,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 gang.group = replace(gang.group, min_member=total)
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
+        if _unbound(pod) and (why := blocked_by(pod)):
+            warnings.append(f"pod {pod.key} is not planned: {why}")
         if gang is None:
             if not is_pending(pod):
                 continue
@@ -300,6 +320,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             gang.running.append(pod)
         elif is_pending(pod):
             gang.pending.append(pod)
+        elif _unbound(pod):
+            gang.blocked.append(pod)
         else:
             gang.finished.append(pod)
     for key, pods in sorted(missing.items()):

@@ -52,6 +52,7 @@ _NODE_LEVEL = "node"
 _HOSTNAME = "kubernetes.io/hostname"  # the node itself: below every level, always there
 
 _FINISHED = (PodPhase.SUCCEEDED, PodPhase.FAILED)
+_KUEUE_GATES = "kueue.x-k8s.io/"  # lifted when Kueue admits the workload: planned through
 _KUBELET_MAX_PODS = 110  # --max-pods default; restated here, not imported: the verifier shares no rule code
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 _INT64 = re.compile(r"[+-]?[0-9]+")
@@ -458,6 +459,10 @@ def verify(
         if not _is_pending(pod):
             state = f"bound to {pod.node_name}" if pod.node_name else f"phase {pod.phase.value}"
             violations.append(Violation("not-pending", key, f"the pod is not pending ({state})"))
+            continue
+        if pod.deleting or any(not g.startswith(_KUEUE_GATES) for g in pod.scheduling_gates):
+            why = "being deleted" if pod.deleting else f"scheduling gates {', '.join(pod.scheduling_gates)}"
+            violations.append(Violation("not-schedulable", key, f"the API server binds no such pod: {why}"))
             continue
         if key in placed:
             violations.append(

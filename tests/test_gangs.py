@@ -324,3 +324,39 @@ def test_gang_of_workload_manifests_from_the_command_line(tmp_path: Path) -> Non
     result = runner.invoke(app, ["check", cluster, "--gang", gang, "--group", "ml/train"])
     assert result.exit_code == 1 and "FAIL ml/train" in result.stdout
     assert runner.invoke(app, ["plan", cluster, "--gang", "no-files"]).exit_code == 2
+
+
+# ----------------------------------------------------------------- pods kube-scheduler leaves alone
+
+def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:
+    """An unbound pod with spec.schedulingGates or a deletionTimestamp gets no Binding (the API
+    server would refuse it, and kube-scheduler skips it): a warning says so, and a gang that
+    needs it is short, saying which member; a terminating pod already bound still holds room.
+    Kueue's own gate is planned through (Kueue lifts it on admission)."""
+    objects = [node("only", gpus=4, cpu="4"), pod_group("pg", 3)]
+    members = pods("pg", 3, 1)
+    members[2]["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+    lone = pods("lone", 2, 1, namespace="default")
+    lone[0]["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    lone[1]["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]  # lifted on admission
+    for p in lone:
+        del p["metadata"]["annotations"]
+    leaving = pods("leaving", 1, 3, namespace="default", prefix="bound")[0]
+    leaving["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    del leaving["metadata"]["annotations"]
+    leaving["spec"]["nodeName"] = "only"
+    leaving["status"] = {"phase": "Running"}
+    path = write(tmp_path, [*objects, *members, *lone, leaving])
+    groups = plan_of(path)
+    assert set(groups) == {"ml/pg", "default/lone-1"}
+    assert groups["default/lone-1"]["placed"]
+    assert not groups["ml/pg"]["placed"]
+    assert groups["ml/pg"]["reason"] == (
+        "NotEnoughTasks: 2 pods can be scheduled, minMember is 3 (ml/pg-2: scheduling gates example.com/quota)"
+    )
+    result = runner.invoke(app, ["plan", path, "-o", "name"])
+    assert result.stdout == "binding/lone-1\n"
+    assert "warning: pod default/lone-0 is not planned: being deleted" in result.stderr
+    assert "warning: pod ml/pg-2 is not planned: scheduling gates example.com/quota" in result.stderr
+    assert "lone-1" not in result.stderr
+    assert "nvidia.com/gpu 75% -> 100%" in result.stderr  # the terminating pod's 3 GPUs, then lone-1's

@@ -162,6 +162,20 @@ def test_finished_pod_without_node_is_not_pending(phase: PodPhase) -> None:
     only(check([node()], [pod("a", phase=phase)], place(("a", "n1"))), "not-pending")
 
 
+@pytest.mark.parametrize("state,said", [
+    ({"deleting": True}, "being deleted"),
+    ({"scheduling_gates": ("example.com/wait",)}, "scheduling gates example.com/wait"),
+])
+def test_a_gated_or_terminating_pod_is_not_schedulable(state: dict, said: str) -> None:
+    violation = only(check([node()], [pod("a", **state)], place(("a", "n1"))), "not-schedulable")
+    assert said in violation.message
+
+
+def test_a_pod_kueue_gates_is_planned_through() -> None:
+    """Kueue lifts its own gates when it admits the workload, the decision a plan is for."""
+    assert check([node()], [pod("a", scheduling_gates=("kueue.x-k8s.io/admission",))], place(("a", "n1"))).ok
+
+
 def test_bound_pod_still_in_phase_pending_is_not_pending() -> None:
     result = check([node()], [pod("a", on="n1", phase=PodPhase.PENDING)], place(("a", "n1")))
     only(result, "not-pending")
