@@ -262,22 +262,42 @@ def _load(paths: list[str]) -> Snapshot:
     return snapshot
 
 
-def write_output(text: str, output_file: Optional[Path]) -> None:
-    """stdout, or a file replaced atomically: never a half-written output file."""
+def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]) -> None:
+    """stdout, or a file replaced atomically: never a half-written output file. ``more`` files
+    are written with it, every one staged before any is replaced, so a failure writing one
+    (a full disk) leaves all as they were."""
+    files = [*([(text, output_file)] if output_file is not None else []), *more]
+    staged: list[tuple[str, Path]] = []
+    try:
+        for content, path in files:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=_directory(path))
+            staged.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(content)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would not
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
     if output_file is None:
         sys.stdout.write(text)
         sys.stdout.flush()
-        return
-    directory = output_file.parent if str(output_file.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{output_file.name}.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would not
-        os.replace(tmp, output_file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+
+def _directory(path: Path) -> Path:
+    return path.parent if str(path.parent) else Path(".")
+
+
+def _writable(path: Optional[Path]) -> Optional[Path]:
+    """An output path checked before any work: a missing directory is bad usage (exit 2), not
+    a failure found after minutes of planning."""
+    if path is not None and path.is_dir():
+        raise typer.BadParameter(f"{path} is a directory")
+    if path is not None and not _directory(path).is_dir():
+        raise typer.BadParameter(f"no such directory: {_directory(path)}")
+    return path
 
 
 def _umask() -> int:
@@ -302,7 +322,8 @@ def _levels(levels: Optional[str]) -> tuple[str, ...] | None:
 
 
 OutputFileOpt = Annotated[
-    Optional[Path], typer.Option("--output-file", help="Write the output here (atomically) instead of stdout.")
+    Optional[Path],
+    typer.Option("--output-file", help="Write the output here (atomically) instead of stdout.", callback=_writable),
 ]
 
 
@@ -496,7 +517,8 @@ def plan_command(
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
     model: ModelOpt = Model.auto,
     report: Annotated[
-        Optional[Path], typer.Option("--report", help="Also write a self-contained HTML page of the plan here.")
+        Optional[Path],
+        typer.Option("--report", help="Also write a self-contained HTML page of the plan here.", callback=_writable),
     ] = None,
     diff: Annotated[bool, typer.Option("--diff", help="Also show what the plan changes against the snapshot (on stderr).")] = False,
     gang: GangOpt = None,
@@ -517,9 +539,7 @@ def plan_command(
     page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
     if diff and not _State.quiet:
         _emit_diff(diff_snapshot(loaded, result, gpu_resource=gpu_resource), DiffOutput.diff, None, to_stderr=True)
-    if page is not None:
-        write_output(page, report)
-    write_output(text, output_file)
+    write_output(text, output_file, *([(page, report)] if page is not None and report is not None else []))
 
 
 class CheckFormat(str, Enum):

@@ -251,6 +251,42 @@ def test_ctrl_c_while_writing_leaves_the_old_file(monkeypatch: pytest.MonkeyPatc
     no_files_but(tmp_path, "out.json")
 
 
+@pytest.mark.parametrize("where,phrase", [("missing/out.json", "no such directory"), (".", "is a directory")])
+@pytest.mark.parametrize("option", ["--output-file", "--report"])
+def test_an_output_path_that_cannot_be_written_is_bad_usage_before_planning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str, phrase: str, option: str
+) -> None:
+    def must_not_plan(*args: object, **kwargs: object) -> None:
+        raise AssertionError("planned before the output path was checked")
+
+    monkeypatch.setattr(cli, "make_plan", must_not_plan)
+    other = "--report" if option == "--output-file" else "--output-file"
+    result = invoke("plan", str(SMALL), "-o", "json", option, str(tmp_path / where), other, str(tmp_path / "other"))
+    only_error(result, 2, phrase)
+    no_files_but(tmp_path)
+
+
+def test_a_failed_write_of_one_file_leaves_both_as_they_were(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """--output-file and --report are staged together: the plan file failing to be written (a
+    full disk) leaves the old report too, not a new report beside an old plan."""
+    real_chmod = os.chmod
+
+    def disk_full_on_plan(path: str, mode: int) -> None:
+        if Path(path).name.startswith(".out.json."):
+            raise OSError(28, "No space left on device")
+        real_chmod(path, mode)
+
+    out = _existing_output(tmp_path)
+    report = tmp_path / "report.html"
+    report.write_text("the previous report\n")
+    monkeypatch.setattr(cli.os, "chmod", disk_full_on_plan)
+    result = invoke("plan", str(SMALL), "-o", "json", "--output-file", str(out), "--report", str(report))
+    assert result.exit_code != 0 and "No space left" in result.stderr
+    assert out.read_text() == "the previous plan\n"
+    assert report.read_text() == "the previous report\n"
+    no_files_but(tmp_path, "out.json", "report.html")
+
+
 def test_a_reader_that_stops_reading_gets_no_error() -> None:
     """`gangplan plan ... | head` where the reader is gone: no 'internal error' line and no
     traceback, and the status of a process SIGPIPE killed, as kubectl and coreutils give."""
