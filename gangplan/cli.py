@@ -585,7 +585,9 @@ def check_command(
     failed = [g for g in selected if not g.placed]
     where = _group_positions(loaded)
     if format is CheckFormat.junit:
-        text = junit_report(selected, where, result.solver.wall_time)
+        # The deterministic time, not the wall time: the same input gives the same report.
+        seconds = result.solver.deterministic_time if result.solver.workers <= 1 else result.solver.wall_time
+        text = junit_report(selected, where, seconds)
     elif format is CheckFormat.github:
         text = "".join(github_annotation(g, where.get(g.key)) for g in failed)
     else:

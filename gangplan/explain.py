@@ -134,8 +134,8 @@ def reason(
         for k, name in enumerate(problem.resources):
             if most[k] < gang.min_resources[k]:
                 return (
-                    f"{who}minResources {name} cannot be met: all its pending pods together request "
-                    f"{describe_amount(name, most[k])}, {describe_amount(name, gang.min_resources[k])} more are needed"
+                    f"{who}minResources {name} cannot be met: it needs {describe_amount(name, gang.min_resources[k])} "
+                    f"more and all its pending pods together request {describe_amount(name, most[k])}"
                 )
         short = []
         for k, name in enumerate(problem.resources):

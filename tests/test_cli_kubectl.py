@@ -70,6 +70,11 @@ def test_check_junit_report_has_one_case_per_group(tmp_path: Path) -> None:
     assert failure is not None and "insufficient nvidia.com/gpu" in failure.get("message", "")
     assert cases["ml/pytorch-ddp"].find("failure") is None
     assert all(case.get("file") == SMALL and case.get("line", "").isdigit() for case in cases.values())
+    again = tmp_path / "again.xml"
+    runner.invoke(app, ["check", SMALL, "--format", "junit", "--output-file", str(again)])
+    assert again.read_bytes() == out.read_bytes()  # deterministic, time included
+    planned = json.loads(runner.invoke(app, ["plan", SMALL, "-o", "plan"]).stdout)
+    assert suite.get("time") == f"{planned['solver']['deterministicTime']:.3f}"
 
 
 def test_wide_output_adds_columns() -> None:

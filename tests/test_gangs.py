@@ -360,3 +360,17 @@ def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:
     assert "warning: pod ml/pg-2 is not planned: scheduling gates example.com/quota" in result.stderr
     assert "lone-1" not in result.stderr
     assert "nvidia.com/gpu 75% -> 100%" in result.stderr  # the terminating pod's 3 GPUs, then lone-1's
+
+
+def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> None:
+    """minResources counts running members: what is still needed is the rest, against what
+    every pending pod together could add."""
+    objects = [node("big", gpus=0, cpu="64"), pod_group("pg", 2, minResources={"cpu": "10"})]
+    members = pods("pg", 3, 0, cpu="1500m")
+    members[0]["spec"]["nodeName"] = "big"
+    members[0]["status"] = {"phase": "Running"}
+    groups = plan_of(write(tmp_path, [*objects, *members]))
+    assert not groups["ml/pg"]["placed"]
+    assert groups["ml/pg"]["reason"] == (
+        "minResources cpu cannot be met: it needs 8.5 more and all its pending pods together request 3"
+    )
