@@ -1050,10 +1050,11 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
 
 
 def _rendered(renderable: Any, to_terminal: bool) -> str:
-    """Rich output as text: styled on a terminal, plain and wide (never wrapped) otherwise."""
+    """Rich output as text: styled on a terminal, plain and one line per row otherwise (as
+    kubectl's, for grep and awk): wide enough for any row."""
     interactive = to_terminal and sys.stdout.isatty()
     console = Console(
-        width=None if interactive else 400,
+        width=None if interactive else 1_000_000,
         no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,
         force_terminal=interactive,
         record=True,

@@ -235,3 +235,15 @@ def test_status_output_is_each_podgroup_with_its_status() -> None:
 def test_no_progress_display_when_stderr_is_not_a_terminal() -> None:
     result = runner.invoke(app, ["plan", str(ROOT / "snapshots" / "gpu-cluster.yaml"), "-o", "name", "--time-limit", "3"])
     assert result.exit_code == 0 and "CP-SAT" not in result.stderr and "stage" not in result.stderr
+
+
+def test_wide_output_is_one_line_per_group_when_piped(tmp_path: Path) -> None:
+    """Reasons run long (a 'lost to' list); folded, a row became two lines and broke grep/awk."""
+    from gangplan.generate import generate
+
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(generate(shape=(1, 2, 2, 4), groups=10, seed=3)))
+    result = runner.invoke(app, ["plan", str(path), "-o", "wide"])
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0 and len(lines) == 1 + 10
+    assert max(len(line) for line in lines) > 400  # the old fixed width, which folded these
