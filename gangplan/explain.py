@@ -7,6 +7,8 @@ and last, which placed groups hold the room it lacks on the nodes it could use.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from .greedy import _place_quorum, _State, place_pods
@@ -161,6 +163,13 @@ def reason(
                 f"{who}at most {total} of minMember {gang.min_member} pods fit even with nothing "
                 f"else planned (quorum gap {gap:.0f}%)"
             )
+        for task in gang.tasks:
+            fit = task.running + sum(alone.placed_of(r) for r in task.roles)
+            if fit < task.minimum:
+                return (
+                    f"{who}task {task.task}: at most {fit} of minTaskMember {task.minimum} pods fit even "
+                    "with nothing else planned"
+                )
     if fits_alone and (lost := (placed or _Placed(problem, assignment)).rivals(j)):
         return lost
     return "does not fit beside the groups placed"
@@ -181,10 +190,22 @@ def _fits_alone(problem: Problem, j: int) -> bool:
 
 
 def _quorum_need(problem: Problem, g: int, k: int) -> int:
-    """The least of resource k its quorum can need: the smallest pods first."""
+    """The least of resource k its quorum can need: each Volcano task's smallest pods up to its
+    minimum, then the smallest of the rest up to minMember."""
     gang = problem.gangs[g]
-    sizes = sorted(problem.roles[r].request[k] for r in gang.roles for _ in range(problem.roles[r].count))
-    return sum(sizes[: gang.need])
+
+    def sizes(roles: Iterable[int]) -> list[int]:
+        return sorted(problem.roles[r].request[k] for r in roles for _ in range(problem.roles[r].count))
+
+    chosen: list[int] = []
+    rest: list[int] = []
+    for task in gang.tasks:
+        own = sizes(task.roles)
+        chosen += own[: task.need]
+        rest += own[task.need :]
+    in_tasks = {r for task in gang.tasks for r in task.roles}
+    rest = sorted(rest + sizes(r for r in gang.roles if r not in in_tasks))
+    return sum(chosen) + sum(rest[: max(0, gang.need - len(chosen))])
 
 
 def _most_requested(problem: Problem, g: int) -> list[int]:

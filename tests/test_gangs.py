@@ -374,3 +374,23 @@ def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> 
     assert groups["ml/pg"]["reason"] == (
         "minResources cpu cannot be met: it needs 8.5 more and all its pending pods together request 3"
     )
+
+
+@pytest.mark.parametrize("labelled_gpus,reason", [
+    (1, "task worker: at most 1 of minTaskMember 2 pods fit even with nothing else planned"),
+    (None, "insufficient nvidia.com/gpu (quorum needs 2, 1 free) on Ready, schedulable nodes"),
+])
+def test_volcano_task_minimum_that_cannot_be_met_is_named(tmp_path: Path, labelled_gpus, reason: str) -> None:
+    """minTaskMember {worker: 2} with minMember 1: the reason is about the task, not 'does not
+    fit beside the groups placed' with nothing placed. Two 1-GPU workers: either the one node
+    their selector allows has a single GPU, or the cluster has one GPU in all."""
+    if labelled_gpus is None:
+        objects = [node("only", gpus=1, labels={"pool": "gpu"})]
+    else:
+        objects = [node("picked", gpus=labelled_gpus, labels={"pool": "gpu"}), node("other", gpus=4)]
+    objects.append(pod_group("tf", 1, minTaskMember={"worker": 2}))
+    workers = pods("tf", 2, 1, task="worker")
+    for w in workers:
+        w["spec"]["nodeSelector"] = {"pool": "gpu"}
+    groups = plan_of(write(tmp_path, [*objects, *workers]))
+    assert not groups["ml/tf"]["placed"] and groups["ml/tf"]["reason"] == reason
