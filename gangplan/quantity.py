@@ -85,10 +85,15 @@ def parse_quantity(value: object) -> Fraction:
 
 
 def to_amount(resource: str, value: object) -> int:
-    """The integer amount gangplan counts for ``resource``: millicores for cpu, else units."""
+    """The integer amount gangplan counts for ``resource``: millicores for cpu, else units.
+    Extended resources (a domain-prefixed name outside kubernetes.io, nvidia.com/gpu say) and
+    ``pods`` are whole numbers, as the API server validates them: 500m of a GPU is refused,
+    not rounded up to one."""
     exact = parse_quantity(value)
     if resource in MILLI_RESOURCES:
         exact *= 1000
+    elif exact.denominator != 1 and (resource == "pods" or ("/" in resource and "kubernetes.io/" not in resource)):
+        raise QuantityError(f"{value!r}: {resource} must be a whole number")
     return math.ceil(exact)
 
 

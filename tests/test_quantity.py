@@ -118,6 +118,22 @@ def test_refused(value: object, message: str) -> None:
         to_amount("cpu", value)
 
 
+@pytest.mark.parametrize("resource,value", [
+    ("nvidia.com/gpu", "500m"), ("nvidia.com/gpu", 0.5), ("rdma/hca_shared_devices_a", "1.5"), ("pods", "110.5"),
+])
+def test_extended_resources_and_pods_are_whole_numbers(resource: str, value: object) -> None:
+    """The API server refuses 500m of a GPU; rounding it up to one would plan a pod no cluster has."""
+    with pytest.raises(QuantityError, match=f"{resource} must be a whole number"):
+        to_amount(resource, value)
+
+
+@pytest.mark.parametrize("resource,value,amount", [
+    ("nvidia.com/gpu", "1000m", 1), ("hugepages-2Mi", "1.5", 2), ("example.kubernetes.io/widget", "0.5", 1),
+])
+def test_whole_or_native_amounts_are_not_refused(resource: str, value: object, amount: int) -> None:
+    assert to_amount(resource, value) == amount
+
+
 @pytest.mark.parametrize(
     ("resource", "amount", "text"),
     [
