@@ -313,10 +313,11 @@ def _ordered(
                 step = Assignment({**current.counts, **counts}, current.placed | ({j} if result.assignment.placed else set()))
                 if result.status != "OPTIMAL":
                     status = "FEASIBLE"
-        for (r, n), c in step.counts.items() if options.solver == "cp-sat" else ():
-            if (r, n) not in current.counts:
-                free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
-                opened.add(n)
+        if options.solver == "cp-sat":
+            for (r, n), c in step.counts.items():
+                if (r, n) not in current.counts:
+                    free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
+                    opened.add(n)
         current = step
     return current, ("greedy" if options.solver == "greedy" else "cp-sat"), (
         "GREEDY" if options.solver == "greedy" else status

@@ -19,9 +19,9 @@ import numpy as np
 from .model import Node, Pod, SortRule, Snapshot
 from .semantics import (
     Gang,
-    blocked_by,
     Grouping,
     JobGroup,
+    blocked_by,
     consumes_capacity,
     filter_reason,
     group_pods,
