@@ -55,9 +55,38 @@ from .topology import (
 )
 from .verify import format_spans, format_verification, verify
 
+_GLOBAL_FLAGS = frozenset({"--debug", "--quiet", "-q", "--no-color"})
+_GLOBAL_VALUED = frozenset({"--max-file-size", "--max-documents", "--max-objects"})
+
+
+def _globals_first(args: list[str], commands: Any) -> list[str]:
+    """The global options moved before the command when given after it, as kubectl takes its
+    global flags anywhere: `gangplan plan x.yaml --debug` is what an error's hint leads to."""
+    at = next((i for i, a in enumerate(args) if a in commands), None)
+    if at is None:
+        return args
+    moved: list[str] = []
+    rest: list[str] = []
+    tail = iter(args[at + 1 :])
+    for arg in tail:
+        if arg == "--":
+            rest += [arg, *tail]
+        elif arg in _GLOBAL_FLAGS or ("=" in arg and arg.split("=", 1)[0] in _GLOBAL_VALUED):
+            moved.append(arg)
+        elif arg in _GLOBAL_VALUED:
+            moved += [arg, next(tail, "")]
+        else:
+            rest.append(arg)
+    return [*args[:at], *moved, args[at], *rest]
+
+
 class _Commands(TyperGroup):
     """Click's usage errors print usage, a hint and the message on three lines; gangplan's
-    contract for bad input is one `error:` line and exit 2, for option values too."""
+    contract for bad input is one `error:` line and exit 2, for option values too. Global
+    options are taken after the command as well."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _globals_first(args, self.commands))
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:

@@ -201,3 +201,15 @@ def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     assert "gap 12.50% at job-groups@1000 (3 placed, at most 4) |" in _summary(Plan((), (), bounded))
     demand = replace(report, objective=(replace(objective[0], bound=12), *objective[1:]))
     assert "gap 12.50% at quorum-demand@1000 |" in _summary(Plan((), (), demand))
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_global_options_are_taken_before_or_after_the_command(where: str) -> None:
+    """As kubectl's: `gangplan plan x.yaml -q --max-objects 1` is where a user types them."""
+    small = str(ROOT / "snapshots" / "small.yaml")
+    options = ["-q", "--max-objects", "1"]
+    args = [*options, "plan", small] if where == "before" else ["plan", small, *options]
+    result = invoke(*args)
+    assert result.exit_code == 2 and result.stderr.startswith("error: ") and "--max-objects" in result.stderr
+    quiet = invoke(*(["-q", "plan", small] if where == "before" else ["plan", small, "--quiet", "-o", "name"]))
+    assert quiet.exit_code == 0 and quiet.stderr == ""
