@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import yaml
 from yaml import nodes as _nodes
 from yaml.composer import Composer
+from yaml.constructor import ConstructorError
 from yaml.reader import ReaderError
 
 from gangplan import kube
@@ -96,6 +97,8 @@ class _Loader(*_BASES):  # type: ignore[misc]
             for key, value in node.value:
                 if type(key) is not _nodes.ScalarNode or key.tag != _STR:
                     break
+                if key.value in mapping:  # kubectl refuses it; the last one would silently win
+                    raise ConstructorError(None, None, f"key {key.value!r} is given twice in one mapping", key.start_mark)
                 mapping[key.value] = self._build(value, built)
             else:
                 return mapping

@@ -79,6 +79,7 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "minMember",
     ),
     "bad-json": ('{"apiVersion": "v1", "kind": "List", "items": [}', 1, None, ""),
+    "duplicate-key": (NODE.replace('cpu: "4"', 'cpu: "2"\n    cpu: "8"'), 8, 5, "key 'cpu' is given twice"),
 }
 
 
