@@ -330,14 +330,22 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue.values(), *lone]
+    unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     for gang in all_gangs:
         pods = [*gang.running, *gang.pending]
         if gang.group.priority_class_name is not None and not gang.implicit:
             gang.priority = classes.get(gang.group.priority_class_name, default_priority)
+            unknown.update({gang.group.priority_class_name} - set(classes))
         else:
             gang.priority = max(
                 (pod_priority(p, classes, default_priority) for p in pods), default=default_priority
             )
+            unknown.update(p.priority_class_name for p in pods if p.priority is None and p.priority_class_name)
+    for name in sorted(unknown - set(classes)):
+        warnings.append(
+            f"PriorityClass {name} is not in the snapshot: its groups get the default priority {default_priority} "
+            "(add the output of kubectl get priorityclasses -o yaml)"
+        )
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
     return Grouping(job_groups, warnings)

@@ -394,3 +394,22 @@ def test_volcano_task_minimum_that_cannot_be_met_is_named(tmp_path: Path, labell
         w["spec"]["nodeSelector"] = {"pool": "gpu"}
     groups = plan_of(write(tmp_path, [*objects, *workers]))
     assert not groups["ml/tf"]["placed"] and groups["ml/tf"]["reason"] == reason
+
+
+def test_a_priority_class_the_snapshot_lacks_is_a_warning(tmp_path: Path) -> None:
+    """Its groups fall back to the default priority, which can reorder the whole queue: said
+    once per class, and not for a pod whose spec.priority the API server already resolved."""
+    objects = [node("only"), pod_group("pg", 1, priorityClassName="missing-a")]
+    objects += pods("pg", 1, 1)
+    lone = pods("lone", 2, 1, namespace="default")
+    lone[0]["spec"]["priorityClassName"] = "missing-b"
+    lone[1]["spec"].update(priorityClassName="resolved", priority=50)
+    for p in lone:
+        del p["metadata"]["annotations"]
+    result = runner.invoke(app, ["plan", write(tmp_path, [*objects, *lone])])
+    warned = [line for line in result.stderr.splitlines() if "PriorityClass" in line]
+    assert warned == [
+        f"warning: PriorityClass missing-{x} is not in the snapshot: its groups get the default priority 0 "
+        "(add the output of kubectl get priorityclasses -o yaml)"
+        for x in "ab"
+    ]
