@@ -247,3 +247,19 @@ def test_wide_output_is_one_line_per_group_when_piped(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert result.exit_code == 0 and len(lines) == 1 + 10
     assert max(len(line) for line in lines) > 400  # the old fixed width, which folded these
+
+
+def test_check_with_nothing_it_reads_says_so(tmp_path: Path) -> None:
+    """A training job of a kind gangplan skips (a PyTorchJob) leaves check nothing to check: the
+    gate stays green (no group failed), but not silently."""
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all([
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4"}}},
+        {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "train", "namespace": "ml"},
+         "spec": {}},
+    ]))
+    result = runner.invoke(app, ["check", str(path)])
+    assert result.exit_code == 0 and result.stdout == "0/0 groups placed\n"
+    assert "warning: no pending group to check; gangplan does not read these inputs: PyTorchJob" in result.stderr
+    running = runner.invoke(app, ["check", SMALL, "--group", "ml/pytorch-ddp"])
+    assert "no pending group to check" not in running.stderr
