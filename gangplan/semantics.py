@@ -335,7 +335,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         pods = [*gang.running, *gang.pending]
         if gang.group.priority_class_name is not None and not gang.implicit:
             gang.priority = classes.get(gang.group.priority_class_name, default_priority)
-            unknown.update({gang.group.priority_class_name} - set(classes))
+            unknown.add(gang.group.priority_class_name)
         else:
             gang.priority = max(
                 (pod_priority(p, classes, default_priority) for p in pods), default=default_priority
