@@ -263,8 +263,8 @@ class PlanDiff:
             elif g.change == "unplaced":
                 reason = g.reason or "not placed"
                 groups.append(("remove", f"- group {g.key} no longer placeable: {reason}"))
-            elif g.change == "pending":
-                groups.append(("remove", f"- group {g.key} unplaced: {g.reason or 'not placed'}"))
+            elif g.change == "pending":  # pending before and after: context, not a removal
+                groups.append(("context", f"  group {g.key} stays pending: {g.reason or 'not placed'}"))
             elif g.change == "grown":
                 text = f"  group {g.key} already running {count}: +{g.scheduled} pods"
                 groups.append(("context", text))

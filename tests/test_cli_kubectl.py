@@ -165,7 +165,7 @@ def test_diff_snapshot_against_plan_lists_every_placement(tmp_path: Path) -> Non
     assert result.exit_code == 0
     added = [line for line in result.stdout.splitlines() if line.startswith("+ pod ")]
     assert len(added) == len(placements) > 0
-    assert "- group ml/llm-pretrain unplaced" in result.stdout
+    assert "  group ml/llm-pretrain stays pending: insufficient" in result.stdout
     assert "\x1b[" not in result.stdout  # plain when piped
     data = json.loads(runner.invoke(app, ["diff", SMALL, "--plan", plan, "-o", "json"]).stdout)
     assert data["kind"] == "PlanDiff" and len(data["pods"]) == len(placements)

@@ -120,7 +120,7 @@ def test_snapshot_diff_on_a_tiny_cluster_by_hand(options: Options) -> None:
     assert ("add", "+ pod ml/a-0 -> n2 (group ml/a)") in lines
     assert ("add", "+ group ml/a placed (2/2)") in lines
     assert ("add", "+ group ml/solo placed (1/1)") in lines
-    assert ("remove", f"- group ml/b unplaced: {b.reason}") in lines
+    assert ("context", f"  group ml/b stays pending: {b.reason}") in lines  # unchanged: no '-' line
     rack = next(text for kind, text in lines if f"{RACK}=b0/r1" in text)
     assert rack.startswith(f"  {RACK}=b0/r1  gpu 0% -> 100%  cpu 0% -> 25%  memory 0% -> 12")
     assert not any(f"{RACK}=b0/r0" in text for _, text in lines)  # unchanged: not shown
