@@ -124,10 +124,10 @@ def reason(
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
         if gang.running + gang.pending < gang.min_member:
-            if gang.blocked:
-                return (f"{who}NotEnoughTasks: {gang.running + gang.pending} pods can be scheduled, minMember is "
-                        f"{gang.min_member} ({gang.blocked})")
-            return f"{who}NotEnoughTasks: {gang.running + gang.pending} pods exist, minMember is {gang.min_member}"
+            there = f"can be scheduled, minMember is {gang.min_member} ({gang.blocked})" if gang.blocked else (
+                f"exist, minMember is {gang.min_member}"
+            )
+            return f"{who}NotEnoughTasks: {gang.running + gang.pending} pods {there}"
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -79,7 +79,7 @@ def group_status(
     Of the old status in ``pg.raw`` only ``occupiedBy`` and conditions other than
     Unschedulable are kept.
     """
-    members = [] if gang is None else [*gang.running, *gang.pending, *gang.blocked, *gang.finished]
+    members = [] if gang is None else [*gang.running, *gang.pending, *gang.finished]
     running = sum(1 for p in members if p.phase == PodPhase.RUNNING)
     succeeded = sum(1 for p in members if p.phase == PodPhase.SUCCEEDED)
     failed = sum(1 for p in members if p.phase == PodPhase.FAILED)

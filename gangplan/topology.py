@@ -131,7 +131,7 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     Nesting decides first: if every value of B lies within one value of A (and not the
     reverse), A is above B. Where labels do not nest, a group's preferred order decides;
     failing that, the key with fewer distinct values (a coarser partition) goes first, then
-    the name. Keys no node carries go last.
+    the name. Keys no node carries go last (resolve_levels then drops them).
     """
     named, preferred = named_topology_keys(snapshot)
     keys = [k for k in named if k != HOSTNAME_LABEL]
