@@ -679,7 +679,7 @@ def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds
             case.set("line", str(position.line))
         if not g.placed:
             failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
-            failure.text = f"{g.key}: {g.running + g.scheduled}/{g.min_member} pods; {g.reason}"
+            failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
     ElementTree.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
 
@@ -772,9 +772,15 @@ def explain_command(
         raise UsageError(f"explain {group}: {known}")
     g = matches[0]
     lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
-    lines.append(f"pods: {g.running} running, {g.pending} pending, minMember {g.min_member}")
-    if not g.pending:
-        lines.append("nothing to place: every member is already bound")
+    finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
+    lines.append(f"pods: {g.running} running, {finished}{g.pending} pending, minMember {g.min_member}")
+    if not g.pending and g.placed:
+        if not g.succeeded:
+            lines.append("nothing to place: every member is already bound")
+        elif not g.running:
+            lines.append(f"nothing to place: its members have finished ({g.succeeded} succeeded)")
+        else:
+            lines.append(f"nothing to place: {g.running} running and {g.succeeded} succeeded members meet minMember")
     elif g.placed:
         nodes = {p.node for p in result.placements if p.group == g.key}
         lines.append(f"placed: {g.scheduled} pending pods on {len(nodes)} nodes")
@@ -879,11 +885,8 @@ def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
     for column in (*columns, "REASON"):
         table.add_column(column, no_wrap=column not in ("REASON", "TOPOLOGY"), overflow="fold")
     for g in result.groups:
-        if not g.pending:
-            status = "Running"
-        else:
-            status = "Placed" if g.placed else "Unplaced"
-        pods = f"{g.running + g.scheduled}/{g.min_member}"
+        status = ("Placed" if g.placed else "Unplaced") if g.pending else _settled(g)
+        pods = f"{g.counted + g.scheduled}/{g.min_member}"
         style = None if g.placed or not g.pending else "red"
         cells = [g.key, _API_SHORT.get(g.api, g.api), str(g.priority), status, pods]
         if wide:
@@ -894,6 +897,15 @@ def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
             cells.append(_domains_cell(g))
         table.add_row(*cells, g.reason, style=style)
     return _rendered(table, to_terminal)
+
+
+def _settled(g: GroupOutcome) -> str:
+    """A group with nothing pending, in seed 001's phases, as `-o status` writes them, plus
+    scheduler-plugins' Finished for one whose members all succeeded (`-o status` leaves that
+    phase to the controller, which writes Finished or Completed)."""
+    if g.counted >= g.min_member:
+        return "Finished" if not g.running and g.succeeded else "Running"
+    return "Unknown" if g.counted else "Pending"
 
 
 def _domains_cell(g: GroupOutcome) -> str:

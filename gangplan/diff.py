@@ -95,11 +95,12 @@ class GroupChange:
     running: int
     scheduled: int
     reason: str = ""
+    succeeded: int = 0
 
     @property
     def members(self) -> int:
-        """Members running or placed once the plan is applied."""
-        return self.running + self.scheduled
+        """Members counting toward minMember once the plan is applied: running, succeeded, placed."""
+        return self.running + self.succeeded + self.scheduled
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -108,6 +109,7 @@ class GroupChange:
             "change": self.change,
             "minMember": self.min_member,
             "running": self.running,
+            **({"succeeded": self.succeeded} if self.succeeded else {}),
             "scheduled": self.scheduled,
             "reason": self.reason,
         }
@@ -343,7 +345,7 @@ def diff_snapshot(
     )
     groups = []
     for g in plan.groups:
-        if g.placed and g.running < g.min_member:
+        if g.placed and g.counted < g.min_member:
             change = "placed"
         elif g.placed and g.scheduled > 0:
             change = "grown"
@@ -408,12 +410,12 @@ def diff_plans(
             elif ga.placed and not gb.placed:
                 groups.append(_group_change(gb, "unplaced", gb.reason))
         elif gb is not None:  # only in B: compare with "not placed", unless nothing was to do
-            if gb.placed and gb.running < gb.min_member:
+            if gb.placed and gb.counted < gb.min_member:
                 groups.append(_group_change(gb, "placed"))
-        elif ga is not None and ga.placed and ga.running < ga.min_member:
+        elif ga is not None and ga.placed and ga.counted < ga.min_member:
             reason = f"not in {new_label}"
             groups.append(
-                GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason)
+                GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason, ga.succeeded)
             )
 
     chosen = b.topology_levels(a.topology_levels(levels))
@@ -442,7 +444,7 @@ def _key(namespaced: str) -> tuple[str, str]:
 
 
 def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:
-    return GroupChange(g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason)
+    return GroupChange(g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason, g.succeeded)
 
 
 # ---------------------------------------------------------------- utilisation

@@ -123,11 +123,11 @@ def reason(
     for g in jg.gangs:
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
-        if gang.running + gang.pending < gang.min_member:
+        if gang.counted + gang.pending < gang.min_member:
             there = f"can be scheduled, minMember is {gang.min_member} ({gang.blocked})" if gang.blocked else (
                 f"exist, minMember is {gang.min_member}"
             )
-            return f"{who}NotEnoughTasks: {gang.running + gang.pending} pods {there}"
+            return f"{who}NotEnoughTasks: {gang.counted + gang.pending} pods {there}"
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -156,7 +156,7 @@ def reason(
         if gang.topology is not None and gang.topology.required:
             return who + _required_reason(problem, g)
         alone = _State(problem)
-        total = gang.running + sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
+        total = gang.counted + sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
         if total < gang.min_member:
             gap = 100 * (gang.min_member - total) / gang.min_member
             return (
@@ -164,7 +164,7 @@ def reason(
                 f"else planned (quorum gap {gap:.0f}%)"
             )
         for task in gang.tasks:
-            fit = task.running + sum(alone.placed_of(r) for r in task.roles)
+            fit = task.counted + sum(alone.placed_of(r) for r in task.roles)
             if fit < task.minimum:
                 return (
                     f"{who}task {task.task}: at most {fit} of minTaskMember {task.minimum} pods fit even "
@@ -256,7 +256,7 @@ def _required_reason(problem: Problem, g: int) -> str:
         if want and name != "pods"
     ]
     scarce = min(limits)[1] if limits else "pods"
-    total = gang.running + best
+    total = gang.counted + best
     return (
         f"required {key}: the best {noun} ({problem.domain_name(level, best_d)}) holds {total} of "
         f"{gang.min_member} pods ({scarce})"

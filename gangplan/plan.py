@@ -45,6 +45,12 @@ class GroupOutcome:
     api: str = ""
     domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # level -> domains used
     preferred: tuple[str, ...] = ()  # its preferred levels, largest first
+    succeeded: int = 0  # finished members, which count toward minMember and hold nothing
+
+    @property
+    def counted(self) -> int:
+        """Members counting toward minMember before the plan: running and succeeded ones."""
+        return self.running + self.succeeded
 
     @property
     def spans(self) -> dict[str, int]:
@@ -148,6 +154,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "priority": g.priority,
                 "minMember": g.min_member,
                 "running": g.running,
+                **({"succeeded": g.succeeded} if g.succeeded else {}),
                 "pending": g.pending,
                 "scheduled": g.scheduled,
                 "reason": g.reason,
@@ -207,6 +214,7 @@ def plan_from_dict(data: Any) -> Plan:
                 api=str(item.get("api") or ""),
                 domains={k: tuple(v) for k, v in (item.get("domains") or {}).items()},
                 preferred=tuple((item.get("spans") or {}).keys()),
+                succeeded=int(item.get("succeeded") or 0),
             )
         )
     solver = data.get("solver") or {}

@@ -375,6 +375,7 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     preferred=tuple(problem.level_name(level) for level in spec.topology.preferred)
                     if spec.topology
                     else (),
+                    succeeded=spec.succeeded,
                 )
             )
     return tuple(result)

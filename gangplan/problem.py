@@ -16,7 +16,7 @@ from typing import AbstractSet, Mapping, Sequence
 
 import numpy as np
 
-from .model import Node, Pod, SortRule, Snapshot
+from .model import Node, Pod, PodPhase, SortRule, Snapshot
 from .semantics import (
     Gang,
     Grouping,
@@ -67,10 +67,16 @@ class TaskMinimum:
     minimum: int
     running: int
     pending: int
+    succeeded: int = 0
+
+    @property
+    def counted(self) -> int:
+        """Members already counting toward the minimum: running and succeeded ones."""
+        return self.running + self.succeeded
 
     @property
     def need(self) -> int:
-        return max(0, self.minimum - self.running)
+        return max(0, self.minimum - self.counted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +112,12 @@ class GangSpec:
     topology: GangTopology | None = None
     tasks: tuple[TaskMinimum, ...] = ()
     blocked: str = ""  # members kube-scheduler leaves alone: the first, why, and how many more
+    succeeded: int = 0  # finished members: they count toward minMember, hold nothing
+
+    @property
+    def counted(self) -> int:
+        """Members already counting toward minMember: running and succeeded ones."""
+        return self.running + self.succeeded
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +224,11 @@ def build_problem(
     if tree is not None:
         warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
-    requests = {id(p): pod_requests(p) for p in snapshot.pods if p.node_name is None or consumes_capacity(p)}
+    requests = {
+        id(p): pod_requests(p)
+        for p in snapshot.pods
+        if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED
+    }
 
     used: list[dict[str, int]] = [defaultdict(int) for _ in nodes]
     idle = [True] * len(nodes)
@@ -251,13 +267,13 @@ def build_problem(
                 gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache, carried
             )
             role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
-            running_usage = defaultdict(int)
-            for pod in gang.running:
+            counted_usage = defaultdict(int)
+            for pod in [*gang.running, *gang.succeeded]:
                 for name, amount in requests[id(pod)].items():
-                    running_usage[name] += amount
-            need = max(0, gang.group.min_member - len(gang.running))
+                    counted_usage[name] += amount
+            need = max(0, gang.group.min_member - len(gang.running) - len(gang.succeeded))
             min_resources = tuple(
-                max(0, gang.group.min_resources.get(r, 0) - running_usage.get(r, 0)) for r in resources
+                max(0, gang.group.min_resources.get(r, 0) - counted_usage.get(r, 0)) for r in resources
             )
             tasks = _task_minimums(gang, role_ids, roles)
             candidate_room = sum(roles[r].count for r in role_ids if len(roles[r].nodes))
@@ -279,6 +295,7 @@ def build_problem(
                     topology=topology,
                     tasks=tasks,
                     blocked=_blocked(gang),
+                    succeeded=len(gang.succeeded),
                 )
             )
             gang_ids.append(g_index)
@@ -487,8 +504,8 @@ def _quorum_shares(
     sum, and weights rounded per pod keep equal totals of the same pods equal."""
     alike: dict[tuple[tuple[str, int], ...], int] = defaultdict(int)
     for gang in jg.gangs:
-        members = sorted(gang.running, key=lambda p: p.name) + sorted(gang.pending, key=lambda p: p.name)
-        for pod in members[: gang.group.min_member]:
+        members = [sorted(pods, key=lambda p: p.name) for pods in (gang.running, gang.succeeded, gang.pending)]
+        for pod in [*members[0], *members[1], *members[2]][: gang.group.min_member]:
             alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and total.get(k)))] += 1
     shares: dict[Fraction, int] = defaultdict(int)
     for asked, pods in alike.items():
@@ -541,6 +558,7 @@ def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -
                 minimum=minimum,
                 running=sum(1 for p in gang.running if task_of(p) == task),
                 pending=sum(1 for p in gang.pending if task_of(p) == task),
+                succeeded=sum(1 for p in gang.succeeded if task_of(p) == task),
             )
         )
     return tuple(result)

@@ -485,7 +485,8 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         )
         for g in satisfied:
             out.append(
-                f'<li><b>{_e(g.key)}</b> <span class="muted">{g.running} running · minMember {g.min_member}'
+                f'<li><b>{_e(g.key)}</b> <span class="muted">{g.running} running'
+                f'{f" · {g.succeeded} succeeded" if g.succeeded else ""} · minMember {g.min_member}'
                 f" · priority {g.priority}</span></li>\n"
             )
         out.append("</ul>\n</section>\n")

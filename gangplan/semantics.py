@@ -214,6 +214,12 @@ class Gang:
     def key(self) -> str:
         return self.group.key
 
+    @property
+    def succeeded(self) -> list[Pod]:
+        """Members that finished well: they count toward its minimums, as Volcano's ready tasks
+        and scheduler-plugins' assigned pods do, but hold no room and pin no domain."""
+        return [p for p in self.finished if p.phase == PodPhase.SUCCEEDED]
+
 
 @dataclass(slots=True)
 class JobGroup:

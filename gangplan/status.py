@@ -9,8 +9,11 @@ and are left out), in the Plan's group order:
 
 - ``scheduled``: members bound after the plan (bound, unfinished members + pods the plan places);
   ``running`` / ``succeeded`` / ``failed``: members in that pod phase.
-- ``phase``: Running when running >= minMember; Scheduled when the plan places the group but
-  fewer run yet; Unknown when some run but the rest cannot be placed; Pending otherwise.
+- ``phase``: Running when running + succeeded >= minMember (Succeeded members count, as in
+  Volcano's scheduler and scheduler-plugins' controller); Scheduled when the plan places the
+  group but fewer run yet; Unknown when some run but the rest cannot be placed; Pending
+  otherwise. A group with nothing running or pending keeps a terminal phase its controller
+  gave it (Finished, Completed, Failed): those are the controller's to write, not a scheduler's.
 - ``conditions``: a group the plan cannot place gets ``Unschedulable`` (reason NotEnoughTasks
   when fewer pods exist than minMember, else NotEnoughResources; message = the plan's reason).
   Stale Unschedulable conditions are dropped from placed groups; other conditions are kept.
@@ -34,6 +37,7 @@ NOT_ENOUGH_RESOURCES = "NotEnoughResources"
 NOT_ENOUGH_TASKS = "NotEnoughTasks"
 
 _KEPT_STATUS_FIELDS = ("occupiedBy",)
+_TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
 
 
 def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> dict[str, Any]:
@@ -87,17 +91,18 @@ def group_status(
     scheduled = bound + outcome.scheduled
     min_member = outcome.min_member
 
-    if running >= min_member:
+    old = pg.raw.get("status")
+    old = old if isinstance(old, Mapping) else {}
+    if not running and not outcome.pending and old.get("phase") in _TERMINAL_PHASES:
+        phase = old["phase"]
+    elif running + succeeded >= min_member:
         phase = PHASE_RUNNING
     elif outcome.placed:
         phase = PHASE_SCHEDULED
-    elif running > 0:
+    elif running + succeeded > 0:
         phase = PHASE_UNKNOWN
     else:
         phase = PHASE_PENDING
-
-    old = pg.raw.get("status")
-    old = old if isinstance(old, Mapping) else {}
     old_conditions = old.get("conditions")
     conditions = [
         _plain(c)
@@ -105,7 +110,7 @@ def group_status(
         if isinstance(c, Mapping) and c.get("type") != UNSCHEDULABLE
     ]
     if not outcome.placed:
-        exist = outcome.running + outcome.pending
+        exist = outcome.counted + outcome.pending
         condition: dict[str, Any] = {
             "type": UNSCHEDULABLE,
             "status": "True",

@@ -374,16 +374,19 @@ def _role(pod: Pod) -> str:
 
 
 def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
-    """(rule, message) for each minimum the gang misses with its running + placed members."""
-    counted = [p for p in gang.members if _is_running(p) or p.key in placed]
+    """(rule, message) for each minimum the gang misses with its running, succeeded and placed
+    members (Succeeded ones count, as Volcano's ready tasks do; Failed ones do not)."""
+    counted = [p for p in gang.members if _is_running(p) or p.phase == PodPhase.SUCCEEDED or p.key in placed]
     running = sum(1 for p in counted if _is_running(p))
+    succeeded = sum(1 for p in counted if p.phase == PodPhase.SUCCEEDED)
     found: list[tuple[str, str]] = []
     if len(counted) < gang.min_member:
         found.append(
             (
                 "min-member",
-                f"{len(counted)} of minMember {gang.min_member} "
-                f"(running {running} + placed {len(counted) - running})",
+                f"{len(counted)} of minMember {gang.min_member} (running {running} + "
+                + (f"succeeded {succeeded} + " if succeeded else "")
+                + f"placed {len(counted) - running - succeeded})",
             )
         )
     group = gang.pod_group
@@ -400,7 +403,7 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
                 found.append(
                     (
                         "min-resources",
-                        f"{resource}: running + placed members request "
+                        f"{resource}: running, succeeded and placed members request "
                         f"{_figure(resource, have)} < minResources "
                         f"{_figure(resource, need)}",
                     )
@@ -412,7 +415,7 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
             found.append(
                 (
                     "min-task-member",
-                    f"task {task}: {have} running + placed < minTaskMember {need}",
+                    f"task {task}: {have} running, succeeded and placed < minTaskMember {need}",
                 )
             )
     return found

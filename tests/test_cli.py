@@ -213,3 +213,111 @@ def test_global_options_are_taken_before_or_after_the_command(where: str) -> Non
     assert result.exit_code == 2 and result.stderr.startswith("error: ") and "--max-objects" in result.stderr
     quiet = invoke(*(["-q", "plan", small] if where == "before" else ["plan", small, "--quiet", "-o", "name"]))
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+FINISHED_MEMBERS = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110", nvidia.com/gpu: "8"}}
+- apiVersion: scheduling.volcano.sh/v1beta1
+  kind: PodGroup
+  metadata: {name: done, namespace: ml, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec: {minMember: 2}
+  status: {phase: PHASE}
+- apiVersion: scheduling.volcano.sh/v1beta1
+  kind: PodGroup
+  metadata: {name: half, namespace: ml, creationTimestamp: "2026-01-01T00:00:01Z"}
+  spec: {minMember: 2, minTaskMember: {worker: 2}, minResources: {nvidia.com/gpu: "8"}}
+- apiVersion: scheduling.volcano.sh/v1beta1
+  kind: PodGroup
+  metadata: {name: broken, namespace: ml, creationTimestamp: "2026-01-01T00:00:02Z"}
+  spec: {minMember: 2}
+""" + "".join(
+    f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: {name}
+    namespace: ml
+    annotations: {{scheduling.k8s.io/group-name: {group}, volcano.sh/task-spec: worker}}
+  spec:
+    {"nodeName: n1" if phase != "Pending" else "schedulerName: volcano"}
+    containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1", nvidia.com/gpu: "4"}}}}}}]
+  status: {{phase: {phase}}}
+"""
+    for name, group, phase in [
+        ("done-0", "done", "Succeeded"),
+        ("done-1", "done", "Succeeded"),
+        ("half-0", "half", "Succeeded"),
+        ("half-1", "half", "Pending"),
+        ("broken-0", "broken", "Failed"),
+        ("broken-1", "broken", "Pending"),
+    ]
+)
+
+
+@pytest.mark.parametrize("given_phase", ["Running", "Completed"])
+def test_succeeded_members_count_toward_min_member_and_hold_nothing(tmp_path: Path, given_phase: str) -> None:
+    """As Volcano's ready tasks and scheduler-plugins' assigned pods: a finished job's PodGroup
+    is settled, not short; a Succeeded member counts toward minMember, minTaskMember and
+    minResources; a Failed one does not."""
+    snapshot = tmp_path / "finished.yaml"
+    snapshot.write_text(FINISHED_MEMBERS.replace("PHASE", given_phase))
+    table = invoke("plan", str(snapshot), "-o", "wide")
+    assert table.exit_code == 0, table.output
+    rows = {line.split()[0]: line.split() for line in table.output.splitlines()[1:] if line.startswith("ml/")}
+    assert rows["ml/done"][3:5] == ["Finished", "2/2"] and len(rows["ml/done"]) == 10  # no reason
+    assert rows["ml/half"][3:5] == ["Placed", "2/2"] and rows["ml/half"][-1] == "n1"
+    assert rows["ml/broken"][3:5] == ["Unplaced", "0/2"]
+    assert "NotEnoughTasks: 1 pods exist, minMember is 2" in table.output
+
+    checked = invoke("check", str(snapshot))
+    assert checked.exit_code == 1 and "FAIL ml/broken" in checked.output and "ml/half" not in checked.output
+
+    out = tmp_path / "plan.json"
+    assert invoke("plan", str(snapshot), "-o", "plan", "--output-file", str(out)).exit_code == 0
+    groups = {g["name"]: g for g in json.loads(out.read_text())["groups"]}
+    assert (groups["ml/done"]["succeeded"], groups["ml/done"]["placed"]) == (2, True)
+    assert (groups["ml/half"]["succeeded"], groups["ml/half"]["scheduled"]) == (1, 1)
+    assert "succeeded" not in groups["ml/broken"]
+    assert verify(load_snapshot([str(snapshot)]), plan_from_dict(json.loads(out.read_text())).placements).ok
+    assert invoke("verify", str(snapshot), "--plan", str(out)).exit_code == 0
+
+    status = {i["metadata"]["name"]: i["status"] for i in yaml.safe_load(invoke("plan", str(snapshot), "-o", "status").stdout)["items"]}
+    # a controller's terminal phase stays; otherwise the scheduler's rule: running + succeeded >= minMember
+    assert status["done"]["phase"] == ("Completed" if given_phase == "Completed" else "Running")
+    assert "conditions" not in status["done"] and status["done"]["succeeded"] == 2
+    assert (status["half"]["phase"], status["half"]["scheduled"]) == ("Scheduled", 1)
+    assert status["broken"]["conditions"][0]["reason"] == "NotEnoughTasks"
+
+    explained = invoke("explain", "ml/done", str(snapshot))
+    assert "pods: 0 running, 2 succeeded, 0 pending, minMember 2" in explained.output
+    assert "nothing to place: its members have finished (2 succeeded)" in explained.output
+    assert "+ group ml/half placed (2/2)" in invoke("diff", str(snapshot), "--plan", str(out)).output
+
+
+def test_a_group_with_nothing_pending_shows_its_phase_not_running(tmp_path: Path) -> None:
+    """A PodGroup created before its pods is Pending, one whose members run but too few is
+    Unknown (seed 001), in the table as in -o status; neither is 'Running'."""
+    snapshot = tmp_path / "short.yaml"
+    snapshot.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '8', pods: '110'}}}\n"
+        "- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: empty, namespace: ml},"
+        " spec: {minMember: 2}}\n"
+        "- {apiVersion: scheduling.x-k8s.io/v1alpha1, kind: PodGroup, metadata: {name: short, namespace: ml},"
+        " spec: {minMember: 2}}\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: short-0, namespace: ml,"
+        " labels: {scheduling.x-k8s.io/pod-group: short}}, spec: {nodeName: n1,"
+        " containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}, status: {phase: Running}}\n"
+    )
+    table = invoke("plan", str(snapshot))
+    rows = {line.split()[0]: line.split()[3:5] for line in table.stdout.splitlines()[1:]}
+    assert rows == {"ml/empty": ["Pending", "0/2"], "ml/short": ["Unknown", "1/2"]}
+    status = yaml.safe_load(invoke("plan", str(snapshot), "-o", "status").stdout)["items"]
+    assert [i["status"]["phase"] for i in status] == ["Pending", "Unknown"]
+    assert "not placed: NotEnoughTasks: 0 pods exist" in invoke("explain", "ml/empty", str(snapshot)).stdout

@@ -75,7 +75,7 @@ def random_snapshot(seed: int, hostname: bool = False) -> Snapshot:
                     tolerations=tolerations,
                     priority=priority,
                     node_name=rng.choice(nodes).name if bound else None,
-                    phase=PodPhase.RUNNING if bound else PodPhase.PENDING,
+                    phase=rng.choice([PodPhase.RUNNING, PodPhase.RUNNING, PodPhase.SUCCEEDED]) if bound else PodPhase.PENDING,
                 )
             )
     for i in range(rng.randint(0, 3)):  # unrelated running pods taking room

@@ -67,7 +67,8 @@ def profile(examples: int) -> settings:
 def snapshots(draw: st.DrawFn) -> dict[str, Any]:
     """A small generated cluster: 1-24 nodes in a bigPod > miniPod > tor tree, 0-8 groups; in
     some, a share of the topology terms moved to kubernetes.io/hostname (the node itself), and
-    in some a share of the PodGroups with minMember 0."""
+    in some a share of the PodGroups with minMember 0, and in some a share of the members
+    already Succeeded (bound, holding nothing, counting toward their group's minimums)."""
     shape = (1, draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 4)))
     seed = draw(st.integers(0, 2**20))
     doc = generate(
@@ -84,8 +85,13 @@ def snapshots(draw: st.DrawFn) -> dict[str, Any]:
     )
     on_node = draw(st.sampled_from([0.0, 0.0, 0.5, 1.0]))
     no_quorum = draw(st.sampled_from([0.0, 0.0, 0.0, 0.3]))
+    finished = draw(st.sampled_from([0.0, 0.0, 0.0, 0.3]))
     rng = random.Random(seed)
+    nodes = [item["metadata"]["name"] for item in doc["items"] if item["kind"] == "Node"]
     for item in doc["items"]:
+        if item["kind"] == "Pod" and group_of(item) and "nodeName" not in item["spec"] and rng.random() < finished:
+            item["spec"]["nodeName"] = rng.choice(nodes)
+            item["status"] = {"phase": "Succeeded"}
         if item["kind"] == "PodGroup" and rng.random() < no_quorum:
             # minMember 0: placed with no pod whatever else happens (fuzz seed 18 found the
             # ordered policy's CP-SAT step infeasible on one)

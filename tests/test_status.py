@@ -194,7 +194,8 @@ def test_succeeded_and_failed_members_are_counted() -> None:
     assert (status["succeeded"], status["failed"], status["running"]) == (1, 2, 1)
     # finished pods are not bound any more: one running + one placed by the plan
     assert status["scheduled"] == 2
-    assert status["phase"] == "Scheduled"
+    # the Succeeded member counts toward minMember (Volcano's ready tasks): 1 running + 1 = 2
+    assert status["phase"] == "Running"
 
 
 def test_bound_but_not_yet_running_members_count_as_scheduled_not_running() -> None:

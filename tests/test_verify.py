@@ -576,7 +576,7 @@ def test_min_resources() -> None:
     pods = [member("a", "g"), member("b", "g"), member("c", "g")]
     assert check([node()], pods, place(("a", "n1"), ("b", "n1"), ("c", "n1")), (pg,)).ok
     violation = only(check([node()], pods, place(("a", "n1"), ("b", "n1")), (pg,)), "min-resources")
-    assert violation.message == "cpu: running + placed members request 2000m < minResources 3000m"
+    assert violation.message == "cpu: running, succeeded and placed members request 2000m < minResources 3000m"
     with_running = [member("r", "g", on="n1"), *pods]
     assert check([node()], with_running, place(("a", "n1"), ("b", "n1")), (pg,)).ok
 
@@ -602,7 +602,7 @@ def test_volcano_min_task_member() -> None:
     assert check([node()], pods, place(("ps", "n1"), ("w1", "n1"), ("w2", "n1")), (pg,)).ok
     result = check([node()], pods, place(("w1", "n1"), ("w2", "n1"), ("w3", "n1")), (pg,))
     violation = only(result, "min-task-member")
-    assert violation.message == "task ps: 0 running + placed < minTaskMember 1"
+    assert violation.message == "task ps: 0 running, succeeded and placed < minTaskMember 1"
 
 
 def job_group_snapshot(
