@@ -542,8 +542,8 @@ _USED_KINDS = frozenset(kind for _, kind in _CONVERTERS)
 
 
 def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot:
-    """Convert objects in order; count the kinds gangplan does not use; refuse duplicates
-    and running pods bound to nodes that are not in the snapshot."""
+    """Convert objects in order; count the kinds gangplan does not use; refuse duplicates.
+    Pods bound to nodes the snapshot lacks are kept: planning warns about them."""
     found: tuple[list[Any], ...] = ([], [], [], [], [])
     skipped: dict[str, int] = {}
     first_seen: dict[tuple[str, str, str], tuple[Origin, str]] = {}
@@ -585,18 +585,6 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             first_seen[key] = (item.origin, source)
             found[field].append(item)
     nodes, pods, pod_groups, priority_classes, topologies = found
-    names = {node.name for node in nodes}
-    for pod in pods:
-        if (
-            pod.node_name is not None
-            and pod.node_name not in names
-            and pod.phase not in (PodPhase.SUCCEEDED, PodPhase.FAILED)
-        ):
-            raise InputError(
-                f"pod {pod.key} is bound to node {json.dumps(pod.node_name)}, "
-                "which is not in the snapshot",
-                _Reader(pod.origin).position(("spec", "nodeName")),
-            )
     return Snapshot(
         nodes=tuple(nodes),
         pods=tuple(pods),

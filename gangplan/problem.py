@@ -232,14 +232,20 @@ def build_problem(
 
     used: list[dict[str, int]] = [defaultdict(int) for _ in nodes]
     idle = [True] * len(nodes)
+    elsewhere: list[Pod] = []
     for pod in snapshot.pods:
         if consumes_capacity(pod):
-            i = node_index[pod.node_name]  # the loader refuses unknown nodes
+            i = node_index.get(pod.node_name)  # type: ignore[arg-type]
+            if i is None:
+                elsewhere.append(pod)
+                continue
             for name, amount in requests[id(pod)].items():
                 used[i][name] += amount
             if not any(o.kind == "DaemonSet" for o in pod.owners):
                 idle[i] = False
 
+    if elsewhere:
+        warnings = [*warnings, _elsewhere_warning(elsewhere)]
     pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
     pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
     resources = tuple(sorted(pending_resources | {"pods"}))
@@ -540,6 +546,18 @@ def integer_weights(
     return [sum(times * max(1, round(part * scale)) for part, times in parts if part) for parts in values], False
 
 
+def _elsewhere_warning(pods: Sequence[Pod]) -> str:
+    """Pods bound to nodes the snapshot lacks (`kubectl get nodes -l ...`, or a node deleted
+    between two dumps): their room is on no planned node, but gang members among them still run."""
+    first = pods[0]
+    more = f" and {len(pods) - 1} more" if len(pods) > 1 else ""
+    nodes = len({p.node_name for p in pods})
+    return (
+        f"pod {first.key}{more} run on {nodes} node{'s' if nodes != 1 else ''} not in the snapshot "
+        f"(first: {first.node_name}): their room is not planned; gang members among them count as running"
+    )
+
+
 def _blocked(gang: Gang) -> str:
     if not gang.blocked:
         return ""
@@ -630,8 +648,14 @@ def _gang_topology(
     pinned: dict[int, int] = {}
     for level in required:
         of = _domain_array(tree, level)
-        held = {int(of[node_index[p.node_name]]) for p in gang.running if p.node_name}
-        if -1 in held:
+        away = next((p for p in gang.running if p.node_name not in node_index), None)
+        held = {int(of[node_index[p.node_name]]) for p in gang.running if p.node_name in node_index}
+        if away is not None:
+            broken = (
+                f"required {level_key(tree, level)}: running member {away.key} is on node {away.node_name}, "
+                "which is not in the snapshot"
+            )
+        elif -1 in held:
             broken = f"required {level_key(tree, level)}: a running member is on a node outside the topology"
         elif len(held) > 1:
             broken = f"required {level_key(tree, level)}: running members already span {len(held)} domains"
@@ -645,7 +669,9 @@ def _gang_topology(
         ranks[level] = rank_cache[level, rules]
     held = set()
     for pod in gang.running:
-        n = node_index[pod.node_name]  # type: ignore[index]
+        if pod.node_name not in node_index:
+            continue
+        n = node_index[pod.node_name]
         for level in range(len(tree.levels) + 1):
             d = n if level == len(tree.levels) else tree.domain_of[level][n]
             if d is not None and n not in tree.outside:

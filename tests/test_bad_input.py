@@ -66,7 +66,6 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "minMember",
     ),
     "duplicate": (NODE + "---\n" + NODE, 13, 9, "duplicate"),
-    "unknown-node": (POD.format(cpu="1") + "  nodeName: n9\n", 12, 13, "n9"),
     "empty": ("", None, None, "no Kubernetes objects"),
     "binary": (b"\x00\x01\x02binary\xff", None, None, "not a text file"),
     "alias-bomb": (BOMB, None, None, "alias"),

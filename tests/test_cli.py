@@ -321,3 +321,58 @@ def test_a_group_with_nothing_pending_shows_its_phase_not_running(tmp_path: Path
     status = yaml.safe_load(invoke("plan", str(snapshot), "-o", "status").stdout)["items"]
     assert [i["status"]["phase"] for i in status] == ["Pending", "Unknown"]
     assert "not placed: NotEnoughTasks: 0 pods exist" in invoke("explain", "ml/empty", str(snapshot)).stdout
+
+
+def _pod_yaml(name: str, group: str | None, node: str | None, cpu: str = "2") -> str:
+    labels = f", labels: {{scheduling.x-k8s.io/pod-group: {group}}}" if group else ""
+    bound = f"nodeName: {node}, " if node else ""
+    phase = "Running" if node else "Pending"
+    return (
+        f"- {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ml{labels}}}, spec: {{{bound}"
+        f"containers: [{{name: c, image: x, resources: {{requests: {{cpu: '{cpu}'}}}}}}]}}, status: {{phase: {phase}}}}}\n"
+    )
+
+
+def test_pods_on_nodes_the_snapshot_lacks_are_a_warning_and_gang_members_among_them_run(tmp_path: Path) -> None:
+    """`kubectl get nodes -l pool=gpu` with every pod: pods elsewhere hold no planned room; a
+    gang member among them counts toward minMember, but cannot be placed in a domain, so a
+    required term on that gang cannot be known to hold."""
+    snapshot = tmp_path / "partial.yaml"
+    nodes = "".join(
+        f"- {{apiVersion: v1, kind: Node, metadata: {{name: {n}, labels: {{rack: {r}}}}},"
+        f" status: {{allocatable: {{cpu: '4', pods: '110'}}}}}}\n"
+        for n, r in [("n1", "a"), ("n2", "b")]
+    )
+    groups = "".join(
+        f"- {{apiVersion: scheduling.godel.kubewharf.io/v1alpha1, kind: PodGroup, metadata: {{name: {g}, namespace: ml}},"
+        f" spec: {{minMember: 3{extra}}}}}\n"
+        for g, extra in [("free", ""), ("racked", ", affinity: {podGroupAffinity: {required: [{topologyKey: rack}]}}")]
+    )
+    pods = (
+        _pod_yaml("web", None, "cpu-7", cpu="64")
+        + _pod_yaml("free-0", "free", "cpu-7")
+        + _pod_yaml("free-1", "free", None)
+        + _pod_yaml("free-2", "free", None)
+        + _pod_yaml("racked-0", "racked", "cpu-8")
+        + _pod_yaml("racked-1", "racked", None)
+        + _pod_yaml("racked-2", "racked", None)
+    )
+    snapshot.write_text("apiVersion: v1\nkind: List\nitems:\n" + nodes + groups + pods)
+    out = tmp_path / "plan.json"
+    result = invoke("plan", str(snapshot), "-o", "plan", "--output-file", str(out))
+    assert result.exit_code == 0, result.output
+    assert "pod ml/web and 2 more run on 2 nodes not in the snapshot (first: cpu-7)" in result.output
+    groups_out = {g["name"]: g for g in json.loads(out.read_text())["groups"]}
+    assert (groups_out["ml/free"]["placed"], groups_out["ml/free"]["running"], groups_out["ml/free"]["scheduled"]) == (
+        True, 1, 2
+    )
+    assert not groups_out["ml/racked"]["placed"]
+    assert groups_out["ml/racked"]["reason"] == (
+        "required rack: running member ml/racked-0 is on node cpu-8, which is not in the snapshot"
+    )
+    assert invoke("verify", str(snapshot), "--plan", str(out)).exit_code == 0
+    for args in (["plan", "-o", "wide"], ["plan", "-o", "status"], ["check"], ["topology"], ["diff", "--plan", str(out)]):
+        ran = invoke(*args, str(snapshot))
+        assert ran.exit_code in (0, 1) and (ran.exception is None or isinstance(ran.exception, SystemExit)), args
+    explained = invoke("explain", "ml/racked", str(snapshot))
+    assert "not placed: required rack: running member ml/racked-0 is on node cpu-8" in explained.stdout

@@ -873,12 +873,13 @@ def test_duplicates_name_the_first() -> None:
     )
 
 
-def test_pod_bound_to_unknown_node() -> None:
+def test_a_pod_bound_to_a_node_the_snapshot_lacks_is_kept() -> None:
+    """`kubectl get nodes -l ...` dumps some nodes and every pod: the loader keeps the pod as
+    it is; planning says what it makes of it (tests/test_cli.py)."""
     text = NODE.format(name="n1") + "---\napiVersion: v1\nkind: Pod\n"
     text += "metadata:\n  name: p\nspec:\n  nodeName: n9\n"
-    assert error([write("bound.yaml", text)]) == (
-        'bound.yaml:10:13: pod default/p is bound to node "n9", which is not in the snapshot'
-    )
+    [pod] = load_snapshot([write("bound.yaml", text)]).pods
+    assert (pod.key, pod.node_name) == ("default/p", "n9")
 
 
 def test_locate_falls_back_to_the_nearest_field() -> None:
