@@ -488,23 +488,33 @@ def _with_placements(
     resources = _resources(gpu_resource)
     used = {node: dict(figures) for node, figures in base.items()}
     pods = {pod.key: pod for pod in snapshot.pods}
+    missing: list[str] = []
+    settled: list[str] = []
+    elsewhere: list[str] = []
     for p in sorted(placements, key=lambda p: (p.namespace, p.name)):
         pod = pods.get(p.pod)
         if pod is None:
-            warnings.append(
-                f"{label}: pod {p.pod} is not in the snapshot; its requests are not counted"
-            )
+            missing.append(p.pod)
         elif not is_pending(pod):
             where = f"bound to {pod.node_name}" if pod.node_name else f"phase {pod.phase.value}"
-            warnings.append(
-                f"{label}: pod {p.pod} is not pending in the snapshot ({where}); not counted again"
-            )
+            settled.append(f"{p.pod} ({where})")
         elif p.node not in used:
-            warnings.append(
-                f"{label}: pod {p.pod} is placed on {p.node}, which is not in the snapshot"
-            )
+            elsewhere.append(f"{p.pod} on {p.node}")
         else:
             _add(used[p.node], pod, resources)
+    hint = "; was the plan made from this snapshot?" if missing or settled or elsewhere else ""
+    for found, what in (
+        (missing, "not in the snapshot, so not counted"),
+        (settled, "not pending in the snapshot, so not counted again"),
+        (elsewhere, "on nodes not in the snapshot, so not counted"),
+    ):
+        if found:
+            many = len(found) > 1
+            warnings.append(
+                f"{label}: {len(found)} placed pod{'s' if many else ''} {'are' if many else 'is'} {what} "
+                f"(first: {found[0]}){hint}"
+            )
+            hint = ""
     return used
 
 
