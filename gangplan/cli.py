@@ -7,6 +7,7 @@ unless ``--debug`` asks for one.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import io
 import re
@@ -582,9 +583,12 @@ class CheckFormat(str, Enum):
 def check_command(
     snapshot: SnapshotArg,
     group: Annotated[
-        Optional[list[str]], typer.Option("--group", help="Only these groups (namespace/name); repeatable.")
+        Optional[list[str]],
+        typer.Option("--group", help="Only these groups (namespace/name, or a name unique across namespaces); repeatable."),
     ] = None,
-    format: Annotated[CheckFormat, typer.Option("--format", help="text, github (annotations) or junit (XML).")] = CheckFormat.text,
+    format: Annotated[
+        CheckFormat, typer.Option("--format", "-o", "--output", help="text, github (annotations) or junit (XML).")
+    ] = CheckFormat.text,
     output_file: OutputFileOpt = None,
     solver: SolverOpt = Solver.cp_sat,
     policy: PolicyOpt = Policy.optimal,
@@ -603,12 +607,9 @@ def check_command(
     Example: gangplan check cluster.yaml jobs/ --group ml/train --format github
     """
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
-    groups = {g.key: g for g in result.groups}
     if group:
-        unknown = [k for k in group if k not in groups]
-        if unknown:
-            raise UsageError(f"--group {unknown[0]}: no such group in the snapshot (give namespace/name)")
-        selected = [groups[k] for k in dict.fromkeys(group)]
+        chosen = [find_group(result.groups, name, "--group") for name in group]
+        selected = list({g.key: g for g in chosen}.values())
     else:
         selected = [g for g in result.groups if g.pending]
     if not selected and loaded.skipped_kinds:
@@ -629,6 +630,24 @@ def check_command(
     write_output(text, output_file)
     if failed:
         raise typer.Exit(1)
+
+
+def find_group(groups: tuple[GroupOutcome, ...] | list[GroupOutcome], name: str, asked_by: str) -> GroupOutcome:
+    """A group by namespace/name, or by a name no other namespace uses (as `kubectl get`
+    takes a name in the current namespace); a near miss is suggested."""
+    exact = [g for g in groups if g.key == name]
+    if exact:
+        return exact[0]
+    by_name = [g for g in groups if "/" not in name and g.key.split("/", 1)[1] == name]
+    if len(by_name) == 1:
+        return by_name[0]
+    if by_name:
+        keys = ", ".join(g.key for g in by_name[:3])
+        raise UsageError(f"{asked_by} {name}: several groups have that name ({keys}); give namespace/name")
+    keys = [g.key for g in groups]
+    near = difflib.get_close_matches(name, keys + [k.split("/", 1)[1] for k in keys], n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]}?" if near else ""
+    raise UsageError(f"{asked_by} {name}: no such group in the snapshot{hint}")
 
 
 def _group_positions(snapshot: Snapshot) -> dict[str, Position]:
@@ -766,11 +785,7 @@ def explain_command(
     Example: gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
     _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, model=model)
-    matches = [g for g in result.groups if g.key == group or g.key.split("/", 1)[1] == group]
-    if len(matches) != 1:
-        known = "several groups have that name; give namespace/name" if matches else "no such group in the snapshot"
-        raise UsageError(f"explain {group}: {known}")
-    g = matches[0]
+    g = find_group(result.groups, group, "explain")
     lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
     finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
     lines.append(f"pods: {g.running} running, {finished}{g.pending} pending, minMember {g.min_member}")

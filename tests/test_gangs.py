@@ -232,6 +232,21 @@ def test_explain_a_placed_group_and_an_unknown_one(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no such group" in result.stderr
 
 
+def test_check_and_explain_take_a_group_by_name_and_suggest_a_near_miss(tmp_path: Path) -> None:
+    """As kubectl takes a name: namespace/name, or a name no other namespace uses; a typo gets
+    'did you mean'; check takes -o for its format as the other commands do."""
+    objects = [node("n0"), pod_group("trainer", 2), *pods("trainer", 2, 1)]
+    path = write(tmp_path, objects)
+    checked = runner.invoke(app, ["check", path, "--group", "trainer", "-o", "junit"])
+    assert checked.exit_code == 0 and 'name="ml/trainer"' in checked.stdout
+    typo = runner.invoke(app, ["check", path, "--group", "ml/trainr"])
+    assert typo.exit_code == 2 and "error: --group ml/trainr: no such group in the snapshot; did you mean ml/trainer?" in typo.stderr
+    assert "did you mean trainer?" in runner.invoke(app, ["explain", "traner", path]).stderr
+    twice = write(tmp_path, [*objects, pod_group("trainer", 1, namespace="dev")])
+    both = runner.invoke(app, ["explain", "trainer", twice])
+    assert both.exit_code == 2 and "several groups have that name (" in both.stderr
+
+
 # ----------------------------------------------------------------- policies
 
 def test_ordered_policy_is_recorded_and_differs_from_optimal(tmp_path: Path) -> None:
