@@ -36,7 +36,7 @@ from .errors import GangplanError, InputError, Position, UsageError
 from .loader import Limits, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Snapshot
-from .quantity import QuantityError, describe_amount, parse_quantity
+from .quantity import QuantityError, describe_amount, parse_quantity, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, plan_from_document
 from .planner import Options, plan as make_plan
 from .diff import PlanDiff, diff_plans, diff_snapshot
@@ -797,8 +797,9 @@ def explain_command(
         else:
             lines.append(f"nothing to place: {g.running} running and {g.succeeded} succeeded members meet minMember")
     elif g.placed:
-        nodes = {p.node for p in result.placements if p.group == g.key}
-        lines.append(f"placed: {g.scheduled} pending pods on {len(nodes)} nodes")
+        nodes = sorted({p.node for p in result.placements if p.group == g.key})
+        shown = ", ".join(nodes[:4]) + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
+        lines.append(f"placed: {plural(g.scheduled, 'pending pod')} on {plural(len(nodes), 'node')} ({shown})")
         for level, names in g.domains.items():
             lines.append(f"  {level}: {', '.join(names)}")
     else:

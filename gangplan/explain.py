@@ -14,7 +14,7 @@ import numpy as np
 from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
 from .problem import Problem, level_key
-from .quantity import describe_amount
+from .quantity import describe_amount, plural
 from .semantics import node_usable
 
 
@@ -123,11 +123,11 @@ def reason(
     for g in jg.gangs:
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
-        if gang.counted + gang.pending < gang.min_member:
-            there = f"can be scheduled, minMember is {gang.min_member} ({gang.blocked})" if gang.blocked else (
-                f"exist, minMember is {gang.min_member}"
-            )
-            return f"{who}NotEnoughTasks: {gang.counted + gang.pending} pods {there}"
+        exist = gang.counted + gang.pending
+        if exist < gang.min_member:
+            verb = "can be scheduled" if gang.blocked else ("exists" if exist == 1 else "exist")
+            blocked = f" ({gang.blocked})" if gang.blocked else ""
+            return f"{who}NotEnoughTasks: {plural(exist, 'pod')} {verb}, minMember is {gang.min_member}{blocked}"
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))

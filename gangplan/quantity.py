@@ -112,11 +112,16 @@ def _is_bytes(resource: str) -> bool:
     return resource == "memory" or "storage" in resource or resource.startswith("hugepages-")
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 node``, ``2 nodes``: messages read as sentences."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def describe_amount(resource: str, amount: int) -> str:
     """A short, readable figure for messages (``2.2Ti``, ``1.5`` cpu); exact when it can be."""
     if resource in MILLI_RESOURCES:
         if amount < 1000:
-            return f"{amount}m"
+            return f"{amount}m" if amount else "0"
         return f"{amount // 1000}" if amount % 1000 == 0 else f"{amount / 1000:.1f}"
     if _is_bytes(resource):
         for suffix, factor in reversed(_BINARY.items()):

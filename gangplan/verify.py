@@ -29,7 +29,7 @@ from gangplan.model import (
     Toleration,
 )
 from gangplan.plan import Placement
-from gangplan.quantity import MILLI_RESOURCES, format_amount
+from gangplan.quantity import MILLI_RESOURCES, format_amount, plural
 
 __all__ = [
     "Violation",
@@ -602,10 +602,6 @@ def _domain(node: Node, key: str, levels: Sequence[str]) -> tuple[str, ...] | No
     return tuple(node.labels[k] for k in keys)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list[str]]:
     """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations. A
     term that names no level binds nothing, as the planner warns (with no levels at all,
@@ -640,16 +636,16 @@ def _required_message(
         return None
 
     def part(name: str, path: tuple[str, ...] | None, count: int) -> str:
-        text = f"{name}: {_plural(count, 'pod')}"
+        text = f"{name}: {plural(count, 'pod')}"
         return text + (f" ({running[path]} running)" if running.get(path) else "")
 
     parts = [part("/".join(path), path, pods[path]) for path in sorted(pods)]
     if outside:
         parts.append(part(f"outside (no {key} label)", None, outside))
-    text = f"required {key}: members span {_plural(len(pods), 'domain')}"
+    text = f"required {key}: members span {plural(len(pods), 'domain')}"
     if outside:
         verb = "lies" if outside == 1 else "lie"
-        text += f" and {_plural(outside, 'pod')} {verb} outside the topology"
+        text += f" and {plural(outside, 'pod')} {verb} outside the topology"
     return f"{text} ({', '.join(parts)})"
 
 

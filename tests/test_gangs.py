@@ -227,7 +227,7 @@ def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
 
 def test_explain_a_placed_group_and_an_unknown_one(tmp_path: Path) -> None:
     path = write(tmp_path, [node("n0"), pod_group("ok", 2), *pods("ok", 2, 1)])
-    assert "placed: 2 pending pods on 1 nodes" in explain(path, "ml/ok")
+    assert "placed: 2 pending pods on 1 node (n0)" in explain(path, "ml/ok")
     result = runner.invoke(app, ["explain", "ml/missing", path])
     assert result.exit_code == 2 and "no such group" in result.stderr
 
