@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, NoReturn
 
@@ -166,6 +167,20 @@ class _Reader:
         if value is None and not required:
             return ""
         self.wrong(at + (key,), "a non-empty string" if required else "a string", value)
+
+    def timestamp(self, d: Mapping[str, Any], key: str, at: Path) -> str:
+        """An RFC 3339 time as the API server keeps it (UTC, whole seconds, ``Z``), so that
+        queue order, which compares them as text, compares times; absent is ""."""
+        value = self.string(d, key, at)
+        if not value:
+            return ""
+        try:
+            when = datetime.fromisoformat(value)
+        except ValueError:
+            when = None
+        if when is None or when.tzinfo is None or "T" not in value.upper():
+            self.wrong(at + (key,), "an RFC 3339 time like 2024-06-09T00:00:00Z", value)
+        return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def integer(
         self,
@@ -385,7 +400,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
         node_name=r.string(spec, "nodeName", _SPEC) or None,
         phase=PodPhase(r.choice(status, "phase", _STATUS, _PHASES, "Pending")),
-        creation_timestamp=r.string(meta, "creationTimestamp", _META),
+        creation_timestamp=r.timestamp(meta, "creationTimestamp", _META),
         owners=tuple(owners),
         origin=origin,
         scheduling_gates=gates,
@@ -475,7 +490,7 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
         name=r.string(meta, "name", _META, required=True),
         api=api,
         min_member=min_member,  # type: ignore[arg-type]
-        creation_timestamp=r.string(meta, "creationTimestamp", _META),
+        creation_timestamp=r.timestamp(meta, "creationTimestamp", _META),
         uid=r.string(meta, "uid", _META) or None,
         raw=obj,
         origin=origin,

@@ -66,6 +66,10 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "minMember",
     ),
     "duplicate": (NODE + "---\n" + NODE, 13, 9, "duplicate"),
+    "not-a-time": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
+                   "  creationTimestamp: yesterday\n"), 6, 22, "RFC 3339"),
+    "time-without-offset": (POD.format(cpu="1").replace("  name: p\n", "  name: p\n"
+                            "  creationTimestamp: '2024-06-09T00:00:00'\n"), 5, 22, "RFC 3339"),
     "empty": ("", None, None, "no Kubernetes objects"),
     "binary": (b"\x00\x01\x02binary\xff", None, None, "not a text file"),
     "alias-bomb": (BOMB, None, None, "alias"),

@@ -727,3 +727,23 @@ def test_every_pod_of_a_kueue_pod_group_carries_its_total_count() -> None:
     assert job_group.gangs[0].group.min_member == 3  # the largest count, as the verifier reads it
     with pytest.raises(InputError, match="pod team-a/sim-1: annotation kueue.x-k8s.io/pod-group-total-count"):
         group_pods(Snapshot(nodes=(), pods=(member("sim-0", total), member("sim-1", {}))))
+
+
+def test_queue_order_compares_creation_times_not_their_spelling(tmp_path) -> None:
+    """05:00+06:00 is 23:00 the day before: that pod was created first, though its text sorts
+    last. Times are kept as the API server keeps them (UTC, whole seconds, Z)."""
+    from gangplan.loader import load_snapshot
+
+    text = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml, creationTimestamp: '{when}'}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+        for name, when in [("a-later", "2024-01-01T00:00:00Z"), ("b-earlier", "2024-01-01T05:00:00+06:00"),
+                           ("c-same-second", "2023-12-31T23:00:00.750Z")]
+    )
+    path = tmp_path / "pods.yaml"
+    path.write_text(text)
+    snapshot = load_snapshot([str(path)])
+    assert [p.creation_timestamp for p in snapshot.pods] == [
+        "2024-01-01T00:00:00Z", "2023-12-31T23:00:00Z", "2023-12-31T23:00:00Z"
+    ]
+    assert [jg.key for jg in group_pods(snapshot).job_groups] == ["ml/b-earlier", "ml/c-same-second", "ml/a-later"]
