@@ -184,7 +184,7 @@ def _run(command: F) -> F:
             if _State.debug:
                 raise
             if exc.position is None and exc.origin is not None:
-                exc.position = locate(exc.origin, ())
+                exc.position = locate(exc.origin, exc.field)
             _fail(str(exc), exc.exit_code)
         except GangplanError as exc:
             if _State.debug:

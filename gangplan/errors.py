@@ -51,12 +51,18 @@ class InputError(GangplanError):
     exit_code = 2
 
     def __init__(
-        self, message: str, position: Position | None = None, *, origin: object = None
+        self,
+        message: str,
+        position: Position | None = None,
+        *,
+        origin: object = None,
+        field: tuple[str | int, ...] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
         self.position = position
         self.origin = origin  # a model.Origin the CLI may turn into a position
+        self.field = field  # the path inside that object the message is about
 
     def __str__(self) -> str:
         return f"{self.position}: {self.message}" if self.position else self.message

@@ -368,6 +368,7 @@ def _kueue_total(pod: Pod) -> int:
             f"pod {pod.key}: annotation {KUEUE_TOTAL_ANNOTATION} must be a positive integer, "
             f"got {raw!r}",
             origin=pod.origin,
+            field=("metadata", "annotations", KUEUE_TOTAL_ANNOTATION),
         )
     return total
 

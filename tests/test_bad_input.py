@@ -66,6 +66,9 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "minMember",
     ),
     "duplicate": (NODE + "---\n" + NODE, 13, 9, "duplicate"),
+    "kueue-total-count": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
+                          "  labels: {kueue.x-k8s.io/pod-group-name: g}\n"
+                          "  annotations:\n    kueue.x-k8s.io/pod-group-total-count: two\n"), 8, 43, "total-count"),
     "not-a-time": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
                    "  creationTimestamp: yesterday\n"), 6, 22, "RFC 3339"),
     "time-without-offset": (POD.format(cpu="1").replace("  name: p\n", "  name: p\n"
