@@ -174,6 +174,17 @@ class PlanFormatError(ValueError):
     """The document is not a Plan gangplan can read; the message says what is wrong."""
 
 
+def _part(data: Mapping[str, Any], key: str, kind: type, where: str = "") -> Any:
+    """``data[key]`` when it has the JSON type the schema gives it; absent or null is empty."""
+    value = data.get(key)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        expected = "an object" if kind is dict else "a list"
+        raise PlanFormatError(f"{where}{key}: expected {expected}, got {type(value).__name__}")
+    return value
+
+
 def plan_from_dict(data: Any) -> Plan:
     """Read a Plan back. Only what ``verify`` and ``diff`` need is required."""
     if not isinstance(data, dict) or data.get("kind") != "Plan":
@@ -182,7 +193,7 @@ def plan_from_dict(data: Any) -> Plan:
     if version != SCHEMA_VERSION:
         raise PlanFormatError(f"schemaVersion {version!r} is not supported (expected {SCHEMA_VERSION})")
     placements = []
-    for index, item in enumerate(data.get("placements") or []):
+    for index, item in enumerate(_part(data, "placements", list)):
         if not isinstance(item, dict):
             raise PlanFormatError(f"placements[{index}]: expected an object")
         pod, node = item.get("pod"), item.get("node")
@@ -197,9 +208,10 @@ def plan_from_dict(data: Any) -> Plan:
             Placement(namespace, name, node, uid if isinstance(uid, str) else None, group if isinstance(group, str) else "")
         )
     groups = []
-    for item in data.get("groups") or []:
+    for index, item in enumerate(_part(data, "groups", list)):
         if not isinstance(item, dict):
             continue
+        where = f"groups[{index}]."
         groups.append(
             GroupOutcome(
                 key=str(item.get("name", "")),
@@ -212,12 +224,12 @@ def plan_from_dict(data: Any) -> Plan:
                 scheduled=int(item.get("scheduled") or 0),
                 reason=str(item.get("reason") or ""),
                 api=str(item.get("api") or ""),
-                domains={k: tuple(v) for k, v in (item.get("domains") or {}).items()},
-                preferred=tuple((item.get("spans") or {}).keys()),
+                domains={k: tuple(v) for k, v in _part(item, "domains", dict, where).items()},
+                preferred=tuple(_part(item, "spans", dict, where).keys()),
                 succeeded=int(item.get("succeeded") or 0),
             )
         )
-    solver = data.get("solver") or {}
+    solver = _part(data, "solver", dict)
     report = SolverReport(
         solver=str(solver.get("solver", "")),
         policy=str(solver.get("policy", "")),
@@ -225,13 +237,13 @@ def plan_from_dict(data: Any) -> Plan:
         chosen=str(solver.get("chosen", "")),
         objective=tuple(
             ObjectiveValue(str(o["name"]), int(o["value"]), str(o["sense"]), o.get("bound"))
-            for o in solver.get("objective") or []
+            for o in _part(solver, "objective", list, "solver.")
             if isinstance(o, dict) and "name" in o and "value" in o and "sense" in o
         ),
         gap=solver.get("gap"),
         wall_time=float(solver.get("wallTime") or 0.0),
     )
-    recorded = (data.get("topology") or {}).get("levels")
+    recorded = _part(data, "topology", dict).get("levels")
     if recorded is not None and not (isinstance(recorded, list) and all(isinstance(k, str) for k in recorded)):
         raise PlanFormatError("topology.levels: expected a list of label keys")
     levels = None if recorded is None else tuple(recorded)

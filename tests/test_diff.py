@@ -428,3 +428,26 @@ def test_small_changes_are_not_rounded_away() -> None:
     (line,) = [text for _, text in diff.unified_lines() if text.startswith("  total")]
     assert "cpu 0.00% -> 0.01%" in line
     assert f"memory 0/{1000 * Gi} -> {Mi}/{1000 * Gi}" in line
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("topology", "rack", "topology: expected an object, got str"),
+        ("solver", ["cp-sat"], "solver: expected an object, got list"),
+        ("placements", {"pod": "ml/a"}, "placements: expected a list, got dict"),
+        ("groups.domains", ["tor"], "groups[0].domains: expected an object, got list"),
+    ],
+)
+def test_a_plan_field_of_the_wrong_type_is_named(field: str, value: object, message: str) -> None:
+    """Not 'AttributeError: str object has no attribute get' (user review)."""
+    from gangplan.plan import PlanFormatError
+
+    data = plan_to_dict(plan(tiny(), Options(solver="greedy")))
+    if field == "groups.domains":
+        data["groups"][0]["domains"] = value
+    else:
+        data[field] = value
+    with pytest.raises(PlanFormatError) as raised:
+        plan_from_dict(data)
+    assert str(raised.value) == message
