@@ -393,11 +393,19 @@ GangOpt = Annotated[
 
 def _with_gangs(snapshot: Snapshot, gangs: Optional[list[str]]) -> Snapshot:
     """Seed 002's --gang: workload manifests that do not exist yet, made one all-or-nothing gang."""
+    owner: dict[str, str] = {}  # file -> the --gang that took it
     for spec in gangs or []:
         name, sep, files = spec.partition("=")
         paths = [f for f in files.split(",") if f]
         if not sep or not name or not paths:
             raise UsageError(f"--gang {spec!r}: expected NAME=FILE[,FILE...]")
+        if name in owner.values():
+            raise UsageError(f"--gang {name} is given twice; give each gang its own name")
+        for path in paths:
+            if path in owner:
+                where = "is given twice" if owner[path] == name else f"is already in --gang {owner[path]}"
+                raise UsageError(f"--gang {name}: {path} {where}")
+            owner[path] = name
         objects = within_limits(read_objects(paths, limits=_State.limits), _State.limits, workloads=True)
         group, pods = gang_from_objects(name, objects)
         snapshot = with_gang(snapshot, group, pods)

@@ -339,6 +339,14 @@ def test_gang_of_workload_manifests_from_the_command_line(tmp_path: Path) -> Non
     result = runner.invoke(app, ["check", cluster, "--gang", gang, "--group", "ml/train"])
     assert result.exit_code == 1 and "FAIL ml/train" in result.stdout
     assert runner.invoke(app, ["plan", cluster, "--gang", "no-files"]).exit_code == 2
+    # a flag repeated is the command line's mistake, named as such, not the snapshot's
+    for flags, message in [
+        (["--gang", gang, "--gang", gang], "error: --gang train is given twice; give each gang its own name"),
+        (["--gang", gang, "--gang", f"other={sts}"], f"error: --gang other: {sts} is already in --gang train"),
+        (["--gang", f"train={sts},{sts}"], f"error: --gang train: {sts} is given twice"),
+    ]:
+        twice = runner.invoke(app, ["plan", cluster, *flags])
+        assert twice.exit_code == 2 and twice.stderr.strip().splitlines()[-1] == message
 
 
 # ----------------------------------------------------------------- pods kube-scheduler leaves alone
