@@ -336,15 +336,20 @@ def _umask() -> int:
     return mask
 
 
-SnapshotArg = Annotated[list[str], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False)]
+SnapshotArg = Annotated[
+    list[str], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False, metavar="SNAPSHOT")
+]
 LevelsOpt = Annotated[
     Optional[str],
     typer.Option(
         "--levels",
+        metavar="KEY[,KEY...]",
         help="Topology level label keys, largest first, comma-separated (a Topology object in the snapshot wins).",
     ),
 ]
-GpuOpt = Annotated[str, typer.Option("--gpu-resource", help="The resource sort rules and figures call GPU.")]
+GpuOpt = Annotated[
+    str, typer.Option("--gpu-resource", metavar="RESOURCE", help="The resource sort rules and figures call GPU.")
+]
 
 
 def _levels(levels: Optional[str]) -> tuple[str, ...] | None:
@@ -386,6 +391,7 @@ GangOpt = Annotated[
     Optional[list[str]],
     typer.Option(
         "--gang",
+        metavar="NAME=FILE[,FILE...]",
         help="NAME=FILE[,FILE...]: plan the Pods and workloads in these files as one gang (all of them); repeatable.",
     ),
 ]
@@ -563,8 +569,10 @@ def plan_command(
 ) -> None:
     """Plan where every pending gang goes, all-or-nothing.
 
-    Example: gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
-    Example: gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
+    \b
+    Examples:
+      gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
+      gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     # Everything is rendered before anything is written: a failure leaves no file behind.
@@ -592,7 +600,7 @@ def check_command(
     snapshot: SnapshotArg,
     group: Annotated[
         Optional[list[str]],
-        typer.Option("--group", help="Only these groups (namespace/name, or a name unique across namespaces); repeatable."),
+        typer.Option("--group", metavar="NS/NAME", help="Only these groups (namespace/name, or a name unique across namespaces); repeatable."),
     ] = None,
     format: Annotated[
         CheckFormat, typer.Option("--format", "-o", "--output", help="text, github (annotations) or junit (XML).")
@@ -612,7 +620,9 @@ def check_command(
 
     Without --group, every group with pending pods is checked.
 
-    Example: gangplan check cluster.yaml jobs/ --group ml/train --format github
+    \b
+    Example:
+      gangplan check cluster.yaml jobs/ --group ml/train --format github
     """
     loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     if group:
@@ -722,8 +732,13 @@ _DIFF_STYLES = {"header": "bold", "add": "green", "remove": "red", "change": "ye
 @app.command("diff")
 @_run
 def diff_command(
-    snapshot: Annotated[Optional[list[str]], typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False)] = None,
-    plan_files: Annotated[list[str], typer.Option("--plan", help="A Plan or List of Bindings; give it twice to compare two plans.")] = [],
+    snapshot: Annotated[
+        Optional[list[str]],
+        typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False, metavar="SNAPSHOT"),
+    ] = None,
+    plan_files: Annotated[
+        list[str], typer.Option("--plan", metavar="FILE", help="A Plan or List of Bindings; give it twice to compare two plans.")
+    ] = [],
     output: Annotated[DiffOutput, typer.Option("--output", "-o", help="diff (unified style) or json.")] = DiffOutput.diff,
     output_file: OutputFileOpt = None,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when anything differs, like git diff --exit-code.")] = False,
@@ -732,8 +747,10 @@ def diff_command(
 ) -> None:
     """What a plan changes against the snapshot, or what differs between two plans.
 
-    Example: gangplan diff snapshots/gpu-cluster.yaml --plan plan.json
-    Example: gangplan diff --plan ordered.json --plan optimal.json --exit-code
+    \b
+    Examples:
+      gangplan diff snapshots/gpu-cluster.yaml --plan plan.json
+      gangplan diff --plan ordered.json --plan optimal.json --exit-code
     """
     if len(plan_files) not in (1, 2):
         raise UsageError("diff takes --plan PLAN with a snapshot, or --plan A --plan B")
@@ -777,7 +794,9 @@ def _emit_diff(result: PlanDiff, output: DiffOutput, output_file: Optional[Path]
 @app.command("explain")
 @_run
 def explain_command(
-    group: Annotated[str, typer.Argument(help="The PodGroup: namespace/name, or a name unique across namespaces.")],
+    group: Annotated[
+        str, typer.Argument(metavar="GROUP", help="The PodGroup: namespace/name, or a name unique across namespaces.")
+    ],
     snapshot: SnapshotArg,
     solver: SolverOpt = Solver.cp_sat,
     policy: PolicyOpt = Policy.optimal,
@@ -790,7 +809,9 @@ def explain_command(
 ) -> None:
     """Plan, then say what happens to one group and, if it is not placed, the first thing that stops it.
 
-    Example: gangplan explain ml/llm-pretrain snapshots/small.yaml
+    \b
+    Example:
+      gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
     _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, model=model)
     g = find_group(result.groups, group, "explain")
@@ -819,14 +840,18 @@ def explain_command(
 @_run
 def verify_command(
     snapshot: SnapshotArg,
-    plan_file: Annotated[str, typer.Option("--plan", help="A Plan (-o plan) or a List of Bindings (-o json/yaml).")],
+    plan_file: Annotated[
+        str, typer.Option("--plan", metavar="FILE", help="A Plan (-o plan) or a List of Bindings (-o json/yaml).")
+    ],
     levels: LevelsOpt = None,
 ) -> None:
     """Check a placement against every rule, independently of the solver; report spans. Exit 1 on a violation.
 
     Topology levels come from the Plan when it records them, else as for `plan`.
 
-    Example: gangplan verify snapshots/small.yaml --plan plan.json
+    \b
+    Example:
+      gangplan verify snapshots/small.yaml --plan plan.json
     """
     loaded = _load(snapshot)
     given = read_plan(plan_file)
@@ -965,7 +990,9 @@ def topology_command(
     Free counts only Ready, schedulable nodes, net of running pods' requests. In JSON, cpu is
     in millicores and memory in bytes.
 
-    Example: gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
+    \b
+    Example:
+      gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
     """
     loaded = _load(snapshot)
     keys, warnings = resolve_levels(loaded, _levels(levels))
@@ -1014,7 +1041,10 @@ def _flavour(text: str) -> Any:
 @app.command("generate")
 @_run
 def generate_command(
-    shape: Annotated[str, typer.Option("--shape", help="bigPods x miniPods per bigPod x tors per miniPod x nodes per tor.")] = "4x4x8x16",
+    shape: Annotated[
+        str,
+        typer.Option("--shape", metavar="BxMxTxN", help="bigPods x miniPods per bigPod x tors per miniPod x nodes per tor."),
+    ] = "4x4x8x16",
     groups: Annotated[int, typer.Option("--groups", help="Pending PodGroups to create.")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Same seed and options, same snapshot.")] = 0,
     utilisation: Annotated[float, typer.Option("--utilisation", help="Share of GPUs held by running pods (0-1).")] = 0.5,
@@ -1029,6 +1059,7 @@ def generate_command(
         Optional[list[str]],
         typer.Option(
             "--flavour",
+            metavar="TYPE:GPUS:CPU:MEMORY[:WEIGHT]",
             help="A node flavour INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT], e.g. gpu-h100x8:8:192:2Ti:0.5; repeat for a mix (default: H100, A100 and L40S nodes).",
         ),
     ] = None,
@@ -1051,7 +1082,9 @@ def generate_command(
     1-8 GPUs each; required / preferred topology terms, priorities, node selectors and
     tolerations) in the scheduler-plugins, Volcano and Godel dialects.
 
-    Example: gangplan generate --shape 4x4x8x16 --groups 400 --seed 1 --output-file m.json
+    \b
+    Example:
+      gangplan generate --shape 4x4x8x16 --groups 400 --seed 1 --output-file m.json
     """
     nodes_from = None
     if from_trace is not None:

@@ -86,10 +86,17 @@ def test_wide_output_adds_columns() -> None:
     assert "node-gpu-" in row
 
 
-@pytest.mark.parametrize("command", ["plan", "check", "explain", "verify", "topology"])
+@pytest.mark.parametrize("command", ["plan", "check", "diff", "explain", "verify", "topology", "generate"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
-    result = runner.invoke(app, [command, "--help"])
-    assert result.exit_code == 0 and "Example: gangplan " in result.stdout
+    """Each example on its own line, as typed (not folded into the text around it), and
+    options named by what they take (NAME=FILE, KEY[,KEY...]), not by Python types."""
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0 and any(line.strip() in ("Example:", "Examples:") for line in lines)
+    examples = [line for line in lines if line.startswith("    gangplan ")]
+    assert examples and all(line.count("gangplan ") == 1 for line in examples)
+    options = [line for line in lines if line.lstrip().startswith("--")]
+    assert options and not any("<list[str]>" in line or "<str>" in line for line in options)
 
 
 def test_shell_completion_script() -> None:
