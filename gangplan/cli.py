@@ -21,7 +21,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, Optional, Sequence, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -650,7 +650,7 @@ def check_command(
         raise typer.Exit(1)
 
 
-def find_group(groups: tuple[GroupOutcome, ...] | list[GroupOutcome], name: str, asked_by: str) -> GroupOutcome:
+def find_group(groups: Sequence[GroupOutcome], name: str, asked_by: str) -> GroupOutcome:
     """A group by namespace/name, or by a name no other namespace uses (as `kubectl get`
     takes a name in the current namespace); a near miss is suggested."""
     exact = [g for g in groups if g.key == name]

@@ -178,7 +178,7 @@ class _Reader:
             when = datetime.fromisoformat(value)
         except ValueError:
             when = None
-        if when is None or when.tzinfo is None or "T" not in value.upper():
+        if when is None or when.tzinfo is None or "T" not in value:
             self.wrong(at + (key,), "an RFC 3339 time like 2024-06-09T00:00:00Z", value)
         return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 

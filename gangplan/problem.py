@@ -510,8 +510,8 @@ def _quorum_shares(
     sum, and weights rounded per pod keep equal totals of the same pods equal."""
     alike: dict[tuple[tuple[str, int], ...], int] = defaultdict(int)
     for gang in jg.gangs:
-        members = [sorted(pods, key=lambda p: p.name) for pods in (gang.running, gang.succeeded, gang.pending)]
-        for pod in [*members[0], *members[1], *members[2]][: gang.group.min_member]:
+        members = [p for pods in (gang.running, gang.succeeded, gang.pending) for p in sorted(pods, key=lambda p: p.name)]
+        for pod in members[: gang.group.min_member]:
             alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and total.get(k)))] += 1
     shares: dict[Fraction, int] = defaultdict(int)
     for asked, pods in alike.items():
@@ -550,10 +550,10 @@ def _elsewhere_warning(pods: Sequence[Pod]) -> str:
     """Pods bound to nodes the snapshot lacks (`kubectl get nodes -l ...`, or a node deleted
     between two dumps): their room is on no planned node, but gang members among them still run."""
     first = pods[0]
-    more = f" and {len(pods) - 1} more" if len(pods) > 1 else ""
+    more = f" and {len(pods) - 1} more run" if len(pods) > 1 else " runs"
     nodes = len({p.node_name for p in pods})
     return (
-        f"pod {first.key}{more} run on {nodes} node{'s' if nodes != 1 else ''} not in the snapshot "
+        f"pod {first.key}{more} on {nodes} node{'s' if nodes != 1 else ''} not in the snapshot "
         f"(first: {first.node_name}): their room is not planned; gang members among them count as running"
     )
 
