@@ -67,6 +67,7 @@ TOPOLOGY_APIS = (
 _POD_GROUP_VERSIONS = tuple(api.value for api in POD_GROUP_APIS)
 _SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memory"}
 _PHASES = tuple(phase.value for phase in PodPhase)
+_RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
 _META: Path = ("metadata",)
@@ -169,18 +170,23 @@ class _Reader:
         self.wrong(at + (key,), "a non-empty string" if required else "a string", value)
 
     def timestamp(self, d: Mapping[str, Any], key: str, at: Path) -> str:
-        """An RFC 3339 time as the API server keeps it (UTC, whole seconds, ``Z``), so that
-        queue order, which compares them as text, compares times; absent is ""."""
+        """An RFC 3339 time, as Go's time.RFC3339 parses it, kept as the API server keeps it
+        (UTC, whole seconds, ``Z``), so that queue order, which compares them as text,
+        compares times; absent is ""."""
         value = self.string(d, key, at)
         if not value:
             return ""
-        try:
-            when = datetime.fromisoformat(value)
-        except ValueError:
-            when = None
-        if when is None or when.tzinfo is None or "T" not in value:
+        when = None
+        if _RFC3339.fullmatch(value):
+            try:
+                when = datetime.fromisoformat(value).astimezone(timezone.utc)
+            except (ValueError, OverflowError):
+                pass
+        if when is None:
             self.wrong(at + (key,), "an RFC 3339 time like 2024-06-09T00:00:00Z", value)
-        return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return (
+            f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
+        )
 
     def integer(
         self,

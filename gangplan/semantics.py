@@ -375,7 +375,10 @@ def _kueue_total(pod: Pod) -> int:
 
 def queue_order(gang: Gang) -> tuple:
     """QueueSort: priority high first, then creation time, then namespace/name."""
-    return (-gang.priority, gang.group.creation_timestamp, gang.group.namespace, gang.group.name)
+    created = gang.group.creation_timestamp
+    # No timestamp: not created yet (a --gang, a Volcano Job to submit), so it is created now,
+    # after everything already waiting.
+    return (-gang.priority, not created, created, gang.group.namespace, gang.group.name)
 
 
 def _job_groups(gangs: list[Gang]) -> list[JobGroup]:

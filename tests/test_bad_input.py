@@ -71,6 +71,10 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
                           "  annotations:\n    kueue.x-k8s.io/pod-group-total-count: two\n"), 8, 43, "total-count"),
     "not-a-time": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
                    "  creationTimestamp: yesterday\n"), 6, 22, "RFC 3339"),
+    "time-out-of-range": (POD.format(cpu="1").replace("  name: p\n", "  name: p\n"
+                          "  creationTimestamp: '9999-12-31T23:59:59-01:00'\n"), 5, 22, "RFC 3339"),
+    "time-basic-format": (POD.format(cpu="1").replace("  name: p\n", "  name: p\n"
+                          "  creationTimestamp: '20240601T070000Z'\n"), 5, 22, "RFC 3339"),
     "time-without-offset": (POD.format(cpu="1").replace("  name: p\n", "  name: p\n"
                             "  creationTimestamp: '2024-06-09T00:00:00'\n"), 5, 22, "RFC 3339"),
     "empty": ("", None, None, "no Kubernetes objects"),

@@ -349,6 +349,23 @@ def test_gang_of_workload_manifests_from_the_command_line(tmp_path: Path) -> Non
         assert twice.exit_code == 2 and twice.stderr.strip().splitlines()[-1] == message
 
 
+@pytest.mark.parametrize("policy", ["ordered", "optimal"])
+def test_a_gang_to_create_waits_behind_groups_already_queued(tmp_path: Path, policy: str) -> None:
+    """A --gang has no creationTimestamp: created now, it queues after a PodGroup already
+    pending at the same priority, which keeps the one node both want (user review: it sorted
+    first, as an empty string, and took the node)."""
+    queued = pod_group("queued", 1)
+    queued["metadata"]["creationTimestamp"] = "2024-06-01T00:00:00Z"
+    cluster = write(tmp_path, [node("n0", gpus=8), queued, *pods("queued", 1, 8)])
+    whatif = tmp_path / "whatif.yaml"
+    whatif.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new-0", "namespace": "ml"},
+                                      "spec": {"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "8"}}}]}}))
+    placed = {key: g["placed"] for key, g in plan_of(cluster, "--gang", f"new={whatif}", "--policy", policy).items()}
+    assert placed == {"ml/queued": True, "ml/new": False}
+    check = runner.invoke(app, ["check", cluster, "--gang", f"new={whatif}", "--group", "new", "--policy", policy])
+    assert check.exit_code == 1 and "FAIL ml/new" in check.stdout
+
+
 # ----------------------------------------------------------------- pods kube-scheduler leaves alone
 
 def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:

@@ -735,15 +735,20 @@ def test_queue_order_compares_creation_times_not_their_spelling(tmp_path) -> Non
     from gangplan.loader import load_snapshot
 
     text = "".join(
-        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml, creationTimestamp: '{when}'}}\n"
-        "spec: {containers: [{name: c, image: x}]}\n"
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml"
+        + (f", creationTimestamp: '{when}'" if when else "")
+        + "}\nspec: {containers: [{name: c, image: x}]}\n"
         for name, when in [("a-later", "2024-01-01T00:00:00Z"), ("b-earlier", "2024-01-01T05:00:00+06:00"),
-                           ("c-same-second", "2023-12-31T23:00:00.750Z")]
+                           ("c-same-second", "2023-12-31T23:00:00.750Z"), ("0-unborn", None),
+                           ("d-ancient", "0999-06-01T00:00:00Z")]
     )
     path = tmp_path / "pods.yaml"
     path.write_text(text)
     snapshot = load_snapshot([str(path)])
     assert [p.creation_timestamp for p in snapshot.pods] == [
-        "2024-01-01T00:00:00Z", "2023-12-31T23:00:00Z", "2023-12-31T23:00:00Z"
+        "2024-01-01T00:00:00Z", "2023-12-31T23:00:00Z", "2023-12-31T23:00:00Z", "", "0999-06-01T00:00:00Z"
     ]
-    assert [jg.key for jg in group_pods(snapshot).job_groups] == ["ml/b-earlier", "ml/c-same-second", "ml/a-later"]
+    # a pod with no time is not created yet (as a --gang's): it comes after every one that waits
+    assert [jg.key for jg in group_pods(snapshot).job_groups] == [
+        "ml/d-ancient", "ml/b-earlier", "ml/c-same-second", "ml/a-later", "ml/0-unborn"
+    ]
