@@ -660,7 +660,8 @@ def _topology_checks(
     """Required terms, outside-topology and spans, for every group with a placed pod.
 
     The members that count are the running ones and the placed ones, on nodes of the
-    snapshot. A pending pod in no gang is a group of one: it is checked (a Kueue annotation
+    snapshot; a running member on a node the snapshot lacks breaks a required term, whose
+    domain then cannot be checked. A pending pod in no gang is a group of one: it is checked (a Kueue annotation
     may give it a term) but has no spans entry.
     """
     checked: list[tuple[_Gang, bool]] = [
@@ -673,12 +674,25 @@ def _topology_checks(
     spans: dict[str, dict[str, int]] = {}
     for gang, is_gang in checked:
         located: list[tuple[Pod, Node]] = []
+        unknown: list[Pod] = []  # running on a node the snapshot lacks: in no domain we can name
         for pod in gang.members:
             where = placed.get(pod.key) or (pod.node_name if _is_running(pod) else None)
             if where is not None and where in nodes:
                 located.append((pod, nodes[where]))
+            elif where is not None and pod.key not in placed:
+                unknown.append(pod)
         required, preferred = _topology_terms(gang, levels)
         for key in required:
+            if unknown:
+                found.append(
+                    Violation(
+                        "required-topology",
+                        gang.key,
+                        f"required {key}: running member {unknown[0].key} is on node {unknown[0].node_name}, "
+                        "which is not in the snapshot, so its domain is unknown",
+                    )
+                )
+                continue
             message = _required_message(key, located, levels)
             if message is not None:
                 found.append(Violation("required-topology", gang.key, message))

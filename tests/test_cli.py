@@ -376,3 +376,12 @@ def test_pods_on_nodes_the_snapshot_lacks_are_a_warning_and_gang_members_among_t
         assert ran.exit_code in (0, 1) and (ran.exception is None or isinstance(ran.exception, SystemExit)), args
     explained = invoke("explain", "ml/racked", str(snapshot))
     assert "not placed: required rack: running member ml/racked-0 is on node cpu-8" in explained.stdout
+    # the verifier refuses what the planner refused: a placement it cannot check the term of
+    bindings = tmp_path / "bindings.json"
+    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}} for name in ("racked-1", "racked-2")
+    ]}))
+    refused = invoke("verify", str(snapshot), "--plan", str(bindings))
+    assert refused.exit_code == 1
+    assert "required-topology ml/racked: required rack: running member ml/racked-0 is on node cpu-8" in refused.stdout
