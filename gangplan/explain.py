@@ -128,6 +128,13 @@ def reason(
             verb = "can be scheduled" if gang.blocked else ("exists" if exist == 1 else "exist")
             blocked = f" ({gang.blocked})" if gang.blocked else ""
             return f"{who}NotEnoughTasks: {plural(exist, 'pod')} {verb}, minMember is {gang.min_member}{blocked}"
+        for task in gang.tasks:
+            if (have := task.counted + task.pending) < task.minimum:
+                verb = "exists" if have == 1 else "exist"
+                return (
+                    f"{who}NotEnoughTasks: task {task.task}: {plural(have, 'pod')} {verb}, "
+                    f"minTaskMember is {task.minimum}"
+                )
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))

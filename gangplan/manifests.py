@@ -332,7 +332,8 @@ def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup
 
     Pods are ``<job>-<task>-<index>``; a task without a name is ``default<index>``. The job's
     ``minAvailable`` defaults (when absent or 0) to the sum over tasks of their ``minAvailable``,
-    or ``replicas`` for a task without one; ``minTaskMember`` holds the tasks that set one.
+    or ``replicas`` for a task without one; ``minTaskMember`` holds every task's, a task without
+    one at its ``replicas``, as the webhook defaults it.
     ``queue`` defaults to "default"; the job's ``priorityClassName`` is the group's, and each
     pod's when its template names none. ``schedulerName`` is ignored.
     """
@@ -373,7 +374,7 @@ def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup
                 r.fail(
                     at + ("minAvailable",), f"{minimum} is more than the task's {replicas} replicas"
                 )
-            task_minimums[task_name] = minimum
+        task_minimums[task_name] = replicas if minimum is None else minimum
         total += replicas
         default_minimum += replicas if minimum is None else minimum
         template = _template(r, task, "template", at, _NAME)

@@ -567,6 +567,10 @@ def _blocked(gang: Gang) -> str:
 
 
 def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:
+    """Volcano checks task minimums only when minMember is at least their sum (JobInfo's
+    CheckTaskValid and CheckTaskReady); below it, minMember alone holds."""
+    if gang.group.min_member < sum(gang.group.min_task_member.values()):
+        return ()
     result = []
     for task, minimum in sorted(gang.group.min_task_member.items()):
         result.append(

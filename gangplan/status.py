@@ -15,7 +15,8 @@ and are left out), in the Plan's group order:
   otherwise. A group with nothing running or pending keeps a terminal phase its controller
   gave it (Finished, Completed, Failed): those are the controller's to write, not a scheduler's.
 - ``conditions``: a group the plan cannot place gets ``Unschedulable`` (reason NotEnoughTasks
-  when fewer pods exist than minMember, else NotEnoughResources; message = the plan's reason).
+  when fewer pods exist than minMember, or than a Volcano task's minTaskMember, else
+  NotEnoughResources; message = the plan's reason).
   Stale Unschedulable conditions are dropped from placed groups; other conditions are kept.
 """
 
@@ -114,7 +115,9 @@ def group_status(
         condition: dict[str, Any] = {
             "type": UNSCHEDULABLE,
             "status": "True",
-            "reason": NOT_ENOUGH_TASKS if exist < min_member else NOT_ENOUGH_RESOURCES,
+            "reason": NOT_ENOUGH_TASKS
+            if exist < min_member or outcome.reason.startswith(f"{NOT_ENOUGH_TASKS}:")
+            else NOT_ENOUGH_RESOURCES,
             "message": outcome.reason,
         }
         if now is not None:

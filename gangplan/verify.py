@@ -408,7 +408,9 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
                         f"{_figure(resource, need)}",
                     )
                 )
-    for task in sorted(group.min_task_member):
+    # Volcano checks task minimums only when minMember is at least their sum.
+    checked_tasks = group.min_task_member if gang.min_member >= sum(group.min_task_member.values()) else {}
+    for task in sorted(checked_tasks):
         need = group.min_task_member[task]
         have = sum(1 for p in counted if _role(p) == task)
         if have < need:

@@ -416,24 +416,40 @@ def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> 
     )
 
 
-@pytest.mark.parametrize("labelled_gpus,reason", [
-    (1, "task worker: at most 1 of minTaskMember 2 pods fit even with nothing else planned"),
-    (None, "insufficient nvidia.com/gpu (quorum needs 2, 1 free) on Ready, schedulable nodes"),
+@pytest.mark.parametrize("labelled_gpus,min_member,reason", [
+    (1, 3, "task worker: at most 1 of minTaskMember 2 pods fit even with nothing else planned"),
+    (None, 3, "insufficient nvidia.com/gpu (quorum needs 2, 1 free) on Ready, schedulable nodes"),
+    (1, 2, ""),  # minMember below the tasks' sum: Volcano checks minMember alone
 ])
-def test_volcano_task_minimum_that_cannot_be_met_is_named(tmp_path: Path, labelled_gpus, reason: str) -> None:
-    """minTaskMember {worker: 2} with minMember 1: the reason is about the task, not 'does not
-    fit beside the groups placed' with nothing placed. Two 1-GPU workers: either the one node
-    their selector allows has a single GPU, or the cluster has one GPU in all."""
+def test_volcano_task_minimum_that_cannot_be_met_is_named(
+    tmp_path: Path, labelled_gpus, min_member: int, reason: str
+) -> None:
+    """minTaskMember {worker: 2, ps: 1}: the reason is about the task, not 'does not fit beside
+    the groups placed' with nothing placed. Two 1-GPU workers: either the one node their
+    selector allows has a single GPU, or the cluster has one GPU in all. With minMember 2,
+    below the tasks' sum of 3, Volcano skips the per-task check (CheckTaskValid), so one worker
+    and the ps make the quorum."""
     if labelled_gpus is None:
         objects = [node("only", gpus=1, labels={"pool": "gpu"})]
     else:
         objects = [node("picked", gpus=labelled_gpus, labels={"pool": "gpu"}), node("other", gpus=4)]
-    objects.append(pod_group("tf", 1, minTaskMember={"worker": 2}))
+    objects.append(pod_group("tf", min_member, minTaskMember={"worker": 2, "ps": 1}))
     workers = pods("tf", 2, 1, task="worker")
     for w in workers:
         w["spec"]["nodeSelector"] = {"pool": "gpu"}
-    groups = plan_of(write(tmp_path, [*objects, *workers]))
-    assert not groups["ml/tf"]["placed"] and groups["ml/tf"]["reason"] == reason
+    groups = plan_of(write(tmp_path, [*objects, *workers, *pods("tf", 2, 0, task="ps")]))
+    assert groups["ml/tf"]["placed"] == (not reason) and groups["ml/tf"]["reason"] == reason
+
+
+def test_a_volcano_task_with_too_few_pods_is_not_enough_tasks(tmp_path: Path) -> None:
+    """A task short of pods is NotEnoughTasks, as Volcano says NotEnoughPodsOfTask, not a
+    resource shortfall ('at most 0 ... fit'), in the reason and in -o status (user review)."""
+    objects = [node("n0"), pod_group("pt", 4, minTaskMember={"worker": 3, "launcher": 1})]
+    objects += pods("pt", 1, 0, task="master") + pods("pt", 3, 0, task="worker")
+    path = write(tmp_path, objects)
+    assert plan_of(path)["ml/pt"]["reason"] == "NotEnoughTasks: task launcher: 0 pods exist, minTaskMember is 1"
+    status = yaml.safe_load(runner.invoke(app, ["plan", path, "-o", "status"]).stdout)["items"][0]["status"]
+    assert status["conditions"][0]["reason"] == "NotEnoughTasks"
 
 
 def test_a_priority_class_the_snapshot_lacks_is_a_warning(tmp_path: Path) -> None:

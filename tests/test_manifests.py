@@ -278,12 +278,13 @@ def test_volcano_job_expands_as_volcano_names_its_pods() -> None:
 
 
 def test_volcano_job_minimum_defaults_as_its_webhook() -> None:
-    """Absent (or 0), the job's minAvailable is the sum of the tasks' (replicas without one)."""
+    """Absent (or 0), the job's minAvailable is the sum of the tasks' (replicas without one),
+    and a task without minAvailable has it at its replicas (the webhook's mutateSpec)."""
     text = VOLCANO_JOB.format(min_available=0)
     assert load_snapshot([write("a.yaml", text)]).pod_groups[0].min_member == 1 + 2
     text = text.replace("    minAvailable: 2\n", "")
     group = load_snapshot([write("b.yaml", text)]).pod_groups[0]
-    assert (group.min_member, group.min_task_member) == (1 + 4, {"ps": 1})
+    assert (group.min_member, group.min_task_member) == (1 + 4, {"ps": 1, "worker": 4})
 
 
 def test_batch_jobs_are_still_skipped_and_created_volcano_jobs_too() -> None:
