@@ -742,6 +742,7 @@ def diff_command(
     output: Annotated[DiffOutput, typer.Option("--output", "-o", help="diff (unified style) or json.")] = DiffOutput.diff,
     output_file: OutputFileOpt = None,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="Exit 1 when anything differs, like git diff --exit-code.")] = False,
+    gang: GangOpt = None,
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
 ) -> None:
@@ -756,7 +757,9 @@ def diff_command(
         raise UsageError("diff takes --plan PLAN with a snapshot, or --plan A --plan B")
     if len(plan_files) == 1 and not snapshot:
         raise UsageError("diff --plan PLAN needs the snapshot the plan was made from")
-    loaded = _load(snapshot) if snapshot else None
+    if gang and not snapshot:
+        raise UsageError("diff --gang adds to a snapshot: give the snapshot too")
+    loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
     plans = [read_plan(path) for path in plan_files]
     explicit = _levels(levels) or ()
     if len(plans) == 1:
@@ -806,6 +809,7 @@ def explain_command(
     levels: LevelsOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
     model: ModelOpt = Model.auto,
+    gang: GangOpt = None,
 ) -> None:
     """Plan, then say what happens to one group and, if it is not placed, the first thing that stops it.
 
@@ -813,7 +817,7 @@ def explain_command(
     Example:
       gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
-    _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, model=model)
+    _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     g = find_group(result.groups, group, "explain")
     lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
     finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
@@ -844,6 +848,7 @@ def verify_command(
         str, typer.Option("--plan", metavar="FILE", help="A Plan (-o plan) or a List of Bindings (-o json/yaml).")
     ],
     levels: LevelsOpt = None,
+    gang: GangOpt = None,
 ) -> None:
     """Check a placement against every rule, independently of the solver; report spans. Exit 1 on a violation.
 
@@ -853,7 +858,7 @@ def verify_command(
     Example:
       gangplan verify snapshots/small.yaml --plan plan.json
     """
-    loaded = _load(snapshot)
+    loaded = _with_gangs(_load(snapshot), gang)
     given = read_plan(plan_file)
     placements = list(given.placements)
     keys = given.levels if given.levels is not None and levels is None else resolve_levels(loaded, _levels(levels))[0]

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
-from .semantics import consumes_capacity, is_pending, node_allocatable, pod_requests
+from .semantics import consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
 from .topology import DEFAULT_GPU_RESOURCE, build_tree
 
 __all__ = [
@@ -337,9 +337,10 @@ def diff_snapshot(
     Levels are the plan's when it names any, else ``levels``.
     """
     warnings: list[str] = []
+    member_of = _member_of(snapshot)
     pods = tuple(
         sorted(
-            (PodChange(p.pod, p.group, None, p.node) for p in plan.placements),
+            (PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node) for p in plan.placements),
             key=lambda c: _key(c.pod),
         )
     )
@@ -388,6 +389,7 @@ def diff_plans(
     Levels are B's when it names any, else A's, else ``levels``.
     """
     warnings: list[str] = []
+    member_of = _member_of(snapshot) if snapshot is not None else {}
     in_a = {p.pod: p for p in a.placements}
     in_b = {p.pod: p for p in b.placements}
     pods = []
@@ -396,11 +398,13 @@ def diff_plans(
         old = pa.node if pa else None
         new = pb.node if pb else None
         if old != new:
-            group = (pb.group if pb else "") or (pa.group if pa else "")
+            group = (pb.group if pb else "") or (pa.group if pa else "") or member_of.get(pod, "")
             pods.append(PodChange(pod, group, old, new))
 
-    groups_a = {g.key: g for g in a.groups}
-    groups_b = {g.key: g for g in b.groups}
+    # A List of Bindings carries no group outcomes: groups are compared only between Plans.
+    both = bool(a.groups) and bool(b.groups)
+    groups_a = {g.key: g for g in a.groups} if both else {}
+    groups_b = {g.key: g for g in b.groups} if both else {}
     groups = []
     for key in sorted(set(groups_a) | set(groups_b), key=_key):
         ga, gb = groups_a.get(key), groups_b.get(key)
@@ -441,6 +445,16 @@ def diff_plans(
 def _key(namespaced: str) -> tuple[str, str]:
     namespace, _, name = namespaced.partition("/")
     return namespace, name
+
+
+def _member_of(snapshot: Snapshot) -> dict[str, str]:
+    """Each member pod's group, for placements (a List of Bindings) that do not name it."""
+    return {
+        pod.key: gang.key
+        for jg in group_pods(snapshot).job_groups
+        for gang in jg.gangs
+        for pod in (*gang.running, *gang.pending)
+    }
 
 
 def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:

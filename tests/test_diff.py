@@ -451,3 +451,23 @@ def test_a_plan_field_of_the_wrong_type_is_named(field: str, value: object, mess
     with pytest.raises(PlanFormatError) as raised:
         plan_from_dict(data)
     assert str(raised.value) == message
+
+
+def test_a_plan_and_its_own_bindings_do_not_differ() -> None:
+    """-o json (Bindings, no group outcomes) against -o plan of the same run: nothing differs,
+    and the pod lines still name their groups from the snapshot (user review: every placed
+    group was reported as newly placed, and --exit-code failed)."""
+    import yaml
+
+    from gangplan.plan import plan_from_document
+    from gangplan.render import render
+
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    assert result.placements and result.groups
+    bindings = plan_from_document(yaml.safe_load(render(result, "json", snapshot=snapshot)))
+    assert not bindings.groups and bindings.placements
+    for a, b in ((bindings, result), (result, bindings)):
+        assert diff_plans(a, b, snapshot).empty
+    alone = diff_snapshot(snapshot, bindings)
+    assert [c.group for c in alone.pods] == [p.group for p in sorted(result.placements, key=lambda p: p.pod)]

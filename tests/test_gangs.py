@@ -334,6 +334,15 @@ def test_gang_of_workload_manifests_from_the_command_line(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     out = runner.invoke(app, ["plan", cluster, "--gang", gang, "-o", "name"])
     assert out.stdout.splitlines() == ["pod/db-0", "pod/db-1", "pod/trainer-0", "pod/trainer-1", "pod/trainer-2"]
+    # verify, diff and explain take the same --gang, so a plan that creates pods can be checked
+    made = tmp_path / "made.json"
+    assert runner.invoke(app, ["plan", cluster, "--gang", gang, "-o", "plan", "--output-file", str(made)]).exit_code == 0
+    checked = runner.invoke(app, ["verify", cluster, "--gang", gang, "--plan", str(made)])
+    assert checked.exit_code == 0 and "ok: 5 placements satisfy every rule" in checked.stderr
+    assert runner.invoke(app, ["verify", cluster, "--plan", str(made)]).exit_code == 1  # the pods are unknown
+    changes = runner.invoke(app, ["diff", cluster, "--gang", gang, "--plan", str(made)])
+    assert changes.exit_code == 0 and "warning" not in changes.stderr and "cpu 0% -> " in changes.stdout
+    assert "placed: 5 pending pods on 1 node (n0)" in runner.invoke(app, ["explain", "train", cluster, "--gang", gang]).stdout
     # Five GPUs short: the CI question "does this set of manifests fit as one gang?" says no.
     deploy.write_text(deploy.read_text().replace("replicas: 3", "replicas: 5"))
     result = runner.invoke(app, ["check", cluster, "--gang", gang, "--group", "ml/train"])
