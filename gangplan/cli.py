@@ -284,11 +284,14 @@ def _main(
 
 
 def _load(paths: list[str]) -> Snapshot:
+    _stdin_once(paths)
     stdin = read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes) if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     if snapshot.skipped_kinds:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(snapshot.skipped_kinds.items()))
         _say(f"skipped objects gangplan does not use: {counts}")
+    if not snapshot.nodes and any(p.node_name is None for p in snapshot.pods):
+        _say("warning: the input has no Node objects, so nothing can be placed (add kubectl get nodes -o yaml)")
     return snapshot
 
 
@@ -630,10 +633,11 @@ def check_command(
         selected = list({g.key: g for g in chosen}.values())
     else:
         selected = [g for g in result.groups if g.pending]
+    unread = ""
     if not selected and loaded.skipped_kinds:
         # A CI gate green for want of anything it reads: say what it did not read.
-        kinds = ", ".join(sorted(loaded.skipped_kinds))
-        _say(f"warning: no pending group to check; gangplan does not read these inputs: {kinds}")
+        unread = f"no pending group to check; gangplan does not read these inputs: {', '.join(sorted(loaded.skipped_kinds))}"
+        _say(f"warning: {unread}")
     failed = [g for g in selected if not g.placed]
     where = _group_positions(loaded)
     if format is CheckFormat.junit:
@@ -641,7 +645,8 @@ def check_command(
         seconds = result.solver.deterministic_time if result.solver.workers <= 1 else result.solver.wall_time
         text = junit_report(selected, where, seconds)
     elif format is CheckFormat.github:
-        text = "".join(github_annotation(g, where.get(g.key)) for g in failed)
+        text = f"::warning title=gangplan check::{_escape_data(unread)}\n" if unread else ""
+        text += "".join(github_annotation(g, where.get(g.key)) for g in failed)
     else:
         text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
         text += f"{len(selected) - len(failed)}/{len(selected)} groups placed\n"
@@ -663,8 +668,9 @@ def find_group(groups: Sequence[GroupOutcome], name: str, asked_by: str) -> Grou
         keys = ", ".join(g.key for g in by_name[:3])
         raise UsageError(f"{asked_by} {name}: several groups have that name ({keys}); give namespace/name")
     keys = [g.key for g in groups]
-    near = difflib.get_close_matches(name, keys + [k.split("/", 1)[1] for k in keys], n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]}?" if near else ""
+    by_key = {k: k for k in keys} | {k.split("/", 1)[1]: k for k in keys if "/" not in name}
+    near = difflib.get_close_matches(name, list(by_key), n=1, cutoff=0.6)
+    hint = f"; did you mean {by_key[near[0]]}?" if near else ""
     raise UsageError(f"{asked_by} {name}: no such group in the snapshot{hint}")
 
 
@@ -759,6 +765,7 @@ def diff_command(
         raise UsageError("diff --plan PLAN needs the snapshot the plan was made from")
     if gang and not snapshot:
         raise UsageError("diff --gang adds to a snapshot: give the snapshot too")
+    _stdin_once([*(snapshot or []), *plan_files])
     loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
     plans = [read_plan(path) for path in plan_files]
     explicit = _levels(levels) or ()
@@ -858,6 +865,7 @@ def verify_command(
     Example:
       gangplan verify snapshots/small.yaml --plan plan.json
     """
+    _stdin_once([*snapshot, plan_file])
     loaded = _with_gangs(_load(snapshot), gang)
     given = read_plan(plan_file)
     placements = list(given.placements)
@@ -871,11 +879,17 @@ def verify_command(
     _say(f"ok: {len(placements)} placements satisfy every rule")
 
 
+def _stdin_once(paths: list[str]) -> None:
+    if paths.count("-") > 1:
+        raise UsageError("- (stdin) is given twice; it can feed one input")
+
+
 def read_plan(path: str) -> Plan:
     """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool."""
     if os.path.isdir(path):
         raise InputError("is a directory, not a Plan or a List of Bindings", Position(path))
-    documents = read_documents(path, limits=_State.limits)  # size, aliases and nesting bounded
+    stdin = read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes) if path == "-" else None
+    documents = read_documents(path, limits=_State.limits, stdin=stdin)  # size, aliases and nesting bounded
     if len(documents) > 1:
         raise InputError(f"expected one Plan or List of Bindings, found {len(documents)} documents", Position(path))
     try:
@@ -924,6 +938,9 @@ _API_SHORT = {
     "scheduling.orchestration.bytedance.com/v1alpha1": "godel",
     "kueue.x-k8s.io/pod-group": "kueue",
     "v1/Pod": "pod",
+    "extensions/v1beta1": "gang",
+    "batch.volcano.sh/v1alpha1": "volcano-job",
+    "gangplan.io/gang": "--gang",
 }
 
 
@@ -949,7 +966,8 @@ def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
             cells += [g.job_group, str(g.running), str(g.pending), str(g.scheduled), shown or "-"]
         if with_topology:
             cells.append(_domains_cell(g))
-        table.add_row(*cells, g.reason, style=style)
+        left = g.pending - g.scheduled if g.placed else 0
+        table.add_row(*cells, g.reason or (f"{plural(left, 'pending pod')} beyond minMember not placed" if left else ""), style=style)
     return _rendered(table, to_terminal)
 
 

@@ -402,7 +402,7 @@ def diff_plans(
             pods.append(PodChange(pod, group, old, new))
 
     # A List of Bindings carries no group outcomes: groups are compared only between Plans.
-    both = bool(a.groups) and bool(b.groups)
+    both = not a.placements_only and not b.placements_only
     groups_a = {g.key: g for g in a.groups} if both else {}
     groups_b = {g.key: g for g in b.groups} if both else {}
     groups = []

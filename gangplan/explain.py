@@ -138,7 +138,7 @@ def reason(
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
-            return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
+            return f"{who}0/{len(problem.nodes)} nodes are available: {excluded or 'the input has no Node objects'}"
         most = _most_requested(problem, g)
         for k, name in enumerate(problem.resources):
             if most[k] < gang.min_resources[k]:

@@ -212,9 +212,14 @@ def read_objects(
                 yield found
 
 
-def read_documents(path: str, *, limits: Limits = Limits()) -> list[Any]:
-    """Every document of one file (JSON or YAML), read within ``limits``: for plan files."""
-    text = _read(path, path, limits)
+def read_documents(path: str, *, limits: Limits = Limits(), stdin: bytes | None = None) -> list[Any]:
+    """Every document of one file (JSON or YAML), read within ``limits``: for plan files.
+    ``path`` "-" reads ``stdin``, the bytes the caller read from it."""
+    if path == "-":
+        path = STDIN
+        text = _decode(path, _within(path, stdin or b"", limits))
+    else:
+        text = _read(path, path, limits)
     documents = []
     for index, document in enumerate(_documents(path, text, limits)):
         if index >= limits.max_documents:

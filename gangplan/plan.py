@@ -102,6 +102,11 @@ class Plan:
     warnings: tuple[str, ...] = ()
 
     @property
+    def placements_only(self) -> bool:
+        """Read from a List of Bindings (any tool's): no group outcomes, no solver report."""
+        return not self.solver.solver
+
+    @property
     def node_of(self) -> dict[str, str]:
         return {p.pod: p.node for p in self.placements}
 

@@ -551,10 +551,11 @@ def _elsewhere_warning(pods: Sequence[Pod]) -> str:
     between two dumps): their room is on no planned node, but gang members among them still run."""
     first = pods[0]
     more = f" and {len(pods) - 1} more run" if len(pods) > 1 else " runs"
-    nodes = len({p.node_name for p in pods})
+    nodes = sorted({p.node_name or "" for p in pods})
+    where = f"node {nodes[0]}" if len(nodes) == 1 else f"{len(nodes)} nodes ({nodes[0]}, ...)"
     return (
-        f"pod {first.key}{more} on {nodes} node{'s' if nodes != 1 else ''} not in the snapshot "
-        f"(first: {first.node_name}): their room is not planned; gang members among them count as running"
+        f"pod {first.key}{more} on {where}, not in the snapshot: their room is not planned; "
+        "gang members among them count as running"
     )
 
 

@@ -280,6 +280,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         gangs[pg.key] = Gang(pg)
     lone: list[Gang] = []
     kueue: dict[str, Gang] = {}
+    totals: dict[str, set[int]] = defaultdict(set)  # Kueue group -> the counts its members carry
     missing: dict[str, list[str]] = defaultdict(list)
     for pod in snapshot.pods:
         names = group_names_of(pod)
@@ -303,6 +304,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             elif (total := _kueue_total(pod)) > gang.group.min_member:
                 # Every member carries the count (Kueue requires it); the largest is the quorum.
                 gang.group = replace(gang.group, min_member=total)
+            totals[gang.key].add(_kueue_total(pod))
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
         if _unbound(pod) and (why := blocked_by(pod)):
@@ -330,6 +332,12 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             gang.blocked.append(pod)
         else:
             gang.finished.append(pod)
+    for key, counts in sorted(totals.items()):
+        if len(counts) > 1:
+            warnings.append(
+                f"Kueue pod group {key}: its members disagree on {KUEUE_TOTAL_ANNOTATION} "
+                f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
+            )
     for key, pods in sorted(missing.items()):
         warnings.append(
             f"PodGroup {key} does not exist; its pods ({', '.join(sorted(pods)[:3])}"

@@ -361,7 +361,7 @@ def test_pods_on_nodes_the_snapshot_lacks_are_a_warning_and_gang_members_among_t
     out = tmp_path / "plan.json"
     result = invoke("plan", str(snapshot), "-o", "plan", "--output-file", str(out))
     assert result.exit_code == 0, result.output
-    assert "pod ml/web and 2 more run on 2 nodes not in the snapshot (first: cpu-7)" in result.output
+    assert "pod ml/web and 2 more run on 2 nodes (cpu-7, ...), not in the snapshot: their room is not planned" in result.output
     groups_out = {g["name"]: g for g in json.loads(out.read_text())["groups"]}
     assert (groups_out["ml/free"]["placed"], groups_out["ml/free"]["running"], groups_out["ml/free"]["scheduled"]) == (
         True, 1, 2
@@ -385,3 +385,41 @@ def test_pods_on_nodes_the_snapshot_lacks_are_a_warning_and_gang_members_among_t
     refused = invoke("verify", str(snapshot), "--plan", str(bindings))
     assert refused.exit_code == 1
     assert "required-topology ml/racked: required rack: running member ml/racked-0 is on node cpu-8" in refused.stdout
+
+
+def test_stdin_feeds_a_plan_once_and_an_input_without_nodes_is_said(tmp_path: Path) -> None:
+    """`plan -o json | verify SNAPSHOT --plan -` works as kubectl's `-f -` does; `-` twice is a
+    usage error, not a duplicate Node; pods with no Node objects get a warning and a reason."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    bindings = invoke("plan", snapshot, "-o", "json").stdout
+    checked = invoke("verify", snapshot, "--plan", "-", input=bindings)
+    assert checked.exit_code == 0 and "satisfy every rule" in checked.stderr
+    text = Path(snapshot).read_text()
+    for args in (["plan", "-", "-"], ["verify", "-", "--plan", "-"], ["diff", "-", "--plan", "-"]):
+        twice = invoke(*args, input=text)
+        assert twice.exit_code == 2 and twice.stderr.strip().endswith("error: - (stdin) is given twice; it can feed one input")
+    pods_only = tmp_path / "pods.yaml"
+    pods_only.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+    )
+    alone = invoke("plan", str(pods_only))
+    assert "warning: the input has no Node objects, so nothing can be placed" in alone.stderr
+    assert "0/0 nodes are available: the input has no Node objects" in alone.stdout
+
+
+def test_check_github_says_when_it_read_nothing_and_kueue_counts_that_disagree_are_warned(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: j, namespace: ml}\nspec: {}\n")
+    github = invoke("check", str(job), "-o", "github")
+    assert github.exit_code == 0
+    assert github.stdout == "::warning title=gangplan check::no pending group to check; gangplan does not read these inputs: PyTorchJob\n"
+    kueue = tmp_path / "kueue.yaml"
+    kueue.write_text("".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: k-{i}, namespace: ml, labels: {{kueue.x-k8s.io/pod-group-name: k}},"
+        f" annotations: {{kueue.x-k8s.io/pod-group-total-count: '{count}'}}}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+        for i, count in enumerate([3, 2, 3])
+    ) + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', pods: '110'}}\n")
+    planned = invoke("plan", str(kueue), "-o", "wide")
+    assert "warning: Kueue pod group ml/k: its members disagree on kueue.x-k8s.io/pod-group-total-count (2, 3); the largest, 3, is its minMember" in planned.stderr
+    assert planned.stdout.splitlines()[1].split()[:5] == ["ml/k", "kueue", "0", "Placed", "3/3"]

@@ -241,7 +241,7 @@ def test_check_and_explain_take_a_group_by_name_and_suggest_a_near_miss(tmp_path
     assert checked.exit_code == 0 and 'name="ml/trainer"' in checked.stdout
     typo = runner.invoke(app, ["check", path, "--group", "ml/trainr"])
     assert typo.exit_code == 2 and "error: --group ml/trainr: no such group in the snapshot; did you mean ml/trainer?" in typo.stderr
-    assert "did you mean trainer?" in runner.invoke(app, ["explain", "traner", path]).stderr
+    assert "did you mean ml/trainer?" in runner.invoke(app, ["explain", "traner", path]).stderr
     twice = write(tmp_path, [*objects, pod_group("trainer", 1, namespace="dev")])
     both = runner.invoke(app, ["explain", "trainer", twice])
     assert both.exit_code == 2 and "several groups have that name (" in both.stderr
@@ -448,6 +448,15 @@ def test_volcano_task_minimum_that_cannot_be_met_is_named(
         w["spec"]["nodeSelector"] = {"pool": "gpu"}
     groups = plan_of(write(tmp_path, [*objects, *workers, *pods("tf", 2, 0, task="ps")]))
     assert groups["ml/tf"]["placed"] == (not reason) and groups["ml/tf"]["reason"] == reason
+
+
+def test_a_placed_group_says_how_many_pods_beyond_min_member_are_left(tmp_path: Path) -> None:
+    """minMember 0 is placed with no pod; its pod that fits nowhere is not silently 'Placed 0/0'."""
+    path = write(tmp_path, [node("n0", gpus=8), pod_group("z", 0), *pods("z", 1, 16), pod_group("two", 1), *pods("two", 2, 6)])
+    table = runner.invoke(app, ["plan", path]).stdout
+    rows = {line.split()[0]: line for line in table.splitlines()[1:]}
+    assert rows["ml/z"].split()[3:] == ["Placed", "0/0", "1", "pending", "pod", "beyond", "minMember", "not", "placed"]
+    assert rows["ml/two"].split()[3:] == ["Placed", "1/1", "1", "pending", "pod", "beyond", "minMember", "not", "placed"]
 
 
 def test_a_volcano_task_with_too_few_pods_is_not_enough_tasks(tmp_path: Path) -> None:
