@@ -11,9 +11,12 @@ and are left out), in the Plan's group order:
   ``running`` / ``succeeded`` / ``failed``: members in that pod phase.
 - ``phase``: Running when running + succeeded >= minMember (Succeeded members count, as in
   Volcano's scheduler and scheduler-plugins' controller); Scheduled when the plan places the
-  group but fewer run yet; Unknown when some run but the rest cannot be placed; Pending
-  otherwise. A group with nothing running or pending keeps a terminal phase its controller
-  gave it (Finished, Completed, Failed): those are the controller's to write, not a scheduler's.
+  group but fewer run yet (Running for Volcano, whose scheduler says so once minMember pods
+  are allocated, and which has no Scheduled phase); Unknown when some run but the rest
+  cannot be placed; Pending otherwise. A group whose members all succeeded, with nothing
+  running or pending, is Finished (scheduler-plugins) or Completed (Volcano), as their
+  controllers write; it keeps a terminal phase already given (Finished, Completed, Failed).
+- ``scheduled`` is left out of Volcano PodGroups, whose status has no such field.
 - ``conditions``: a group the plan cannot place gets ``Unschedulable`` (reason NotEnoughTasks
   when fewer pods exist than minMember, or than a Volcano task's minTaskMember, else
   NotEnoughResources; message = the plan's reason).
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .model import PodGroup, PodPhase, Snapshot
+from .model import PodGroup, PodGroupAPI, PodPhase, Snapshot
 from .plan import GroupOutcome, Plan
 from .semantics import Gang, group_pods
 
@@ -39,6 +42,12 @@ NOT_ENOUGH_TASKS = "NotEnoughTasks"
 
 _KEPT_STATUS_FIELDS = ("occupiedBy",)
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
+# Every member succeeded: the phase each API's controller writes then.
+_FINISHED_PHASE = {
+    PodGroupAPI.VOLCANO: "Completed",
+    PodGroupAPI.SCHEDULER_PLUGINS: "Finished",
+    PodGroupAPI.SCHEDULER_PLUGINS_LEGACY: "Finished",
+}
 
 
 def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> dict[str, Any]:
@@ -94,12 +103,18 @@ def group_status(
 
     old = pg.raw.get("status")
     old = old if isinstance(old, Mapping) else {}
+    volcano = pg.api is PodGroupAPI.VOLCANO
+    finished = not running and not outcome.pending and succeeded >= min_member
     if not running and not outcome.pending and old.get("phase") in _TERMINAL_PHASES:
         phase = old["phase"]
+    elif finished and pg.api in _FINISHED_PHASE:
+        phase = _FINISHED_PHASE[pg.api]
     elif running + succeeded >= min_member:
         phase = PHASE_RUNNING
     elif outcome.placed:
-        phase = PHASE_SCHEDULED
+        # Volcano's scheduler calls a gang Running once minMember pods are allocated; it has
+        # no Scheduled phase (seed 001's phases are Pending, Running, Unknown).
+        phase = PHASE_RUNNING if volcano else PHASE_SCHEDULED
     elif running + succeeded > 0:
         phase = PHASE_UNKNOWN
     else:
@@ -126,7 +141,7 @@ def group_status(
 
     status: dict[str, Any] = {
         "phase": phase,
-        "scheduled": scheduled,
+        **({} if volcano else {"scheduled": scheduled}),  # Volcano's PodGroupStatus has no such field
         "running": running,
         "succeeded": succeeded,
         "failed": failed,

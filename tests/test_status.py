@@ -300,3 +300,21 @@ def test_plan_from_another_snapshot_is_refused() -> None:
     other = Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("a", 1), podgroup("new", 1)))
     with pytest.raises(ValueError, match="ns/new"):
         status_list(plan(snapshot, Options(solver="greedy")), other)
+
+
+def test_a_scheduler_plugins_group_whose_members_all_succeeded_is_finished() -> None:
+    """scheduler-plugins' controller writes Finished once succeeded >= minMember; one still
+    running keeps it Running (nothing is pending in either)."""
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(
+            pod("d-0", "d", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("d-1", "d", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("r-0", "r", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("r-1", "r", node_name="n1", phase=PodPhase.RUNNING),
+        ),
+        pod_groups=(podgroup("d", 2), podgroup("r", 2)),
+    )
+    status = {item["metadata"]["name"]: item["status"] for item in run(snapshot)["items"]}
+    assert (status["d"]["phase"], status["d"]["succeeded"], status["d"]["scheduled"]) == ("Finished", 2, 0)
+    assert status["r"]["phase"] == "Running" and "conditions" not in status["r"]
