@@ -972,9 +972,8 @@ def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
 
 
 def _settled(g: GroupOutcome) -> str:
-    """A group with nothing pending, in seed 001's phases, as `-o status` writes them, plus
-    scheduler-plugins' Finished for one whose members all succeeded (`-o status` leaves that
-    phase to the controller, which writes Finished or Completed)."""
+    """A group with nothing pending, in seed 001's phases, plus scheduler-plugins' Finished for
+    one whose members all succeeded (`-o status` writes Volcano's Completed there)."""
     if g.counted >= g.min_member:
         return "Finished" if not g.running and g.succeeded else "Running"
     return "Unknown" if g.counted else "Pending"

@@ -127,7 +127,8 @@ def reason(
         if exist < gang.min_member:
             verb = "can be scheduled" if gang.blocked else ("exists" if exist == 1 else "exist")
             blocked = f" ({gang.blocked})" if gang.blocked else ""
-            return f"{who}NotEnoughTasks: {plural(exist, 'pod')} {verb}, minMember is {gang.min_member}{blocked}"
+            failed = f" ({gang.failed} failed, which do not count)" if gang.failed else ""
+            return f"{who}NotEnoughTasks: {plural(exist, 'pod')} {verb}{failed}, minMember is {gang.min_member}{blocked}"
         for task in gang.tasks:
             if (have := task.counted + task.pending) < task.minimum:
                 verb = "exists" if have == 1 else "exist"

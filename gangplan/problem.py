@@ -113,6 +113,7 @@ class GangSpec:
     tasks: tuple[TaskMinimum, ...] = ()
     blocked: str = ""  # members kube-scheduler leaves alone: the first, why, and how many more
     succeeded: int = 0  # finished members: they count toward minMember, hold nothing
+    failed: int = 0  # members that failed: they do not count
 
     @property
     def counted(self) -> int:
@@ -302,6 +303,7 @@ def build_problem(
                     tasks=tasks,
                     blocked=_blocked(gang),
                     succeeded=len(gang.succeeded),
+                    failed=len(gang.finished) - len(gang.succeeded),
                 )
             )
             gang_ids.append(g_index)

@@ -273,7 +273,7 @@ def test_succeeded_members_count_toward_min_member_and_hold_nothing(tmp_path: Pa
     assert rows["ml/done"][3:5] == ["Finished", "2/2"] and len(rows["ml/done"]) == 10  # no reason
     assert rows["ml/half"][3:5] == ["Placed", "2/2"] and rows["ml/half"][-1] == "n1"
     assert rows["ml/broken"][3:5] == ["Unplaced", "0/2"]
-    assert "NotEnoughTasks: 1 pod exists, minMember is 2" in table.output
+    assert "NotEnoughTasks: 1 pod exists (1 failed, which do not count), minMember is 2" in table.output
 
     checked = invoke("check", str(snapshot))
     assert checked.exit_code == 1 and "FAIL ml/broken" in checked.output and "ml/half" not in checked.output
