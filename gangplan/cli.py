@@ -967,7 +967,8 @@ def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
         if with_topology:
             cells.append(_domains_cell(g))
         left = g.pending - g.scheduled if g.placed else 0
-        table.add_row(*cells, g.reason or (f"{plural(left, 'pending pod')} beyond minMember not placed" if left else ""), style=style)
+        reason = g.reason or (f"{plural(left, 'pending pod')} beyond minMember not placed" if left else "")
+        table.add_row(*cells, reason, style=style)
     return _rendered(table, to_terminal)
 
 

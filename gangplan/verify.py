@@ -663,8 +663,8 @@ def _topology_checks(
 
     The members that count are the running ones and the placed ones, on nodes of the
     snapshot; a running member on a node the snapshot lacks breaks a required term, whose
-    domain then cannot be checked. A pending pod in no gang is a group of one: it is checked (a Kueue annotation
-    may give it a term) but has no spans entry.
+    domain then cannot be checked. A pending pod in no gang is a group of one: it is checked
+    (a Kueue annotation may give it a term) but has no spans entry.
     """
     checked: list[tuple[_Gang, bool]] = [
         (gang, True) for gang in gangs.values() if any(p.key in placed for p in gang.members)
