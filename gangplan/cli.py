@@ -621,7 +621,7 @@ def check_command(
 ) -> None:
     """For CI: plan, then exit 0 when every selected group is placed and 1 when any is not.
 
-    Without --group, every group with pending pods is checked.
+    Without --group, every group with pending pods (or pods held by scheduling gates) is checked.
 
     \b
     Example:
@@ -632,7 +632,8 @@ def check_command(
         chosen = [find_group(result.groups, name, "--group") for name in group]
         selected = list({g.key: g for g in chosen}.values())
     else:
-        selected = [g for g in result.groups if g.pending]
+        # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails, with why.
+        selected = [g for g in result.groups if g.pending or g.blocked]
     unread = ""
     if not selected and loaded.skipped_kinds:
         # A CI gate green for want of anything it reads: say what it did not read.

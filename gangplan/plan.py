@@ -46,6 +46,7 @@ class GroupOutcome:
     domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # level -> domains used
     preferred: tuple[str, ...] = ()  # its preferred levels, largest first
     succeeded: int = 0  # finished members, which count toward minMember and hold nothing
+    blocked: int = 0  # unbound members kube-scheduler leaves alone (gated, being deleted)
 
     @property
     def counted(self) -> int:
@@ -161,6 +162,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "running": g.running,
                 **({"succeeded": g.succeeded} if g.succeeded else {}),
                 "pending": g.pending,
+                **({"blocked": g.blocked} if g.blocked else {}),
                 "scheduled": g.scheduled,
                 "reason": g.reason,
                 "domains": {level: list(values) for level, values in g.domains.items()},
@@ -232,6 +234,7 @@ def plan_from_dict(data: Any) -> Plan:
                 domains={k: tuple(v) for k, v in _part(item, "domains", dict, where).items()},
                 preferred=tuple(_part(item, "spans", dict, where).keys()),
                 succeeded=int(item.get("succeeded") or 0),
+                blocked=int(item.get("blocked") or 0),
             )
         )
     solver = _part(data, "solver", dict)

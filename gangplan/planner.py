@@ -376,6 +376,7 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     if spec.topology
                     else (),
                     succeeded=spec.succeeded,
+                    blocked=len(gang.blocked),
                 )
             )
     return tuple(result)

@@ -411,6 +411,23 @@ def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:
     assert "nvidia.com/gpu 75% -> 100%" in result.stderr  # the terminating pod's 3 GPUs, then lone-1's
 
 
+def test_check_fails_a_gang_held_only_by_scheduling_gates(tmp_path: Path) -> None:
+    """A gang whose every member is gated has no pending pod, yet it waits: check fails it with
+    the gate as the reason, rather than passing '0/0 groups placed' (user review)."""
+    members = pods("held", 2, 1)
+    for member in members:
+        member["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+    path = write(tmp_path, [node("n0"), pod_group("held", 2), *members])
+    assert plan_of(path)["ml/held"]["blocked"] == 2
+    result = runner.invoke(app, ["check", path])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "FAIL ml/held: NotEnoughTasks: 0 pods can be scheduled, minMember is 2 "
+        "(ml/held-0: scheduling gates example.com/quota, and 1 more not schedulable)",
+        "0/1 groups placed",
+    ]
+
+
 def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> None:
     """minResources counts running members: what is still needed is the rest, against what
     every pending pod together could add."""
