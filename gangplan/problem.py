@@ -271,7 +271,8 @@ def build_problem(
         for gang in jg.gangs:
             g_index = len(gangs)
             topology = _gang_topology(
-                gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache, carried
+                gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache, carried,
+                strict=levels is None or bool(snapshot.topologies),
             )
             role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
             counted_usage = defaultdict(int)
@@ -604,7 +605,7 @@ def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> s
 
 
 def _terms(
-    gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str]
+    gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True
 ) -> tuple[tuple[int, ...], tuple[int, ...], str]:
     """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations; and
     why its required terms cannot hold at all ('' when they can): one names a label no node
@@ -624,11 +625,20 @@ def _terms(
     index = {key: i for i, key in enumerate(levels)}
     index[HOSTNAME_LABEL] = len(levels)  # the node itself, below every level
     nowhere = sorted(k for k in set(required) - set(index) if k not in carried)
-    for key in sorted({*required, *preferred} - set(index) - set(nowhere)):
+    # Levels the cluster states (a Topology object) or gangplan infers bind: a required key that
+    # is not one of them cannot be held (Kueue does not admit it). Only --levels, the user's
+    # what-if, lets such a term go, with the warning preferred keys always get.
+    unheld = sorted(set(required) - set(index) - set(nowhere)) if strict else []
+    for key in sorted({*required, *preferred} - set(index) - set(nowhere) - set(unheld)):
         warnings.append(f"PodGroup {gang.key}: topologyKey {key} is not a topology level; the term is ignored")
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
-    return req, pref, f"required {nowhere[0]}: no node carries that label" if nowhere else ""
+    if nowhere:
+        return req, pref, f"required {nowhere[0]}: no node carries that label"
+    if unheld:
+        named = ", ".join(levels) or "none"
+        return req, pref, f"required {unheld[0]}: not a topology level (levels: {named}), so it cannot be held"
+    return req, pref, ""
 
 
 def _gang_topology(
@@ -642,8 +652,9 @@ def _gang_topology(
     warnings: list[str],
     rank_cache: dict[tuple, tuple[int, ...]],
     carried: AbstractSet[str],
+    strict: bool = True,
 ) -> GangTopology | None:
-    required, preferred, broken = _terms(gang, tree.levels if tree is not None else (), carried, warnings)
+    required, preferred, broken = _terms(gang, tree.levels if tree is not None else (), carried, warnings, strict)
     if broken and (tree is None or not (required or preferred)):
         return GangTopology((), (), (), {}, {}, broken)
     if tree is None:

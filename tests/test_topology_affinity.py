@@ -252,6 +252,27 @@ def test_a_required_key_no_node_carries_keeps_only_its_own_group_off(solver: str
     assert "PodGroup ml/loose: topologyKey example.com/zoen is not a topology level; the term is ignored" in result.warnings
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_required_key_the_stated_levels_lack_cannot_be_held(solver: str) -> None:
+    """A Topology object names only the miniPod level; a gang requires one tor. Kueue does not
+    admit it ('no requested topology level'), so it is not placed, saying why (it was placed
+    across tors, its term dropped with a warning). --levels, the user's what-if, still lets
+    the term go with that warning."""
+    from gangplan.model import Topology
+
+    nodes = tuple(node(f"n{t}{i}", "mp0", f"t{t}", gpus=8) for t in range(2) for i in range(2))
+    group, pods = gang("racked", 2, 8, required=(TOR,))
+    stated = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,), topologies=(Topology("net", (MINIPOD,)),))
+    result = planned(stated, solver)
+    assert not outcome(result, "ml/racked").placed
+    assert outcome(result, "ml/racked").reason == (
+        f"required {TOR}: not a topology level (levels: {MINIPOD}), so it cannot be held"
+    )
+    given = planned(Snapshot(nodes=nodes, pods=pods, pod_groups=(group,)), solver, levels=(MINIPOD,))
+    assert outcome(given, "ml/racked").placed
+    assert f"PodGroup ml/racked: topologyKey {TOR} is not a topology level; the term is ignored" in given.warnings
+
+
 def test_running_members_pin_the_required_domain() -> None:
     nodes = [node("a0", "mp0", "ta", gpus=8), node("b0", "mp0", "tb", gpus=8), node("b1", "mp0", "tb", gpus=8)]
     group, pods = gang("pinned", 3, 4, required=(TOR,), running_on=("a0",), min_member=2)
