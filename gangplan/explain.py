@@ -155,6 +155,16 @@ def reason(
                 short.append((free / need, f"{name} (quorum needs {describe_amount(name, need)}, {describe_amount(name, free)} free)"))
         if short:
             return f"{who}insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
+    if prefix_member:
+        short = []
+        for k, name in enumerate(problem.resources):
+            need = sum(_quorum_need(problem, g, k) for g in jg.gangs)
+            if need > usable_free[k]:
+                free = usable_free[k]
+                text = f"{name} (its members' quorums need {describe_amount(name, need)}, {describe_amount(name, free)} free)"
+                short.append((free / need, text))
+        if short:
+            return "insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
     fits_alone = _fits_alone(problem, j)
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
@@ -180,6 +190,9 @@ def reason(
                 )
     if fits_alone and (lost := (placed or _Placed(problem, assignment)).rivals(j)):
         return lost
+    if not fits_alone:
+        whose = "its members' quorums together" if prefix_member else "its quorum"
+        return f"no placement of {whose} was found, even with nothing else planned"
     return "does not fit beside the groups placed"
 
 

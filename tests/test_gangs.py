@@ -75,6 +75,17 @@ def test_job_group_members_that_fit_alone_but_not_together_are_all_left_out(tmp_
     assert not groups["ml/job1"]["placed"] and not groups["ml/job2"]["placed"]
     assert groups["ml/job1"]["scheduled"] == groups["ml/job2"]["scheduled"] == 0
     assert groups["ml/job1"]["jobGroup"] == groups["ml/job2"]["jobGroup"] == "ml/pair"
+    # The reason is the JobGroup's own, not "does not fit beside the groups placed" with none placed.
+    assert groups["ml/job1"]["reason"] == (
+        "JobGroup ml/pair cannot be placed: insufficient nvidia.com/gpu (its members' quorums need 20, 16 free) "
+        "on Ready, schedulable nodes"
+    )
+    packed = [node("n0", gpus=8), node("n1", gpus=8), pod_group("job1", 2, subGroup="pair"),
+              pod_group("job2", 1, subGroup="pair"), *pods("job1", 2, 6), *pods("job2", 1, 4)]  # 16 GPUs, in 6+6+4
+    assert plan_of(write(tmp_path, packed))["ml/job2"]["reason"] == (
+        "JobGroup ml/pair cannot be placed: no placement of its members' quorums together was found, "
+        "even with nothing else planned"
+    )
     # The same two PodGroups without a subGroup: each fits alone, so one of them is placed.
     for obj in objects:
         if obj["kind"] == "PodGroup":
