@@ -909,7 +909,7 @@ def _percent(used: int, total: int) -> str:
 
 
 def _summary(result: Plan) -> str:
-    groups = [g for g in result.groups if g.pending]
+    groups = [g for g in result.groups if g.pending or g.blocked]
     placed = sum(1 for g in groups if g.placed)
     parts = [f"groups placed {placed}/{len(groups)}"]
     for name in sorted(result.resources_before):
@@ -918,7 +918,10 @@ def _summary(result: Plan) -> str:
         (before, total), (after, _) = result.resources_before[name], result.resources_after[name]
         parts.append(f"{name} {_percent(before, total)} -> {_percent(after, total)}")
     s = result.solver
+    # The ordered policy's status is each step's (one group at a time), not the whole plan's.
     status = f"{s.solver} {s.status}"
+    if s.policy == "ordered":
+        status = f"{s.solver} ordered" + (f", each step {s.status}" if s.status != "GREEDY" else "")
     if s.gap is not None:
         status += f" gap {100 * s.gap:.2f}%"
         status += f" at {s.gap_at}" if s.gap_at else ""

@@ -280,6 +280,10 @@ def test_ordered_policy_is_recorded_and_differs_from_optimal(tmp_path: Path) -> 
     snapshot = load_snapshot([path])
     for data in (ordered_plan, optimal_plan):
         assert verify(snapshot, plan_from_dict(data).placements).ok
+    # The ordered plan's OPTIMAL is each step's, not the whole plan's: the summary says so.
+    assert "| cp-sat ordered, each step OPTIMAL |" in ordered.stderr and "| cp-sat OPTIMAL " in optimal.stderr
+    greedy = runner.invoke(app, ["plan", path, "--policy", "ordered", "--solver", "greedy"])
+    assert "| greedy ordered |" in greedy.stderr
 
 
 @pytest.mark.parametrize("options", [[], ["--policy", "ordered"], ["--policy", "ordered", "--solver", "greedy"]])
