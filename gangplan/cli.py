@@ -985,13 +985,16 @@ def _settled(g: GroupOutcome) -> str:
 
 
 def _domains_cell(g: GroupOutcome) -> str:
-    """`minipod mp-0-1 · tor ×3` — the domain when it is one, else the span count."""
+    """`minipod mp-0-1 · tor ×3` — the domain when it is one, else the span count. The first
+    domain shown is its whole path (`tor-2` repeats under miniPods; `mp-b/tor-2` does not); the
+    node level shows only when it is the one level the group has (a hostname term)."""
     parts = []
-    for level, names in g.domains.items():
-        if level == "node":
-            continue
+    levels = [level for level in g.domains if level != "node"] or list(g.domains)
+    for level in levels:
+        names = g.domains[level]
         short = level.rsplit("/", 1)[-1]
-        parts.append(f"{short} {names[0].rsplit('/', 1)[-1]}" if len(names) == 1 else f"{short} ×{len(names)}")
+        name = names[0] if not parts else names[0].rsplit("/", 1)[-1]
+        parts.append(f"{short} {name}" if len(names) == 1 else f"{short} ×{len(names)}")
     return " · ".join(parts)
 
 

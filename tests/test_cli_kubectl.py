@@ -270,3 +270,19 @@ def test_check_with_nothing_it_reads_says_so(tmp_path: Path) -> None:
     assert "warning: no pending group to check; gangplan does not read these inputs: PyTorchJob" in result.stderr
     running = runner.invoke(app, ["check", SMALL, "--group", "ml/pytorch-ddp"])
     assert "no pending group to check" not in running.stderr
+
+
+def test_the_topology_cell_names_a_domain_unambiguously() -> None:
+    """`tor tor-2` repeats under miniPods: the first domain shown is its whole path; a group
+    with only a hostname term shows its node (it showed nothing) (second user review)."""
+    from gangplan.cli import _domains_cell
+    from gangplan.plan import GroupOutcome
+
+    def cell(domains: dict[str, tuple[str, ...]]) -> str:
+        return _domains_cell(GroupOutcome("ml/g", "ml/g", True, 0, 2, 0, 2, 2, domains=domains))
+
+    assert cell({"example.com/tor": ("mp-b/tor-2",), "node": ("n1", "n2")}) == "tor mp-b/tor-2"
+    assert cell({"example.com/minipod": ("mp-a",), "example.com/tor": ("mp-a/t1", "mp-a/t2")}) == "minipod mp-a · tor ×2"
+    assert cell({"example.com/minipod": ("mp-a",), "example.com/tor": ("mp-a/t1",)}) == "minipod mp-a · tor t1"
+    assert cell({"node": ("n3",)}) == "node n3"
+    assert cell({}) == ""
