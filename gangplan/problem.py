@@ -611,7 +611,17 @@ def _terms(
     why its required terms cannot hold at all ('' when they can): one names a label no node
     carries, which no placement meets (Kueue does not admit it, kube-scheduler finds no node)."""
     required, preferred = list(gang.group.required_topology), list(gang.group.preferred_topology)
-    for pod in [*gang.running, *gang.pending]:
+    members = [*gang.running, *gang.pending]
+    for annotation in (KUEUE_REQUIRED, KUEUE_PREFERRED):
+        asked = {pod.annotations.get(annotation, "") for pod in members}
+        if len(asked) > 1:
+            # Kueue keeps one request per PodSet; gangplan has one per group.
+            shown = ", ".join(sorted(value or "(none)" for value in asked))
+            warnings.append(
+                f"PodGroup {gang.key}: its pods ask different {annotation} ({shown}); "
+                "each one given holds for the whole group"
+            )
+    for pod in members:
         if key := pod.annotations.get(KUEUE_REQUIRED):
             required.append(key)
         if key := pod.annotations.get(KUEUE_PREFERRED):

@@ -273,6 +273,25 @@ def test_a_required_key_the_stated_levels_lack_cannot_be_held(solver: str) -> No
     assert f"PodGroup ml/racked: topologyKey {TOR} is not a topology level; the term is ignored" in given.warnings
 
 
+def test_kueue_pods_that_ask_different_topology_are_warned_about() -> None:
+    """Kueue keeps one topology request per PodSet; gangplan has one per group, so pods that
+    disagree hold the whole group to each request, and a warning says so (second user review)."""
+    nodes = tuple(node(f"n{t}", "mp0", f"t{t}", gpus=8) for t in range(2))
+    pods = tuple(
+        Pod("ml", f"k-{i}", labels={"kueue.x-k8s.io/pod-group-name": "k"},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": "2",
+                         **({"kueue.x-k8s.io/podset-required-topology": TOR} if i == 0 else {})},
+            containers=(Container("main", {"nvidia.com/gpu": 8}),))
+        for i in range(2)
+    )
+    result = planned(Snapshot(nodes=nodes, pods=pods))
+    assert (
+        f"PodGroup ml/k: its pods ask different kueue.x-k8s.io/podset-required-topology ((none), {TOR}); "
+        "each one given holds for the whole group"
+    ) in result.warnings
+    assert not outcome(result, "ml/k").placed  # two whole-node pods, one tor of one node each
+
+
 def test_running_members_pin_the_required_domain() -> None:
     nodes = [node("a0", "mp0", "ta", gpus=8), node("b0", "mp0", "tb", gpus=8), node("b1", "mp0", "tb", gpus=8)]
     group, pods = gang("pinned", 3, 4, required=(TOR,), running_on=("a0",), min_member=2)
