@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
+from .quantity import plural
 from .semantics import consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
 from .topology import DEFAULT_GPU_RESOURCE, build_tree
 
@@ -337,7 +338,7 @@ def diff_snapshot(
     Levels are the plan's when it names any, else ``levels``.
     """
     warnings: list[str] = []
-    member_of = _member_of(snapshot)
+    member_of = _member_of(snapshot, plan.placements)
     pods = tuple(
         sorted(
             (PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node) for p in plan.placements),
@@ -389,7 +390,7 @@ def diff_plans(
     Levels are B's when it names any, else A's, else ``levels``.
     """
     warnings: list[str] = []
-    member_of = _member_of(snapshot) if snapshot is not None else {}
+    member_of = _member_of(snapshot, (*a.placements, *b.placements)) if snapshot is not None else {}
     in_a = {p.pod: p for p in a.placements}
     in_b = {p.pod: p for p in b.placements}
     pods = []
@@ -447,8 +448,11 @@ def _key(namespaced: str) -> tuple[str, str]:
     return namespace, name
 
 
-def _member_of(snapshot: Snapshot) -> dict[str, str]:
-    """Each member pod's group, for placements (a List of Bindings) that do not name it."""
+def _member_of(snapshot: Snapshot, placements: Sequence[Placement]) -> dict[str, str]:
+    """Each member pod's group, for placements (a List of Bindings) that do not name it; a
+    Plan's all do, so then the snapshot is not grouped again."""
+    if all(p.group for p in placements):
+        return {}
     return {
         pod.key: gang.key
         for jg in group_pods(snapshot).job_groups
@@ -523,9 +527,8 @@ def _with_placements(
         (elsewhere, "on nodes not in the snapshot, so not counted"),
     ):
         if found:
-            many = len(found) > 1
             warnings.append(
-                f"{label}: {len(found)} placed pod{'s' if many else ''} {'are' if many else 'is'} {what} "
+                f"{label}: {plural(len(found), 'placed pod')} {'is' if len(found) == 1 else 'are'} {what} "
                 f"(first: {found[0]}){hint}"
             )
             hint = ""

@@ -7,7 +7,7 @@ and last, which placed groups hold the room it lacks on the nodes it could use.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -125,17 +125,13 @@ def reason(
         who = f"member {gang.key}: " if prefix_member else ""
         exist = gang.counted + gang.pending
         if exist < gang.min_member:
-            verb = "can be scheduled" if gang.blocked else ("exists" if exist == 1 else "exist")
+            there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
             blocked = f" ({gang.blocked})" if gang.blocked else ""
             failed = f" ({gang.failed} failed, which do not count)" if gang.failed else ""
-            return f"{who}NotEnoughTasks: {plural(exist, 'pod')} {verb}{failed}, minMember is {gang.min_member}{blocked}"
+            return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}"
         for task in gang.tasks:
             if (have := task.counted + task.pending) < task.minimum:
-                verb = "exists" if have == 1 else "exist"
-                return (
-                    f"{who}NotEnoughTasks: task {task.task}: {plural(have, 'pod')} {verb}, "
-                    f"minTaskMember is {task.minimum}"
-                )
+                return f"{who}NotEnoughTasks: task {task.task}: {_exist(have)}, minTaskMember is {task.minimum}"
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -147,24 +143,13 @@ def reason(
                     f"{who}minResources {name} cannot be met: it needs {describe_amount(name, gang.min_resources[k])} "
                     f"more and all its pending pods together request {describe_amount(name, most[k])}"
                 )
-        short = []
-        for k, name in enumerate(problem.resources):
-            need = _quorum_need(problem, g, k)
-            free = usable_free[k]
-            if need > free:
-                short.append((free / need, f"{name} (quorum needs {describe_amount(name, need)}, {describe_amount(name, free)} free)"))
-        if short:
-            return f"{who}insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
+        if short := _insufficient(problem, [_quorum_need(problem, g, k) for k in range(len(problem.resources))],
+                                  usable_free, "quorum needs"):
+            return who + short
     if prefix_member:
-        short = []
-        for k, name in enumerate(problem.resources):
-            need = sum(_quorum_need(problem, g, k) for g in jg.gangs)
-            if need > usable_free[k]:
-                free = usable_free[k]
-                text = f"{name} (its members' quorums need {describe_amount(name, need)}, {describe_amount(name, free)} free)"
-                short.append((free / need, text))
-        if short:
-            return "insufficient " + ", ".join(text for _, text in sorted(short)) + " on Ready, schedulable nodes"
+        needs = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
+        if short := _insufficient(problem, needs, usable_free, "its members' quorums need"):
+            return short
     fits_alone = _fits_alone(problem, j)
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
@@ -194,6 +179,23 @@ def reason(
         whose = "its members' quorums together" if prefix_member else "its quorum"
         return f"no placement of {whose} was found, even with nothing else planned"
     return "does not fit beside the groups placed"
+
+
+def _exist(count: int) -> str:
+    return f"{plural(count, 'pod')} {'exists' if count == 1 else 'exist'}"
+
+
+def _insufficient(problem: Problem, needs: Sequence[int], usable_free: Sequence[int], what: str) -> str:
+    """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short, scarcest
+    first; '' when none is."""
+    short = sorted(
+        (free / need, f"{name} ({what} {describe_amount(name, need)}, {describe_amount(name, free)} free)")
+        for name, need, free in zip(problem.resources, needs, usable_free)
+        if need > free
+    )
+    if not short:
+        return ""
+    return "insufficient " + ", ".join(text for _, text in short) + " on Ready, schedulable nodes"
 
 
 def _fits_alone(problem: Problem, j: int) -> bool:

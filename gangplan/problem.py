@@ -674,9 +674,9 @@ def _gang_topology(
     lowest = max((*required, *preferred))
     compact = tuple(range(lowest + 1, len(tree.levels) + 1))
     pinned: dict[int, int] = {}
+    away = next((p for p in gang.running if p.node_name not in node_index), None)
     for level in required:
         of = _domain_array(tree, level)
-        away = next((p for p in gang.running if p.node_name not in node_index), None)
         held = {int(of[node_index[p.node_name]]) for p in gang.running if p.node_name in node_index}
         if away is not None:
             broken = (

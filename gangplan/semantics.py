@@ -287,6 +287,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
         kueue_name = pod.labels.get(KUEUE_GROUP_LABEL)
         if gang is None and kueue_name:
+            total = _kueue_total(pod)
             gang = kueue.get(f"{pod.namespace}/{kueue_name}")
             if gang is None:
                 gang = Gang(
@@ -294,17 +295,17 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                         namespace=pod.namespace,
                         name=kueue_name,
                         api=PodGroupAPI.KUEUE_POD_GROUP,
-                        min_member=_kueue_total(pod),
+                        min_member=total,
                         creation_timestamp=pod.creation_timestamp,
                         origin=pod.origin,
                     ),
                     implicit=True,
                 )
                 kueue[gang.key] = gang
-            elif (total := _kueue_total(pod)) > gang.group.min_member:
+            elif total > gang.group.min_member:
                 # Every member carries the count (Kueue requires it); the largest is the quorum.
                 gang.group = replace(gang.group, min_member=total)
-            totals[gang.key].add(_kueue_total(pod))
+            totals[gang.key].add(total)
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
         if _unbound(pod) and (why := blocked_by(pod)):

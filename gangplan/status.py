@@ -104,10 +104,10 @@ def group_status(
     old = pg.raw.get("status")
     old = old if isinstance(old, Mapping) else {}
     volcano = pg.api is PodGroupAPI.VOLCANO
-    finished = not running and not outcome.pending and succeeded >= min_member
-    if not running and not outcome.pending and old.get("phase") in _TERMINAL_PHASES:
+    settled = not running and not outcome.pending  # nothing runs or waits
+    if settled and old.get("phase") in _TERMINAL_PHASES:
         phase = old["phase"]
-    elif finished and pg.api in _FINISHED_PHASE:
+    elif settled and succeeded >= min_member and pg.api in _FINISHED_PHASE:
         phase = _FINISHED_PHASE[pg.api]
     elif running + succeeded >= min_member:
         phase = PHASE_RUNNING
