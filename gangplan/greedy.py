@@ -344,7 +344,8 @@ def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) 
 def _place_in_circles(
     state: _State, g: int, chosen: list[tuple[int, int]], nodes: np.ndarray, room: list[tuple[np.ndarray, int]]
 ) -> bool:
-    """``room``: ``state.room(chosen, nodes)``; a failed try is undone, so it holds for every try."""
+    """``room``: ``state.room(chosen, nodes)``; a failed try is undone, so it holds for every try.
+    A domain running members already occupy comes first: pods there add no span."""
     problem = state.problem
     topo = problem.gangs[g].topology
     assert topo is not None
@@ -354,12 +355,18 @@ def _place_in_circles(
         domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
         labels = labels.reshape(-1)
         tries = np.flatnonzero(_enough(room, labels, len(domains))).tolist()
-        for i in sorted(tries, key=lambda i: topo.ranks[level][int(domains[i])]):
+        held = {d for lv, d in topo.held if lv == level}
+        for i in sorted(tries, key=lambda i: (int(domains[i]) not in held, topo.ranks[level][int(domains[i])])):
             mark = state.mark()
             if _fill(state, chosen, nodes[labels == i]):
                 return True
             state.undo(mark)
-    rank_keys = [np.array(topo.ranks[lv], dtype=np.int64)[problem.domain_array(lv)[nodes]] for lv in topo.preferred]
+    rank_keys = []
+    for lv in topo.preferred:
+        held = np.zeros(len(topo.ranks[lv]), dtype=np.int64)
+        held[[d for level, d in topo.held if level == lv]] = 1
+        key = np.array(topo.ranks[lv], dtype=np.int64) + (1 - held) * len(held)
+        rank_keys.append(key[problem.domain_array(lv)[nodes]])
     order = np.lexsort((nodes, *reversed(rank_keys)))
     return _fill(state, chosen, nodes[order], ordered=True)
 

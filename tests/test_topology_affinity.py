@@ -308,6 +308,31 @@ def test_running_members_pin_the_required_domain() -> None:
     assert not stuck.placed and "holds 2 of 4 pods" in stuck.reason
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("member", ["a0", "b0"])
+def test_a_running_member_draws_a_preferred_term_to_its_domain(solver: str, member: str) -> None:
+    # Both tors hold the two pending pods; only the member's tor keeps the gang in one tor,
+    # whichever tor the sort rules rank first.
+    nodes = [node(f"{t}{i}", "mp0", f"t{t}", gpus=8) for t in "ab" for i in range(2)]
+    group, pods = gang("drawn", 3, 4, preferred=(TOR,), running_on=(member,))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)), solver)
+    drawn = outcome(result, "ml/drawn")
+    assert drawn.placed and drawn.spans == {TOR: 1}
+    assert {p.node[0] for p in result.placements} == {member[0]}
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("member", ["a0", "b0", "c0"])
+def test_a_gang_no_preferred_domain_holds_spreads_from_its_running_member(solver: str, member: str) -> None:
+    # 5 more pods of 4 GPUs: no tor holds them (16 GPUs each, 12 beside the member), so the gang
+    # spans two tors only if the member's tor is filled first.
+    nodes = [node(f"{t}{i}", "mp0", f"t{t}", gpus=8) for t in "abc" for i in range(2)]
+    group, pods = gang("spread", 6, 4, preferred=(TOR,), running_on=(member,))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)), solver)
+    spread = outcome(result, "ml/spread")
+    assert spread.placed and spread.spans == {TOR: 2}
+
+
 def test_a_group_with_terms_never_uses_nodes_outside_the_topology() -> None:
     outside = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
     nodes = (node("n0", "mp0", "t0", gpus=0), outside)
