@@ -1133,8 +1133,8 @@ def generate_command(
     write_output(json.dumps(data, indent=1) + "\n" if output is GenerateOutput.json else to_yaml(data), output_file)
 
 
-def _figures(usage: Usage, gpu_resource: str) -> str:
-    parts = [f"nodes {usage.nodes}"] if usage.nodes != 1 else []
+def _figures(usage: Usage, gpu_resource: str, domain: bool = False) -> str:
+    parts = [f"nodes {usage.nodes}"] if domain else []
     for name, label in (("cpu", "cpu"), ("memory", "memory"), (gpu_resource, "gpu")):
         free, cap = describe_amount(name, usage.free[name]), describe_amount(name, usage.capacity[name])
         parts.append(f"{label} {free}/{cap}")
@@ -1152,7 +1152,7 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
     nodes = {node.name: node for node in snapshot.nodes}
     inside = len(tree.node_names) - len(tree.outside)
     title = " > ".join(tree.levels) if tree.levels else "no levels"
-    root = Tree(f"topology: {title}  ({inside} nodes inside, {len(tree.outside)} outside)")
+    root = Tree(f"topology: {title}  ({plural(inside, 'node')} inside, {len(tree.outside)} outside; free/allocatable)")
 
     def add_nodes(parent: Tree, indices: list[int]) -> None:
         if len(indices) > _LEAVES_SHOWN:
@@ -1170,14 +1170,14 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
                 continue
             level, path = child
             figures = usage[level][tree.domain_index(level, path)]
-            branch = parent.add(f"{tree.levels[level]}={path[-1]}  {_figures(figures, gpu_resource)}")
+            branch = parent.add(f"{tree.levels[level]}={path[-1]}  {_figures(figures, gpu_resource, domain=True)}")
             add_domains(branch, child)
         if leaves:
             add_nodes(parent, leaves)
 
     add_domains(root, "")
     if tree.outside:
-        add_nodes(root.add(f"outside the topology: {len(tree.outside)} nodes"), sorted(tree.outside))
+        add_nodes(root.add(f"outside the topology: {plural(len(tree.outside), 'node')}"), sorted(tree.outside))
     return _rendered(root, to_terminal)
 
 

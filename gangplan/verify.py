@@ -104,9 +104,9 @@ def format_verification(verification: Verification) -> list[str]:
 
 
 def format_spans(verification: Verification) -> list[str]:
-    """One line per group: ``ns/g: <level> <domains>, ..., node <nodes>``."""
+    """One line per group: ``ns/g spans <level> <domains>, ..., node <nodes>``."""
     return [
-        f"{group}: " + ", ".join(f"{level} {count}" for level, count in spans.items())
+        f"{group} spans " + ", ".join(f"{level} {count}" for level, count in spans.items())
         for group, spans in verification.spans.items()
     ]
 

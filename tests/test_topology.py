@@ -312,6 +312,23 @@ def test_cli_topology_levels_option_and_the_leaf_limit() -> None:
     assert "minipod" not in result.stdout
 
 
+def test_cli_topology_names_its_figures_and_counts_a_one_node_domain(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {tor: t1}}\n"
+        "status: {allocatable: {cpu: '4'}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
+        "spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n"
+        "status: {phase: Running}\n"
+    )
+    result = runner.invoke(app, ["topology", str(snapshot), "--levels", "tor"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "topology: tor  (1 node inside, 0 outside; free/allocatable)"
+    assert "tor=t1  nodes 1  cpu 3/4" in lines[1]
+    assert lines[2].endswith("a  cpu 3/4  memory 0/0  gpu 0/0")
+
+
 def test_cli_topology_warns_on_stderr_only(tmp_path: Path) -> None:
     snapshot = tmp_path / "s.yaml"
     snapshot.write_text(

@@ -902,8 +902,8 @@ def test_spans_worked_by_hand() -> None:
         "ns/h": {BIGPOD: 2, MINIPOD: 2, TOR: 2, "node": 2},
     }
     assert format_spans(result) == [
-        f"ns/g: {BIGPOD} 1, {MINIPOD} 2, {TOR} 3, node 5",
-        f"ns/h: {BIGPOD} 2, {MINIPOD} 2, {TOR} 2, node 2",
+        f"ns/g spans {BIGPOD} 1, {MINIPOD} 2, {TOR} 3, node 5",
+        f"ns/h spans {BIGPOD} 2, {MINIPOD} 2, {TOR} 2, node 2",
     ]
 
 
@@ -912,5 +912,5 @@ def test_spans_without_levels_count_nodes_only() -> None:
     placements = place(("a", "n1"), ("b", "n1"), ("c", "n2"))
     result = check([node("n1"), node("n2")], pods, placements, (group("g", 3),))
     assert result.spans == {"ns/g": {"node": 2}}
-    assert format_spans(result) == ["ns/g: node 2"]
+    assert format_spans(result) == ["ns/g spans node 2"]
     assert format_spans(Verification()) == []
