@@ -150,13 +150,14 @@ class DomainRanks(DomainWeights):
 
 
 def topology_terms(problem: Problem) -> list[Term]:
-    """Objectives 3 and 4: spans at preferred levels, then compactness below, then sort rank."""
+    """Objectives 3 and 4: spans at preferred levels, then at the levels enclosing the smallest
+    preferred one, then compactness below, then sort rank."""
     if problem.tree is None:
         return []
     levels = range(len(problem.tree.levels) + 1)
     with_terms = [(g, spec.topology) for g, spec in enumerate(problem.gangs) if spec.topology]
     terms: list[Term] = []
-    for kind in ("preferred", "compact"):
+    for kind in ("preferred", "enclosing", "compact"):
         for level in levels:
             uses = DomainWeights(
                 problem, {g: frozenset({level}) for g, topo in with_terms if level in getattr(topo, kind)}

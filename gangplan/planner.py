@@ -79,7 +79,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     start = time.perf_counter()
     problem = build_problem(snapshot, levels=options.levels, gpu_resource=options.gpu_resource)
     terms = objective_terms(problem)
-    baseline = greedy(problem)
+    baseline = greedy(problem, enclosing=options.solver == "greedy")
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
     gap_stage: StageResult | None = None  # the stage the gap is at, with its bound
     deterministic_time, note = 0.0, ""

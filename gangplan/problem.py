@@ -90,10 +90,11 @@ class GangTopology:
     pinned: Mapping[int, int]  # required level -> the domain running members already occupy
     broken: str = ""  # why the terms cannot hold at all (running members split), else ""
     held: frozenset[tuple[int, int]] = frozenset()  # (level, domain) running members occupy
+    enclosing: tuple[int, ...] = ()  # levels above its smallest preferred one, free of any term
 
     @property
     def spans_levels(self) -> tuple[int, ...]:
-        return tuple(sorted(set(self.preferred) | set(self.compact) | set(self.required)))
+        return tuple(sorted({*self.preferred, *self.enclosing, *self.compact, *self.required}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -704,7 +705,14 @@ def _gang_topology(
             d = n if level == len(tree.levels) else tree.domain_of[level][n]
             if d is not None and n not in tree.outside:
                 held.add((level, d))
-    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held))
+    # DESIGN: a group no domain of its smallest preferred level holds spreads "inside as few
+    # domains of the level above as possible"; a required level fixes those above it.
+    enclosing = tuple(
+        level
+        for level in range(max(required, default=-1) + 1, max(preferred, default=0))
+        if level not in preferred
+    )
+    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held), enclosing)
 
 
 _SORT_RESOURCE = {"CPU": "cpu", "Memory": "memory"}

@@ -95,7 +95,7 @@ def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
         eager = {
             (g, level, d): 1
             for g, spec in enumerate(problem.gangs)
-            if spec.topology and level in (spec.topology.preferred if term.name.startswith("preferred") else spec.topology.compact)
+            if spec.topology and level in getattr(spec.topology, term.name.split("-")[0])
             for d in sorted(
                 {problem.domain(level, n) for r in spec.roles for n in problem.roles[r].nodes} - {None}
             )

@@ -333,6 +333,21 @@ def test_a_gang_no_preferred_domain_holds_spreads_from_its_running_member(solver
     assert spread.placed and spread.spans == {TOR: 2}
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_gang_no_preferred_domain_holds_stays_inside_as_few_domains_above(solver: str) -> None:
+    # Preferred tor only; no tor holds 3 whole-node pods. The sort rules rank the two small
+    # tors first, one in each miniPod; DESIGN: "inside as few domains of the level above".
+    nodes = [node(f"{m}{t}{i}", f"mp{m}", f"t{m}{t}", cpu=cpu) for m in "ab" for t, cpu in (("1", 32000), ("2", 128000))
+             for i in range(2)]
+    group, pods = gang("spread", 3, 8, preferred=(TOR,))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)), solver, (MINIPOD, TOR))
+    spread = outcome(result, "ml/spread")
+    assert spread.placed and spread.spans == {TOR: 2}
+    assert len({name[0] for name in spread.domains["node"]}) == 1  # one miniPod
+    if solver == "cp-sat":
+        assert "enclosing-spans@" + MINIPOD in [term.name for term in result.solver.objective]
+
+
 def test_a_group_with_terms_never_uses_nodes_outside_the_topology() -> None:
     outside = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
     nodes = (node("n0", "mp0", "t0", gpus=0), outside)
