@@ -111,6 +111,16 @@ class _Loader(*_BASES):  # type: ignore[misc]
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
 
 
+def _construct_int(loader: _Loader, node: _nodes.ScalarNode) -> int:
+    try:
+        return _BaseLoader.construct_yaml_int(loader, node)
+    except ValueError:  # Python refuses integers of more than 4,300 digits
+        raise ConstructorError(None, None, "an integer with too many digits", node.start_mark) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Bounds that turn hostile or absurd input into an error instead of memory exhaustion.
@@ -604,7 +614,7 @@ def _objects(document: Any, origin: Origin) -> Iterator[tuple[dict[str, Any], Or
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise _not_an_object(origin, ("items", index))
-        yield item, Origin(origin.file, origin.document, ("items", index))
+        yield from _objects(item, Origin(origin.file, origin.document, (*origin.path, "items", index)))  # kubectl flattens a List in a List
 
 
 def _not_an_object(origin: Origin, path: tuple[str | int, ...]) -> InputError:

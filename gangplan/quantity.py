@@ -41,8 +41,9 @@ _QUANTITY = re.compile(
     r"(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
     r"(?:(?P<binary>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exponent>[+-]?[0-9]+)|(?P<decimal>[numkMGTPE]?))"
 )
-# Beyond this the number is absurd for any resource; refusing it keeps Fraction work bounded.
+# Beyond these the number is absurd for any resource; refusing it keeps Fraction work bounded.
 _MAX_EXPONENT = 64
+_MAX_DIGITS = 64
 
 
 class QuantityError(ValueError):
@@ -73,6 +74,8 @@ def parse_quantity(value: object) -> Fraction:
         )
     if match["sign"] == "-":
         raise QuantityError(f"{text!r} is negative; resource quantities must be >= 0")
+    if len(match["number"]) > _MAX_DIGITS:
+        raise QuantityError(f"{text[:16]!r}...: too many digits (at most {_MAX_DIGITS})")
     number = Fraction(match["number"] + ("0" if match["number"].endswith(".") else ""))
     if match["binary"]:
         return number * _BINARY[match["binary"]]

@@ -90,6 +90,17 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     ),
     "bad-json": ('{"apiVersion": "v1", "kind": "List", "items": [}', 1, None, ""),
     "duplicate-key": (NODE.replace('cpu: "4"', 'cpu: "2"\n    cpu: "8"'), 8, 5, "key 'cpu' is given twice"),
+    # Python refuses integers of more than 4,300 digits; that was exit 3 or a position-less error.
+    "huge-integer": (
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: g\n"
+        f"spec:\n  minMember: {'9' * 5000}\n",
+        6,
+        14,
+        "too many digits",
+    ),
+    "huge-integer-json": ('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},\n'
+                          f' "status": {{"allocatable": {{"cpu": {"9" * 5000}}}}}}}', 2, 36, "too many digits"),
+    "huge-quantity": (POD.format(cpu=f'"0.{"0" * 5000}1"'), 11, 14, "too many digits"),
 }
 
 
@@ -102,7 +113,7 @@ def _run(tmp_path: Path, *files: str) -> tuple[int, str, str, Path]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_input_is_one_located_error_line(case: str, tmp_path: Path) -> None:
     text, line, column, phrase = CASES[case]
-    name = tmp_path / ("input.json" if case == "bad-json" else "input.yaml")
+    name = tmp_path / ("input.json" if case.endswith("json") else "input.yaml")
     if isinstance(text, bytes):
         name.write_bytes(text)
     else:

@@ -906,3 +906,20 @@ def test_an_explicit_timestamp_tag_stays_a_string_even_when_pyyaml_cannot_parse_
     path.write_text("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, !!timestamp 2001-12-14metadata: {name: p}}\n")
     with pytest.raises(InputError, match="metadata"):
         load_snapshot([str(path)])
+
+
+def test_a_list_inside_a_list_is_flattened_as_kubectl_does() -> None:
+    inner = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]}},
+    ]}
+    path = write("nested.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1))
+    snapshot = load_snapshot([path])
+    assert [n.name for n in snapshot.nodes] == ["n1"] and not snapshot.skipped_kinds
+    (pod,) = snapshot.pods
+    assert pod.origin == Origin(path, 0, ("items", 0, "items", 1))
+    assert locate(pod.origin, ("metadata", "name")).line == 25
+    inner["items"].append(7)
+    path = write("nested.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1))
+    assert error([path]).endswith(f"{path}:41:5: expected a Kubernetes object (a mapping with apiVersion and kind)")
