@@ -82,6 +82,22 @@ DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 NAME_LIMIT, LABEL_LIMIT = 253, 63
 
 
+LABEL_VALUE = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
+
+
+def label_problem(key: str, value: str) -> str | None:
+    """Why a label is not one the API server accepts, or None: its values name topology
+    domains and Kueue groups in every output, so a newline or an escape must not get in."""
+    prefix, _, name = key.rpartition("/")
+    if prefix and name_problem(prefix) is not None:
+        return f"label key {key!r}: its prefix must be a DNS subdomain"
+    if not name or len(name) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(name):
+        return f"label key {key!r}: its name must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+    if len(value) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(value):
+        return f"label value {value!r}: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+    return None
+
+
 def name_problem(name: str, limit: int = NAME_LIMIT, pattern: re.Pattern[str] = DNS_SUBDOMAIN) -> str | None:
     """Why ``name`` is not a Kubernetes name of that length and pattern, or None."""
     if len(name) > limit:  # first: the pattern is only ever run on short strings
@@ -234,6 +250,13 @@ class _Reader:
                 self.wrong(at + (key, name), "a string (quote it)", item)
         return value
 
+    def labels(self, meta: Mapping[str, Any]) -> dict[str, str]:
+        labels = self.string_map(meta, "labels", _META)
+        for key, value in labels.items():
+            if (problem := label_problem(key, value)) is not None:
+                self.fail(_META + ("labels", key), problem)
+        return labels
+
     def strings(self, d: Mapping[str, Any], key: str, at: Path) -> tuple[str, ...]:
         values = self.sequence(d, key, at)
         for index, item in enumerate(values):
@@ -316,7 +339,7 @@ def to_node(obj: Mapping[str, Any], origin: Origin) -> Node:
             ready = r.string(condition, "status", path) == "True"
     return Node(
         name=r.string(meta, "name", _META, required=True),
-        labels=r.string_map(meta, "labels", _META),
+        labels=r.labels(meta),
         allocatable=allocatable,
         taints=tuple(taints),
         unschedulable=r.boolean(spec, "unschedulable", _SPEC),
@@ -385,7 +408,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         namespace=r.string(meta, "namespace", _META) or "default",
         name=r.string(meta, "name", _META, required=True),
         uid=r.string(meta, "uid", _META) or None,
-        labels=r.string_map(meta, "labels", _META),
+        labels=r.labels(meta),
         annotations=r.string_map(meta, "annotations", _META),
         containers=tuple(
             _container(r, c, ("spec", "containers", i), False)

@@ -101,6 +101,10 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     "huge-integer-json": ('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},\n'
                           f' "status": {{"allocatable": {{"cpu": {"9" * 5000}}}}}}}', 2, 36, "too many digits"),
     "huge-quantity": (POD.format(cpu=f'"0.{"0" * 5000}1"'), 11, 14, "too many digits"),
+    # Label values name Kueue groups and topology domains in every output (and JUnit XML).
+    "label-value-escape": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
+                           '  labels: {kueue.x-k8s.io/pod-group-name: "g\\e[31mRED\\nfake"}\n'), 6, 43, "label value"),
+    "label-key": (NODE.replace("  name: n1\n", "  name: n1\n  labels: {'rack a': r1}\n"), 5, 22, "label key"),
 }
 
 

@@ -533,7 +533,7 @@ kind: Pod
 metadata:
   name: p
   creationTimestamp: 2024-05-01T10:05:00Z
-  labels: &labels {app: web, tier: "*"}
+  labels: &labels {app: web, tier: "front"}
   annotations:
     <<: *labels
     query: a=1&b=2
@@ -541,7 +541,7 @@ metadata:
 """
     (pod,) = load_snapshot([write("conv.yaml", text)]).pods
     assert pod.creation_timestamp == "2024-05-01T10:05:00Z"
-    assert pod.annotations == {"app": "web", "tier": "*", "query": "a=1&b=2", "sign": "="}
+    assert pod.annotations == {"app": "web", "tier": "front", "query": "a=1&b=2", "sign": "="}
     flow = "{apiVersion: v1, kind: Node, metadata: {name: flow}}\n"
     assert load_snapshot([write("flow.json", flow)]).nodes[0].name == "flow"
 
