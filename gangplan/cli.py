@@ -229,7 +229,8 @@ def _byte_size(option: str, text: str) -> int:
     except QuantityError:
         value = None
     if value is None or value.denominator != 1 or value < 1:
-        raise UsageError(f"{option} must be a positive number of bytes such as 4294967296 or 4Gi, got {text!r}")
+        shown = repr(text) if len(text) <= 40 else f"{text[:40]!r}..."
+        raise UsageError(f"{option} must be a positive number of bytes such as 4294967296 or 4Gi, got {shown}")
     return int(value)
 
 

@@ -48,6 +48,8 @@ KNAPSACK_PROOF_LIMIT = 10_000_000
 SOLVERS = ("cp-sat", "greedy")
 MODELS = ("auto", "nodes", "buckets")
 POLICIES = ("optimal", "ordered")
+MAX_WORKERS = 256  # threads on one machine; CP-SAT refuses the model far above it
+MAX_TIME_LIMIT = 7 * 24 * 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +72,12 @@ class Options:
             raise UsageError(f"--model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if not self.time_limit > 0:
             raise UsageError(f"--time-limit must be a positive number of seconds, got {self.time_limit}")
-        if self.workers < 1:
-            raise UsageError(f"--workers must be at least 1, got {self.workers}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise UsageError(f"--workers must be from 1 to {MAX_WORKERS}, got {self.workers}")
+        if not -(2**31) <= self.seed < 2**31:  # CP-SAT's random_seed is a 32-bit integer
+            raise UsageError(f"--seed must be a 32-bit integer (from -2147483648 to 2147483647), got {self.seed}")
+        if not self.time_limit <= MAX_TIME_LIMIT:
+            raise UsageError(f"--time-limit must be at most {MAX_TIME_LIMIT} seconds (a week), got {self.time_limit}")
 
 
 def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | None = None) -> Plan:
