@@ -32,8 +32,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from . import __version__
-from .errors import GangplanError, InputError, Position, UsageError
-from .loader import Limits, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
+from .errors import GangplanError, InputError, OutputError, Position, UsageError
+from .loader import STDIN, Limits, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
@@ -286,7 +286,7 @@ def _main(
 
 def _load(paths: list[str]) -> Snapshot:
     _stdin_once(paths)
-    stdin = read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes) if "-" in paths else None
+    stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     if snapshot.skipped_kinds:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(snapshot.skipped_kinds.items()))
@@ -297,27 +297,62 @@ def _load(paths: list[str]) -> Snapshot:
 
 
 def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]) -> None:
-    """stdout, or a file replaced atomically: never a half-written output file. ``more`` files
-    are written with it, every one staged before any is replaced, so a failure writing one
-    (a full disk) leaves all as they were."""
+    """stdout (also for ``-``), or a file replaced atomically: never a half-written output file.
+    ``more`` files are written with it, every one staged before any is replaced, so a failure
+    writing one (a full disk) leaves all as they were. A symlink is written through (its target
+    replaced), and a device or a FIFO (/dev/stdout, a named pipe) is written into, not replaced."""
+    if output_file is not None and str(output_file) == "-":
+        output_file = None
     files = [*([(text, output_file)] if output_file is not None else []), *more]
-    staged: list[tuple[str, Path]] = []
+    staged: list[tuple[str, Path, Path]] = []
+    into: list[tuple[str, Path]] = []
+    path = Path()
     try:
         for content, path in files:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=_directory(path))
-            staged.append((tmp, path))
+            target = Path(os.path.realpath(path))
+            if target.exists() and not target.is_file():
+                into.append((content, target))
+                continue
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=_directory(target))
+            staged.append((tmp, target, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(content)
             os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would not
-        for tmp, path in staged:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in staged:
+        if output_file is None:
+            write_stdout(text)  # before any file is replaced: a failure here leaves them as they were
+        for tmp, target, path in staged:
+            os.replace(tmp, target)
+        for content, path in into:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(content)
+    except BaseException as exc:
+        for tmp, _, _ in staged:
             Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
-    if output_file is None:
+
+
+def write_stdout(text: str) -> None:
+    """Straight to the file descriptor: Python's buffered writer loses a broken pipe after a
+    partial write (more than 64 KiB into ``| head``), so exit 141 would become 0."""
+    if sys.stdout is None:
+        raise OutputError("cannot write the output: stdout is closed")
+    sys.stdout.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test runner's capture)
         sys.stdout.write(text)
         sys.stdout.flush()
+        return
+    view = memoryview(text.encode("utf-8"))
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
 
 
 def _directory(path: Path) -> Path:
@@ -873,12 +908,17 @@ def verify_command(
     placements = list(given.placements)
     keys = given.levels if given.levels is not None and levels is None else resolve_levels(loaded, _levels(levels))[0]
     result = verify(loaded, placements, keys)
-    for line in [*format_verification(result), *format_spans(result)]:
-        sys.stdout.write(line + "\n")
+    write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:
         _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")
         raise typer.Exit(1)
     _say(f"ok: {len(placements)} placements satisfy every rule")
+
+
+def _read_stdin() -> bytes:
+    if sys.stdin is None:
+        raise InputError("cannot read: stdin is closed", Position(STDIN))
+    return read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes)
 
 
 def _stdin_once(paths: list[str]) -> None:
@@ -890,7 +930,7 @@ def read_plan(path: str) -> Plan:
     """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool."""
     if os.path.isdir(path):
         raise InputError("is a directory, not a Plan or a List of Bindings", Position(path))
-    stdin = read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes) if path == "-" else None
+    stdin = _read_stdin() if path == "-" else None
     documents = read_documents(path, limits=_State.limits, stdin=stdin)  # size, aliases and nesting bounded
     if len(documents) > 1:
         raise InputError(f"expected one Plan or List of Bindings, found {len(documents)} documents", Position(path))

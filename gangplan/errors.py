@@ -3,6 +3,7 @@
     GangplanError            exit 3 unless a subclass says otherwise
     ├── InputError           exit 2: bad input, with the place it was found
     ├── UsageError           exit 2: bad options or arguments
+    ├── OutputError          exit 3: an output could not be written (a full disk, no such device)
     └── SolverError          exit 3: the solver or the program failed
 
 The CLI catches ``GangplanError`` only and prints ``error: <str(exc)>``.
@@ -74,3 +75,7 @@ class UsageError(GangplanError):
 
 class SolverError(GangplanError):
     exit_code = 3
+
+
+class OutputError(GangplanError):
+    """The output could not be written; nothing half-written is left at the path."""

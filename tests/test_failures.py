@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import re
 import signal
 import subprocess
@@ -300,6 +301,51 @@ def test_a_reader_that_stops_reading_gets_no_error() -> None:
     assert proc.returncode == 141
     assert "error" not in proc.stderr.lower() and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("skipped objects") or proc.stderr.startswith("groups placed")
+
+
+def test_a_reader_that_stops_after_the_first_64_kib_still_gets_141() -> None:
+    """More than a pipe's 64 KiB: the first write is partial, and Python's buffered writer
+    dropped the broken pipe that followed, so the truncated output ended with exit 0."""
+    proc = subprocess.Popen([sys.executable, "-m", "gangplan", "generate", "--shape", "2x4x4x16", "--groups", "100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(100)) == 100
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""
+    proc.stderr.close()
+
+
+@pytest.mark.parametrize("closed", ["stdin", "stdout"])
+def test_a_closed_stdin_or_stdout_is_one_error_line(closed: str) -> None:
+    args = [sys.executable, "-m", "gangplan", "plan", "-" if closed == "stdin" else str(SMALL), "-o", "name"]
+    proc = subprocess.run(args, stderr=subprocess.PIPE, text=True, timeout=120,
+                          **{closed: subprocess.DEVNULL}, preexec_fn=lambda: os.close(0 if closed == "stdin" else 1))
+    assert proc.returncode == (2 if closed == "stdin" else 3)
+    assert proc.stderr.splitlines()[-1] == (
+        "error: <stdin>: cannot read: stdin is closed" if closed == "stdin" else "error: cannot write the output: stdout is closed"
+    )
+
+
+def test_output_file_writes_through_a_symlink_into_a_fifo_and_dash_is_stdout(tmp_path: Path) -> None:
+    target, link = tmp_path / "target.txt", tmp_path / "link"
+    link.symlink_to(target.name)
+    assert invoke("plan", str(SMALL), "-o", "name", "--output-file", str(link)).exit_code == 0
+    assert link.is_symlink() and target.read_text().startswith("binding/")  # the link was replaced by a file
+    result = invoke("plan", str(SMALL), "-o", "name", "--output-file", "-")
+    assert result.exit_code == 0 and result.stdout.startswith("binding/") and not Path("-").exists()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    assert invoke("plan", str(SMALL), "-o", "name", "--output-file", str(fifo)).exit_code == 0
+    assert reader.communicate(timeout=60)[0] == target.read_text()
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # written into, not replaced by a regular file
+
+
+def test_an_unwritable_output_is_one_error_line_not_an_internal_error(tmp_path: Path) -> None:
+    result = invoke("plan", str(SMALL), "-o", "name", "--output-file", "/dev/full")
+    only_error(result, 3)
+    assert result.stderr.splitlines()[-1] == "error: cannot write /dev/full: No space left on device"
 
 
 def test_a_failed_write_leaves_the_old_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
