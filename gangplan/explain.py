@@ -280,7 +280,7 @@ def _required_reason(problem: Problem, g: int) -> str:
     ]
     scarce = min(limits)[1] if limits else "pods"
     total = gang.counted + best
-    return (
-        f"required {key}: the best {noun} ({problem.domain_name(level, best_d)}) holds {total} of "
-        f"{gang.min_member} pods ({scarce})"
-    )
+    where = problem.domain_name(level, best_d)
+    if level in topo.pinned:  # the only domain it may use, not the best of several
+        return f"required {key}: running members hold it to {where}, which holds {total} of {gang.min_member} pods ({scarce})"
+    return f"required {key}: the best {noun} ({where}) holds {total} of {gang.min_member} pods ({scarce})"

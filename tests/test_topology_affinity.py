@@ -305,7 +305,7 @@ def test_running_members_pin_the_required_domain() -> None:
     group, pods = gang("stuck", 4, 4, required=(TOR,), running_on=("a0",))
     result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)))
     stuck = outcome(result, "ml/stuck")
-    assert not stuck.placed and "holds 2 of 4 pods" in stuck.reason
+    assert not stuck.placed and stuck.reason == f"required {TOR}: running members hold it to ta, which holds 2 of 4 pods (nvidia.com/gpu)"
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
