@@ -25,6 +25,7 @@ and are left out), in the Plan's group order:
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from .model import PodGroup, PodGroupAPI, PodPhase, Snapshot
@@ -41,6 +42,8 @@ NOT_ENOUGH_RESOURCES = "NotEnoughResources"
 NOT_ENOUGH_TASKS = "NotEnoughTasks"
 
 _KEPT_STATUS_FIELDS = ("occupiedBy",)
+# Its own tasks short, or (in a JobGroup) a member's: explain's reasons say which.
+_TASKS_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
 # Every member succeeded: the phase each API's controller writes then.
 _FINISHED_PHASE = {
@@ -130,9 +133,7 @@ def group_status(
         condition: dict[str, Any] = {
             "type": UNSCHEDULABLE,
             "status": "True",
-            "reason": NOT_ENOUGH_TASKS
-            if exist < min_member or outcome.reason.startswith(f"{NOT_ENOUGH_TASKS}:")
-            else NOT_ENOUGH_RESOURCES,
+            "reason": NOT_ENOUGH_TASKS if exist < min_member or _TASKS_SHORT.match(outcome.reason) else NOT_ENOUGH_RESOURCES,
             "message": outcome.reason,
         }
         if now is not None:

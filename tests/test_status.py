@@ -169,6 +169,17 @@ def test_too_few_pods_is_pending_not_enough_tasks() -> None:
     assert "2 pods exist" in condition["message"] and "minMember is 3" in condition["message"]
 
 
+def test_a_jobgroup_member_held_back_by_a_sibling_short_of_pods_says_not_enough_tasks() -> None:
+    from dataclasses import replace
+
+    whole, short = (replace(podgroup(name, size), sub_group="sg") for name, size in (("whole", 1), ("short", 3)))
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("w-0", "whole"), pod("s-0", "short")), pod_groups=(whole, short))
+    items = items_by_name(run(snapshot))
+    [condition] = items["whole"]["status"]["conditions"]
+    assert condition["message"].startswith("JobGroup ns/sg cannot be placed: member ns/short: NotEnoughTasks:")
+    assert condition["reason"] == "NotEnoughTasks"  # it was NotEnoughResources, against its own message
+
+
 def test_group_with_no_pods_at_all_is_pending() -> None:
     snapshot = Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("empty", 2),))
     [item] = run(snapshot)["items"]
