@@ -16,11 +16,15 @@ and are left out), in the Plan's group order:
   cannot be placed; Pending otherwise. A group whose members all succeeded, with nothing
   running or pending, is Finished (scheduler-plugins) or Completed (Volcano), as their
   controllers write; it keeps a terminal phase already given (Finished, Completed, Failed).
-- ``scheduled`` is left out of Volcano PodGroups, whose status has no such field.
+  scheduler-plugins and Godel call a group whose minMember pods all exist and wait, none
+  placed, PreScheduling (Volcano: Pending).
+- ``scheduled`` only for scheduler-plugins (seed 001's count; Volcano's status has none);
+  Godel's status has ``pending`` (members in phase Pending) instead.
 - ``conditions``: a group the plan cannot place gets ``Unschedulable`` (reason NotEnoughTasks
   when fewer pods exist than minMember, or than a Volcano task's minTaskMember, else
-  NotEnoughResources; message = the plan's reason).
-  Stale Unschedulable conditions are dropped from placed groups; other conditions are kept.
+  NotEnoughResources; message = the plan's reason); Godel keys it by ``phase`` instead of
+  ``type``. Stale ones are dropped from placed groups; other conditions are kept, and so are
+  ``occupiedBy`` and ``scheduleStartTime``.
 """
 
 from __future__ import annotations
@@ -36,12 +40,13 @@ PHASE_PENDING = "Pending"
 PHASE_SCHEDULED = "Scheduled"
 PHASE_RUNNING = "Running"
 PHASE_UNKNOWN = "Unknown"
+PHASE_PRE_SCHEDULING = "PreScheduling"
 
 UNSCHEDULABLE = "Unschedulable"
 NOT_ENOUGH_RESOURCES = "NotEnoughResources"
 NOT_ENOUGH_TASKS = "NotEnoughTasks"
 
-_KEPT_STATUS_FIELDS = ("occupiedBy",)
+_KEPT_STATUS_FIELDS = ("occupiedBy", "scheduleStartTime")  # scheduleTimeoutSeconds counts from the latter
 # Its own tasks short, or (in a JobGroup) a member's: explain's reasons say which.
 _TASKS_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
@@ -50,7 +55,16 @@ _FINISHED_PHASE = {
     PodGroupAPI.VOLCANO: "Completed",
     PodGroupAPI.SCHEDULER_PLUGINS: "Finished",
     PodGroupAPI.SCHEDULER_PLUGINS_LEGACY: "Finished",
+    PodGroupAPI.GODEL: "Finished",
+    PodGroupAPI.GODEL_BYTEDANCE: "Finished",
 }
+_GODEL = (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE)
+# All of minMember's pods exist and wait, none placed: the controllers' PreScheduling.
+_PRE_SCHEDULING = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY, *_GODEL)
+# Counts beyond running, succeeded and failed: seed 001's scheduled for scheduler-plugins (its
+# current CRD has none, nor conditions: the API server drops them on apply), Godel's pending.
+_SCHEDULED_COUNT = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
+_PENDING_COUNT = _GODEL
 
 
 def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> dict[str, Any]:
@@ -120,18 +134,21 @@ def group_status(
         phase = PHASE_RUNNING if volcano else PHASE_SCHEDULED
     elif running + succeeded > 0:
         phase = PHASE_UNKNOWN
+    elif pg.api in _PRE_SCHEDULING and outcome.counted + outcome.pending >= min_member:
+        phase = PHASE_PRE_SCHEDULING
     else:
         phase = PHASE_PENDING
+    godel = pg.api in _GODEL
     old_conditions = old.get("conditions")
     conditions = [
         _plain(c)
         for c in (old_conditions if isinstance(old_conditions, (list, tuple)) else ())
-        if isinstance(c, Mapping) and c.get("type") != UNSCHEDULABLE
+        if isinstance(c, Mapping) and not _ours(c, godel)
     ]
     if not outcome.placed:
         exist = outcome.counted + outcome.pending
         condition: dict[str, Any] = {
-            "type": UNSCHEDULABLE,
+            **({"phase": phase} if godel else {"type": UNSCHEDULABLE}),  # Godel keys its conditions by phase
             "status": "True",
             "reason": NOT_ENOUGH_TASKS if exist < min_member or _TASKS_SHORT.match(outcome.reason) else NOT_ENOUGH_RESOURCES,
             "message": outcome.reason,
@@ -142,7 +159,8 @@ def group_status(
 
     status: dict[str, Any] = {
         "phase": phase,
-        **({} if volcano else {"scheduled": scheduled}),  # Volcano's PodGroupStatus has no such field
+        **({"scheduled": scheduled} if pg.api in _SCHEDULED_COUNT else {}),
+        **({"pending": sum(1 for p in members if p.phase == PodPhase.PENDING)} if pg.api in _PENDING_COUNT else {}),
         "running": running,
         "succeeded": succeeded,
         "failed": failed,
@@ -153,6 +171,13 @@ def group_status(
         if name in old:
             status[name] = _plain(old[name])
     return status
+
+
+def _ours(condition: Mapping[str, Any], godel: bool) -> bool:
+    """A condition gangplan writes, replaced on every plan (stale once the group is placed)."""
+    if godel:
+        return condition.get("reason") in (NOT_ENOUGH_RESOURCES, NOT_ENOUGH_TASKS)
+    return condition.get("type") == UNSCHEDULABLE
 
 
 def _with_status(

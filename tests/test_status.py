@@ -329,3 +329,54 @@ def test_a_scheduler_plugins_group_whose_members_all_succeeded_is_finished() -> 
     status = {item["metadata"]["name"]: item["status"] for item in run(snapshot)["items"]}
     assert (status["d"]["phase"], status["d"]["succeeded"], status["d"]["scheduled"]) == ("Finished", 2, 0)
     assert status["r"]["phase"] == "Running" and "conditions" not in status["r"]
+
+
+def _as(api: PodGroupAPI, group: PodGroup) -> PodGroup:
+    from dataclasses import replace
+
+    return replace(group, api=api, raw={**group.raw, "apiVersion": api.value})
+
+
+@pytest.mark.parametrize("api", [PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.VOLCANO, PodGroupAPI.GODEL])
+def test_each_api_gets_the_phase_and_fields_its_controller_writes(api: PodGroupAPI) -> None:
+    """Godel's status has pending but no scheduled, and keys its conditions by phase; all of
+    minMember's pods waiting is PreScheduling for scheduler-plugins and Godel, Pending for
+    Volcano; scheduleStartTime, which scheduleTimeoutSeconds counts from, is kept."""
+    started = {"scheduleStartTime": "2024-01-01T00:05:00Z"}
+    big = _as(api, podgroup("big", 2, started))
+    done = _as(api, podgroup("done", 1))
+    snapshot = Snapshot(
+        nodes=(node("n1", cpu=1000),),
+        pods=(pod("big-0", "big", cpu=800), pod("big-1", "big", cpu=800),
+              pod("done-0", "done", node_name="n1", phase=PodPhase.SUCCEEDED)),
+        pod_groups=(big, done),
+    )
+    if api is PodGroupAPI.GODEL:  # Godel's pods name their group by an annotation
+        snapshot = replace_pods(snapshot, {"godel.bytedance.com/pod-group-name": None})
+    items = items_by_name(run(snapshot))
+    status = items["big"]["status"]
+    assert status["scheduleStartTime"] == "2024-01-01T00:05:00Z"
+    assert status["phase"] == ("Pending" if api is PodGroupAPI.VOLCANO else "PreScheduling")
+    [condition] = status["conditions"]
+    assert condition["reason"] == "NotEnoughResources" and condition["status"] == "True"
+    if api is PodGroupAPI.GODEL:
+        assert condition["phase"] == "PreScheduling" and "type" not in condition
+        assert status["pending"] == 2 and "scheduled" not in status
+        assert items["done"]["status"]["phase"] == "Finished"
+    else:
+        assert condition["type"] == "Unschedulable" and "pending" not in status
+        assert ("scheduled" in status) is (api is PodGroupAPI.SCHEDULER_PLUGINS)
+        assert items["done"]["status"]["phase"] == ("Completed" if api is PodGroupAPI.VOLCANO else "Finished")
+
+
+def replace_pods(snapshot: Snapshot, annotation: dict[str, None]) -> Snapshot:
+    from dataclasses import replace
+
+    key = next(iter(annotation))
+    pods = tuple(
+        replace(p, labels={k: v for k, v in p.labels.items() if k != GROUP_LABEL},
+                annotations={**p.annotations, key: p.labels[GROUP_LABEL]})
+        for p in snapshot.pods
+    )
+    return replace(snapshot, pods=pods)
+
