@@ -462,7 +462,8 @@ def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
     at = ("spec", "affinity", "podGroupAffinity")
     outer = r.mapping(spec, "affinity", _SPEC)
     affinity = r.mapping(outer, "podGroupAffinity", at[:2])
-    if not affinity and any(key in outer for key in _AFFINITY_FIELDS):
+    beside = not affinity and any(key in outer for key in _AFFINITY_FIELDS)
+    if beside:
         # Seed 003's third example indents the terms beside an empty podGroupAffinity.
         affinity, at = outer, at[:2]
     selector = None
@@ -477,6 +478,7 @@ def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
             _sort_rule(r, rule, at + ("sortRules", i))
             for i, rule in enumerate(r.sequence(affinity, "sortRules", at))
         ),
+        affinity_beside=beside,
     )
 
 

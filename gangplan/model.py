@@ -173,6 +173,7 @@ class PodGroup:
     preferred_topology: tuple[str, ...] = ()  # topologyKeys of preferred terms, largest first
     node_selector: NodeSelector | None = None  # Godel podGroupAffinity.nodeSelector
     sort_rules: tuple[SortRule, ...] = ()
+    affinity_beside: bool = False  # Godel terms written beside podGroupAffinity, not inside it
     creation_timestamp: str = ""
     uid: str | None = None
     raw: Mapping[str, object] = field(default_factory=dict)  # the object as given, for -o status

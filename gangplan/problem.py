@@ -612,6 +612,11 @@ def _terms(
     why its required terms cannot hold at all ('' when they can): one names a label no node
     carries, which no placement meets (Kueue does not admit it, kube-scheduler finds no node)."""
     required, preferred = list(gang.group.required_topology), list(gang.group.preferred_topology)
+    if gang.group.affinity_beside:
+        warnings.append(
+            f"PodGroup {gang.key}: its affinity terms are beside spec.affinity.podGroupAffinity, not inside it "
+            "(as in seed 003's third example); gangplan reads them, Godel's CRD drops them there"
+        )
     members = [*gang.running, *gang.pending]
     for annotation in (KUEUE_REQUIRED, KUEUE_PREFERRED):
         asked = {pod.annotations.get(annotation, "") for pod in members}

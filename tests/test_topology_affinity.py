@@ -170,6 +170,8 @@ def test_seed_003_examples_load_and_plan_as_written(example: str, tmp_path: Path
         assert group.required_topology == ("tce.kubernetes.io/netminipodipv6",)
         assert group.preferred_topology == ("tce.kubernetes.io/nettoripv6",)
         assert len(nginx.domains["tce.kubernetes.io/netminipodipv6"]) == 1
+        beside = any("beside spec.affinity.podGroupAffinity" in w for w in result.warnings)
+        assert beside is (example == "sort-rules")  # the seed indents it so; Godel's CRD would drop it
         if example == "sort-rules":
             assert [r.order for r in group.sort_rules] == ["Descending", "Descending"]
             # mp-1 holds the big tor: the most CPU capacity, so Descending picks it.
