@@ -603,7 +603,7 @@ def plan_command(
         Optional[Path],
         typer.Option("--report", help="Also write a self-contained HTML page of the plan here.", callback=_writable),
     ] = None,
-    diff: Annotated[bool, typer.Option("--diff", help="Also show what the plan changes against the snapshot (on stderr).")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Also show what the plan changes against the snapshot (on stderr, even with --quiet: you asked for it).")] = False,
     gang: GangOpt = None,
 ) -> None:
     """Plan where every pending gang goes, all-or-nothing.
@@ -622,7 +622,7 @@ def plan_command(
     else:
         text = render(result, output.value, snapshot=loaded)
     page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
-    if diff and not _State.quiet:
+    if diff:
         _emit_diff(diff_snapshot(loaded, result, gpu_resource=gpu_resource), DiffOutput.diff, None, to_stderr=True)
     write_output(text, output_file, *([(page, report)] if page is not None and report is not None else []))
 

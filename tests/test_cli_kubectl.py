@@ -204,6 +204,9 @@ def test_plan_diff_goes_to_stderr(tmp_path: Path) -> None:
     assert result.exit_code == 0
     json.loads(result.stdout)  # stdout stays the bindings alone
     assert "+ pod " in result.stderr and "@@ groups @@" in result.stderr
+    quiet = runner.invoke(app, ["-q", "plan", SMALL, "-o", "json", "--diff"])  # asked for: not silenced
+    assert quiet.exit_code == 0 and quiet.stdout == result.stdout
+    assert "@@ groups @@" in quiet.stderr and "groups placed" not in quiet.stderr
 
 
 def test_every_emitted_pod_validates_strictly(tmp_path: Path) -> None:
