@@ -907,7 +907,8 @@ def verify_command(
     given = read_plan(plan_file)
     placements = list(given.placements)
     keys = given.levels if given.levels is not None and levels is None else resolve_levels(loaded, _levels(levels))[0]
-    result = verify(loaded, placements, keys)
+    claims = None if given.placements_only else {g.key: (g.placed, g.scheduled) for g in given.groups}
+    result = verify(loaded, placements, keys, claims)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:
         _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")

@@ -424,7 +424,10 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
 
 
 def verify(
-    snapshot: Snapshot, placements: Sequence[Placement], levels: Sequence[str] = ()
+    snapshot: Snapshot,
+    placements: Sequence[Placement],
+    levels: Sequence[str] = (),
+    claims: Mapping[str, tuple[bool, int]] | None = None,
 ) -> Verification:
     """Check ``placements`` against ``snapshot``; the result lists every rule they break.
 
@@ -435,6 +438,9 @@ def verify(
 
     ``levels`` are the topology level label keys, largest first, as the caller resolved them
     (DESIGN section 2); they define the domains of the topology checks and of ``spans``.
+
+    ``claims``: what a Plan says of each group (placed, pending pods scheduled), checked against
+    its own placements, so a Plan cannot call a group placed that it does not place.
     """
     violations: list[Violation] = []
     pods: dict[str, Pod] = {}
@@ -495,6 +501,8 @@ def verify(
         snapshot, gangs, member_of, nodes, placed, tuple(levels)
     )
     violations.extend(topology_violations)
+    if claims is not None:
+        violations.extend(_claim_checks(claims, gangs, member_of, pods, placed))
 
     summary = VerificationSummary(
         placements=len(placements),
@@ -503,6 +511,30 @@ def verify(
         nodes_used=len({n for n in placed.values() if n in nodes}),
     )
     return Verification(tuple(violations), summary, spans)
+
+
+def _claim_checks(
+    claims: Mapping[str, tuple[bool, int]],
+    gangs: Mapping[str, _Gang],
+    member_of: Mapping[str, str],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+) -> list[Violation]:
+    counts: dict[str, int] = {}
+    for key in placed:  # a pod of no group is a group of one, named as the pod
+        group = gangs[member_of[key]].key if key in member_of else key
+        counts[group] = counts.get(group, 0) + 1
+    known = {gang.key for gang in gangs.values()}
+    found = []
+    for group, (is_placed, scheduled) in claims.items():
+        if group not in known and group not in pods:
+            found.append(Violation("outcome", group, "the plan names a group the snapshot does not have"))
+            continue
+        count = counts.get(group, 0)
+        if count != scheduled or (not is_placed and count):
+            said = f"placed with {scheduled} pending pods" if is_placed else "not placed"
+            found.append(Violation("outcome", group, f"the plan says {said}; its placements place {count}"))
+    return found
 
 
 def _capacity(

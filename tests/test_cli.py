@@ -424,3 +424,23 @@ def test_check_github_says_when_it_read_nothing_and_kueue_counts_that_disagree_a
     planned = invoke("plan", str(kueue), "-o", "wide")
     assert "warning: Kueue pod group ml/k: its members disagree on kueue.x-k8s.io/pod-group-total-count (2, 3); the largest, 3, is its minMember" in planned.stderr
     assert planned.stdout.splitlines()[1].split()[:5] == ["ml/k", "kueue", "0", "Placed", "3/3"]
+
+
+def test_verify_checks_what_a_plan_says_of_each_group_against_its_placements(tmp_path: Path) -> None:
+    """A Plan is more than its placements: one that calls a group placed without placing it, or
+    not placed while placing it, was reported "ok" (second user review)."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    out = tmp_path / "plan.json"
+    assert invoke("plan", snapshot, "-o", "plan", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    assert invoke("verify", snapshot, "--plan", str(out)).exit_code == 0
+    placed = next(g for g in data["groups"] if g["placed"] and g["scheduled"])
+    dropped = dict(data, placements=[p for p in data["placements"] if p["group"] != placed["name"]])
+    out.write_text(json.dumps(dropped))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 1
+    assert f"outcome {placed['name']}: the plan says placed with {placed['scheduled']} pending pods; its placements place 0" in result.stdout
+    denied = dict(data, groups=[dict(g, placed=False) if g["name"] == placed["name"] else g for g in data["groups"]])
+    out.write_text(json.dumps(denied))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 1 and f"outcome {placed['name']}: the plan says not placed" in result.stdout
