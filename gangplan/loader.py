@@ -133,7 +133,8 @@ class Limits:
     max_file_bytes: int = 2 * 1024**3  # per file, checked before it is read
     max_documents: int = 1_000_000  # YAML documents over all inputs
     max_objects: int = 1_000_000  # Kubernetes objects over all inputs, List items counted singly
-    max_expanded_nodes: int = 10_000_000
+    max_expanded_nodes: int = 1_000_000  # what aliases add: -o status writes PodGroups back out expanded
+    max_expanded_bytes: int = 16 * 1024**2  # the scalar text aliases add (one long string, repeated)
     max_aliases: int = 10_000
     max_depth: int = 100  # nesting of the PodGroups and pod manifests gangplan writes back out
 
@@ -566,31 +567,36 @@ def _check_aliases(name: str, text: str, limits: Limits) -> None:
     Loading shares aliased nodes, but every later walk over the data expands them; so the
     nodes that aliases would add are counted, each anchor knowing its expanded size.
     """
-    sizes: dict[str, int] = {}
-    open_collections: list[tuple[str | None, int]] = []
-    nodes = expanded = aliases = 0
+    sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, scalar characters) it expands to
+    open_collections: list[tuple[str | None, int, int]] = []
+    nodes = characters = expanded = expanded_characters = aliases = 0
     for event in yaml.parse(text, Loader=_Loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:
             nodes += 1
+            characters += len(event.value)
             if event.anchor is not None:
-                sizes[event.anchor] = 1
+                sizes[event.anchor] = (1, len(event.value))
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             nodes += 1
-            open_collections.append((event.anchor, nodes))
+            open_collections.append((event.anchor, nodes, characters))
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            anchor, first = open_collections.pop()
+            anchor, first, first_characters = open_collections.pop()
             if anchor is not None:
-                sizes[anchor] = nodes - first + 1
+                sizes[anchor] = (nodes - first + 1, characters - first_characters)
         elif kind is yaml.AliasEvent:
             aliases += 1
-            size = sizes.get(event.anchor, 1)
+            size, text_size = sizes.get(event.anchor, (1, 0))
             nodes += size
+            characters += text_size
             expanded += size
+            expanded_characters += text_size
             if aliases > limits.max_aliases:
                 problem = f"more than {limits.max_aliases} YAML aliases"
             elif expanded > limits.max_expanded_nodes:
                 problem = f"YAML aliases expand to more than {limits.max_expanded_nodes} nodes"
+            elif expanded_characters > limits.max_expanded_bytes:
+                problem = f"YAML aliases expand to more than {limits.max_expanded_bytes} characters of text"
             else:
                 continue
             mark = event.start_mark

@@ -602,9 +602,9 @@ def test_alias_bombs() -> None:
     for name, previous in zip("bcdefghij", "abcdefghi"):
         levels.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 10) + "]")
     bomb = "\n".join(levels) + "\n"
-    # lines 2-6 add 1,244,550 nodes; each *f on line 7 adds 1,111,111: the 8th passes 10**7
+    # lines 2-5 add 123,440 nodes; each *e on line 6 adds 111,111: the 8th passes 10**6
     assert error([write("lol.yaml", bomb)]) == (
-        "lol.yaml:7:29: YAML aliases expand to more than 10000000 nodes (alias bomb?)"
+        "lol.yaml:6:29: YAML aliases expand to more than 1000000 nodes (alias bomb?)"
     )
     # [*a x 10] on line 2: each *a is 11 nodes, so the 10th alias (column 35) passes 100
     assert error(["lol.yaml"], limits=Limits(max_expanded_nodes=100)) == (
@@ -612,6 +612,11 @@ def test_alias_bombs() -> None:
     )
     assert error(["lol.yaml"], limits=Limits(max_aliases=3)) == (
         "lol.yaml:2:17: more than 3 YAML aliases (alias bomb?)"
+    )
+    # Few nodes, much text: a 1 MiB string repeated 17 times is 17 MiB once written back out.
+    text = "s: &s " + "x" * 2**20 + "\nt: [" + ", ".join(["*s"] * 17) + "]\n"
+    assert error([write("long.yaml", text)]) == (
+        "long.yaml:2:69: YAML aliases expand to more than 16777216 characters of text (alias bomb?)"
     )
 
 
