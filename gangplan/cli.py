@@ -16,6 +16,7 @@ import threading
 from xml.etree import ElementTree
 import time
 import json
+import math
 import os
 import sys
 import tempfile
@@ -1165,6 +1166,12 @@ def generate_command(
         nodes_from = trace_nodes(str(from_trace))
     from .generate import DEFAULT_FLAVOURS, generate
 
+    nodes = math.prod(_shape(shape))
+    if nodes + groups > _State.limits.max_objects:  # what gangplan would refuse to read back
+        raise UsageError(
+            f"--shape {shape} and --groups {groups} make more than --max-objects {_State.limits.max_objects} "
+            f"objects ({nodes} nodes)"
+        )
     data = generate(
         shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
         flavours=tuple(_flavour(text) for text in flavour) if flavour else DEFAULT_FLAVOURS,

@@ -382,3 +382,17 @@ def test_generate_command_node_flavours(tmp_path: Path) -> None:
     assert capacity == {("big", "96", "1073741824Ki", "8"), ("cpu", "64", "268435456Ki", None)}
     bad = CliRunner().invoke(app, ["generate", "--flavour", "big:8:-1:1Ti"])
     assert bad.exit_code == 2 and bad.stderr.startswith("error: --flavour must be")
+
+
+def test_generate_refuses_more_objects_than_gangplan_would_read() -> None:
+    """A typo'd shape (1e11 nodes) ran until killed; --max-objects bounds what is written."""
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    runner = CliRunner()
+    for args in (["generate", "--shape", "100000x100x100x100"], ["--max-objects", "10", "generate"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.startswith("error: --shape ") and "--max-objects" in result.stderr
+    assert runner.invoke(app, ["--max-objects", "20", "generate", "--shape", "1x1x2x4", "--groups", "4"]).exit_code == 0
