@@ -632,7 +632,7 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             found[field].append(item)
     nodes, pods, pod_groups, priority_classes, topologies = found
     return Snapshot(
-        nodes=tuple(nodes),
+        nodes=tuple(sorted(nodes, key=lambda node: node.name)),  # the plan depends on the set, not the order
         pods=tuple(pods),
         pod_groups=tuple(pod_groups),
         priority_classes=tuple(priority_classes),

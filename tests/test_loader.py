@@ -207,7 +207,7 @@ metadata:
 
 def test_kubectl_list() -> None:
     snapshot = load_snapshot([write("dump.yaml", KUBECTL_LIST)])
-    gpu, cpu = snapshot.nodes
+    cpu, gpu = snapshot.nodes  # by name, whatever the order of the dump
     assert gpu.name == "gpu-1"
     assert gpu.labels == {"kubernetes.io/hostname": "gpu-1", "network.topology/tor": "tor-1"}
     assert gpu.allocatable == {
@@ -315,9 +315,22 @@ def test_folder_is_read_recursively_in_path_order() -> None:
     write("snap/.hidden.yaml", "not: read")
     write("snap/.git/config.yaml", "not: read")
     snapshot = load_snapshot(["snap", write("last.yaml", NODE.format(name="last"))])
+    assert {n.name: n.origin.file for n in snapshot.nodes} == {
+        "a": str(Path("snap/a.yaml")), "az": str(Path("snap/a/z.yml")), "b": str(Path("snap/b.yaml")),
+        "c": str(Path("snap/c.json")), "last": "last.yaml",
+    }
     # component by component, as kubectl -R walks a folder: snap/a/ before snap/a.yaml
-    assert [n.name for n in snapshot.nodes] == ["az", "a", "b", "c", "last"]
-    assert snapshot.nodes[0].origin.file == str(Path("snap/a/z.yml"))
+    write("snap/a.yaml", NODE.format(name="az"))
+    assert error(["snap"]) == f"{Path('snap/a.yaml')}:3:18: duplicate Node az (first at {Path('snap/a/z.yml')}:3:18)"
+
+
+def test_the_plan_depends_on_the_nodes_not_their_order() -> None:
+    """Nodes are kept by name: a dump split or shuffled differently gave other bindings."""
+    names = ["n3", "n1", "n2"]
+    text = "---\n".join(NODE.format(name=name) for name in names)
+    forward = load_snapshot([write("f.yaml", text)])
+    backward = load_snapshot([write("b.yaml", "---\n".join(NODE.format(name=name) for name in reversed(names)))])
+    assert [n.name for n in forward.nodes] == [n.name for n in backward.nodes] == ["n1", "n2", "n3"]
 
 
 def test_stdin() -> None:
