@@ -36,7 +36,7 @@ from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError
 from .loader import STDIN, Limits, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
-from .model import Node, Snapshot
+from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, plan_from_document
 from .planner import Options, plan as make_plan
@@ -939,7 +939,8 @@ def read_plan(path: str) -> Plan:
     try:
         return plan_from_document(documents[0] if documents else None)
     except PlanFormatError as exc:
-        raise InputError(str(exc), Position(path)) from None
+        name = STDIN if path == "-" else path
+        raise InputError(str(exc), locate(Origin(name, 0, ()), exc.path) if name != STDIN else Position(name)) from None
     except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
         # A field of the wrong type deep inside: still bad input, not a failure of gangplan.
         raise InputError(

@@ -178,18 +178,53 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
 
 
 class PlanFormatError(ValueError):
-    """The document is not a Plan gangplan can read; the message says what is wrong."""
+    """The document is not a Plan gangplan can read; the message says what is wrong, and
+    ``path`` where (the keys and indices from the document's root), so it can be located."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
 
 
-def _part(data: Mapping[str, Any], key: str, kind: type, where: str = "") -> Any:
+def _json_type(value: object) -> str:
+    """A value's type as JSON and YAML name it, not Python."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _dotted_path(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{step}]" if isinstance(step, int) else (f".{step}" if i else step) for i, step in enumerate(path))
+
+
+def _wrong(path: tuple[str | int, ...], expected: str, value: object) -> PlanFormatError:
+    return PlanFormatError(f"{_dotted_path(path)}: expected {expected}, got {_json_type(value)}", path)
+
+
+def _part(data: Mapping[str, Any], key: str, kind: type, at: tuple[str | int, ...] = ()) -> Any:
     """``data[key]`` when it has the JSON type the schema gives it; absent or null is empty."""
     value = data.get(key)
     if value is None:
         return kind()
     if not isinstance(value, kind):
-        expected = "an object" if kind is dict else "a list"
-        raise PlanFormatError(f"{where}{key}: expected {expected}, got {type(value).__name__}")
+        raise _wrong((*at, key), "an object" if kind is dict else "a list", value)
     return value
+
+
+def _number(data: Mapping[str, Any], key: str, at: tuple[str | int, ...], kind: type = int) -> Any:
+    """An integer (or for ``float``, any number) field; absent or null is 0."""
+    value = data.get(key)
+    if value is None:
+        return kind(0)
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        raise _wrong((*at, key), "a number" if kind is float else "an integer", value)
+    return kind(value)
 
 
 def plan_from_dict(data: Any) -> Plan:
@@ -202,11 +237,11 @@ def plan_from_dict(data: Any) -> Plan:
     placements = []
     for index, item in enumerate(_part(data, "placements", list)):
         if not isinstance(item, dict):
-            raise PlanFormatError(f"placements[{index}]: expected an object")
+            raise _wrong(("placements", index), "an object", item)
         pod, node = item.get("pod"), item.get("node")
         if not isinstance(pod, str) or pod.count("/") != 1 or not isinstance(node, str):
             raise PlanFormatError(
-                f"placements[{index}]: expected pod: <namespace>/<name> and node: <name>"
+                f"placements[{index}]: expected pod: <namespace>/<name> and node: <name>", ("placements", index)
             )
         namespace, name = pod.split("/")
         uid = item.get("uid")
@@ -218,23 +253,27 @@ def plan_from_dict(data: Any) -> Plan:
     for index, item in enumerate(_part(data, "groups", list)):
         if not isinstance(item, dict):
             continue
-        where = f"groups[{index}]."
+        at = ("groups", index)
+        domains = _part(item, "domains", dict, at)
+        for level, names in domains.items():
+            if not isinstance(names, list):
+                raise _wrong((*at, "domains", level), "a list", names)
         groups.append(
             GroupOutcome(
                 key=str(item.get("name", "")),
                 job_group=str(item.get("jobGroup", "")),
                 placed=bool(item.get("placed")),
-                priority=int(item.get("priority") or 0),
-                min_member=int(item.get("minMember") or 0),
-                running=int(item.get("running") or 0),
-                pending=int(item.get("pending") or 0),
-                scheduled=int(item.get("scheduled") or 0),
+                priority=_number(item, "priority", at),
+                min_member=_number(item, "minMember", at),
+                running=_number(item, "running", at),
+                pending=_number(item, "pending", at),
+                scheduled=_number(item, "scheduled", at),
                 reason=str(item.get("reason") or ""),
                 api=str(item.get("api") or ""),
-                domains={k: tuple(v) for k, v in _part(item, "domains", dict, where).items()},
-                preferred=tuple(_part(item, "spans", dict, where).keys()),
-                succeeded=int(item.get("succeeded") or 0),
-                blocked=int(item.get("blocked") or 0),
+                domains={k: tuple(v) for k, v in domains.items()},
+                preferred=tuple(_part(item, "spans", dict, at).keys()),
+                succeeded=_number(item, "succeeded", at),
+                blocked=_number(item, "blocked", at),
             )
         )
     solver = _part(data, "solver", dict)
@@ -244,16 +283,16 @@ def plan_from_dict(data: Any) -> Plan:
         status=str(solver.get("status", "")),
         chosen=str(solver.get("chosen", "")),
         objective=tuple(
-            ObjectiveValue(str(o["name"]), int(o["value"]), str(o["sense"]), o.get("bound"))
-            for o in _part(solver, "objective", list, "solver.")
+            ObjectiveValue(str(o["name"]), _number(o, "value", ("solver", "objective", i)), str(o["sense"]), o.get("bound"))
+            for i, o in enumerate(_part(solver, "objective", list, ("solver",)))
             if isinstance(o, dict) and "name" in o and "value" in o and "sense" in o
         ),
         gap=solver.get("gap"),
-        wall_time=float(solver.get("wallTime") or 0.0),
+        wall_time=_number(solver, "wallTime", ("solver",), float),
     )
     recorded = _part(data, "topology", dict).get("levels")
     if recorded is not None and not (isinstance(recorded, list) and all(isinstance(k, str) for k in recorded)):
-        raise PlanFormatError("topology.levels: expected a list of label keys")
+        raise PlanFormatError("topology.levels: expected a list of label keys", ("topology", "levels"))
     levels = None if recorded is None else tuple(recorded)
     return Plan(tuple(placements), tuple(groups), report, levels=levels)
 
@@ -265,19 +304,25 @@ def plan_from_document(data: Any) -> Plan:
     """
     if isinstance(data, dict) and data.get("kind") == "Plan":
         return plan_from_dict(data)
+    if data is None:
+        raise PlanFormatError("expected a Plan or a List of Bindings, got an empty document")
     is_list = isinstance(data, dict) and str(data.get("kind", "")).endswith("List")
     items = data.get("items") if is_list else [data]
+    if is_list and items is not None and not isinstance(items, list):
+        raise _wrong(("items",), "a list", items)
     placements = []
     for index, item in enumerate(items or []):
+        at: tuple[str | int, ...] = ("items", index) if is_list else ()
         if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
-            raise PlanFormatError(f"item {index}: expected a Plan, or Binding objects (or Pods with spec.nodeName)")
+            raise PlanFormatError(f"{_dotted_path(at) or 'the document'}: expected a Plan, or Binding objects (or Pods with spec.nodeName)", at)
         meta = item.get("metadata") or {}
-        if item["kind"] == "Binding":
-            node = (item.get("target") or {}).get("name")
-        else:
-            node = (item.get("spec") or {}).get("nodeName")
+        holder, key = ("target", "name") if item["kind"] == "Binding" else ("spec", "nodeName")
+        if not isinstance(item.get(holder) or {}, dict):
+            raise _wrong((*at, holder), "an object", item.get(holder))
+        node = (item.get(holder) or {}).get(key)
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(node, str):
-            raise PlanFormatError(f"item {index}: a Binding needs metadata.name and target.name")
+            what = "a Binding needs metadata.name and target.name" if holder == "target" else "a Pod needs metadata.name and spec.nodeName"
+            raise PlanFormatError(f"{_dotted_path(at) or 'the document'}: {what}", at)
         namespace = meta.get("namespace") or "default"
         uid = meta.get("uid")
         placements.append(Placement(str(namespace), meta["name"], node, uid if isinstance(uid, str) else None))

@@ -69,10 +69,11 @@ def test_a_plan_whose_levels_are_not_a_list_of_keys_is_bad_input(tmp_path: Path)
     data = plan_json(snapshot)
     data["topology"]["levels"] = "tor"  # read as characters, it would be three levels
     out = tmp_path / "plan.json"
-    out.write_text(json.dumps(data))
+    out.write_text(json.dumps(data, indent=1))
     result = invoke("verify", snapshot, "--plan", str(out))
     assert result.exit_code == 2
-    assert result.stderr.strip().splitlines()[-1] == f"error: {out}: topology.levels: expected a list of label keys"
+    line = 1 + next(i for i, text in enumerate(out.read_text().splitlines()) if '"levels": "tor"' in text)
+    assert result.stderr.strip().splitlines()[-1] == f"error: {out}:{line}:13: topology.levels: expected a list of label keys"
 
 
 def test_cp_sat_is_never_worse_than_greedy_on_the_gpu_cluster() -> None:
@@ -444,3 +445,22 @@ def test_verify_checks_what_a_plan_says_of_each_group_against_its_placements(tmp
     out.write_text(json.dumps(denied))
     result = invoke("verify", snapshot, "--plan", str(out))
     assert result.exit_code == 1 and f"outcome {placed['name']}: the plan says not placed" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Binding\n  metadata: {name: p}\n  target: n1\n",
+         ":7:11: items[0].target: expected an object, got a string"),
+        ("apiVersion: v1\nkind: List\nitems: 5\n", ":3:8: items: expected a list, got a number"),
+        ("", ": expected a Plan or a List of Bindings, got an empty document"),
+    ],
+)
+def test_a_bad_placement_file_is_located_in_its_own_words(tmp_path: Path, text: str, expected: str) -> None:
+    """Was Python's text ('str' object has no attribute 'get'; 'int' object is not iterable)
+    with no line or column."""
+    out = tmp_path / "bindings.yaml"
+    out.write_text(text)
+    result = invoke("verify", str(ROOT / "snapshots" / "small.yaml"), "--plan", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == f"error: {out}{expected}"

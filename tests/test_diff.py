@@ -433,10 +433,15 @@ def test_small_changes_are_not_rounded_away() -> None:
 @pytest.mark.parametrize(
     "field, value, message",
     [
-        ("topology", "rack", "topology: expected an object, got str"),
-        ("solver", ["cp-sat"], "solver: expected an object, got list"),
-        ("placements", {"pod": "ml/a"}, "placements: expected a list, got dict"),
-        ("groups.domains", ["tor"], "groups[0].domains: expected an object, got list"),
+        ("topology", "rack", "topology: expected an object, got a string"),
+        ("solver", ["cp-sat"], "solver: expected an object, got a list"),
+        ("placements", {"pod": "ml/a"}, "placements: expected a list, got an object"),
+        ("groups.domains", ["tor"], "groups[0].domains: expected an object, got a list"),
+        # Were Python's ValueError/TypeError text: "invalid literal for int() with base 10: 'x'".
+        ("groups.scheduled", "x", "groups[0].scheduled: expected an integer, got a string"),
+        ("groups.domains.tor", 5, "groups[0].domains.tor: expected a list, got a number"),
+        ("solver.wallTime", "soon", "solver.wallTime: expected a number, got a string"),
+        ("solver.objective.value", "x", "solver.objective[0].value: expected an integer, got a string"),
     ],
 )
 def test_a_plan_field_of_the_wrong_type_is_named(field: str, value: object, message: str) -> None:
@@ -446,6 +451,14 @@ def test_a_plan_field_of_the_wrong_type_is_named(field: str, value: object, mess
     data = plan_to_dict(plan(tiny(), Options(solver="greedy")))
     if field == "groups.domains":
         data["groups"][0]["domains"] = value
+    elif field == "groups.scheduled":
+        data["groups"][0]["scheduled"] = value
+    elif field == "groups.domains.tor":
+        data["groups"][0]["domains"] = {"tor": value}
+    elif field == "solver.wallTime":
+        data["solver"]["wallTime"] = value
+    elif field == "solver.objective.value":
+        data["solver"]["objective"][0]["value"] = value
     else:
         data[field] = value
     with pytest.raises(PlanFormatError) as raised:
