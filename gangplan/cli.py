@@ -505,8 +505,10 @@ class _Progress:
 def _planned(
     snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
     levels: Optional[str], gpu_resource: str, gangs: Optional[list[str]] = None, model: Model = Model.auto,
-) -> tuple[Snapshot, Plan]:
-    """Options checked before anything is read; warnings and the summary line on stderr."""
+    asked: Sequence[str] = (), asked_by: str = "",
+) -> tuple[Snapshot, Plan, list[str]]:
+    """Options checked before anything is read, and the groups ``asked`` for (their keys are
+    returned) before any planning; warnings and the summary line on stderr."""
     options = Options(
         solver=solver.value,
         policy=policy.value,
@@ -519,13 +521,15 @@ def _planned(
     )
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)
+    keys = [gang.key for job_group in group_pods(loaded).job_groups for gang in job_group.gangs] if asked else []
+    found = [find_group(keys, name, asked_by) for name in asked]  # a typo found before minutes of planning
     with _Progress() as progress:
         result = _plan_interruptibly(loaded, options, progress if progress.live is not None else None)
     for warning in result.warnings:
         _say(f"warning: {warning}")
     for line in _summary(result).split("\n"):
         _say(line)
-    return loaded, result
+    return loaded, result, found
 
 
 class _Worker:
@@ -614,7 +618,7 @@ def plan_command(
       gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
       gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
-    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
+    loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     # Everything is rendered before anything is written: a failure leaves no file behind.
     if output in (Output.table, Output.wide):
         text = _table(result, output_file is None, wide=output is Output.wide)
@@ -664,10 +668,12 @@ def check_command(
     Example:
       gangplan check cluster.yaml jobs/ --group ml/train --format github
     """
-    loaded, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
+    loaded, result, keys = _planned(
+        snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
+    )
     if group:
-        chosen = [find_group(result.groups, name, "--group") for name in group]
-        selected = list({g.key: g for g in chosen}.values())
+        by_key = {g.key: g for g in result.groups}
+        selected = [by_key[key] for key in dict.fromkeys(keys)]
     else:
         # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails, with why.
         selected = [g for g in result.groups if g.pending or g.blocked]
@@ -693,19 +699,17 @@ def check_command(
         raise typer.Exit(1)
 
 
-def find_group(groups: Sequence[GroupOutcome], name: str, asked_by: str) -> GroupOutcome:
-    """A group by namespace/name, or by a name no other namespace uses (as `kubectl get`
+def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
+    """A group's key by namespace/name, or by a name no other namespace uses (as `kubectl get`
     takes a name in the current namespace); a near miss is suggested."""
-    exact = [g for g in groups if g.key == name]
-    if exact:
-        return exact[0]
-    by_name = [g for g in groups if "/" not in name and g.key.split("/", 1)[1] == name]
+    if name in keys:
+        return name
+    by_name = [k for k in keys if "/" not in name and k.split("/", 1)[1] == name]
     if len(by_name) == 1:
         return by_name[0]
     if by_name:
-        keys = ", ".join(g.key for g in by_name[:3])
-        raise UsageError(f"{asked_by} {name}: several groups have that name ({keys}); give namespace/name")
-    keys = [g.key for g in groups]
+        shown = ", ".join(by_name[:3])
+        raise UsageError(f"{asked_by} {name}: several groups have that name ({shown}); give namespace/name")
     by_key = {k: k for k in keys} | {k.split("/", 1)[1]: k for k in keys if "/" not in name}
     near = difflib.get_close_matches(name, list(by_key), n=1, cutoff=0.6)
     hint = f"; did you mean {by_key[near[0]]}?" if near else ""
@@ -862,8 +866,10 @@ def explain_command(
     Example:
       gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
-    _, result = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
-    g = find_group(result.groups, group, "explain")
+    _, result, (key,) = _planned(
+        snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, (group,), "explain"
+    )
+    g = next(g for g in result.groups if g.key == key)
     lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
     finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
     lines.append(f"pods: {g.running} running, {finished}{g.pending} pending, minMember {g.min_member}")

@@ -252,7 +252,10 @@ def test_check_and_explain_take_a_group_by_name_and_suggest_a_near_miss(tmp_path
     assert checked.exit_code == 0 and 'name="ml/trainer"' in checked.stdout
     typo = runner.invoke(app, ["check", path, "--group", "ml/trainr"])
     assert typo.exit_code == 2 and "error: --group ml/trainr: no such group in the snapshot; did you mean ml/trainer?" in typo.stderr
-    assert "did you mean ml/trainer?" in runner.invoke(app, ["explain", "traner", path]).stderr
+    explained = runner.invoke(app, ["explain", "traner", path])
+    assert "did you mean ml/trainer?" in explained.stderr
+    # Found before planning (on gpu-cluster.yaml a typo cost 8 s of solving): no summary line.
+    assert "groups placed" not in typo.stderr + explained.stderr
     twice = write(tmp_path, [*objects, pod_group("trainer", 1, namespace="dev")])
     both = runner.invoke(app, ["explain", "trainer", twice])
     assert both.exit_code == 2 and "several groups have that name (" in both.stderr
