@@ -668,9 +668,13 @@ def check_command(
     Example:
       gangplan check cluster.yaml jobs/ --group ml/train --format github
     """
-    loaded, result, keys = _planned(
-        snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
-    )
+    try:
+        loaded, result, keys = _planned(
+            snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
+        )
+    except InputError as exc:
+        _input_error_for_ci(exc, format, output_file)
+        raise
     if group:
         by_key = {g.key: g for g in result.groups}
         selected = [by_key[key] for key in dict.fromkeys(keys)]
@@ -697,6 +701,31 @@ def check_command(
     write_output(text, output_file)
     if failed:
         raise typer.Exit(1)
+
+
+def _input_error_for_ci(exc: InputError, format: "CheckFormat", output_file: Optional[Path]) -> None:
+    """Bad input stops check with exit 2, as everywhere; in a CI format it is also said where
+    CI looks: an annotation on the line, or a JUnit error case, so the report step has a file."""
+    if exc.position is None and exc.origin is not None:
+        exc.position = locate(exc.origin, exc.field)  # type: ignore[arg-type]
+    position = exc.position or Position("<stdin>")
+    if format is CheckFormat.github:
+        properties = [f"title={_escape_property('gangplan check: bad input')}"]
+        if position.file not in ("-", "<stdin>"):
+            properties.insert(0, f"file={_escape_property(position.file)}")
+            if position.line is not None:
+                properties[1:1] = [f"line={position.line}", f"col={position.column or 1}"]
+        write_output(f"::error {','.join(properties)}::{_escape_data(exc.message)}\n", output_file)
+    elif format is CheckFormat.junit:
+        suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
+        case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="input", time="0", file=position.file)
+        if position.line is not None:
+            case.set("line", str(position.line))
+        error = ElementTree.SubElement(case, "error", message=str(exc), type="InputError")
+        error.text = str(exc)
+        ElementTree.indent(suite)
+        text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
+        write_output(text, output_file)
 
 
 def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:

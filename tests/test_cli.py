@@ -464,3 +464,24 @@ def test_a_bad_placement_file_is_located_in_its_own_words(tmp_path: Path, text: 
     result = invoke("verify", str(ROOT / "snapshots" / "small.yaml"), "--plan", str(out))
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1] == f"error: {out}{expected}"
+
+
+def test_check_says_bad_input_where_ci_looks(tmp_path: Path) -> None:
+    """Exit 2 and one error line on stderr, as everywhere; a GitHub annotation on the bad
+    line, and a JUnit file with an error case (the report step found no file)."""
+    from xml.etree import ElementTree
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: [4]}}\n")
+    github = invoke("check", str(bad), "-o", "github")
+    assert github.exit_code == 2 and len(github.stderr.splitlines()) == 1
+    assert github.stdout.startswith(f"::error file={bad},line=4,col=29,title=gangplan check%3A bad input::status.allocatable.cpu: ")
+    report = tmp_path / "report.xml"
+    junit = invoke("check", str(bad), "-o", "junit", "--output-file", str(report))
+    assert junit.exit_code == 2 and junit.stderr.startswith(f"error: {bad}:4:29: ")
+    suite = ElementTree.parse(report).getroot()
+    assert (suite.get("tests"), suite.get("errors")) == ("1", "1")
+    (case,) = suite
+    assert (case.get("file"), case.get("line"), case[0].tag) == (str(bad), "4", "error")
+    text = invoke("check", str(bad))
+    assert text.exit_code == 2 and text.stdout == ""
