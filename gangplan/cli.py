@@ -289,6 +289,8 @@ def _load(paths: list[str]) -> Snapshot:
     _stdin_once(paths)
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
+    for name in snapshot.empty_inputs:
+        _say(f"warning: {name}: no Kubernetes objects in it (was it written by a command that failed?)")
     if snapshot.skipped_kinds:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(snapshot.skipped_kinds.items()))
         _say(f"skipped objects gangplan does not use: {counts}")

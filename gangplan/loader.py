@@ -7,6 +7,7 @@ the file again with the YAML composer and walks to the field for its line and co
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import functools
 import json
@@ -168,8 +169,9 @@ def load_snapshot(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        objects = within_limits(read_objects(paths, stdin=stdin, limits=limits), limits)
-        snapshot = kube.to_snapshot(_named(objects))
+        empty: list[str] = []
+        objects = within_limits(read_objects(paths, stdin=stdin, limits=limits, empty=empty), limits)
+        snapshot = dataclasses.replace(kube.to_snapshot(_named(objects)), empty_inputs=tuple(empty))
     finally:
         if collecting:
             gc.enable()
@@ -190,9 +192,10 @@ def load_snapshot(
 
 
 def read_objects(
-    paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits()
+    paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits(), empty: list[str] | None = None
 ) -> Iterator[tuple[dict[str, Any], Origin]]:
-    """Every object in the inputs, in order, List items unwrapped, each with its origin."""
+    """Every object in the inputs, in order, List items unwrapped, each with its origin; the
+    names of inputs with no document at all (an empty List is a document) go to ``empty``."""
     documents = objects = 0
     for name, path in _input_files(paths):
         if path is None:
@@ -202,7 +205,9 @@ def read_objects(
             _in_memory[name] = text
         else:
             text = _read(name, path, limits)
+        found_any = False
         for index, document in enumerate(_documents(name, text, limits)):
+            found_any = found_any or document is not None
             documents += 1
             if documents > limits.max_documents:
                 raise InputError(
@@ -221,6 +226,8 @@ def read_objects(
                         locate(found[1]),
                     )
                 yield found
+        if not found_any and empty is not None:
+            empty.append(name)
 
 
 def read_documents(path: str, *, limits: Limits = Limits(), stdin: bytes | None = None) -> list[Any]:

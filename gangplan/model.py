@@ -211,3 +211,4 @@ class Snapshot:
     priority_classes: tuple[PriorityClass, ...] = ()
     topologies: tuple[Topology, ...] = ()
     skipped_kinds: Mapping[str, int] = field(default_factory=dict)
+    empty_inputs: tuple[str, ...] = ()  # files with no document at all (a `kubectl get` that failed?)

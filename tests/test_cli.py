@@ -485,3 +485,14 @@ def test_check_says_bad_input_where_ci_looks(tmp_path: Path) -> None:
     assert (case.get("file"), case.get("line"), case[0].tag) == (str(bad), "4", "error")
     text = invoke("check", str(bad))
     assert text.exit_code == 2 and text.stdout == ""
+
+
+def test_an_empty_input_file_among_others_is_warned(tmp_path: Path) -> None:
+    """`kubectl get pods -o yaml > pods.yaml` that failed leaves an empty file; check passed
+    on the rest in silence. An empty List is what kubectl prints for no objects: no warning."""
+    empty, no_pods = tmp_path / "pods.yaml", tmp_path / "none.yaml"
+    empty.write_text("")
+    no_pods.write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    result = invoke("check", str(ROOT / "snapshots" / "small.yaml"), str(empty), str(no_pods))
+    warned = [line for line in result.stderr.splitlines() if "no Kubernetes objects" in line]
+    assert warned == [f"warning: {empty}: no Kubernetes objects in it (was it written by a command that failed?)"]
