@@ -526,8 +526,16 @@ def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
         try:
             yield json.loads(text)
             return
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             json_error = exc  # maybe a YAML flow mapping; let YAML decide
+            if exc.msg == "Extra data":
+                stream = _json_stream(text, start)
+                if not isinstance(stream, json.JSONDecodeError):
+                    yield from stream  # kubectl prints one object per get: a loop's output is a stream
+                    return
+                json_error = stream
+        except ValueError as exc:
+            json_error = exc
         except RecursionError:
             raise InputError(_TOO_DEEP, Position(name)) from None
     try:
@@ -545,6 +553,30 @@ def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
         raise InputError(_TOO_DEEP, Position(name)) from None
     except ValueError as exc:  # e.g. an integer beyond Python's digit limit
         raise InputError(f"cannot read: {exc}", Position(name)) from None
+
+
+def _json_stream(text: str, start: int) -> list[Any] | json.JSONDecodeError:
+    """Concatenated JSON values (JSON Lines too), as kubectl reads them; or the first value's
+    error, where it is."""
+    values = []
+    for span in _json_spans(text, start):
+        if isinstance(span, json.JSONDecodeError):
+            return span
+        values.append(span[2])
+    return values
+
+
+def _json_spans(text: str, start: int) -> Iterator[tuple[int, int, Any] | json.JSONDecodeError]:
+    """(start, end, value) of each JSON value in a stream, then its error if one is bad."""
+    decoder, at = json.JSONDecoder(), start
+    while at < len(text):
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            yield exc
+            return
+        yield at, end, value
+        at = _LEADING_SPACE.match(text, end).end()  # type: ignore[union-attr]
 
 
 def _yaml_error(name: str, text: str, exc: yaml.YAMLError) -> InputError:
@@ -660,7 +692,22 @@ def _composed_version(file: str, version: tuple[int, int, int]) -> list[Any] | N
     try:
         return list(yaml.compose_all(text, Loader=_Loader))
     except (yaml.YAMLError, RecursionError):
+        pass
+    start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
+    if text[start : start + 1] not in ("{", "["):
         return None
+    roots = []  # a JSON stream: each value composed alone, padded to where it stands in the file
+    for span in _json_spans(text, start):
+        if isinstance(span, json.JSONDecodeError):
+            return None
+        first, end, _ = span
+        line = text.count("\n", 0, first)
+        column = first - (text.rfind("\n", 0, first) + 1)
+        try:
+            roots.append(yaml.compose("\n" * line + " " * column + text[first:end], Loader=_Loader))
+        except (yaml.YAMLError, RecursionError):
+            return None
+    return roots
 
 
 def locate(origin: Origin, field_path: tuple[str | int, ...] = ()) -> Position:

@@ -941,3 +941,16 @@ def test_a_list_inside_a_list_is_flattened_as_kubectl_does() -> None:
     inner["items"].append(7)
     path = write("nested.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1))
     assert error([path]).endswith(f"{path}:41:5: expected a Kubernetes object (a mapping with apiVersion and kind)")
+
+
+def test_a_json_stream_is_read_as_kubectl_reads_it() -> None:
+    """One `kubectl get -o json` per namespace in a loop, or JSON Lines: concatenated values,
+    each an object (was: 'not valid JSON: Extra data'); an error in the second is located."""
+    first = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}'
+    second = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}, "status": {"allocatable": {"cpu": "%s"}}}'
+    snapshot = load_snapshot([write("stream.json", first + "\n" + second % "2" + "\n")])
+    assert [n.name for n in snapshot.nodes] == ["a", "b"] and snapshot.nodes[1].allocatable["cpu"] == 2000
+    assert [n.origin.document for n in snapshot.nodes] == [0, 1]
+    bad = write("stream.json", first + "\n  " + (second % "2").replace('"2"', "[2]") + "\n")
+    assert error([bad]) == "stream.json:2:101: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list"
+    assert error([write("stream.json", first + "\n{\"kind\": }\n")]) == "stream.json:2:10: not valid JSON: Expecting value"
