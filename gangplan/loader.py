@@ -47,6 +47,20 @@ _BASES = (_BaseLoader,) if issubclass(_BaseLoader, Composer) else (Composer, _Ba
 _STR, _SEQ, _MAP = ("tag:yaml.org,2002:" + name for name in ("str", "seq", "map"))
 
 
+# YAML 1.1's base-60 numbers (`1:30` is 90) are gone from YAML 1.2 and from the YAML reader
+# kubectl uses: there `cpu: 1:30` is the string "1:30", refused as a quantity, not 90 cores.
+_NO_SEXAGESIMAL = {
+    "tag:yaml.org,2002:int": re.compile(
+        r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$", re.X
+    ),
+    "tag:yaml.org,2002:float": re.compile(
+        r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        re.X,
+    ),
+}
+
+
 class _Loader(*_BASES):  # type: ignore[misc]
     """Safe loading from libyaml's parser, with three changes.
 
@@ -62,7 +76,9 @@ class _Loader(*_BASES):  # type: ignore[misc]
         Composer.__init__(self)
 
     yaml_implicit_resolvers = {
-        first: [(tag, rx) for tag, rx in resolvers if not tag.endswith((":timestamp", ":value"))]
+        first: [
+            (tag, _NO_SEXAGESIMAL.get(tag, rx)) for tag, rx in resolvers if not tag.endswith((":timestamp", ":value"))
+        ]
         for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
     }
 

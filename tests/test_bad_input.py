@@ -104,6 +104,8 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     # Label values name Kueue groups and topology domains in every output (and JUnit XML).
     "label-value-escape": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
                            '  labels: {kueue.x-k8s.io/pod-group-name: "g\\e[31mRED\\nfake"}\n'), 6, 43, "label value"),
+    # YAML 1.1 read it as 90 (base 60); kubectl's YAML reader keeps the string, which is no quantity.
+    "base-60-quantity": (NODE.replace('cpu: "4"', "cpu: 1:30"), 7, 10, "'1:30' is not a quantity"),
     "label-key": (NODE.replace("  name: n1\n", "  name: n1\n  labels: {'rack a': r1}\n"), 5, 22, "label key"),
 }
 
