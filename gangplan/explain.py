@@ -74,22 +74,29 @@ class _Placed:
             ("higher-priority groups", lambda priority: priority > jg.priority),
             ("groups of the same priority placed instead", lambda priority: priority == jg.priority),
         )
-        for who, counts in rivals:
-            for _, _, k in order:
-                held = np.bincount(self.job_group[on], weights=self.held[on, k], minlength=len(problem.job_groups))
+        # The scarcest resource anyone above or beside it holds, and both kinds of holder: a
+        # same-priority group placed first was left unnamed when one above also held some.
+        for _, _, k in order:
+            held = np.bincount(self.job_group[on], weights=self.held[on, k], minlength=len(problem.job_groups))
+            name = problem.resources[k]
+            parts = []
+            for who, counts in rivals:
                 others = [i for i in np.flatnonzero(held).tolist() if counts(problem.job_groups[i].priority)]
                 if others:
-                    name = problem.resources[k]
                     others.sort(key=lambda i: (-held[i], i))
                     shown = ", ".join(f"{problem.job_groups[i].key} ({describe_amount(name, int(held[i]))})" for i in others[:3])
                     more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-                    lost = (
-                        f"lost to {who} holding {name} on its {candidates:,} candidate node{'s' if candidates != 1 else ''}: "
-                        f"{shown}{more}; {describe_amount(name, int(free[k]))} free there after the plan"
-                    )
-                    if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
-                        return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles)}"
-                    return f"{lost}, its quorum needs {describe_amount(name, need[k])}"
+                    parts.append((who, f"{shown}{more}"))
+            if not parts:
+                continue
+            nodes = f"{candidates:,} candidate node{'s' if candidates != 1 else ''}"
+            lost = f"lost to {parts[0][0]} holding {name} on its {nodes}: {parts[0][1]}"
+            if len(parts) > 1:
+                lost += f", and to {parts[1][0]}: {parts[1][1]}"
+            lost += f"; {describe_amount(name, int(free[k]))} free there after the plan"
+            if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
+                return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles)}"
+            return f"{lost}, its quorum needs {describe_amount(name, need[k])}"
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:

@@ -236,6 +236,18 @@ def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
     assert "lost to higher-priority groups holding cpu on its 1 candidate node: ml/urgent (30); 2 free there after the plan, its quorum needs 4" in text
 
 
+def test_explain_names_the_same_priority_group_placed_instead_beside_the_higher_ones(tmp_path: Path) -> None:
+    """A group above held some of the room, and one of the same priority the rest: both are
+    named (the one placed instead was not, once any group above held anything)."""
+    objects = [node("n0", gpus=8), pod_group("urgent", 1), pod_group("early", 1), pod_group("later", 1)]
+    objects += pods("urgent", 1, 4, priority=100) + pods("early", 1, 3, priority=1) + pods("later", 1, 4, priority=1)
+    text = explain(write(tmp_path, objects), "ml/early")  # later asks more: objective 1 places it instead
+    assert (
+        "lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: ml/urgent (4), "
+        "and to groups of the same priority placed instead: ml/later (4); 0 free there after the plan, its quorum needs 3"
+    ) in text
+
+
 def test_explain_a_placed_group_and_an_unknown_one(tmp_path: Path) -> None:
     path = write(tmp_path, [node("n0"), pod_group("ok", 2), *pods("ok", 2, 1)])
     assert "placed: 2 pending pods on 1 node (n0)" in explain(path, "ml/ok")
