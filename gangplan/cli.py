@@ -1122,6 +1122,12 @@ class GenerateOutput(str, Enum):
     yaml = "yaml"
 
 
+_GENERATE_OPTIONS = frozenset({
+    "--groups", "--max-gang", "--utilisation", "--required-share", "--preferred-share", "--selector-share",
+    "--toleration-share", "--taint-share", "--hostname-share", "--gpu-resource",
+})
+
+
 def _shape(text: str) -> tuple[int, ...]:
     parts = text.lower().split("x")
     if len(parts) != 4 or not all(p.isdigit() and int(p) >= 1 for p in parts):
@@ -1210,13 +1216,19 @@ def generate_command(
             f"--shape {shape} and --groups {groups} make more than --max-objects {_State.limits.max_objects} "
             f"objects ({nodes} nodes)"
         )
-    data = generate(
-        shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
-        flavours=tuple(_flavour(text) for text in flavour) if flavour else DEFAULT_FLAVOURS,
-        required_share=required_share, preferred_share=preferred_share, selector_share=selector_share,
-        toleration_share=toleration_share, taint_share=taint_share, topology=topology_object, hostname_share=hostname_share,
-        gpu_resource=gpu_resource, nodes_from=nodes_from,
-    )
+    try:
+        data = generate(
+            shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
+            flavours=tuple(_flavour(text) for text in flavour) if flavour else DEFAULT_FLAVOURS,
+            required_share=required_share, preferred_share=preferred_share, selector_share=selector_share,
+            toleration_share=toleration_share, taint_share=taint_share, topology=topology_object,
+            hostname_share=hostname_share, gpu_resource=gpu_resource, nodes_from=nodes_from,
+        )
+    except UsageError as exc:  # the core names its parameters; the user typed options
+        first, _, rest = str(exc).partition(" ")
+        if first.isidentifier() and f"--{first.replace('_', '-')}" in _GENERATE_OPTIONS:
+            raise UsageError(f"--{first.replace('_', '-')} {rest}") from None
+        raise
     write_output(json.dumps(data, indent=1) + "\n" if output is GenerateOutput.json else to_yaml(data), output_file)
 
 

@@ -396,3 +396,21 @@ def test_generate_refuses_more_objects_than_gangplan_would_read() -> None:
         assert result.exit_code == 2 and result.stdout == ""
         assert result.stderr.startswith("error: --shape ") and "--max-objects" in result.stderr
     assert runner.invoke(app, ["--max-objects", "20", "generate", "--shape", "1x1x2x4", "--groups", "4"]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-gang", "0"], "error: --max-gang must be a positive integer, got 0"),
+        (["--required-share", "2"], "error: --required-share must be a number between 0 and 1, got 2.0"),
+        (["--gpu-resource", ""], "error: --gpu-resource must not be empty"),
+    ],
+)
+def test_generate_names_the_option_not_the_parameter(args: list[str], message: str) -> None:
+    """Was 'max_gang must be ...': the core's parameter, not what the user typed."""
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    result = CliRunner().invoke(app, ["generate", *args])
+    assert result.exit_code == 2 and result.stderr.strip() == message
