@@ -13,7 +13,7 @@ import numpy as np
 
 from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
-from .problem import Problem, level_key
+from .problem import GangSpec, Problem, level_key
 from .quantity import describe_amount, plural
 from .semantics import node_usable
 
@@ -171,7 +171,7 @@ def reason(
             gap = 100 * (gang.min_member - total) / gang.min_member
             return (
                 f"{who}at most {total} of minMember {gang.min_member} pods fit even with nothing "
-                f"else planned (quorum gap {gap:.0f}%)"
+                f"else planned (quorum gap {gap:.0f}%){_filtered(problem, gang)}"
             )
         for task in gang.tasks:
             fit = task.counted + sum(alone.placed_of(r) for r in task.roles)
@@ -186,6 +186,15 @@ def reason(
         whose = "its members' quorums together" if prefix_member else "its quorum"
         return f"no placement of {whose} was found, even with nothing else planned"
     return "does not fit beside the groups placed"
+
+
+def _filtered(problem: Problem, gang: GangSpec) -> str:
+    """'; only 2 of 16 nodes pass its filters ...' when the filters left out any node: the
+    room was there, the pods could not use it."""
+    candidates = len({n for r in gang.roles for n in problem.roles[r].nodes.tolist()})
+    if candidates == len(problem.nodes):
+        return ""
+    return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters (selectors, affinity, taints, readiness, room for one pod)"
 
 
 def _exist(count: int) -> str:
