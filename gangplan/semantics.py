@@ -256,7 +256,8 @@ def task_of(pod: Pod) -> str:
 
 def priority_values(snapshot: Snapshot) -> tuple[dict[str, int], int]:
     values = {pc.name: pc.value for pc in snapshot.priority_classes}
-    default = max((pc.value for pc in snapshot.priority_classes if pc.global_default), default=0)
+    # Only one may be globalDefault, but if several are, the API uses the smallest value.
+    default = min((pc.value for pc in snapshot.priority_classes if pc.global_default), default=0)
     return values, default
 
 

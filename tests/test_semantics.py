@@ -589,6 +589,11 @@ MEMBER = {"scheduling.x-k8s.io/pod-group": "g"}
         pytest.param(CLASSES, None, [dict(priority_class_name="high"), dict(priority=7)], 1000, id="pod-class-value"),
         pytest.param(CLASSES, None, [dict(priority=7, priority_class_name="high")], 7, id="spec-priority-wins"),
         pytest.param(WITH_DEFAULT, None, [dict()], 50, id="global-default"),
+        # Only one should be; when two are, the API server gives pods the smallest value (it took the largest).
+        pytest.param((*WITH_DEFAULT, PriorityClass("default-2", 70, global_default=True)), None, [dict()], 50,
+                     id="two-global-defaults-the-smallest-wins"),
+        pytest.param((*WITH_DEFAULT, PriorityClass("default-2", 20, global_default=True)), None, [dict()], 20,
+                     id="two-global-defaults-the-smallest-wins-either-order"),
         pytest.param(WITH_DEFAULT, None, [dict(priority=0)], 0, id="explicit-zero-beats-default"),
         pytest.param(WITH_DEFAULT, None, [dict(), dict(priority_class_name="low")], 50, id="default-vs-low-class"),
         pytest.param(CLASSES, None, [dict()], 0, id="nothing-is-zero"),
