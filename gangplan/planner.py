@@ -72,6 +72,8 @@ class Options:
             raise UsageError(f"--model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if not self.time_limit > 0:
             raise UsageError(f"--time-limit must be a positive number of seconds, got {self.time_limit}")
+        if not self.gpu_resource.strip():  # generate refuses it too
+            raise UsageError("--gpu-resource must not be empty")
         if not 1 <= self.workers <= MAX_WORKERS:
             raise UsageError(f"--workers must be from 1 to {MAX_WORKERS}, got {self.workers}")
         if not -(2**31) <= self.seed < 2**31:  # CP-SAT's random_seed is a 32-bit integer
