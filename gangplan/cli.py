@@ -712,12 +712,7 @@ def _input_error_for_ci(exc: InputError, format: "CheckFormat", output_file: Opt
         exc.position = locate(exc.origin, exc.field)  # type: ignore[arg-type]
     position = exc.position or Position("<stdin>")
     if format is CheckFormat.github:
-        properties = [f"title={_escape_property('gangplan check: bad input')}"]
-        if position.file not in ("-", "<stdin>"):
-            properties.insert(0, f"file={_escape_property(position.file)}")
-            if position.line is not None:
-                properties[1:1] = [f"line={position.line}", f"col={position.column or 1}"]
-        write_output(f"::error {','.join(properties)}::{_escape_data(exc.message)}\n", output_file)
+        write_output(_annotation("gangplan check: bad input", position, exc.message), output_file)
     elif format is CheckFormat.junit:
         suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
         case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="input", time="0", file=position.file)
@@ -725,9 +720,7 @@ def _input_error_for_ci(exc: InputError, format: "CheckFormat", output_file: Opt
             case.set("line", str(position.line))
         error = ElementTree.SubElement(case, "error", message=str(exc), type="InputError")
         error.text = str(exc)
-        ElementTree.indent(suite)
-        text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
-        write_output(text, output_file)
+        write_output(_xml(suite), output_file)
 
 
 def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
@@ -766,13 +759,17 @@ def _escape_property(text: str) -> str:
 
 def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
     """A GitHub Actions workflow command that marks the PodGroup's document in the diff."""
-    properties = [f"title={_escape_property(f'{g.key} cannot be placed')}"]
+    return _annotation(f"{g.key} cannot be placed", position, g.reason or "not placed")
+
+
+def _annotation(title: str, position: Optional[Position], message: str) -> str:
+    properties = [f"title={_escape_property(title)}"]
     if position is not None and position.file not in ("-", "<stdin>"):
         properties.insert(0, f"file={_escape_property(position.file)}")
         if position.line is not None:
             properties.insert(1, f"line={position.line}")
             properties.insert(2, f"col={position.column or 1}")
-    return f"::error {','.join(properties)}::{_escape_data(g.reason or 'not placed')}\n"
+    return f"::error {','.join(properties)}::{_escape_data(message)}\n"
 
 
 def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds: float) -> str:
@@ -796,8 +793,12 @@ def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds
         if not g.placed:
             failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
             failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
-    ElementTree.indent(suite)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
+    return _xml(suite)
+
+
+def _xml(root: ElementTree.Element) -> str:
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 
 
 class DiffOutput(str, Enum):

@@ -360,8 +360,8 @@ def _place_in_circles(
         domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
         labels = labels.reshape(-1)
         tries = np.flatnonzero(_enough(room, labels, len(domains))).tolist()
-        held = {d for lv, d in topo.held if lv == level}
-        for i in sorted(tries, key=lambda i: (int(domains[i]) not in held, topo.ranks[level][int(domains[i])])):
+        rank = _held_first(topo, level)
+        for i in sorted(tries, key=lambda i: rank[domains[i]]):
             mark = state.mark()
             if _fill(state, chosen, nodes[labels == i]):
                 return True
@@ -372,8 +372,7 @@ def _place_in_circles(
     for level in sorted(enclosing, reverse=True):
         domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
         labels = labels.reshape(-1)
-        first = np.full(len(domains), len(nodes), dtype=np.int64)
-        np.minimum.at(first, labels, np.arange(len(nodes)))
+        first = _first(labels, len(domains), np.arange(len(nodes)))
         for i in sorted(np.flatnonzero(_enough(room, labels, len(domains))).tolist(), key=lambda i: first[i]):
             mark = state.mark()
             if _fill(state, chosen, nodes[labels == i], ordered=True):
@@ -386,12 +385,7 @@ def _circle_order(problem: Problem, topo: GangTopology, nodes: np.ndarray, enclo
     """Positions of ``nodes`` in the order a spreading gang fills them: by the sort-rule rank
     of their domain at each preferred level (running members' domains first), and grouped by
     domain at each enclosing level, that domain taking the place of its best node."""
-    keys = {}
-    for lv in topo.preferred:
-        held = np.zeros(len(topo.ranks[lv]), dtype=np.int64)
-        held[[d for level, d in topo.held if level == lv]] = 1
-        key = np.array(topo.ranks[lv], dtype=np.int64) + (1 - held) * len(held)
-        keys[lv] = key[problem.domain_array(lv)[nodes]]
+    keys = {lv: _held_first(topo, lv)[problem.domain_array(lv)[nodes]] for lv in topo.preferred}
     order = np.lexsort((nodes, *(keys[lv] for lv in sorted(keys, reverse=True))))
     if not enclosing:
         return order
@@ -399,10 +393,26 @@ def _circle_order(problem: Problem, topo: GangTopology, nodes: np.ndarray, enclo
     position[order] = np.arange(len(nodes))
     for lv in enclosing:
         domains, labels = np.unique(problem.domain_array(lv)[nodes], return_inverse=True)
-        first = np.full(len(domains), len(nodes), dtype=np.int64)
-        np.minimum.at(first, labels.reshape(-1), position)
-        keys[lv] = first[labels.reshape(-1)]
+        labels = labels.reshape(-1)
+        keys[lv] = _first(labels, len(domains), position)[labels]
     return np.lexsort((position, *(keys[lv] for lv in sorted(keys, reverse=True))))
+
+
+def _held_first(topo: GangTopology, level: int) -> np.ndarray:
+    """Each domain's sort-rule rank at ``level``, the domains running members occupy before
+    every other (pods there add no span)."""
+    ranks = np.array(topo.ranks[level], dtype=np.int64)
+    ranks += len(ranks)
+    held = [d for lv, d in topo.held if lv == level]
+    ranks[held] -= len(ranks)
+    return ranks
+
+
+def _first(labels: np.ndarray, count: int, positions: np.ndarray) -> np.ndarray:
+    """The smallest of ``positions`` per label: where each domain's best node stands."""
+    first = np.full(count, len(labels), dtype=np.int64)
+    np.minimum.at(first, labels, positions)
+    return first
 
 
 def allowed_nodes(state: _State, g: int) -> np.ndarray | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from .errors import dotted
+
 API_VERSION = "gangplan.io/v1alpha1"
 SCHEMA_VERSION = 1
 
@@ -199,12 +201,8 @@ def _json_type(value: object) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def _dotted_path(path: tuple[str | int, ...]) -> str:
-    return "".join(f"[{step}]" if isinstance(step, int) else (f".{step}" if i else step) for i, step in enumerate(path))
-
-
 def _wrong(path: tuple[str | int, ...], expected: str, value: object) -> PlanFormatError:
-    return PlanFormatError(f"{_dotted_path(path)}: expected {expected}, got {_json_type(value)}", path)
+    return PlanFormatError(f"{dotted(path)}: expected {expected}, got {_json_type(value)}", path)
 
 
 def _part(data: Mapping[str, Any], key: str, kind: type, at: tuple[str | int, ...] = ()) -> Any:
@@ -314,7 +312,7 @@ def plan_from_document(data: Any) -> Plan:
     for index, item in enumerate(items or []):
         at: tuple[str | int, ...] = ("items", index) if is_list else ()
         if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
-            raise PlanFormatError(f"{_dotted_path(at) or 'the document'}: expected a Plan, or Binding objects (or Pods with spec.nodeName)", at)
+            raise PlanFormatError(f"{dotted(at) or 'the document'}: expected a Plan, or Binding objects (or Pods with spec.nodeName)", at)
         meta = item.get("metadata") or {}
         holder, key = ("target", "name") if item["kind"] == "Binding" else ("spec", "nodeName")
         if not isinstance(item.get(holder) or {}, dict):
@@ -322,7 +320,7 @@ def plan_from_document(data: Any) -> Plan:
         node = (item.get(holder) or {}).get(key)
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(node, str):
             what = "a Binding needs metadata.name and target.name" if holder == "target" else "a Pod needs metadata.name and spec.nodeName"
-            raise PlanFormatError(f"{_dotted_path(at) or 'the document'}: {what}", at)
+            raise PlanFormatError(f"{dotted(at) or 'the document'}: {what}", at)
         namespace = meta.get("namespace") or "default"
         uid = meta.get("uid")
         placements.append(Placement(str(namespace), meta["name"], node, uid if isinstance(uid, str) else None))
