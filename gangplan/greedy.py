@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from .objective import Assignment
-from .problem import GangTopology, Problem, Role, pods_that_fit
+from .problem import GangTopology, Problem, Role, on_room, pods_that_fit
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -46,11 +46,11 @@ class _State:
     """
 
     def __init__(
-        self, problem: Problem, prefer: Mapping[int, np.ndarray] | None = None, enclosing: bool = False
+        self, problem: Problem, prefer: Mapping[int, np.ndarray] | None = None, as_scheduler: bool = False
     ) -> None:
         self.problem = problem
         self.prefer = prefer or {}
-        self.enclosing = enclosing
+        self.as_scheduler = as_scheduler
         self.free = problem.matrix("free").copy()
         self.allocatable, self.totals = _divisors(problem)
         self.idle = problem.matrix("idle")
@@ -273,6 +273,8 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
     """Godel's way: NodeGroups by the required key, NodeCircles by the preferred keys, by rank;
     a gang with nodes in ``state.prefer`` tries the same within those first."""
     topo = state.problem.gangs[g].topology
+    if topo is not None and state.as_scheduler:
+        topo = on_room(state.problem, topo, state.free)
     if not chosen:
         return True  # running members already make the quorum
     preferred = state.prefer.get(g)
@@ -290,8 +292,8 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             keep = np.zeros(len(state.problem.nodes), dtype=bool)
             keep[among] = True
             usable = keep[everything]
-        for at in _node_groups(state, g, everything, room, usable):
-            if _place_in_circles(state, g, chosen, everything[at], [(fit[at], take) for fit, take in room]):
+        for at in _node_groups(state, topo, everything, room, usable):
+            if _place_in_circles(state, topo, chosen, everything[at], [(fit[at], take) for fit, take in room]):
                 return True
             state.undo(mark)
     return False
@@ -305,7 +307,7 @@ def _candidates(problem: Problem, g: int) -> np.ndarray:
 
 
 def _node_groups(
-    state: _State, g: int, nodes: np.ndarray, room: list[tuple[np.ndarray, int]], usable: np.ndarray | None
+    state: _State, topo: GangTopology, nodes: np.ndarray, room: list[tuple[np.ndarray, int]], usable: np.ndarray | None
 ) -> Iterator[np.ndarray]:
     """Positions in ``nodes`` (the gang's candidates, ascending; ``usable`` those it may try now)
     per domain of its deepest required level (a domain there is a path, so it fixes the domains
@@ -314,8 +316,6 @@ def _node_groups(
     (``state.room`` of ``nodes``) are given, found at once: at the node level there is one per
     candidate node."""
     problem = state.problem
-    topo = problem.gangs[g].topology
-    assert topo is not None
     if not topo.required:
         domains, labels = np.zeros(1, dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
     else:
@@ -345,15 +345,13 @@ def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) 
 
 
 def _place_in_circles(
-    state: _State, g: int, chosen: list[tuple[int, int]], nodes: np.ndarray, room: list[tuple[np.ndarray, int]]
+    state: _State, topo: GangTopology, chosen: list[tuple[int, int]], nodes: np.ndarray, room: list[tuple[np.ndarray, int]]
 ) -> bool:
     """``room``: ``state.room(chosen, nodes)``; a failed try is undone, so it holds for every try.
     A domain running members already occupy comes first: pods there add no span. When no
     domain of a preferred level holds the gang, one of each level enclosing the smallest
     preferred one is tried, nearest first, before the whole candidate set."""
     problem = state.problem
-    topo = problem.gangs[g].topology
-    assert topo is not None
     if not topo.preferred:
         return _fill(state, chosen, nodes)
     for level in sorted(topo.preferred, reverse=True):
@@ -366,7 +364,7 @@ def _place_in_circles(
             if _fill(state, chosen, nodes[labels == i]):
                 return True
             state.undo(mark)
-    enclosing = topo.enclosing if state.enclosing else ()
+    enclosing = topo.enclosing if state.as_scheduler else ()
     order = _circle_order(problem, topo, nodes, enclosing)
     nodes, room = nodes[order], [(fit[order], take) for fit, take in room]
     for level in sorted(enclosing, reverse=True):
@@ -455,9 +453,9 @@ def _meets_min_resources(state: _State, g: int) -> bool:
     return all(a >= m for a, m in zip(added, gang.min_resources))
 
 
-def extend(problem: Problem, base: Assignment, j: int) -> Assignment:
+def extend(problem: Problem, base: Assignment, j: int, as_scheduler: bool = False) -> Assignment:
     """``base`` plus JobGroup ``j`` placed greedily beside it, if it fits; else ``base``."""
-    state = _State(problem)
+    state = _State(problem, as_scheduler=as_scheduler)
     for (r, n), c in sorted(base.counts.items()):
         state.put(r, n, c)
     if not problem.job_groups[j].feasible:
@@ -503,15 +501,17 @@ def greedy(
     problem: Problem,
     order: Iterable[int] | None = None,
     prefer: Mapping[int, np.ndarray] | None = None,
-    enclosing: bool = False,
+    as_scheduler: bool = False,
 ) -> Assignment:
     """Queue-order placement; ``order`` overrides the JobGroup order (used by ``explain``).
     A gang in ``prefer`` tries those nodes first (where a coarser model put it), then any.
-    ``enclosing``: a gang no preferred domain holds tries one domain of each level above
-    before spreading freely, as Godel degrades level by level. ``--solver greedy`` does; the
-    starts and realisations of CP-SAT's plans do not: on the generated S and M clusters (seeds
-    1 to 5) it left them less quorum demand at 4 of 10 (as the solver's start, at 2)."""
-    state = _State(problem, prefer, enclosing)
+    ``as_scheduler``: place as Godel does, one group at a time: a gang no preferred domain
+    holds tries one domain of each level above before spreading freely (it degrades level by
+    level), and an Available sort rule ranks domains on the room the groups before it left.
+    ``--solver greedy`` does; the starts and realisations of CP-SAT's plans do not: the
+    degrading left them less quorum demand at 4 of the 10 generated S and M clusters (seeds
+    1 to 5; as the solver's start, at 2), and CP-SAT ranks on the snapshot, one model for all."""
+    state = _State(problem, prefer, as_scheduler)
     order = list(range(len(problem.job_groups)) if order is None else order)
     placed: set[int] = set()
     for j in order:

@@ -87,7 +87,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     start = time.perf_counter()
     problem = build_problem(snapshot, levels=options.levels, gpu_resource=options.gpu_resource)
     terms = objective_terms(problem)
-    baseline = greedy(problem, enclosing=options.solver == "greedy")
+    baseline = greedy(problem, as_scheduler=options.solver == "greedy")
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
     gap_stage: StageResult | None = None  # the stage the gap is at, with its bound
     deterministic_time, note = 0.0, ""
@@ -296,7 +296,7 @@ def _ordered(
     free, opened = problem.matrix("free").copy(), set()  # the room the groups so far leave
     pending = [j for j, jg in enumerate(problem.job_groups) if jg.feasible]
     for index, j in enumerate(pending):
-        hint = extend(problem, current, j)
+        hint = extend(problem, current, j, as_scheduler=options.solver == "greedy")
         budget = max(0.0, options.time_limit - spent) / (len(pending) - index)
         step = hint
         if options.solver == "cp-sat" and budget <= 0.0:

@@ -80,6 +80,15 @@ class TaskMinimum:
 
 
 @dataclass(frozen=True, slots=True)
+class RankRule:
+    """A sort rule resolved against the problem's resources (seed 003's sortRules)."""
+
+    column: int  # the resource's column in allocatable and free; -1: no pending pod asks it
+    available: bool  # dimension Available (the room left), else Capacity (allocatable)
+    descending: bool
+
+
+@dataclass(frozen=True, slots=True)
 class GangTopology:
     """A PodGroup's topology terms, as level indices into the tree (seed 003)."""
 
@@ -91,6 +100,13 @@ class GangTopology:
     broken: str = ""  # why the terms cannot hold at all (running members split), else ""
     held: frozenset[tuple[int, int]] = frozenset()  # (level, domain) running members occupy
     enclosing: tuple[int, ...] = ()  # levels above its smallest preferred one, free of any term
+    sort: tuple[RankRule, ...] = ()  # what ``ranks`` were computed from
+
+    @property
+    def live(self) -> bool:
+        """Its ranks read the room left: a scheduler placing one group at a time ranks again
+        before each (Godel re-reads node availability every scheduling cycle)."""
+        return any(rule.available for rule in self.sort)
 
     @property
     def spans_levels(self) -> tuple[int, ...]:
@@ -263,6 +279,9 @@ def build_problem(
     eligibility = _Eligibility(nodes, free, tree, len(resources))
     carried = frozenset(key for node in nodes for key in node.labels)
     rank_cache: dict[tuple, tuple[int, ...]] = {}
+    shape = (len(nodes), len(resources))
+    allocatable_matrix = np.array(allocatable, dtype=np.int64).reshape(shape)
+    free_matrix = np.array(free, dtype=np.int64).reshape(shape)
     roles: list[Role] = []
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
@@ -272,7 +291,7 @@ def build_problem(
         for gang in jg.gangs:
             g_index = len(gangs)
             topology = _gang_topology(
-                gang, tree, node_index, allocatable, free, resources, gpu_resource, warnings, rank_cache, carried,
+                gang, tree, node_index, allocatable_matrix, free_matrix, resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies),
             )
             role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
@@ -661,8 +680,8 @@ def _gang_topology(
     gang: Gang,
     tree: TopologyTree | None,
     node_index: Mapping[str, int],
-    allocatable: Sequence[Vector],
-    free: Sequence[Vector],
+    allocatable: np.ndarray,
+    free: np.ndarray,
     resources: tuple[str, ...],
     gpu_resource: str,
     warnings: list[str],
@@ -695,12 +714,12 @@ def _gang_topology(
             broken = f"required {level_key(tree, level)}: running members already span {len(held)} domains"
         elif held:
             pinned[level] = held.pop()
-    rules = tuple(gang.group.sort_rules or DEFAULT_SORT)
+    sort = tuple(_rank_rule(rule, resources, gpu_resource) for rule in gang.group.sort_rules or DEFAULT_SORT)
     ranks = {}
     for level in sorted({*required, *preferred}):
-        if (level, rules) not in rank_cache:
-            rank_cache[level, rules] = _rank_domains(tree, level, rules, allocatable, free, resources, gpu_resource)
-        ranks[level] = rank_cache[level, rules]
+        if (level, sort) not in rank_cache:
+            rank_cache[level, sort] = rank_domains(tree, level, sort, allocatable, free)
+        ranks[level] = rank_cache[level, sort]
     held = set()
     for pod in gang.running:
         if pod.node_name not in node_index:
@@ -717,44 +736,62 @@ def _gang_topology(
         for level in range(max(required, default=-1) + 1, max(preferred, default=0))
         if level not in preferred
     )
-    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held), enclosing)
+    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held), enclosing, sort)
 
 
 _SORT_RESOURCE = {"CPU": "cpu", "Memory": "memory"}
 
 
-def _rank_domains(
-    tree: TopologyTree,
-    level: int,
-    rules: Sequence[SortRule],
-    allocatable: Sequence[Vector],
-    free: Sequence[Vector],
-    resources: tuple[str, ...],
-    gpu_resource: str,
+def _rank_rule(rule: SortRule, resources: tuple[str, ...], gpu_resource: str) -> RankRule:
+    name = _SORT_RESOURCE.get(rule.resource, gpu_resource)
+    column = resources.index(name) if name in resources else -1
+    return RankRule(column, rule.dimension == "Available", rule.order == "Descending")
+
+
+def rank_domains(
+    tree: TopologyTree, level: int, sort: Sequence[RankRule], allocatable: np.ndarray, free: np.ndarray
 ) -> tuple[int, ...]:
-    """Godel's NodeGroup order: each sort rule in turn, then the domain path (determinism)."""
+    """Godel's NodeGroup order: each sort rule in turn on the domain's total, then the domain
+    path (determinism). ``allocatable`` and ``free`` are nodes x resources."""
+    nodes_by_domain, starts, by_path = _domain_layout(tree, level)
+    keys = []
+    for rule in sort:
+        if rule.column < 0:
+            continue
+        column = (free if rule.available else allocatable)[:, rule.column]
+        total = np.add.reduceat(column[nodes_by_domain], starts) if len(starts) else np.zeros(0, np.int64)
+        keys.append(-total if rule.descending else total)
+    order = np.lexsort((by_path, *reversed(keys)))
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return tuple(ranks.tolist())
 
-    def figure(domain_nodes: Sequence[int], rule: SortRule) -> int:
-        name = _SORT_RESOURCE.get(rule.resource, gpu_resource)
-        if name not in resources:
-            return 0
-        k = resources.index(name)
-        source = allocatable if rule.dimension == "Capacity" else free
-        total = sum(source[n][k] for n in domain_nodes)
-        return total if rule.order == "Ascending" else -total
 
-    if level == len(tree.levels):  # each node its own domain, named by its name
-        domains = [((n,), (name,)) for n, name in enumerate(tree.node_names)]
+@functools.lru_cache(maxsize=32)
+def _domain_layout(tree: TopologyTree, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes grouped by their domain at ``level`` (each node its own at the node level),
+    where each domain's run starts, and each domain's position in path order."""
+    if level == len(tree.levels):
+        count = len(tree.node_names)
+        nodes_by_domain, starts = np.arange(count), np.arange(count)
+        paths = [(name,) for name in tree.node_names]
     else:
-        domains = [(d.nodes, d.path) for d in tree.domains[level]]
-    order = sorted(
-        range(len(domains)),
-        key=lambda d: (tuple(figure(domains[d][0], rule) for rule in rules), domains[d][1]),
-    )
-    ranks = [0] * len(domains)
-    for position, d in enumerate(order):
-        ranks[d] = position
-    return tuple(ranks)
+        domains = tree.domains[level]
+        nodes_by_domain = np.array([n for d in domains for n in d.nodes], dtype=np.int64)
+        starts = np.cumsum([0] + [len(d.nodes) for d in domains[:-1]]) if domains else np.zeros(0, np.int64)
+        paths = [d.path for d in domains]
+    by_path = np.empty(len(paths), dtype=np.int64)
+    by_path[sorted(range(len(paths)), key=paths.__getitem__)] = np.arange(len(paths))
+    return nodes_by_domain, np.asarray(starts, dtype=np.int64), by_path
+
+
+def on_room(problem: Problem, topology: GangTopology, free: np.ndarray) -> GangTopology:
+    """``topology`` with the ranks of an Available sort rule read off ``free``."""
+    if not topology.live or problem.tree is None:
+        return topology
+    allocatable = problem.matrix("allocatable")
+    ranks = {level: rank_domains(problem.tree, level, topology.sort, allocatable, free) for level in topology.ranks}
+    return replace(topology, ranks=ranks)
 
 
 def candidate_count(problem: Problem) -> int:
@@ -779,8 +816,8 @@ def beside(problem: Problem, held: Mapping[tuple[int, int], int], job_groups: Ab
 
 def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) -> tuple[Problem, tuple[int, ...]]:
     """JobGroup ``j`` as a problem of its own (its gangs and roles renumbered from 0) on the
-    room ``free`` (per node and resource), with the nodes ``opened`` no longer idle; and the
-    problem's index of each of its roles. Its model is as small as the JobGroup, where one
+    room ``free`` (per node and resource), with the nodes ``opened`` no longer idle and
+    Available sort rules ranking on that room; and the problem's index of each of its roles. Its model is as small as the JobGroup, where one
     with every other JobGroup present, even with no candidates, grows with the queue."""
     jg = problem.job_groups[j]
     roles: list[Role] = []
@@ -793,7 +830,10 @@ def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) 
             roles.append(replace(_cut(problem.roles[r], free), gang=len(gangs)))
             origin.append(r)
         tasks = tuple(replace(t, roles=tuple(renumbered[r] for r in t.roles)) for t in gang.tasks)
-        gangs.append(replace(gang, job_group=0, roles=tuple(renumbered[r] for r in gang.roles), tasks=tasks))
+        topology = gang.topology and on_room(problem, gang.topology, free)
+        gangs.append(
+            replace(gang, job_group=0, roles=tuple(renumbered[r] for r in gang.roles), tasks=tasks, topology=topology)
+        )
     only = replace(jg, gangs=tuple(range(len(gangs))), rank=0)
     sub = replace(problem, roles=tuple(roles), gangs=tuple(gangs), job_groups=(only,))
     return _on_room(sub, free, opened), tuple(origin)

@@ -9,12 +9,17 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule
 from gangplan.plan import Plan
 from gangplan.planner import Options, plan
+from gangplan.problem import RankRule, rank_domains
+from gangplan.topology import build_tree
 from gangplan.verify import verify
 
 MINIPOD, TOR = "example.com/minipod", "example.com/tor"
@@ -222,6 +227,23 @@ def test_sort_rule_order_chooses_the_domain(order: str, expected: str) -> None:
     for solver in ("cp-sat", "greedy"):
         ranked = outcome(planned(snapshot, solver), "ml/ranked")
         assert ranked.placed and minipod_of(ranked.domains[TOR][0]) == expected, solver
+
+
+@pytest.mark.parametrize("dimension", ["Available", "Capacity"])
+def test_an_available_sort_rule_ranks_on_the_room_the_groups_before_left(dimension: str) -> None:
+    # Godel ranks NodeGroups again each scheduling cycle: after ml/a takes half of the roomy
+    # tor, the other has more GPUs available, so ml/b goes there. One model for all (the
+    # default policy) ranks on the snapshot, as Capacity always does.
+    nodes = [node(f"r{i}", "mp0", "roomy") for i in range(4)] + [node(f"t{i}", "mp0", "tight") for i in range(3)]
+    rule = SortRule("GPU", dimension, "Descending")
+    groups, pods = zip(*(gang(name, 2, 8, required=(TOR,), sort_rules=(rule,)) for name in ("a", "b")))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(p for ps in pods for p in ps), pod_groups=groups)
+    live = dimension == "Available"
+    for solver, policy, moves in (("greedy", "optimal", live), ("cp-sat", "ordered", live), ("cp-sat", "optimal", False)):
+        result = plan(snapshot, Options(solver=solver, policy=policy, levels=(MINIPOD, TOR)))
+        assert verify(snapshot, result.placements, result.levels).ok
+        tors = [minipod_of(outcome(result, f"ml/{name}").domains[TOR][0]) for name in ("a", "b")]
+        assert tors == ["roomy", "tight" if moves else "roomy"], (solver, policy)
 
 
 # ----------------------------------------------------------------- required terms
@@ -511,3 +533,35 @@ def test_a_hostname_term_keeps_the_group_inside_the_topology() -> None:
     assert not outcome(result, "ml/host").placed and not result.placements
     result = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)))  # no levels: nothing outside
     assert result.node_of == {"ml/host-0": "loose", "ml/host-1": "loose"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["", "p", "q"]), st.sampled_from(["", "x", "y", "z"]),
+                       st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=12),
+    st.lists(st.tuples(st.integers(-1, 1), st.booleans(), st.booleans()), min_size=1, max_size=3),
+)
+def test_domain_ranks_order_by_each_rule_then_path(labels, rules) -> None:
+    # Every node's domain totals, rule by rule, then the domain path: restated per domain.
+    nodes = [Node(f"n{i:02d}", {k: v for k, v in ((MINIPOD, m), (TOR, t)) if v}, {"cpu": 1})
+             for i, (m, t, _, _) in enumerate(labels)]
+    tree = build_tree(nodes, (MINIPOD, TOR))
+    allocatable = np.array([[a, a + f] for _, _, a, f in labels], dtype=np.int64)
+    free = np.array([[f, a] for _, _, a, f in labels], dtype=np.int64)
+    sort = tuple(RankRule(c, available, descending) for c, available, descending in rules)
+    for level in range(len(tree.levels) + 1):
+        if level == len(tree.levels):
+            domains = [((n,), (node.name,)) for n, node in enumerate(nodes)]
+        else:
+            domains = [(d.nodes, d.path) for d in tree.domains[level]]
+
+        def key(d: int) -> tuple:
+            figures = []
+            for rule in sort:
+                if rule.column >= 0:
+                    total = sum(int((free if rule.available else allocatable)[n, rule.column]) for n in domains[d][0])
+                    figures.append(-total if rule.descending else total)
+            return (*figures, domains[d][1])
+
+        order = sorted(range(len(domains)), key=key)
+        assert [order.index(d) for d in range(len(domains))] == list(rank_domains(tree, level, sort, allocatable, free))
