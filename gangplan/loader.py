@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import codecs
 import functools
 import json
 import os
@@ -524,9 +525,25 @@ def _within(name: str, data: bytes, limits: Limits) -> bytes:
     return data
 
 
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),  # before UTF-16's: FF FE starts both
+    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def _decode(name: str, data: bytes) -> str:
+    # YAML streams may be UTF-16 or UTF-32 with a byte-order mark: Windows PowerShell's `>`
+    # writes `kubectl get -o yaml` that way.
+    encoding = next((encoding for bom, encoding in _WIDE_BOMS if data.startswith(bom)), None)
+    if encoding is not None:
+        try:
+            return data.decode(encoding).removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            raise InputError(f"not a text file (it starts as {encoding.upper()} but is not)", Position(name)) from None
     if b"\0" in data:
-        raise InputError("not a text file (it contains NUL bytes)", Position(name))
+        wide = data[:1] == b"\0" or data[1:2] == b"\0"
+        problem = "it looks like UTF-16 without a byte-order mark; save it as UTF-8" if wide else "it contains NUL bytes"
+        raise InputError(f"not a text file ({problem})", Position(name))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -675,6 +692,12 @@ def _objects(document: Any, origin: Origin) -> Iterator[tuple[dict[str, Any], Or
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise _not_an_object(origin, ("items", index))
+        if kind != "List" and item.get("kind") is None:
+            # The API server's typed lists (kubectl get --raw /api/v1/nodes) leave out their
+            # items' kind and apiVersion: the list's own name them, as kubectl decodes them.
+            item["kind"] = kind.removesuffix("List")
+            if item.get("apiVersion") is None and document.get("apiVersion") is not None:
+                item["apiVersion"] = document["apiVersion"]
         yield from _objects(item, Origin(origin.file, origin.document, (*origin.path, "items", index)))  # kubectl flattens a List in a List
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from pathlib import Path
@@ -592,7 +593,21 @@ def test_binary_files() -> None:
     assert error([write("latin1.yaml", "name: café\n".encode("latin-1"))]) == (
         "latin1.yaml: not a text file (it is not UTF-8)"
     )
-    assert error(["-"], stdin=b"\xff\xfe") == "<stdin>: not a text file (it is not UTF-8)"
+    assert error(["-"], stdin=b"\xff\xfd") == "<stdin>: not a text file (it is not UTF-8)"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_read(encoding: str) -> None:
+    """Windows PowerShell's `kubectl get -o yaml > snap.yaml` writes UTF-16 with a BOM; YAML allows it."""
+    text = NODE.format(name="a") + "---\n" + NODE.format(name="b") + "status: {allocatable: {cpu: [4]}}\n"
+    bom = codecs.BOM_UTF16_BE if encoding == "utf-16-be" else b""  # the other codecs write their own
+    path = write("wide.yaml", bom + text.encode(encoding))
+    assert error([path]) == f"{path}:8:29: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list"
+    snapshot = load_snapshot([write("wide.yaml", bom + NODE.format(name="a").encode(encoding))])
+    assert [n.name for n in snapshot.nodes] == ["a"]
+    assert error([write("wide.yaml", "name: a".encode("utf-16-le"))]) == (
+        "wide.yaml: not a text file (it looks like UTF-16 without a byte-order mark; save it as UTF-8)"
+    )
 
 
 def test_size_and_document_limits() -> None:
@@ -941,6 +956,21 @@ def test_a_list_inside_a_list_is_flattened_as_kubectl_does() -> None:
     inner["items"].append(7)
     path = write("nested.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1))
     assert error([path]).endswith(f"{path}:41:5: expected a Kubernetes object (a mapping with apiVersion and kind)")
+
+
+def test_typed_lists_name_their_items_kind_as_the_api_server_leaves_it_out() -> None:
+    """`kubectl get --raw /api/v1/nodes` gives a NodeList whose items carry no kind or apiVersion."""
+    nodes = {"apiVersion": "v1", "kind": "NodeList", "metadata": {"resourceVersion": "7"}, "items": [
+        {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2"}}}]}
+    groups = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroupList", "items": [
+        {"metadata": {"name": "g", "namespace": "d"}, "spec": {"minMember": 2}}]}
+    snapshot = load_snapshot([write("nodes.json", json.dumps(nodes)), write("groups.json", json.dumps(groups))])
+    assert [n.name for n in snapshot.nodes] == ["n1"] and snapshot.nodes[0].allocatable["cpu"] == 2000
+    (group,) = snapshot.pod_groups
+    assert (group.key, group.min_member, group.api) == ("d/g", 2, PodGroupAPI.SCHEDULER_PLUGINS)
+    # A plain List names no kind for them: its items must name their own.
+    path = write("plain.json", json.dumps({**nodes, "kind": "List"}))
+    assert error([path]) == f"{path}:1:86: kind: required field is missing (expected a non-empty string)"
 
 
 def test_a_json_stream_is_read_as_kubectl_reads_it() -> None:
