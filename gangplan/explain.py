@@ -96,7 +96,27 @@ class _Placed:
             lost += f"; {describe_amount(name, int(free[k]))} free there after the plan"
             if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
                 return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles)}"
+            if free[k] >= need[k] and (split := self._room_left_holds(j)):
+                return f"{lost}, but {split}"  # enough in all, not where its pods can use it
             return f"{lost}, its quorum needs {describe_amount(name, need[k])}"
+
+    def _room_left_holds(self, j: int) -> str:
+        """What of JobGroup ``j``'s quorum the room the plan leaves holds, pod by pod: the best
+        domain of a required term, or how many pods fit on the nodes; '' when all of it does."""
+        problem = self.problem
+        state = _state(problem, self.free)
+        for g in problem.job_groups[j].gangs:
+            gang = problem.gangs[g]
+            if gang.topology is not None and gang.topology.required:
+                if text := _required_reason(problem, g, self.free, then=True):
+                    return text
+                continue
+            total = gang.counted + sum(place_pods(state, r, problem.roles[r].count) for r in gang.roles)
+            if total < gang.min_member:
+                member = f" of {gang.key}" if len(problem.job_groups[j].gangs) > 1 else ""
+                blocking = _blocking(state, gang.roles, state.gang_nodes(g))
+                return f"at most {total} of minMember {gang.min_member} pods{member} fit in it ({blocking})"
+        return ""
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
@@ -169,9 +189,10 @@ def reason(
         total = gang.counted + sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
         if total < gang.min_member:
             gap = 100 * (gang.min_member - total) / gang.min_member
+            blocking = _blocking(alone, gang.roles, alone.gang_nodes(g))
             return (
                 f"{who}at most {total} of minMember {gang.min_member} pods fit even with nothing "
-                f"else planned (quorum gap {gap:.0f}%){_filtered(problem, gang)}"
+                f"else planned ({blocking}; quorum gap {gap:.0f}%){_filtered(problem, gang)}"
             )
         for task in gang.tasks:
             fit = task.counted + sum(alone.placed_of(r) for r in task.roles)
@@ -252,8 +273,30 @@ def _most_requested(problem: Problem, g: int) -> list[int]:
     return [sum(problem.roles[r].request[k] * problem.roles[r].count for r in gang.roles) for k in range(len(problem.resources))]
 
 
-def _required_reason(problem: Problem, g: int) -> str:
-    """The best domain of the deepest required level, and what runs out there first."""
+def _state(problem: Problem, room: np.ndarray | None) -> _State:
+    state = _State(problem)
+    if room is not None:
+        state.free = room.copy()
+    return state
+
+
+def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
+    """The resources that stop one more pod of ``roles`` on ``nodes`` (as ``state`` leaves
+    them), those short on most nodes first: 'cpu, memory'."""
+    problem = state.problem
+    pending = [r for r in roles if state.placed_of(r) < problem.roles[r].count] or list(roles)
+    short = np.zeros(len(problem.resources), dtype=np.int64)
+    for r in pending:
+        on = state.candidates(r, nodes)
+        short += (state.free[on] < state.request(r)).sum(axis=0)
+    named = sorted((-int(c), name) for c, name in zip(short.tolist(), problem.resources) if c)
+    return ", ".join(name for _, name in named) or "pods"
+
+
+def _required_reason(problem: Problem, g: int, room: np.ndarray | None = None, then: bool = False) -> str:
+    """The best domain of the deepest required level, and what runs out there. ``room``: free
+    per node and resource, the snapshot's by default; ``then``: on the room the plan leaves,
+    '' when a domain holds the whole quorum there."""
     gang = problem.gangs[g]
     topo = gang.topology
     assert topo is not None and problem.tree is not None
@@ -277,26 +320,28 @@ def _required_reason(problem: Problem, g: int) -> str:
         return f"required {key}: no {where} the filters"
     # The most placed, the first domain among equals; a domain that cannot beat it is not
     # tried (at the node level there is one per candidate node).
-    best, best_d = -1, -1
+    best, best_d, best_state = -1, -1, _state(problem, room)
     for d in sorted(most, key=lambda d: (-most[d], d)):
         if most[d] < best:
             break
         if most[d] == best and d > best_d:
             continue
-        state = _State(problem)
+        state = _state(problem, room)
         placed = sum(place_pods(state, r, problem.roles[r].count, nodes_in[d]) for r in gang.roles)
         if placed > best or (placed == best and d < best_d):
-            best, best_d = placed, d
-    nodes = sorted(set(nodes_in[best_d]))
-    request = [max(problem.roles[r].request[k] for r in gang.roles) for k in range(len(problem.resources))]
-    limits = [
-        (sum(problem.free[n][k] for n in nodes) / want, name)
-        for k, (want, name) in enumerate(zip(request, problem.resources))
-        if want and name != "pods"
-    ]
-    scarce = min(limits)[1] if limits else "pods"
+            best, best_d, best_state = placed, d, state
     total = gang.counted + best
+    if then and total >= gang.min_member:
+        return ""
+    nodes = np.array(sorted(set(nodes_in[best_d])), dtype=np.int64)
+    scarce = _blocking(best_state, gang.roles, nodes)
     where = problem.domain_name(level, best_d)
+    if level != len(problem.tree.levels):
+        inside = len(problem.tree.domains[level][best_d].nodes)
+        if inside > len(nodes):
+            failing = inside - len(nodes)
+            scarce += f"; {failing} of its {inside} nodes {'fails' if failing == 1 else 'fail'} its filters"
     if level in topo.pinned:  # the only domain it may use, not the best of several
-        return f"required {key}: running members hold it to {where}, which holds {total} of {gang.min_member} pods ({scarce})"
-    return f"required {key}: the best {noun} ({where}) holds {total} of {gang.min_member} pods ({scarce})"
+        holds = f"running members hold it to {where}, which {'then ' if then else ''}holds"
+        return f"required {key}: {holds} {total} of {gang.min_member} pods ({scarce})"
+    return f"required {key}: the best {noun} ({where}) {'then ' if then else ''}holds {total} of {gang.min_member} pods ({scarce})"

@@ -187,7 +187,7 @@ def test_explain_cluster_free_total_below_the_need(tmp_path: Path) -> None:
 def test_explain_the_largest_quorum_that_fits_alone(tmp_path: Path) -> None:
     objects = [node(f"n{i}", gpus=8) for i in range(3)] + [pod_group("frag", 4), *pods("frag", 4, 6)]
     text = explain(write(tmp_path, objects), "ml/frag")  # 24 free GPUs, but one 6-GPU pod per node
-    assert "at most 3 of minMember 4 pods fit even with nothing else planned (quorum gap 25%)" in text
+    assert "at most 3 of minMember 4 pods fit even with nothing else planned (nvidia.com/gpu; quorum gap 25%)" in text
     assert "nodes pass its filters" not in text  # every node could take one of its pods
     # Room enough in the cluster, but a selector leaves it one node: said, not just the count.
     objects[0]["metadata"]["labels"] = {"pool": "a"}
@@ -196,7 +196,7 @@ def test_explain_the_largest_quorum_that_fits_alone(tmp_path: Path) -> None:
             obj["spec"]["nodeSelector"] = {"pool": "a"}
     text = explain(write(tmp_path, objects), "ml/frag")
     assert (
-        "at most 1 of minMember 4 pods fit even with nothing else planned (quorum gap 75%); "
+        "at most 1 of minMember 4 pods fit even with nothing else planned (nvidia.com/gpu; quorum gap 75%); "
         "only 1 of 3 nodes pass its filters (selectors, affinity, taints, readiness, room for one pod)"
     ) in text
 
