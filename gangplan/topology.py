@@ -60,12 +60,16 @@ def resolve_levels(
     """
     warnings: list[str] = []
     if snapshot.topologies:
-        chosen = snapshot.topologies[0]
-        if len(snapshot.topologies) > 1:
-            others = ", ".join(t.name for t in snapshot.topologies[1:])
+        # One tree for all groups: the Topology that has most of the keys the groups name,
+        # then the first by name, so that the choice does not follow the order of the input.
+        named = set(named_topology_keys(snapshot)[0])
+        ranked = sorted(snapshot.topologies, key=lambda t: (-len(named & set(t.levels)), t.name))
+        chosen = ranked[0]
+        if len(ranked) > 1:
+            others = ", ".join(t.name for t in ranked[1:])
             warnings.append(
-                f"{len(snapshot.topologies)} Topology objects; using the first, {chosen.name} "
-                f"(ignored: {others})"
+                f"{len(ranked)} Topology objects; using {chosen.name}, which has the most of the "
+                f"levels the groups name (ignored: {others})"
             )
         if explicit is not None:
             warnings.append(f"--levels ignored: Topology {chosen.name} defines the levels")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import networkx as nx
@@ -103,9 +104,16 @@ def test_a_topology_object_wins_over_levels_and_inference() -> None:
         ),
     )
     levels, warnings = resolve_levels(snapshot, explicit=[TOR])
-    assert levels == (MINI,)
-    assert any("second" in w and "first" in w for w in warnings)
+    assert levels == (BIG, MINI, TOR)  # it has both keys the group names; "first" has neither
+    assert any("using second" in w and "ignored: first" in w for w in warnings)
     assert any("--levels ignored" in w for w in warnings)
+    # Whatever order the objects come in; with as many named keys each, the first by name.
+    swapped = replace(snapshot, topologies=snapshot.topologies[::-1])
+    assert resolve_levels(swapped)[0] == (BIG, MINI, TOR)
+    alike = replace(snapshot, topologies=(Topology("zz", (BIG, TOR)), Topology("aa", (BIG, MINI))))
+    assert resolve_levels(alike)[0] == (BIG, TOR)
+    alike = replace(snapshot, topologies=(Topology("zz", (BIG,)), Topology("aa", (MINI, TOR))))
+    assert resolve_levels(alike)[0] == (MINI, TOR)
     without = Snapshot(nodes=snapshot.nodes, pod_groups=snapshot.pod_groups)
     assert resolve_levels(without, explicit=[TOR, MINI]) == ((TOR, MINI), [])
     assert resolve_levels(without)[0] == (BIG, TOR)
