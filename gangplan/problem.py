@@ -162,6 +162,10 @@ class Problem:
     grouping: Grouping
     tree: TopologyTree | None = None
     warnings: tuple[str, ...] = ()
+    # Sort rules may rank on a resource no pending pod asks for (GPU capacity for CPU-only
+    # pods): its allocatable and free per node (nodes x those resources), which no
+    # placement changes. Each rule's column counts past ``resources`` into these.
+    sort_only: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False)
 
     def domain(self, level: int, node: int) -> int | None:
         """The node's domain index at ``level``; the node level is the node itself."""
@@ -282,6 +286,16 @@ def build_problem(
     shape = (len(nodes), len(resources))
     allocatable_matrix = np.array(allocatable, dtype=np.int64).reshape(shape)
     free_matrix = np.array(free, dtype=np.int64).reshape(shape)
+    sorted_on = {_SORT_RESOURCE.get(r.resource, gpu_resource) for g in snapshot.pod_groups for r in g.sort_rules}
+    sort_only = sorted((sorted_on | {"cpu"}) - set(resources))  # cpu: the default rule's
+    sort_room = None
+    if sort_only and nodes:
+        extra = np.array([[a.get(r, 0) for r in sort_only] for a in alloc_maps], dtype=np.int64)
+        left = np.maximum(0, extra - np.array([[used[i].get(r, 0) for r in sort_only] for i in range(len(nodes))]))
+        sort_room = (extra, left)
+        allocatable_matrix = np.hstack([allocatable_matrix, extra])
+        free_matrix = np.hstack([free_matrix, left])
+    rank_resources = resources + tuple(sort_only)
     roles: list[Role] = []
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
@@ -291,7 +305,7 @@ def build_problem(
         for gang in jg.gangs:
             g_index = len(gangs)
             topology = _gang_topology(
-                gang, tree, node_index, allocatable_matrix, free_matrix, resources, gpu_resource, warnings, rank_cache, carried,
+                gang, tree, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies),
             )
             role_ids, excluded = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
@@ -352,6 +366,7 @@ def build_problem(
         grouping=grouping,
         tree=tree,
         warnings=tuple(grouping.warnings) + tuple(warnings),
+        sort_only=sort_room,
     )
 
 
@@ -790,6 +805,8 @@ def on_room(problem: Problem, topology: GangTopology, free: np.ndarray) -> GangT
     if not topology.live or problem.tree is None:
         return topology
     allocatable = problem.matrix("allocatable")
+    if problem.sort_only is not None:
+        allocatable, free = np.hstack([allocatable, problem.sort_only[0]]), np.hstack([free, problem.sort_only[1]])
     ranks = {level: rank_domains(problem.tree, level, topology.sort, allocatable, free) for level in topology.ranks}
     return replace(topology, ranks=ranks)
 

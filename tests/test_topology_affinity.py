@@ -229,6 +229,20 @@ def test_sort_rule_order_chooses_the_domain(order: str, expected: str) -> None:
         assert ranked.placed and minipod_of(ranked.domains[TOR][0]) == expected, solver
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("order,expected", [("Ascending", "cpu"), ("Descending", "gpu")])
+def test_a_sort_rule_ranks_on_a_resource_the_pods_do_not_ask(solver: str, order: str, expected: str) -> None:
+    # Keeping CPU-only gangs off GPU tors (GPU Capacity Ascending) is what the rule is for;
+    # a resource no pending pod asked for had ranked every tor 0, leaving it to the names.
+    nodes = [node(f"c{i}", "mp0", "cpu", gpus=0) for i in range(2)] + [node(f"g{i}", "mp0", "gpu") for i in range(2)]
+    group, _ = gang("cpu-only", 2, 0, required=(TOR,), sort_rules=(SortRule("GPU", "Capacity", order),))
+    pods = tuple(Pod("ml", f"cpu-only-{i}", labels={GROUP: "cpu-only"}, containers=(Container("c", {"cpu": 1000}),))
+                 for i in range(2))
+    result = planned(Snapshot(nodes=tuple(nodes), pods=pods, pod_groups=(group,)), solver)
+    assert "nvidia.com/gpu" not in result.resources_before  # nor in the summary
+    assert minipod_of(outcome(result, "ml/cpu-only").domains[TOR][0]) == expected
+
+
 @pytest.mark.parametrize("dimension", ["Available", "Capacity"])
 def test_an_available_sort_rule_ranks_on_the_room_the_groups_before_left(dimension: str) -> None:
     # Godel ranks NodeGroups again each scheduling cycle: after ml/a takes half of the roomy
