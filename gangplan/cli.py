@@ -51,6 +51,7 @@ from .topology import (
     Usage,
     build_tree,
     domain_usage,
+    named_topology_keys,
     node_usage,
     resolve_levels,
     topology_to_dict,
@@ -946,6 +947,13 @@ def verify_command(
     given = read_plan(plan_file)
     placements = list(given.placements)
     keys = given.levels if given.levels is not None and levels is None else resolve_levels(loaded, _levels(levels))[0]
+    if given.levels is not None and levels is None:
+        # A Plan made with --levels (or edited) may leave out a key the groups name: say
+        # that its terms go unchecked rather than pass them in silence.
+        own = resolve_levels(loaded, None)[0]
+        for key in (k for k in named_topology_keys(loaded)[0] if k in own and k not in keys):
+            shown = ", ".join(keys) or "none"
+            _say(f"warning: {key} is not a level of the Plan (levels: {shown}), so terms on it are not checked; --levels {','.join(own)} checks them")
     claims = None if given.placements_only else {g.key: (g.placed, g.scheduled) for g in given.groups}
     result = verify(loaded, placements, keys, claims)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))

@@ -318,6 +318,10 @@ def plan_from_document(data: Any) -> Plan:
         if not isinstance(item.get(holder) or {}, dict):
             raise _wrong((*at, holder), "an object", item.get(holder))
         node = (item.get(holder) or {}).get(key)
+        target_kind = (item.get(holder) or {}).get("kind") if holder == "target" else None
+        if target_kind not in (None, "", "Node"):
+            # The API server refuses it: "must be empty or Node".
+            raise PlanFormatError(f"{dotted((*at, 'target', 'kind'))}: a Binding's target must be a Node, got {target_kind!r}", (*at, "target", "kind"))
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(node, str):
             what = "a Binding needs metadata.name and target.name" if holder == "target" else "a Pod needs metadata.name and spec.nodeName"
             raise PlanFormatError(f"{dotted(at) or 'the document'}: {what}", at)

@@ -532,7 +532,7 @@ def _claim_checks(
             continue
         count = counts.get(group, 0)
         if count != scheduled or (not is_placed and count):
-            said = f"placed with {scheduled} pending pods" if is_placed else "not placed"
+            said = f"placed, {scheduled} scheduled" if is_placed else f"not placed, {scheduled} scheduled"
             found.append(Violation("outcome", group, f"the plan says {said}; its placements place {count}"))
     return found
 

@@ -56,12 +56,32 @@ def test_a_flat_plan_records_its_levels_and_verifies_by_them(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert data["topology"]["levels"] == [] and any("is not a topology level" in w for w in data["warnings"])
-    assert invoke("verify", snapshot, "--plan", str(out)).exit_code == 0
+    checked = invoke("verify", snapshot, "--plan", str(out))
+    assert checked.exit_code == 0
+    # It passes, but not in silence: the terms it leaves unchecked are said (user review C).
+    assert "warning: network.example.com/tor is not a level of the Plan (levels: none), so terms on it are not checked; " \
+        "--levels network.example.com/bigpod,network.example.com/minipod,network.example.com/tor checks them" in checked.stderr
+    assert "is not a level of the Plan" not in invoke("verify", snapshot, "--plan", str(out), "--levels", "").stderr
     bindings = tmp_path / "bindings.json"
     assert invoke("plan", snapshot, "--levels", "", "-o", "json", "--output-file", str(bindings)).exit_code == 0
     inferred = invoke("verify", snapshot, "--plan", str(bindings))
     assert inferred.exit_code == 1 and "required-topology" in inferred.stdout
     assert invoke("verify", snapshot, "--plan", str(bindings), "--levels", "").exit_code == 0
+
+
+def test_a_binding_whose_target_is_not_a_node_is_bad_input(tmp_path: Path) -> None:
+    """The API server refuses it ("must be empty or Node"); verify said ok (user review C)."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    data = json.loads(invoke("plan", snapshot, "-o", "json").stdout)
+    data["items"][1]["target"]["kind"] = "Pod"
+    out = tmp_path / "bindings.json"
+    out.write_text(json.dumps(data, indent=1))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 2
+    line = 1 + next(i for i, text in enumerate(out.read_text().splitlines()) if '"kind": "Pod"' in text)
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: {out}:{line}:13: items[1].target.kind: a Binding's target must be a Node, got 'Pod'"
+    )
 
 
 def test_a_plan_whose_levels_are_not_a_list_of_keys_is_bad_input(tmp_path: Path) -> None:
@@ -440,7 +460,7 @@ def test_verify_checks_what_a_plan_says_of_each_group_against_its_placements(tmp
     out.write_text(json.dumps(dropped))
     result = invoke("verify", snapshot, "--plan", str(out))
     assert result.exit_code == 1
-    assert f"outcome {placed['name']}: the plan says placed with {placed['scheduled']} pending pods; its placements place 0" in result.stdout
+    assert f"outcome {placed['name']}: the plan says placed, {placed['scheduled']} scheduled; its placements place 0" in result.stdout
     denied = dict(data, groups=[dict(g, placed=False) if g["name"] == placed["name"] else g for g in data["groups"]])
     out.write_text(json.dumps(denied))
     result = invoke("verify", snapshot, "--plan", str(out))
