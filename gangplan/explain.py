@@ -14,6 +14,7 @@ import numpy as np
 from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
 from .problem import GangSpec, Problem, level_key
+from .model import PodGroupAPI
 from .quantity import describe_amount, plural
 from .semantics import node_usable
 
@@ -151,6 +152,9 @@ def reason(
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
         exist = gang.counted + gang.pending
+        lone = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group.api == PodGroupAPI.POD
+        if lone and gang.blocked and not exist:
+            return f"SchedulingGated: {gang.blocked.split(': ', 1)[1]}"  # the pod's own condition reason
         if exist < gang.min_member:
             there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
             blocked = f" ({gang.blocked})" if gang.blocked else ""

@@ -312,7 +312,9 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         if _unbound(pod) and (why := blocked_by(pod)):
             warnings.append(f"pod {pod.key} is not planned: {why}")
         if gang is None:
-            if not is_pending(pod):
+            # A gated pod is a group of one that fails with its gate as the reason, as a gated
+            # member fails its PodGroup; one being deleted is gone, not waiting.
+            if not is_pending(pod) and not (_unbound(pod) and not pod.deleting and blocked_by(pod)):
                 continue
             gang = Gang(
                 PodGroup(

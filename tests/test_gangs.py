@@ -469,6 +469,26 @@ def test_check_fails_a_gang_held_only_by_scheduling_gates(tmp_path: Path) -> Non
     ]
 
 
+def test_check_fails_a_gated_pod_of_no_group_as_a_group_of_one(tmp_path: Path) -> None:
+    """A pending pod with no group is a group of one (DESIGN): gated, it fails check with its
+    gate, as kube-scheduler's SchedulingGated; check had passed '0/0 groups placed' (user
+    review C). A pod being deleted is gone, not waiting: still no group."""
+    (gated,) = pods("gated", 1, 1, namespace="default")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+    (dying,) = pods("dying", 1, 1, namespace="default")
+    dying["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    for pod in (gated, dying):
+        del pod["metadata"]["annotations"]
+    path = write(tmp_path, [node("n0"), gated, dying])
+    assert set(plan_of(path)) == {"default/gated-0"}
+    result = runner.invoke(app, ["check", path])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "FAIL default/gated-0: SchedulingGated: scheduling gates example.com/quota",
+        "0/1 groups placed",
+    ]
+
+
 def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> None:
     """minResources counts running members: what is still needed is the rest, against what
     every pending pod together could add."""
