@@ -174,8 +174,13 @@ def reason(
                     f"{who}minResources {name} cannot be met: it needs {describe_amount(name, gang.min_resources[k])} "
                     f"more and all its pending pods together request {describe_amount(name, most[k])}"
                 )
-        if short := _insufficient(problem, [_quorum_need(problem, g, k) for k in range(len(problem.resources))],
-                                  usable_free, "quorum needs"):
+        needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
+        if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
+            usable = sum(1 for node in problem.nodes if node_usable(node))
+            where = f"on the {gang.passing} of {usable} Ready, schedulable nodes that pass its filters"
+            if short := _insufficient(problem, needs, gang.filtered_free, "quorum needs", where):
+                return who + short
+        elif short := _insufficient(problem, needs, usable_free, "quorum needs"):
             return who + short
     if prefix_member:
         needs = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
@@ -226,7 +231,9 @@ def _exist(count: int) -> str:
     return f"{plural(count, 'pod')} {'exists' if count == 1 else 'exist'}"
 
 
-def _insufficient(problem: Problem, needs: Sequence[int], usable_free: Sequence[int], what: str) -> str:
+def _insufficient(
+    problem: Problem, needs: Sequence[int], usable_free: Sequence[int], what: str, where: str = "on Ready, schedulable nodes"
+) -> str:
     """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short, scarcest
     first; '' when none is."""
     short = sorted(
@@ -236,7 +243,7 @@ def _insufficient(problem: Problem, needs: Sequence[int], usable_free: Sequence[
     )
     if not short:
         return ""
-    return "insufficient " + ", ".join(text for _, text in short) + " on Ready, schedulable nodes"
+    return "insufficient " + ", ".join(text for _, text in short) + " " + where
 
 
 def _fits_alone(problem: Problem, j: int) -> bool:

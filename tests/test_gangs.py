@@ -189,15 +189,26 @@ def test_explain_the_largest_quorum_that_fits_alone(tmp_path: Path) -> None:
     text = explain(write(tmp_path, objects), "ml/frag")  # 24 free GPUs, but one 6-GPU pod per node
     assert "at most 3 of minMember 4 pods fit even with nothing else planned (nvidia.com/gpu; quorum gap 25%)" in text
     assert "nodes pass its filters" not in text  # every node could take one of its pods
-    # Room enough in the cluster, but a selector leaves it one node: said, not just the count.
+    # Room enough in the cluster, but a selector leaves it one node: the room it can use is
+    # counted, not the cluster's (a user added GPUs the selector kept it from).
     objects[0]["metadata"]["labels"] = {"pool": "a"}
     for obj in objects:
         if obj["kind"] == "Pod":
             obj["spec"]["nodeSelector"] = {"pool": "a"}
     text = explain(write(tmp_path, objects), "ml/frag")
     assert (
-        "at most 1 of minMember 4 pods fit even with nothing else planned (nvidia.com/gpu; quorum gap 75%); "
-        "only 1 of 3 nodes pass its filters (selectors, affinity, taints, readiness, room for one pod)"
+        "insufficient nvidia.com/gpu (quorum needs 24, 8 free) on the 1 of 3 Ready, schedulable nodes that pass its filters"
+    ) in text
+    # Room enough on those nodes, in pieces too small: how many fit, and that filters narrowed them.
+    objects = [node(f"n{i}", gpus=8, labels={"pool": "a"} if i else None) for i in range(3)]
+    objects += [pod_group("frag", 5), *pods("frag", 5, 3)]
+    for obj in objects:
+        if obj["kind"] == "Pod":
+            obj["spec"]["nodeSelector"] = {"pool": "a"}
+    text = explain(write(tmp_path, objects), "ml/frag")
+    assert (
+        "at most 4 of minMember 5 pods fit even with nothing else planned (nvidia.com/gpu; quorum gap 20%); "
+        "only 2 of 3 nodes pass its filters (selectors, affinity, taints, readiness, room for one pod)"
     ) in text
 
 
