@@ -15,7 +15,7 @@ from .greedy import _place_quorum, _State, place_pods
 from .objective import Assignment
 from .problem import GangSpec, Problem, level_key
 from .model import PodGroupAPI
-from .quantity import describe_amount, plural
+from .quantity import describe_amount, describe_apart, plural
 from .semantics import node_usable
 
 
@@ -94,12 +94,13 @@ class _Placed:
             lost = f"lost to {parts[0][0]} holding {name} on its {nodes}: {parts[0][1]}"
             if len(parts) > 1:
                 lost += f", and to {parts[1][0]}: {parts[1][1]}"
-            lost += f"; {describe_amount(name, int(free[k]))} free there after the plan"
+            needed, left = describe_apart(name, need[k], int(free[k]))
+            lost += f"; {left} free there after the plan"
             if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
                 return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles)}"
             if free[k] >= need[k] and (split := self._room_left_holds(j)):
                 return f"{lost}, but {split}"  # enough in all, not where its pods can use it
-            return f"{lost}, its quorum needs {describe_amount(name, need[k])}"
+            return f"{lost}, its quorum needs {needed}"
 
     def _room_left_holds(self, j: int) -> str:
         """What of JobGroup ``j``'s quorum the room the plan leaves holds, pod by pod: the best
@@ -237,9 +238,9 @@ def _insufficient(
     """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short, scarcest
     first; '' when none is."""
     short = sorted(
-        (free / need, f"{name} ({what} {describe_amount(name, need)}, {describe_amount(name, free)} free)")
+        (free / need, f"{name} ({what} {shown[0]}, {shown[1]} free)")
         for name, need, free in zip(problem.resources, needs, usable_free)
-        if need > free
+        if need > free and (shown := describe_apart(name, need, free))
     )
     if not short:
         return ""

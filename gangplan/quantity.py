@@ -120,6 +120,24 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def describe_apart(resource: str, first: int, second: int) -> tuple[str, str]:
+    """Both amounts as ``describe_amount`` gives them, with more digits when that rounds two
+    different amounts alike: "needs 2.8Gi, 2.8Gi free" tells an operator nothing."""
+    pair = describe_amount(resource, first), describe_amount(resource, second)
+    shown = [parse_quantity(text) for text in pair]  # '10.0' and '10' read alike too
+    if first == second or (shown[0] < shown[1]) == (first < second) and shown[0] != shown[1]:
+        return pair
+    if resource in MILLI_RESOURCES:
+        return f"{first}m", f"{second}m"
+    if _is_bytes(resource):
+        for suffix, factor in reversed(_BINARY.items()):
+            if factor <= max(first, second):
+                pair = tuple(f"{v / factor:.1f}".removesuffix(".0") + suffix for v in (first, second))  # type: ignore[assignment]
+                if pair[0] != pair[1]:
+                    return pair
+    return str(first), str(second)
+
+
 def describe_amount(resource: str, amount: int) -> str:
     """A short, readable figure for messages (``2.2Ti``, ``1.5`` cpu); exact when it can be."""
     if resource in MILLI_RESOURCES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gangplan.quantity import QuantityError, format_amount, to_amount
+from gangplan.quantity import QuantityError, describe_apart, format_amount, parse_quantity, to_amount
 
 KI, MI, GI, TI, PI, EI = (2**n for n in (10, 20, 30, 40, 50, 60))
 
@@ -148,3 +148,18 @@ def test_whole_or_native_amounts_are_not_refused(resource: str, value: object, a
 def test_format_round_trips(resource: str, amount: int, text: str) -> None:
     assert format_amount(resource, amount) == text
     assert to_amount(resource, text) == amount
+
+
+@pytest.mark.parametrize("resource,first,second,expected", [
+    ("memory", 3_000_000_000, 2840 * 2**20, ("2861Mi", "2840Mi")),  # both 2.8Gi
+    ("cpu", 10_020, 10_000, ("10020m", "10000m")),  # "10.0" and "10" read alike
+    ("memory", 2**30 + 1, 2**30, ("1073741825", "1073741824")),
+    ("cpu", 300_000, 282_600, ("300", "282.6")),  # apart already: as describe_amount gives them
+    ("memory", 23 * 2**40 // 10, 17 * 2**40 // 10, ("2.3Ti", "1.7Ti")),
+    ("nvidia.com/gpu", 40, 20, ("40", "20")),
+])
+def test_describe_apart_never_shows_two_different_amounts_alike(resource, first, second, expected) -> None:
+    """'insufficient memory (quorum needs 2.8Gi, 2.8Gi free)' told an operator nothing (user review C)."""
+    assert describe_apart(resource, first, second) == expected
+    shown = [parse_quantity(text) for text in expected]
+    assert (shown[0] > shown[1]) == (first > second)
