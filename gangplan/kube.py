@@ -400,7 +400,17 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     )
     node_affinity = None
     at = ("spec", "affinity", "nodeAffinity")
-    nodes = r.mapping(r.mapping(spec, "affinity", _SPEC), "nodeAffinity", at[:2])
+    affinity = r.mapping(spec, "affinity", _SPEC)
+    nodes = r.mapping(affinity, "nodeAffinity", at[:2])
+    # DESIGN's filters stop at node selection: say which hard rules the plan may break.
+    unmodelled = [
+        f"required {words}"
+        for key, words in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity"))
+        if r.mapping(affinity, key, at[:2]).get(_REQUIRED_AFFINITY)
+    ]
+    spread = r.sequence(spec, "topologySpreadConstraints", _SPEC)
+    if any(isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for c in spread):
+        unmodelled.append("topologySpreadConstraints with DoNotSchedule")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
@@ -434,6 +444,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         origin=origin,
         scheduling_gates=gates,
         deleting=bool(r.string(meta, "deletionTimestamp", _META)),
+        unmodelled=tuple(unmodelled),
     )
 
 
@@ -507,6 +518,9 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
             priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
             sub_group=r.string(spec, "subGroup", _SPEC),
         )
+        network = r.mapping(spec, "networkTopology", _SPEC)
+        if network and network.get("mode", "hard") != "soft":  # Volcano's default mode is hard
+            fields["unmodelled"] = ("Volcano networkTopology (mode hard; HyperNode tiers)",)
     else:
         min_member = r.integer(spec, "minMember", _SPEC, required=True, minimum=0)
         fields["schedule_timeout_seconds"] = r.integer(

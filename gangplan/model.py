@@ -127,6 +127,7 @@ class Pod:
     manifest: Mapping[str, object] | None = None
     scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates names
     deleting: bool = False  # metadata.deletionTimestamp is set
+    unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
 
     @property
     def key(self) -> str:
@@ -178,6 +179,7 @@ class PodGroup:
     uid: str | None = None
     raw: Mapping[str, object] = field(default_factory=dict)  # the object as given, for -o status
     origin: Origin = NOWHERE
+    unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
 
     @property
     def key(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from .errors import InputError
 from .model import (
@@ -348,6 +348,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue.values(), *lone]
+    warnings.extend(_unmodelled(all_gangs))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     for gang in all_gangs:
         pods = [*gang.running, *gang.pending]
@@ -367,6 +368,25 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
     return Grouping(job_groups, warnings)
+
+
+def _unmodelled(gangs: Sequence[Gang]) -> list[str]:
+    """One warning per hard rule pending pods or their PodGroups ask that gangplan does not
+    model: a plan applied as Bindings bypasses the scheduler's own check of it."""
+    asking: dict[str, list[str]] = defaultdict(list)
+    for gang in gangs:
+        if not gang.pending:
+            continue
+        for rule in gang.group.unmodelled:
+            asking[rule].append(f"PodGroup {gang.key}")
+        for pod in gang.pending:
+            for rule in pod.unmodelled:
+                asking[rule].append(f"pod {pod.key}")
+    return [
+        f"{rule} is not modelled, so the plan may break it: {', '.join(sorted(who)[:3])}"
+        f"{f' and {len(who) - 3} more' if len(who) > 3 else ''} {'asks' if len(who) == 1 else 'ask'} for it"
+        for rule, who in sorted(asking.items())
+    ]
 
 
 def _kueue_total(pod: Pod) -> int:

@@ -576,3 +576,27 @@ def test_a_priority_class_the_snapshot_lacks_is_a_warning(tmp_path: Path) -> Non
         "(add the output of kubectl get priorityclasses -o yaml)"
         for x in "ab"
     ]
+
+
+def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> None:
+    """Bindings bypass the scheduler's own filters: a plan that may break a pod's required
+    anti-affinity, a DoNotSchedule spread or Volcano's hard networkTopology says so, once per
+    rule (user reviews C and D). Preferences (soft modes, ScheduleAnyway) are not warned about."""
+    members = pods("spread", 2, 1)
+    anti = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}
+    for pod in members:
+        pod["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [anti]}}
+    members[0]["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone"}]
+    soft = pods("soft", 1, 1)
+    soft[0]["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]
+    objects = [node("n0"), pod_group("spread", 2, networkTopology={"highestTierAllowed": 1}),
+               pod_group("soft", 1, networkTopology={"mode": "soft"}), *members, *soft]
+    result = runner.invoke(app, ["plan", write(tmp_path, objects)])
+    assert result.exit_code == 0
+    warned = [line for line in result.stderr.splitlines() if "not modelled" in line]
+    assert warned == [
+        "warning: Volcano networkTopology (mode hard; HyperNode tiers) is not modelled, so the plan may break it: "
+        "PodGroup ml/spread asks for it",
+        "warning: required pod anti-affinity is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
+        "warning: topologySpreadConstraints with DoNotSchedule is not modelled, so the plan may break it: pod ml/spread-0 asks for it",
+    ]
