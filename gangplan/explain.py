@@ -85,7 +85,7 @@ class _Placed:
                 others = [i for i in np.flatnonzero(held).tolist() if counts(problem.job_groups[i].priority)]
                 if others:
                     others.sort(key=lambda i: (-held[i], i))
-                    shown = ", ".join(f"{problem.job_groups[i].key} ({describe_amount(name, int(held[i]))})" for i in others[:3])
+                    shown = ", ".join(f"{_holder(problem, i)} ({describe_amount(name, int(held[i]))})" for i in others[:3])
                     more = f" and {len(others) - 3} more" if len(others) > 3 else ""
                     parts.append((who, f"{shown}{more}"))
             if not parts:
@@ -134,6 +134,16 @@ class _Placed:
         (request,) = requests
         parts = [f"{describe_amount(name, v)} {name}" for name, v in zip(self.problem.resources, request) if v and name != "pods"]
         return f" ({', '.join(parts)})" if parts else ""
+
+
+def _holder(problem: Problem, j: int) -> str:
+    """A JobGroup as its PodGroups are known (its own key is no group `explain` takes)."""
+    jg = problem.job_groups[j]
+    if len(jg.gangs) == 1:
+        return jg.key
+    members = [problem.gangs[g].key for g in jg.gangs]
+    more = f" and {len(members) - 2} more" if len(members) > 2 else ""
+    return f"JobGroup {jg.key} of {', '.join(members[:2])}{more}"
 
 
 def reason(
