@@ -916,9 +916,15 @@ def explain_command(
     elif g.placed:
         nodes = sorted({p.node for p in result.placements if p.group == g.key})
         shown = ", ".join(nodes[:4]) + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
-        lines.append(f"placed: {plural(g.scheduled, 'pending pod')} on {plural(len(nodes), 'node')} ({shown})")
+        if g.scheduled:
+            lines.append(f"placed: {plural(g.scheduled, 'pending pod')} on {plural(len(nodes), 'node')} ({shown})")
+        else:
+            counted = f", {g.running + g.succeeded} members already count" if g.running + g.succeeded else ""
+            lines.append(f"placed: its quorum needs no pending pod (minMember {g.min_member}{counted})")
         for level, names in g.domains.items():
             lines.append(f"  {level}: {', '.join(names)}")
+        if left := g.pending - g.scheduled:
+            lines.append(f"not placed: {plural(left, 'pending pod')} beyond minMember, for which the plan found no room")
     else:
         lines.append(f"not placed: {g.reason}")
     write_output("\n".join(lines) + "\n", None)

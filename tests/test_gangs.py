@@ -600,3 +600,18 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
         "warning: required pod anti-affinity is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
         "warning: topologySpreadConstraints with DoNotSchedule is not modelled, so the plan may break it: pod ml/spread-0 asks for it",
     ]
+
+
+def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> None:
+    """Its extra pods the plan found no room for were said only in the table; a minMember-0
+    group with no pod placed read 'placed: 0 pending pods on 0 nodes ()' (user review C)."""
+    objects = [node("n0", gpus=8), pod_group("g", 1), *pods("g", 3, 4), pod_group("zero", 0), *pods("zero", 1, 9)]
+    path = write(tmp_path, objects)
+    assert explain(path, "ml/g").splitlines()[2:] == [
+        "placed: 2 pending pods on 1 node (n0)",
+        "not placed: 1 pending pod beyond minMember, for which the plan found no room",
+    ]
+    assert explain(path, "ml/zero").splitlines()[2:] == [
+        "placed: its quorum needs no pending pod (minMember 0)",
+        "not placed: 1 pending pod beyond minMember, for which the plan found no room",
+    ]
