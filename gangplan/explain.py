@@ -67,9 +67,10 @@ class _Placed:
         mask, free, on = seen
         candidates = int(mask.sum())
         need = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
-        # The scarcest resource first (free there against what the quorum needs), pods last.
+        # A resource short there first, then the scarcest (free there against what the quorum
+        # needs), pods last among equals: a node's pod count can be all that binds.
         order = sorted(
-            (problem.resources[k] == "pods", free[k] / want, k) for k, want in enumerate(need) if want
+            (free[k] >= want, problem.resources[k] == "pods", free[k] / want, k) for k, want in enumerate(need) if want
         )
         rivals = (
             ("higher-priority groups", lambda priority: priority > jg.priority),
@@ -77,7 +78,7 @@ class _Placed:
         )
         # The scarcest resource anyone above or beside it holds, and both kinds of holder: a
         # same-priority group placed first was left unnamed when one above also held some.
-        for _, _, k in order:
+        for *_, k in order:
             held = np.bincount(self.job_group[on], weights=self.held[on, k], minlength=len(problem.job_groups))
             name = problem.resources[k]
             parts = []
@@ -97,7 +98,7 @@ class _Placed:
             needed, left = describe_apart(name, need[k], int(free[k]))
             lost += f"; {left} free there after the plan"
             if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
-                return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles)}"
+                return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles, mask)}"
             if free[k] >= need[k] and (split := self._room_left_holds(j)):
                 return f"{lost}, but {split}"  # enough in all, not where its pods can use it
             return f"{lost}, its quorum needs {needed}"
@@ -126,14 +127,16 @@ class _Placed:
         requests = {self.problem.roles[r].request for r in roles}
         return any(bool((there >= np.array(request, dtype=np.int64)).all(axis=1).any()) for request in requests)
 
-    def _pod(self, roles: list[int]) -> str:
-        """One pod's requests, when all its pods ask the same: '(95.6 cpu, 372Gi memory, ...)'."""
+    def _pod(self, roles: list[int], mask: np.ndarray) -> str:
+        """One pod's requests, when all its pods ask the same, and what its candidates lack:
+        '(95.6 cpu, 372Gi memory, 4 nvidia.com/gpu; short of nvidia.com/gpu, cpu)'."""
+        short = "short of " + _blocking(_state(self.problem, self.free), roles, np.flatnonzero(mask))
         requests = {self.problem.roles[r].request for r in roles}
         if len(requests) != 1:
-            return ""
+            return f" ({short})"
         (request,) = requests
         parts = [f"{describe_amount(name, v)} {name}" for name, v in zip(self.problem.resources, request) if v and name != "pods"]
-        return f" ({', '.join(parts)})" if parts else ""
+        return f" ({', '.join([*parts[:-1], parts[-1] + '; ' + short] if parts else [short])})"
 
 
 def _holder(problem: Problem, j: int) -> str:
@@ -186,12 +189,13 @@ def reason(
                     f"more and all its pending pods together request {describe_amount(name, most[k])}"
                 )
         needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
+        free, where = usable_free, "on Ready, schedulable nodes"
         if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
             usable = sum(1 for node in problem.nodes if node_usable(node))
-            where = f"on the {gang.passing} of {usable} Ready, schedulable nodes that pass its filters"
-            if short := _insufficient(problem, needs, gang.filtered_free, "quorum needs", where):
-                return who + short
-        elif short := _insufficient(problem, needs, usable_free, "quorum needs"):
+            free, where = gang.filtered_free, f"on the {gang.passing} of {usable} Ready, schedulable nodes that pass its filters"
+        if short := _insufficient(problem, needs, free, "quorum needs", where):
+            return who + short
+        if short := _insufficient(problem, gang.min_resources, free, "minResources needs", where):
             return who + short
     if prefix_member:
         needs = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]

@@ -246,7 +246,7 @@ def test_explain_says_when_the_room_left_is_in_pieces_too_small(tmp_path: Path) 
     text = explain(write(tmp_path, objects), "ml/later")
     assert (
         "lost to higher-priority groups holding nvidia.com/gpu on its 2 candidate nodes: ml/urgent (12); "
-        "4 free there after the plan, but no candidate node has room left for one of its pods (1 cpu, 4 nvidia.com/gpu)"
+        "4 free there after the plan, but no candidate node has room left for one of its pods (1 cpu, 4 nvidia.com/gpu; short of nvidia.com/gpu)"
     ) in text
 
 
