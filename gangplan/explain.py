@@ -20,9 +20,9 @@ from .semantics import node_usable
 
 
 def _usable_free(problem: Problem) -> list[int]:
-    """The cluster's free total per resource on Ready, schedulable nodes."""
+    """The cluster's free total per resource on Ready, schedulable nodes, then their count."""
     usable = [f for f, node in zip(problem.free, problem.nodes) if node_usable(node)]
-    return [sum(f[k] for f in usable) for k in range(len(problem.resources))]
+    return [sum(f[k] for f in usable) for k in range(len(problem.resources))] + [len(usable)]
 
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
@@ -157,7 +157,8 @@ def reason(
     placed: _Placed | None = None,
 ) -> str:
     """The first thing that stops JobGroup ``j``; ``usable_free`` (the cluster's free total per
-    resource on Ready, schedulable nodes) and ``placed`` are computed once by ``reasons``."""
+    resource on Ready, schedulable nodes, then how many those are) and ``placed`` are computed
+    once by ``reasons``."""
     if usable_free is None:
         usable_free = _usable_free(problem)
     jg = problem.job_groups[j]
@@ -191,8 +192,7 @@ def reason(
         needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
         free, where = usable_free, "on Ready, schedulable nodes"
         if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
-            usable = sum(1 for node in problem.nodes if node_usable(node))
-            free, where = gang.filtered_free, f"on the {gang.passing} of {usable} Ready, schedulable nodes that pass its filters"
+            free, where = gang.filtered_free, f"on the {gang.passing} of {usable_free[-1]} Ready, schedulable nodes that pass its filters"
         if short := _insufficient(problem, needs, free, "quorum needs", where):
             return who + short
         if short := _insufficient(problem, gang.min_resources, free, "minResources needs", where):

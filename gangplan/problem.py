@@ -286,6 +286,7 @@ def build_problem(
 
     eligibility = _Eligibility(nodes, free, tree, len(resources))
     usable_nodes = sum(1 for n in nodes if node_usable(n))
+    filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
     rank_cache: dict[tuple, tuple[int, ...]] = {}
     shape = (len(nodes), len(resources))
@@ -313,10 +314,14 @@ def build_problem(
                 gang, tree, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies),
             )
-            role_ids, excluded, passing = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
-            filtered_free = None
-            if int(passing.sum()) < usable_nodes:
-                filtered_free = tuple(int(v) for v in free_matrix[passing, : len(resources)].sum(axis=0))
+            role_ids, excluded, filter_keys = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
+            if (filtered := filtered_room.get(filter_keys)) is None:
+                passing = np.zeros(len(nodes), dtype=bool)
+                for key in filter_keys:
+                    passing |= eligibility.filters[key]
+                count = int(passing.sum())
+                room = tuple(int(v) for v in free_matrix[passing, : len(resources)].sum(axis=0)) if count < usable_nodes else None
+                filtered = filtered_room[filter_keys] = (count, room)
             counted_usage = defaultdict(int)
             for pod in [*gang.running, *gang.succeeded]:
                 for name, amount in requests[id(pod)].items():
@@ -347,8 +352,8 @@ def build_problem(
                     blocked=_blocked(gang),
                     succeeded=len(gang.succeeded),
                     failed=len(gang.finished) - len(gang.succeeded),
-                    filtered_free=filtered_free,
-                    passing=int(passing.sum()),
+                    filtered_free=filtered[1],
+                    passing=filtered[0],
                 )
             )
             gang_ids.append(g_index)
@@ -430,7 +435,7 @@ class _Eligibility:
 
     def _mask_key(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> tuple:
         """The key of the pod's mask in ``cache``, which holds it once this has run."""
-        filters = self._filters_key(pod, gang)
+        filters = self.filters_key(pod, gang)
         key = (filters, None if topology is None else tuple(sorted(topology.pinned.items())))
         if key not in self.cache:
             found = self.filters.get(filters)
@@ -479,18 +484,15 @@ class _Eligibility:
         return inside
 
     @staticmethod
-    def _filters_key(pod: Pod, gang: Gang) -> tuple:
+    def filters_key(pod: Pod, gang: Gang) -> tuple:
+        """The key in ``filters`` of the nodes the pod's own filters pass (room and topology
+        aside), there once ``caps`` has run for it."""
         return (
             tuple(sorted(pod.node_selector.items())),
             pod.node_affinity,
             tuple(sorted(pod.tolerations, key=repr)),
             gang.group.node_selector,
         )
-
-    def passing(self, pod: Pod, gang: Gang) -> np.ndarray:
-        """Which nodes pass the pod's own filters (room and topology aside); known once
-        ``caps`` has run for it."""
-        return self.filters[self._filters_key(pod, gang)]
 
     def reason(self, i: int, pod: Pod, gang: Gang, topology: GangTopology | None) -> str | None:
         reason = filter_reason(self.nodes[i], pod, gang.group)
@@ -522,25 +524,25 @@ def _build_roles(
     requests: Mapping[int, Mapping[str, int]],
     roles: list[Role],
     topology: GangTopology | None,
-) -> tuple[list[int], dict[str, int], np.ndarray]:
+) -> tuple[list[int], dict[str, int], frozenset]:
     by_signature: dict[tuple, list[Pod]] = defaultdict(list)
     for pod in gang.pending:
         by_signature[_role_signature(pod, requests[id(pod)])].append(pod)
     role_ids = []
     excluded: dict[str, int] = {}
-    passing = np.zeros(len(eligibility.nodes), dtype=bool)  # nodes some pod's filters pass
+    filter_keys = set()  # the filters its pods ask, each a key of ``eligibility.filters``
     for signature in sorted(by_signature, key=lambda s: min(p.name for p in by_signature[s])):
         pods = tuple(sorted(by_signature[signature], key=lambda p: p.name))
         request = tuple(requests[id(pods[0])].get(r, 0) for r in resources)
         candidates, caps = eligibility.caps(pods[0], gang, topology, request, len(pods))
-        passing |= eligibility.passing(pods[0], gang)
+        filter_keys.add(eligibility.filters_key(pods[0], gang))
         if not len(candidates) and not excluded:
             excluded = _excluded(eligibility, pods[0], gang, topology, request, resources)
         role_ids.append(len(roles))
         roles.append(
             Role(g_index, pods, request, frozen(candidates), frozen(caps), task_of(pods[0]))
         )
-    return role_ids, excluded, passing
+    return role_ids, excluded, frozenset(filter_keys)
 
 
 def _excluded(
