@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .greedy import _place_quorum, _State, place_pods
+from .greedy import _place_gang_quorum, _place_quorum, _State, place_pods
 from .objective import Assignment
 from .problem import GangSpec, Problem, level_key
 from .model import PodGroupAPI
@@ -229,8 +229,29 @@ def reason(
         return lost
     if not fits_alone:
         whose = "its members' quorums together" if prefix_member else "its quorum"
-        return f"no placement of {whose} was found, even with nothing else planned"
+        found = f"no placement of {whose} was found, even with nothing else planned"
+        return found + (_siblings_short(problem, j) if prefix_member else "")
     return "does not fit beside the groups placed"
+
+
+def _siblings_short(problem: Problem, j: int) -> str:
+    """': beside the quorums of its members before it, member X fits at most 1 of minMember 2
+    pods (cpu)', placing members' quorums in turn as greedy does; '' when each fits."""
+    state, before = _State(problem), []
+    for g in problem.job_groups[j].gangs:
+        gang = problem.gangs[g]
+        mark = state.mark()
+        if _place_gang_quorum(state, g):
+            before.append(gang.key)
+            continue
+        state.undo(mark)
+        beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {', '.join(before)}, " if before else ""
+        if gang.topology is not None and gang.topology.required:
+            return f": {beside}member {gang.key}: {_required_reason(problem, g, state.free, then=True) or 'its required domain is taken'}"
+        total = gang.counted + sum(place_pods(state, r, problem.roles[r].count) for r in gang.roles)
+        blocking = _blocking(state, gang.roles, state.gang_nodes(g))
+        return f": {beside}member {gang.key} fits at most {total} of minMember {gang.min_member} pods ({blocking})"
+    return ""
 
 
 def _filtered(problem: Problem, gang: GangSpec) -> str:

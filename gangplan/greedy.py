@@ -202,23 +202,24 @@ def place_pods(
 
 
 def _place_quorum(state: _State, j: int) -> bool:
+    return all(_place_gang_quorum(state, g) for g in state.problem.job_groups[j].gangs)
+
+
+def _place_gang_quorum(state: _State, g: int) -> bool:
     problem = state.problem
-    for g in problem.job_groups[j].gangs:
-        gang = problem.gangs[g]
-        chosen = _quorum_roles(state, g)
-        if chosen is None:
-            return False
-        chosen.sort(key=lambda rt: -state.share(rt[0]))
-        if not _place_gang(state, g, chosen):
-            return False
-        if not _meets_min_resources(state, g):
-            for r in gang.roles:
-                _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
-                if _meets_min_resources(state, g):
-                    break
-            if not _meets_min_resources(state, g):
-                return False
-    return True
+    gang = problem.gangs[g]
+    chosen = _quorum_roles(state, g)
+    if chosen is None:
+        return False
+    chosen.sort(key=lambda rt: -state.share(rt[0]))
+    if not _place_gang(state, g, chosen):
+        return False
+    if not _meets_min_resources(state, g):
+        for r in gang.roles:
+            _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
+            if _meets_min_resources(state, g):
+                break
+    return _meets_min_resources(state, g)
 
 
 def _place_more(state: _State, g: int, r: int, wanted: int) -> int:
