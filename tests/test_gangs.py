@@ -84,7 +84,8 @@ def test_job_group_members_that_fit_alone_but_not_together_are_all_left_out(tmp_
               pod_group("job2", 1, subGroup="pair"), *pods("job1", 2, 6), *pods("job2", 1, 4)]  # 16 GPUs, in 6+6+4
     assert plan_of(write(tmp_path, packed))["ml/job2"]["reason"] == (
         "JobGroup ml/pair cannot be placed: no placement of its members' quorums together was found, "
-        "even with nothing else planned"
+        "even with nothing else planned: beside the quorum of ml/job1, member ml/job2 fits at most 0 of minMember 1 pods "
+        "(nvidia.com/gpu)"
     )
     # The same two PodGroups without a subGroup: each fits alone, so one of them is placed.
     for obj in objects:
