@@ -512,7 +512,7 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
                 r.fail(("spec", "minTaskMember"), f"expected task names, got {_show(name)}")
             r.integer(task_members, name, ("spec", "minTaskMember"), required=True, minimum=0)
         fields.update(
-            min_resources=r.resources(spec, "minResources", _SPEC),
+            min_resources=_volcano_min_resources(r, spec),
             min_task_member=task_members,
             queue=r.string(spec, "queue", _SPEC) or "default",
             priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
@@ -541,6 +541,25 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
         origin=origin,
         **fields,
     )
+
+
+def _volcano_min_resources(r: _Reader, spec: Mapping[str, Any]) -> dict[str, int]:
+    """Volcano's job controller fills minResources from Kubernetes' quota evaluator
+    (count/pods, requests.cpu, limits.memory, ...); its scheduler reads only resources, so
+    requests.X is X, and limits and object counts are not requests."""
+    amounts: dict[str, int] = {}
+    for name, value in r.mapping(spec, "minResources", _SPEC).items():
+        if type(name) is not str:
+            r.fail(("spec", "minResources"), f"expected resource names, got {_show(name)}")
+        if name.startswith(("count/", "limits.")):
+            continue
+        resource = name.removeprefix("requests.")
+        try:
+            amount = to_amount(resource, value)
+        except QuantityError as exc:
+            r.fail(("spec", "minResources", name), str(exc))
+        amounts[resource] = max(amounts.get(resource, 0), amount)
+    return amounts
 
 
 def to_priority_class(obj: Mapping[str, Any], origin: Origin) -> PriorityClass:

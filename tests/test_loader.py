@@ -412,6 +412,24 @@ spec: {subGroup: pair}
     assert job2.priority_class_name is None
 
 
+def test_volcano_min_resources_as_its_job_controller_writes_them() -> None:
+    """Volcano's job controller fills minResources from the quota evaluator; every PodGroup it
+    made was 'minResources count/pods cannot be met' (user review G)."""
+    text = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: job, namespace: ml}
+spec:
+  minMember: 3
+  minResources: {count/pods: "3", cpu: "3", limits.cpu: "6", limits.memory: 12Gi, memory: 6Gi, pods: "3",
+    requests.cpu: "3", requests.memory: 6Gi, requests.nvidia.com/gpu: "4", nvidia.com/gpu: "4"}
+"""
+    (job,) = load_snapshot([write("vc.yaml", text)]).pod_groups
+    assert job.min_resources == {"cpu": 3000, "memory": 6 * 2**30, "pods": 3, "nvidia.com/gpu": 4}
+    bad = text.replace('requests.cpu: "3"', 'requests.cpu: "x"')
+    assert error([write("vc.yaml", bad)]).startswith("vc.yaml:7:19: spec.minResources[\"requests.cpu\"]: 'x' is not a quantity")
+
+
 GODEL = """\
 apiVersion: {api}
 kind: PodGroup
