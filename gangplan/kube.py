@@ -70,6 +70,7 @@ _PHASES = tuple(phase.value for phase in PodPhase)
 _RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+_POD_LEVEL_RESOURCES = ("cpu", "memory")  # what spec.resources may set (KEP-2837)
 _META: Path = ("metadata",)
 _SPEC: Path = ("spec",)
 _STATUS: Path = ("status",)
@@ -414,6 +415,9 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
+    level = r.mapping(spec, "resources", _SPEC)
+    level_limits = r.resources(level, "limits", ("spec", "resources"))
+    level_requests = {**level_limits, **r.resources(level, "requests", ("spec", "resources"))}  # API defaulting
     return Pod(
         namespace=r.string(meta, "namespace", _META) or "default",
         name=r.string(meta, "name", _META, required=True),
@@ -445,6 +449,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         scheduling_gates=gates,
         deleting=bool(r.string(meta, "deletionTimestamp", _META)),
         unmodelled=tuple(unmodelled),
+        pod_level_requests={k: v for k, v in level_requests.items() if k in _POD_LEVEL_RESOURCES},
     )
 
 

@@ -128,6 +128,9 @@ class Pod:
     scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates names
     deleting: bool = False  # metadata.deletionTimestamp is set
     unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
+    # spec.resources (pod-level resources, on by default since Kubernetes 1.34): requests,
+    # defaulted from limits, of the resources it may set (cpu, memory).
+    pod_level_requests: Resources = field(default_factory=dict)
 
     @property
     def key(self) -> str:

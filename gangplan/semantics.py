@@ -43,7 +43,8 @@ def pod_requests(pod: Pod) -> dict[str, int]:
     """Effective requests as the scheduler counts them, ``pods: 1`` included.
 
     Containers run together and are summed; init containers run one at a time before
-    them, so each needs its own request plus the sidecars already started; overhead is added.
+    them, so each needs its own request plus the sidecars already started; pod-level
+    requests (``spec.resources``) replace that for the resources they set; overhead is added.
     """
     total: dict[str, int] = defaultdict(int)
     for container in pod.containers:
@@ -61,9 +62,9 @@ def pod_requests(pod: Pod) -> dict[str, int]:
                 need = container.requests.get(name, 0) + sidecars.get(name, 0)
                 init_peak[name] = max(init_peak[name], need)
     result: dict[str, int] = {}
-    for name in set(total) | set(sidecars) | set(init_peak) | set(pod.overhead):
+    for name in set(total) | set(sidecars) | set(init_peak) | set(pod.overhead) | set(pod.pod_level_requests):
         steady = total.get(name, 0) + sidecars.get(name, 0)
-        amount = max(steady, init_peak.get(name, 0)) + pod.overhead.get(name, 0)
+        amount = pod.pod_level_requests.get(name, max(steady, init_peak.get(name, 0))) + pod.overhead.get(name, 0)
         if amount:
             result[name] = amount
     result["pods"] = result.get("pods", 0) + 1

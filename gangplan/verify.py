@@ -121,7 +121,8 @@ def _pod_requests(pod: Pod) -> dict[str, int]:
 
     A non-sidecar init container runs next to the sidecars started before it; a sidecar's
     own start-up peak is the sum of the sidecars up to it. The pod needs the larger of the
-    long-running total and every such peak, resource by resource, plus overhead; and one
+    long-running total and every such peak, resource by resource, or the pod-level request
+    where ``spec.resources`` sets one, plus overhead; and one
     ``pods`` slot whatever its containers say, as the scheduler counts pods, not requests.
     """
     long_running: dict[str, int] = {}
@@ -142,6 +143,7 @@ def _pod_requests(pod: Pod) -> dict[str, int]:
     effective = dict(long_running)
     for resource, amount in init_peak.items():
         effective[resource] = max(effective.get(resource, 0), amount)
+    effective.update(pod.pod_level_requests)  # spec.resources wins for what it sets
     _add(effective, pod.overhead)
     effective["pods"] = 1
     return effective

@@ -1002,3 +1002,12 @@ def test_a_json_stream_is_read_as_kubectl_reads_it() -> None:
     bad = write("stream.json", first + "\n  " + (second % "2").replace('"2"', "[2]") + "\n")
     assert error([bad]) == "stream.json:2:101: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list"
     assert error([write("stream.json", first + "\n{\"kind\": }\n")]) == "stream.json:2:10: not valid JSON: Expecting value"
+
+
+def test_pod_level_resources_are_read_with_requests_defaulted_from_limits() -> None:
+    text = POD_P + "spec:\n  resources:\n    limits: {cpu: '2', memory: 4Gi, nvidia.com/gpu: '1'}\n    requests: {memory: 1Gi}\n"
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert pod.pod_level_requests == {"cpu": 2000, "memory": 2**30}  # only cpu and memory may be set there
+    assert error([write("p.yaml", text.replace("memory: 1Gi", "memory: lots"))]).startswith(
+        "p.yaml:7:24: spec.resources.requests.memory: 'lots' is not a quantity"
+    )

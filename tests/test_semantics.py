@@ -171,6 +171,14 @@ def test_pod_requests(containers, init, overhead, expected):
     assert pod_requests(pod) == expected
 
 
+def test_pod_level_requests_replace_the_containers_for_what_they_set():
+    """spec.resources (pod-level resources, on by default since Kubernetes 1.34) is what
+    kube-scheduler counts for cpu and memory; containers still give the rest; overhead is added."""
+    pod = mkpod(containers=(c("a", cpu=100, memory=10, gpu=1),), init_containers=(c("i", cpu=900),),
+                overhead={"cpu": 5}, pod_level_requests={"cpu": 6000})
+    assert pod_requests(pod) == {"cpu": 6005, "memory": 10, "nvidia.com/gpu": 1, "pods": 1}
+
+
 # ---------------------------------------------------------------- taints and tolerations
 
 TAINT = Taint("dedicated", "gpu", "NoSchedule")

@@ -464,6 +464,15 @@ def test_overhead_is_added() -> None:
     only(check([node(cpu=1249)], [with_overhead], place(("a", "n1"))), "capacity")
 
 
+def test_pod_level_requests_are_what_a_pod_holds_and_asks() -> None:
+    """A running pod and a pending one with spec.resources and bare containers: 6 cpu each, so
+    not both on an 8-cpu node (gangplan had placed them together; user review G)."""
+    running = pod("r", cpu=0, on="n1", pod_level_requests={"cpu": 6000})
+    pending = pod("a", cpu=0, pod_level_requests={"cpu": 6000})
+    only(check([node(cpu=8000)], [running, pending], place(("a", "n1"))), "capacity")
+    assert check([node(cpu=12000)], [running, pending], place(("a", "n1"))).ok
+
+
 def test_running_pods_use_the_same_request_rules() -> None:
     running = pod("r", cpu=100, on="n1", init_containers=(Container("i", {"cpu": 3000}),))
     pods = [running, pod("a", cpu=1000)]
