@@ -409,6 +409,18 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         for key, words in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity"))
         if r.mapping(affinity, key, at[:2]).get(_REQUIRED_AFFINITY)
     ]
+    host_network = r.boolean(spec, "hostNetwork", _SPEC)
+    ports = [
+        port
+        for key in ("containers", "initContainers")
+        for container in r.sequence(spec, key, _SPEC)
+        if isinstance(container, dict)
+        for port in (container.get("ports") or [])
+        if isinstance(port, dict)
+    ]
+    # With hostNetwork the API server sets each container port's hostPort to it.
+    if any(port.get("hostPort") or (host_network and port.get("containerPort")) for port in ports):
+        unmodelled.append("hostPort (kube-scheduler's NodePorts filter)")
     spread = r.sequence(spec, "topologySpreadConstraints", _SPEC)
     if any(isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for c in spread):
         unmodelled.append("topologySpreadConstraints with DoNotSchedule")

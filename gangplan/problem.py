@@ -267,7 +267,7 @@ def build_problem(
                 continue
             for name, amount in requests[id(pod)].items():
                 used[i][name] += amount
-            if not any(o.kind == "DaemonSet" for o in pod.owners):
+            if not _per_node(pod):
                 idle[i] = False
 
     if elsewhere:
@@ -605,6 +605,12 @@ def integer_weights(
         return [int(v * lcm) for v in totals], True
     scale = Fraction(limit) / total if total else Fraction(1)
     return [sum(times * max(1, round(part * scale)) for part, times in parts if part) for parts in values], False
+
+
+def _per_node(pod: Pod) -> bool:
+    """A pod every node runs (a DaemonSet's, or a static pod's mirror, as kube-proxy is on
+    some distributions): it does not make a node busy."""
+    return any(o.kind in ("DaemonSet", "Node") for o in pod.owners) or "kubernetes.io/config.mirror" in pod.annotations
 
 
 def _elsewhere_warning(pods: Sequence[Pod]) -> str:

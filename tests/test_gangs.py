@@ -616,3 +616,41 @@ def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> No
         "placed: its quorum needs no pending pod (minMember 0)",
         "not placed: 1 pending pod beyond minMember, for which the plan found no room",
     ]
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("per_node", ["owner", "annotation"])
+def test_a_static_pods_mirror_does_not_make_a_node_busy(tmp_path: Path, solver: str, per_node: str) -> None:
+    """Static pods (kube-proxy on some distributions) run on every node, as DaemonSet pods do:
+    a node running only one is still newly opened by a plan, so the busy node is used first."""
+    mirror = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kube-proxy-n0", "namespace": "kube-system"},
+              "spec": {"nodeName": "n0", "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]},
+              "status": {"phase": "Running"}}
+    if per_node == "owner":
+        mirror["metadata"]["ownerReferences"] = [{"kind": "Node", "name": "n0", "controller": True}]
+    else:
+        mirror["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "abc"}
+    busy = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+            "status": {"phase": "Running"}}
+    objects = [node("n0"), node("n1"), mirror, busy, pod_group("one", 1), *pods("one", 1, 1)]
+    data = plan_of(write(tmp_path, objects), "--solver", solver)
+    assert data["ml/one"]["placed"]
+    result = runner.invoke(app, ["plan", write(tmp_path, objects), "--solver", solver, "-o", "json"])
+    assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == ["n1"]
+
+
+def test_host_ports_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
+    """Two hostNetwork MPI workers on port 29500 cannot share a node (NodePorts); gangplan
+    does not model ports, and now says so (user review G)."""
+    members = pods("mpi", 2, 1)
+    members[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
+    members[1]["spec"]["hostNetwork"] = True
+    members[1]["spec"]["containers"][0]["ports"] = [{"containerPort": 29500}]
+    plain = pods("web", 1, 0)
+    plain[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]
+    result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), pod_group("mpi", 2), *members, *plain])])
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: hostPort (kube-scheduler's NodePorts filter) is not modelled, so the plan may break it: "
+        "pod ml/mpi-0, pod ml/mpi-1 ask for it"
+    ]
