@@ -545,6 +545,7 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
         )
         if api in (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE):
             fields.update(_godel_fields(r, spec))
+            fields["timed_out"] = r.mapping(obj, "status", ()).get("phase") == "Timeout"
         else:
             fields["min_resources"] = r.resources(spec, "minResources", _SPEC)
     return PodGroup(

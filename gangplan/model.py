@@ -178,6 +178,7 @@ class PodGroup:
     node_selector: NodeSelector | None = None  # Godel podGroupAffinity.nodeSelector
     sort_rules: tuple[SortRule, ...] = ()
     affinity_beside: bool = False  # Godel terms written beside podGroupAffinity, not inside it
+    timed_out: bool = False  # Godel's final phase Timeout: its scheduler takes its pods no more
     creation_timestamp: str = ""
     uid: str | None = None
     raw: Mapping[str, object] = field(default_factory=dict)  # the object as given, for -o status

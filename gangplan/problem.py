@@ -18,6 +18,7 @@ import numpy as np
 
 from .model import Node, Pod, PodPhase, SortRule, Snapshot
 from .semantics import (
+    TIMED_OUT,
     Gang,
     Grouping,
     JobGroup,
@@ -631,7 +632,8 @@ def _blocked(gang: Gang) -> str:
         return ""
     first = min(gang.blocked, key=lambda p: p.name)
     more = len(gang.blocked) - 1
-    return f"{first.key}: {blocked_by(first)}" + (f", and {more} more not schedulable" if more else "")
+    why = blocked_by(first) or (TIMED_OUT if gang.group.timed_out else "")
+    return f"{first.key}: {why}" + (f", and {more} more not schedulable" if more else "")
 
 
 def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:

@@ -87,6 +87,9 @@ def is_pending(pod: Pod) -> bool:
     return _unbound(pod) and not blocked_by(pod)
 
 
+TIMED_OUT = "its PodGroup is in phase Timeout, which Godel does not schedule again"
+
+
 def blocked_by(pod: Pod) -> str:
     """Why kube-scheduler leaves the pod alone ('' when it does not): it is being deleted, or
     carries scheduling gates other than Kueue's."""
@@ -331,7 +334,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             lone.append(gang)
         if consumes_capacity(pod):
             gang.running.append(pod)
-        elif is_pending(pod):
+        elif is_pending(pod) and not gang.group.timed_out:
             gang.pending.append(pod)
         elif _unbound(pod):
             gang.blocked.append(pod)

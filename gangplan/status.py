@@ -41,6 +41,7 @@ PHASE_SCHEDULED = "Scheduled"
 PHASE_RUNNING = "Running"
 PHASE_UNKNOWN = "Unknown"
 PHASE_PRE_SCHEDULING = "PreScheduling"
+PHASE_INQUEUE = "Inqueue"  # Volcano's: admitted to its queue, its resources reserved
 
 UNSCHEDULABLE = "Unschedulable"
 NOT_ENOUGH_RESOURCES = "NotEnoughResources"
@@ -120,6 +121,8 @@ def group_status(
 
     old = pg.raw.get("status")
     old = old if isinstance(old, Mapping) else {}
+    if pg.timed_out:
+        return _plain(old)  # final: Godel schedules it no more, so the plan changes nothing
     volcano = pg.api is PodGroupAPI.VOLCANO
     settled = not running and not outcome.pending  # nothing runs or waits
     if settled and old.get("phase") in _TERMINAL_PHASES:
@@ -136,6 +139,8 @@ def group_status(
         phase = PHASE_UNKNOWN
     elif pg.api in _PRE_SCHEDULING and outcome.counted + outcome.pending >= min_member:
         phase = PHASE_PRE_SCHEDULING
+    elif volcano and old.get("phase") == PHASE_INQUEUE:
+        phase = PHASE_INQUEUE  # Volcano keeps an enqueued gang it cannot allocate yet Inqueue
     else:
         phase = PHASE_PENDING
     godel = pg.api in _GODEL

@@ -477,6 +477,10 @@ def verify(
             why = "being deleted" if pod.deleting else f"scheduling gates {', '.join(pod.scheduling_gates)}"
             violations.append(Violation("not-schedulable", key, f"the API server binds no such pod: {why}"))
             continue
+        group = gangs[member_of[key]].pod_group if key in member_of else None
+        if group is not None and group.timed_out:
+            violations.append(Violation("not-schedulable", key, f"PodGroup {group.key} is in phase Timeout: Godel schedules it no more"))
+            continue
         if key in placed:
             violations.append(
                 Violation(

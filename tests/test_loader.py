@@ -1011,3 +1011,11 @@ def test_pod_level_resources_are_read_with_requests_defaulted_from_limits() -> N
     assert error([write("p.yaml", text.replace("memory: 1Gi", "memory: lots"))]).startswith(
         "p.yaml:7:24: spec.resources.requests.memory: 'lots' is not a quantity"
     )
+
+
+def test_a_godel_group_in_phase_timeout_is_read_as_timed_out() -> None:
+    text = GODEL.format(api="scheduling.godel.kubewharf.io/v1alpha1")
+    (group,) = load_snapshot([write("g.yaml", text + "status: {phase: Timeout}\n")]).pod_groups
+    assert group.timed_out
+    (group,) = load_snapshot([write("g.yaml", text + "status: {phase: Pending}\n")]).pod_groups
+    assert not group.timed_out

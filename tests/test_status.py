@@ -380,3 +380,39 @@ def replace_pods(snapshot: Snapshot, annotation: dict[str, None]) -> Snapshot:
     )
     return replace(snapshot, pods=pods)
 
+
+
+def test_volcano_keeps_an_enqueued_gang_it_cannot_allocate_inqueue() -> None:
+    """Volcano's scheduler leaves Inqueue alone for a gang it cannot allocate yet; written back,
+    Pending would take it out of allocate and release its queue's reservation (user review G)."""
+    big = _as(PodGroupAPI.VOLCANO, podgroup("big", 2, {"phase": "Inqueue"}))
+    fresh = _as(PodGroupAPI.VOLCANO, podgroup("fresh", 2))
+    snapshot = Snapshot(
+        nodes=(node("n1", cpu=1000),),
+        pods=tuple(pod(f"{g}-{i}", g, cpu=800) for g in ("big", "fresh") for i in range(2)),
+        pod_groups=(big, fresh),
+    )
+    items = items_by_name(run(snapshot))
+    assert items["big"]["status"]["phase"] == "Inqueue"
+    assert items["fresh"]["status"]["phase"] == "Pending"
+
+
+def test_a_godel_group_in_phase_timeout_is_not_planned_and_its_status_is_kept() -> None:
+    """Timeout is final in Godel: its pods are rejected from then on, so gangplan neither
+    places them nor rewrites the status (user review G)."""
+    old = {"phase": "Timeout", "conditions": [{"phase": "Timeout", "status": "True", "reason": "Timeout"}]}
+    from dataclasses import replace
+
+    late = replace(_as(PodGroupAPI.GODEL, podgroup("late", 2, old)), timed_out=True)  # as the loader reads it
+    snapshot = replace_pods(Snapshot(nodes=(node("n1"),), pods=(pod("late-0", "late"), pod("late-1", "late")),
+                                     pod_groups=(late,)), {"godel.bytedance.com/pod-group-name": None})
+    result = plan(snapshot, Options(solver="greedy"))
+    (outcome,) = result.groups
+    assert not outcome.placed and not result.placements
+    assert "its PodGroup is in phase Timeout, which Godel does not schedule again" in outcome.reason
+    assert items_by_name(status_list(result, snapshot, now=NOW))["late"]["status"] == old
+    from gangplan.plan import Placement
+    from gangplan.verify import verify
+
+    check = verify(snapshot, [Placement("ns", "late-0", "n1")], ())
+    assert [v.rule for v in check.violations] == ["not-schedulable"]
