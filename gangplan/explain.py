@@ -102,6 +102,7 @@ class _Placed:
             if free[k] >= need[k] and (split := self._room_left_holds(j)):
                 return f"{lost}, but {split}"  # enough in all, not where its pods can use it
             return f"{lost}, its quorum needs {needed}"
+        return ""
 
     def _room_left_holds(self, j: int) -> str:
         """What of JobGroup ``j``'s quorum the room the plan leaves holds, pod by pod: the best
@@ -119,7 +120,6 @@ class _Placed:
                 member = f" of {gang.key}" if len(problem.job_groups[j].gangs) > 1 else ""
                 blocking = _blocking(state, gang.roles, state.gang_nodes(g))
                 return f"at most {total} of minMember {gang.min_member} pods{member} fit in it ({blocking})"
-        return ""
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
