@@ -7,6 +7,7 @@ is checked by the independent verifier with the plan's topology levels.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -369,6 +370,25 @@ def test_a_gang_no_preferred_domain_holds_spreads_from_its_running_member(solver
     result = planned(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,)), solver)
     spread = outcome(result, "ml/spread")
     assert spread.placed and spread.spans == {TOR: 2}
+
+
+def test_the_default_plan_is_never_worse_than_the_scheduler_like_greedy() -> None:
+    """--solver greedy degrades level by level as Godel does and so keeps miniPod b whole for
+    ml/whole; CP-SAT starts from the packing greedy, which spreads ml/spread over both. With
+    no time to search, the default had returned the packing plan, one JobGroup short of what
+    --solver greedy places (user review F); it answers the better of the two."""
+    nodes = [node(f"{m}{t}{i}", f"mp{m}", f"t{m}{t}", cpu=cpu) for m in "ab" for t, cpu in (("1", 32000), ("2", 128000))
+             for i in range(2)]
+    spread, spread_pods = gang("spread", 3, 8, preferred=(TOR,))
+    whole, whole_pods = gang("whole", 4, 8, required=(MINIPOD,))
+    spread = replace(spread, creation_timestamp="2024-01-01T00:00:00Z")  # ml/spread first in the queue
+    whole = replace(whole, creation_timestamp="2024-01-02T00:00:00Z")
+    snapshot = Snapshot(nodes=tuple(nodes), pods=(*spread_pods, *whole_pods), pod_groups=(spread, whole))
+    scheduler = plan(snapshot, Options(solver="greedy", levels=(MINIPOD, TOR)))
+    assert [g.placed for g in scheduler.groups] == [True, True]
+    hurried = plan(snapshot, Options(levels=(MINIPOD, TOR), time_limit=1e-9))
+    assert verify(snapshot, hurried.placements, hurried.levels).ok
+    assert [g.placed for g in hurried.groups] == [True, True] and hurried.solver.status == "GREEDY"
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
