@@ -97,7 +97,7 @@ class _Commands(TyperGroup):
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except typer.Abort:
-            sys.stderr.write("aborted\n")
+            _to_stderr(lambda: sys.stderr.write("aborted\n"))
             sys.exit(1)
         except Exception as exc:
             message = getattr(exc, "format_message", None)
@@ -108,7 +108,7 @@ class _Commands(TyperGroup):
                 exc.show()  # type: ignore[attr-defined]
             else:
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-                sys.stderr.write(f"error: {_one_line(message())}{hint}\n")
+                _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(message())}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -148,10 +148,6 @@ class _State:
     limits = Limits()
 
 
-def _stderr() -> Console:
-    return Console(stderr=True, no_color=_State.no_color or "NO_COLOR" in os.environ, highlight=False)
-
-
 # Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
 # a message stays one line and cannot drive the terminal.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
@@ -167,12 +163,33 @@ def _one_line(text: str) -> str:
 
 def _say(message: str) -> None:
     if not _State.quiet:
-        _stderr().print(_one_line(message), markup=False, soft_wrap=True, highlight=False)
+        _to_stderr(lambda: sys.stderr.write(_one_line(message) + "\n"))  # not rich: it exits 1 on a broken pipe
 
 
 def _fail(message: str, code: int) -> None:
-    sys.stderr.write(f"error: {_one_line(message)}\n")
+    _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(message)}\n"))
     raise typer.Exit(code)
+
+
+def _to_stderr(write: Callable[[], object]) -> None:
+    """Messages are advice: a stderr nobody reads (its reader gone, `2>&1 | head -1`) must not
+    change what gangplan writes or its exit status. Once it fails it is sent to the void, so
+    the exit-time flush does not fail again."""
+    try:
+        write()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        _stderr_to_devnull()
+
+
+def _stderr_to_devnull() -> None:
+    """Point descriptor 2 at /dev/null: when it is closed (`2>&-`), a file opened later would
+    take it and receive every library's diagnostics."""
+    fd = os.open(os.devnull, os.O_WRONLY)
+    if fd != 2:
+        os.dup2(fd, 2)
+        os.close(fd)
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - for the process's lifetime
 
 
 def _run(command: F) -> F:
@@ -193,7 +210,7 @@ def _run(command: F) -> F:
                 raise
             _fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
-            sys.stderr.write("interrupted\n")
+            _to_stderr(lambda: sys.stderr.write("interrupted\n"))
             raise typer.Exit(130)
         except BrokenPipeError:
             # The reader stopped reading (`| head`): quietly, with the status a process killed
@@ -1312,6 +1329,10 @@ def _rendered(renderable: Any, to_terminal: bool) -> str:
 
 
 def main() -> None:
+    try:
+        os.fstat(2)
+    except OSError:
+        _stderr_to_devnull()
     try:
         app()
     except SystemExit as exc:

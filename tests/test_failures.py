@@ -538,3 +538,22 @@ def test_output_files_are_replaced_whole(tmp_path: Path) -> None:
     assert placements and verify(load_snapshot([str(SMALL)]), placements, ()).ok
     no_files_but(tmp_path, "out.json")
     assert os.stat(out).st_size == len(out.read_bytes())
+
+
+@pytest.mark.parametrize("stderr", ["closed", "reader gone"])
+def test_a_stderr_nobody_reads_changes_neither_the_output_nor_the_exit_status(stderr: str, tmp_path: Path) -> None:
+    """`2>&-`, or `2>&1 | head -1` once head is gone: messages are advice. plan and check
+    exited 1 there and wrote nothing, which a CI job read as 'does not fit' (user review F)."""
+    out = tmp_path / "plan.json"
+    for args, code in ((["plan", str(SMALL), "-o", "plan", "--output-file", str(out)], 0), (["check", str(SMALL)], 1)):
+        command = [sys.executable, "-m", "gangplan", *args]
+        if stderr == "closed":
+            proc = subprocess.run(command, stdout=subprocess.PIPE, timeout=120, preexec_fn=lambda: os.close(2))
+        else:
+            read, write = os.pipe()
+            os.close(read)
+            proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=write, timeout=120)
+            os.close(write)
+        assert proc.returncode == code, args
+    assert json.loads(out.read_text())["kind"] == "Plan"
+    assert b"FAIL ml/llm-pretrain" in proc.stdout
