@@ -171,6 +171,19 @@ def _fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a CI job cancelled, a terminal closed): stop as Ctrl-C stops, with
+    no output file half-written and no temporary file left, and the signal's own status."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated(signum)
+
+
 def _to_stderr(write: Callable[[], object]) -> None:
     """Messages are advice: a stderr nobody reads (its reader gone, `2>&1 | head -1`) must not
     change what gangplan writes or its exit status. Once it fails it is sent to the void, so
@@ -209,9 +222,10 @@ def _run(command: F) -> F:
             if _State.debug:
                 raise
             _fail(str(exc), exc.exit_code)
-        except KeyboardInterrupt:
-            _to_stderr(lambda: sys.stderr.write("interrupted\n"))
-            raise typer.Exit(130)
+        except KeyboardInterrupt as exc:
+            stopped = isinstance(exc, _Terminated)
+            _to_stderr(lambda: sys.stderr.write("terminated\n" if stopped else "interrupted\n"))
+            raise typer.Exit(128 + exc.signum if isinstance(exc, _Terminated) else 130)
         except BrokenPipeError:
             # The reader stopped reading (`| head`): quietly, with the status a process killed
             # by SIGPIPE gets, as kubectl and coreutils do; devnull spares the exit-time flush.
@@ -1333,6 +1347,9 @@ def main() -> None:
         os.fstat(2)
     except OSError:
         _stderr_to_devnull()
+    for stop in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if stop is not None and signal.getsignal(stop) is signal.SIG_DFL:  # nohup's SIG_IGN stays
+            signal.signal(stop, _terminate)
     try:
         app()
     except SystemExit as exc:
