@@ -146,6 +146,7 @@ class _State:
     quiet = False
     no_color = False
     limits = Limits()
+    inputs: set[str] = set()  # real paths of the input files named, which no output may replace
 
 
 # Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
@@ -304,6 +305,7 @@ def _main(
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
+    _State.inputs = set()
     try:
         for option, value in (("--max-documents", max_documents), ("--max-objects", max_objects)):
             if value < 1:
@@ -319,6 +321,7 @@ def _main(
 
 def _load(paths: list[str]) -> Snapshot:
     _stdin_once(paths)
+    _State.inputs = _State.inputs | {os.path.realpath(p) for p in paths if p != "-" and os.path.isfile(p)}
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     for name in snapshot.empty_inputs:
@@ -339,6 +342,14 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
     if output_file is not None and str(output_file) == "-":
         output_file = None
     files = [*([(text, output_file)] if output_file is not None else []), *more]
+    seen: dict[str, Path] = {}
+    for _, path in files:
+        target = os.path.realpath(path)
+        if target in _State.inputs:
+            raise UsageError(f"{path} is also an input; write the output to another file")
+        if target in seen:
+            raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
+        seen[target] = path
     staged: list[tuple[str, Path, Path]] = []
     into: list[tuple[str, Path]] = []
     path = Path()

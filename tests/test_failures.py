@@ -563,3 +563,18 @@ def test_a_stderr_nobody_reads_changes_neither_the_output_nor_the_exit_status(st
         assert proc.returncode == code, args
     assert json.loads(out.read_text())["kind"] == "Plan"
     assert b"FAIL ml/llm-pretrain" in proc.stdout
+
+
+def test_an_output_file_that_is_an_input_or_another_output_is_refused(tmp_path: Path) -> None:
+    """--output-file naming the snapshot replaced it with the Plan; the same path for
+    --output-file and --report kept only the report (user review F). Exit 2, nothing written."""
+    snapshot = tmp_path / "snap.yaml"
+    snapshot.write_text(SMALL.read_text())
+    result = runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(snapshot)])
+    assert result.exit_code == 2 and snapshot.read_text() == SMALL.read_text()
+    assert result.stderr.splitlines()[-1] == f"error: {snapshot} is also an input; write the output to another file"
+    both = tmp_path / "out"
+    result = runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(both), "--report", str(both)])
+    assert result.exit_code == 2 and not both.exists()
+    assert result.stderr.splitlines()[-1] == f"error: {both} and {both} are the same file; give each output its own"
+    assert runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(tmp_path / "p.json")]).exit_code == 0
