@@ -1242,7 +1242,7 @@ def generate_command(
         Optional[Path],
         typer.Option(
             "--from-trace",
-            help="Take the nodes from a public trace's inventory: a folder or CSV of Alibaba's cluster-trace-gpu-v2023, cluster-trace-gpu-v2020 (PAI) or cluster-trace-v2026-spot-gpu (the topology and the groups stay synthetic).",
+            help="Take the nodes from a public trace's inventory: a folder or CSV of Alibaba's cluster-trace-gpu-v2023, cluster-trace-gpu-v2020 (PAI) or cluster-trace-v2026-spot-gpu (the topology and the groups stay synthetic). Every node of it is taken: --shape's last three numbers lay them out, the number of bigPods follows.",
         ),
     ] = None,
     output: Annotated[GenerateOutput, typer.Option("--output", "-o", help="json (fastest to load) or yaml.")] = GenerateOutput.json,

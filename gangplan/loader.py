@@ -540,6 +540,8 @@ def _decode(name: str, data: bytes) -> str:
             return data.decode(encoding).removeprefix("\ufeff")
         except UnicodeDecodeError:
             raise InputError(f"not a text file (it starts as {encoding.upper()} but is not)", Position(name)) from None
+    if data.startswith(b"\x1f\x8b"):
+        raise InputError("not a text file (it is gzip-compressed: zcat it into gangplan's stdin, -)", Position(name))
     if b"\0" in data:
         wide = data[:1] == b"\0" or data[1:2] == b"\0"
         problem = "it looks like UTF-16 without a byte-order mark; save it as UTF-8" if wide else "it contains NUL bytes"

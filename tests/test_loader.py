@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import gzip
 import json
 import re
 from pathlib import Path
@@ -612,6 +613,9 @@ def test_binary_files() -> None:
         "latin1.yaml: not a text file (it is not UTF-8)"
     )
     assert error(["-"], stdin=b"\xff\xfd") == "<stdin>: not a text file (it is not UTF-8)"
+    assert error([write("snap.json.gz", gzip.compress(b'{"kind": "List", "items": []}'))]) == (
+        "snap.json.gz: not a text file (it is gzip-compressed: zcat it into gangplan's stdin, -)"
+    )
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
