@@ -454,19 +454,34 @@ def _meets_min_resources(state: _State, g: int) -> bool:
     return all(a >= m for a, m in zip(added, gang.min_resources))
 
 
-def extend(problem: Problem, base: Assignment, j: int, as_scheduler: bool = False) -> Assignment:
-    """``base`` plus JobGroup ``j`` placed greedily beside it, if it fits; else ``base``."""
-    state = _State(problem, as_scheduler=as_scheduler)
-    for (r, n), c in sorted(base.counts.items()):
-        state.put(r, n, c)
-    if not problem.job_groups[j].feasible:
-        return base
-    mark = state.mark()
-    if not _place_quorum(state, j):
-        state.undo(mark)
-        return base
-    _place_extras(state, [j])
-    return Assignment({k: v for k, v in state.counts.items() if v}, base.placed | {j})
+class Placer:
+    """JobGroups placed greedily one at a time on a room kept between calls, as ``--policy
+    ordered`` goes down the queue: each costs its own placement, where starting from scratch
+    replayed every group before it (O(n^2): 28.7 s for a 10 s limit at 7,000 groups)."""
+
+    def __init__(self, problem: Problem, as_scheduler: bool = False) -> None:
+        self.state = _State(problem, as_scheduler=as_scheduler)
+
+    def place(self, j: int) -> tuple[int, dict[tuple[int, int], int], bool]:
+        """JobGroup ``j`` (its quorum, then its pods beyond) beside what is placed: the mark to
+        take it back by, its counts, and whether it fits (running members may make its quorum)."""
+        state = self.state
+        mark = state.mark()
+        if not state.problem.job_groups[j].feasible or not _place_quorum(state, j):
+            state.undo(mark)
+            return mark, {}, False
+        _place_extras(state, [j])
+        added: dict[tuple[int, int], int] = defaultdict(int)
+        for r, n, c, _ in state.log[mark:]:
+            added[(r, n)] += c
+        return mark, dict(added), True
+
+    def instead(self, mark: int, counts: Mapping[tuple[int, int], int]) -> None:
+        """``counts`` in place of what ``place`` put there since ``mark`` (the last call's)."""
+        self.state.undo(mark)
+        for (r, n), c in sorted(counts.items()):
+            if c:
+                self.state.put(r, n, c)
 
 
 def complete(problem: Problem, base: Assignment) -> Assignment:
