@@ -224,9 +224,9 @@ def _run(command: F) -> F:
                 raise
             _fail(str(exc), exc.exit_code)
         except KeyboardInterrupt as exc:
-            stopped = isinstance(exc, _Terminated)
+            stopped = exc.signum if isinstance(exc, _Terminated) else 0
             _to_stderr(lambda: sys.stderr.write("terminated\n" if stopped else "interrupted\n"))
-            raise typer.Exit(128 + exc.signum if isinstance(exc, _Terminated) else 130)
+            raise typer.Exit(128 + stopped if stopped else 130)
         except BrokenPipeError:
             # The reader stopped reading (`| head`): quietly, with the status a process killed
             # by SIGPIPE gets, as kubectl and coreutils do; devnull spares the exit-time flush.
@@ -1267,7 +1267,8 @@ def generate_command(
         nodes_from = trace_nodes(str(from_trace))
     from .generate import DEFAULT_FLAVOURS, generate
 
-    nodes = math.prod(_shape(shape))
+    dimensions = _shape(shape)
+    nodes = math.prod(dimensions)
     if nodes + groups > _State.limits.max_objects:  # what gangplan would refuse to read back
         raise UsageError(
             f"--shape {shape} and --groups {groups} make more than --max-objects {_State.limits.max_objects} "
@@ -1275,7 +1276,7 @@ def generate_command(
         )
     try:
         data = generate(
-            shape=_shape(shape), groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
+            shape=dimensions, groups=groups, seed=seed, utilisation=utilisation, max_gang=max_gang,
             flavours=tuple(_flavour(text) for text in flavour) if flavour else DEFAULT_FLAVOURS,
             required_share=required_share, preferred_share=preferred_share, selector_share=selector_share,
             toleration_share=toleration_share, taint_share=taint_share, topology=topology_object,

@@ -19,17 +19,17 @@ from .quantity import describe_amount, describe_apart, plural
 from .semantics import node_usable
 
 
-def _usable_free(problem: Problem) -> list[int]:
-    """The cluster's free total per resource on Ready, schedulable nodes, then their count."""
+def _usable_free(problem: Problem) -> tuple[list[int], int]:
+    """The cluster's free total per resource on Ready, schedulable nodes, and their count."""
     usable = [f for f, node in zip(problem.free, problem.nodes) if node_usable(node)]
-    return [sum(f[k] for f in usable) for k in range(len(problem.resources))] + [len(usable)]
+    return [sum(f[k] for f in usable) for k in range(len(problem.resources))], len(usable)
 
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
-    free = _usable_free(problem)
+    usable = _usable_free(problem)
     placed = _Placed(problem, assignment)
     return {
-        j: reason(problem, assignment, j, free, placed)
+        j: reason(problem, assignment, j, usable, placed)
         for j in range(len(problem.job_groups))
         if j not in assignment.placed
     }
@@ -153,14 +153,13 @@ def reason(
     problem: Problem,
     assignment: Assignment,
     j: int,
-    usable_free: list[int] | None = None,
+    usable: tuple[list[int], int] | None = None,
     placed: _Placed | None = None,
 ) -> str:
-    """The first thing that stops JobGroup ``j``; ``usable_free`` (the cluster's free total per
-    resource on Ready, schedulable nodes, then how many those are) and ``placed`` are computed
+    """The first thing that stops JobGroup ``j``; ``usable`` (the cluster's free total per
+    resource on Ready, schedulable nodes, and how many those are) and ``placed`` are computed
     once by ``reasons``."""
-    if usable_free is None:
-        usable_free = _usable_free(problem)
+    usable_free, usable_nodes = usable if usable is not None else _usable_free(problem)
     jg = problem.job_groups[j]
     prefix_member = len(jg.gangs) > 1
     for g in jg.gangs:
@@ -192,7 +191,7 @@ def reason(
         needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
         free, where = usable_free, "on Ready, schedulable nodes"
         if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
-            free, where = gang.filtered_free, f"on the {gang.passing} of {usable_free[-1]} Ready, schedulable nodes that pass its filters"
+            free, where = gang.filtered_free, f"on the {gang.passing} of {usable_nodes} Ready, schedulable nodes that pass its filters"
         if short := _insufficient(problem, needs, free, "quorum needs", where):
             return who + short
         if short := _insufficient(problem, gang.min_resources, free, "minResources needs", where):

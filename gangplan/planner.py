@@ -92,9 +92,6 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     problem = build_problem(snapshot, levels=options.levels, gpu_resource=options.gpu_resource)
     terms = objective_terms(problem)
     baseline = greedy(problem, as_scheduler=options.solver == "greedy")
-    # --solver greedy places as the scheduler does (greedy's as_scheduler); CP-SAT starts from
-    # the packing greedy, which serves its search better, and answers no worse than either.
-    scheduler = greedy(problem, as_scheduler=True) if options.solver == "cp-sat" and options.policy == "optimal" else baseline
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
     gap_stage: StageResult | None = None  # the stage the gap is at, with its bound
     deterministic_time, note = 0.0, ""
@@ -146,6 +143,12 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         else:
             note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
             status = "GREEDY"
+    # --solver greedy places as the scheduler does (greedy's as_scheduler); CP-SAT starts from
+    # the packing greedy, which serves its search better, and answers no worse than either:
+    # a proven optimum needs no such check.
+    scheduler = baseline
+    if options.solver == "cp-sat" and options.policy == "optimal" and status != "OPTIMAL":
+        scheduler = greedy(problem, as_scheduler=True)
     if scheduler is not baseline and score(terms, problem, scheduler) > score(terms, problem, chosen):
         if status != "GREEDY":
             note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
