@@ -56,7 +56,7 @@ from .topology import (
     resolve_levels,
     topology_to_dict,
 )
-from .verify import format_spans, format_verification, verify
+from .verify import Claim, format_spans, format_verification, verify
 
 _GLOBAL_FLAGS = frozenset({"--debug", "--quiet", "-q", "--no-color"})
 _GLOBAL_VALUED = frozenset({"--max-file-size", "--max-documents", "--max-objects"})
@@ -1002,7 +1002,9 @@ def verify_command(
         for key in (k for k in named_topology_keys(loaded)[0] if k in own and k not in keys):
             shown = ", ".join(keys) or "none"
             _say(f"warning: {key} is not a level of the Plan (levels: {shown}), so terms on it are not checked; --levels {','.join(own)} checks them")
-    claims = None if given.placements_only else {g.key: (g.placed, g.scheduled) for g in given.groups}
+    claims = None if given.placements_only else {
+        g.key: Claim(g.placed, g.scheduled, g.pending if g.key in given.pending_said else None) for g in given.groups
+    }
     result = verify(loaded, placements, keys, claims)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:

@@ -103,6 +103,7 @@ class Plan:
     resources_after: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     levels: tuple[str, ...] | None = None  # topology levels, largest first; None: not recorded
     warnings: tuple[str, ...] = ()
+    pending_said: frozenset[str] = frozenset()  # groups whose entry, read back, gives "pending"
 
     @property
     def placements_only(self) -> bool:
@@ -248,10 +249,13 @@ def plan_from_dict(data: Any) -> Plan:
             Placement(namespace, name, node, uid if isinstance(uid, str) else None, group if isinstance(group, str) else "")
         )
     groups = []
+    pending_said = set()
     for index, item in enumerate(_part(data, "groups", list)):
         if not isinstance(item, dict):
             continue
         at = ("groups", index)
+        if item.get("pending") is not None:
+            pending_said.add(str(item.get("name", "")))
         domains = _part(item, "domains", dict, at)
         for level, names in domains.items():
             if not isinstance(names, list):
@@ -292,7 +296,7 @@ def plan_from_dict(data: Any) -> Plan:
     if recorded is not None and not (isinstance(recorded, list) and all(isinstance(k, str) for k in recorded)):
         raise PlanFormatError("topology.levels: expected a list of label keys", ("topology", "levels"))
     levels = None if recorded is None else tuple(recorded)
-    return Plan(tuple(placements), tuple(groups), report, levels=levels)
+    return Plan(tuple(placements), tuple(groups), report, levels=levels, pending_said=frozenset(pending_said))
 
 
 def plan_from_document(data: Any) -> Plan:

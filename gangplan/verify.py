@@ -69,6 +69,15 @@ class Violation:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """What a Plan says of one group; ``pending`` None when it does not say."""
+
+    placed: bool
+    scheduled: int
+    pending: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VerificationSummary:
     """What was checked, so a clean result can be told apart from an empty plan."""
 
@@ -429,7 +438,7 @@ def verify(
     snapshot: Snapshot,
     placements: Sequence[Placement],
     levels: Sequence[str] = (),
-    claims: Mapping[str, tuple[bool, int]] | None = None,
+    claims: Mapping[str, Claim] | None = None,
 ) -> Verification:
     """Check ``placements`` against ``snapshot``; the result lists every rule they break.
 
@@ -441,8 +450,9 @@ def verify(
     ``levels`` are the topology level label keys, largest first, as the caller resolved them
     (DESIGN section 2); they define the domains of the topology checks and of ``spans``.
 
-    ``claims``: what a Plan says of each group (placed, pending pods scheduled), checked against
-    its own placements, so a Plan cannot call a group placed that it does not place.
+    ``claims``: what a Plan says of each group (placed, pending pods scheduled, pending pods),
+    checked against its own placements and the snapshot, so a Plan cannot call a group placed
+    that it does not place.
     """
     violations: list[Violation] = []
     pods: dict[str, Pod] = {}
@@ -473,13 +483,8 @@ def verify(
             state = f"bound to {pod.node_name}" if pod.node_name else f"phase {pod.phase.value}"
             violations.append(Violation("not-pending", key, f"the pod is not pending ({state})"))
             continue
-        if pod.deleting or any(not g.startswith(_KUEUE_GATES) for g in pod.scheduling_gates):
-            why = "being deleted" if pod.deleting else f"scheduling gates {', '.join(pod.scheduling_gates)}"
-            violations.append(Violation("not-schedulable", key, f"the API server binds no such pod: {why}"))
-            continue
-        group = gangs[member_of[key]].pod_group if key in member_of else None
-        if group is not None and group.timed_out:
-            violations.append(Violation("not-schedulable", key, f"PodGroup {group.key} is in phase Timeout: Godel schedules it no more"))
+        if why := _unschedulable(pod, gangs, member_of):
+            violations.append(Violation("not-schedulable", key, why))
             continue
         if key in placed:
             violations.append(
@@ -519,8 +524,31 @@ def verify(
     return Verification(tuple(violations), summary, spans)
 
 
+def claim_violations(snapshot: Snapshot, placements: Sequence[Placement], claims: Mapping[str, Claim]) -> tuple[Violation, ...]:
+    """Only the claim checks of :func:`verify`, for placements already known to keep every
+    rule (the planner's own, after its check): what a Plan says of its groups must agree with
+    what the verifier derives."""
+    pods: dict[str, Pod] = {}
+    for pod in snapshot.pods:
+        pods.setdefault(pod.key, pod)
+    gangs, member_of = _gangs(snapshot)
+    placed = {p.pod: p.node for p in placements}
+    return tuple(_claim_checks(claims, gangs, member_of, pods, placed))
+
+
+def _unschedulable(pod: Pod, gangs: Mapping[str, _Gang], member_of: Mapping[str, str]) -> str:
+    """Why a pending pod may not be bound at all, or "" when it may."""
+    if pod.deleting or any(not g.startswith(_KUEUE_GATES) for g in pod.scheduling_gates):
+        why = "being deleted" if pod.deleting else f"scheduling gates {', '.join(pod.scheduling_gates)}"
+        return f"the API server binds no such pod: {why}"
+    group = gangs[member_of[pod.key]].pod_group if pod.key in member_of else None
+    if group is not None and group.timed_out:
+        return f"PodGroup {group.key} is in phase Timeout: Godel schedules it no more"
+    return ""
+
+
 def _claim_checks(
-    claims: Mapping[str, tuple[bool, int]],
+    claims: Mapping[str, Claim],
     gangs: Mapping[str, _Gang],
     member_of: Mapping[str, str],
     pods: Mapping[str, Pod],
@@ -530,16 +558,29 @@ def _claim_checks(
     for key in placed:  # a pod of no group is a group of one, named as the pod
         group = gangs[member_of[key]].key if key in member_of else key
         counts[group] = counts.get(group, 0) + 1
+    schedulable: dict[str, int] = {}  # group -> its pending pods that may be bound
+    for key, pod in pods.items():
+        if _is_pending(pod) and not _unschedulable(pod, gangs, member_of):
+            group = gangs[member_of[key]].key if key in member_of else key
+            schedulable[group] = schedulable.get(group, 0) + 1
     known = {gang.key for gang in gangs.values()}
     found = []
-    for group, (is_placed, scheduled) in claims.items():
+    for group, claim in claims.items():
         if group not in known and group not in pods:
             found.append(Violation("outcome", group, "the plan names a group the snapshot does not have"))
             continue
         count = counts.get(group, 0)
-        if count != scheduled or (not is_placed and count):
-            said = f"placed, {scheduled} scheduled" if is_placed else f"not placed, {scheduled} scheduled"
+        if count != claim.scheduled or (not claim.placed and count):
+            said = f"placed, {claim.scheduled} scheduled" if claim.placed else f"not placed, {claim.scheduled} scheduled"
             found.append(Violation("outcome", group, f"the plan says {said}; its placements place {count}"))
+        if claim.pending is not None and claim.pending != schedulable.get(group, 0):
+            found.append(
+                Violation(
+                    "outcome",
+                    group,
+                    f"the plan says {claim.pending} pending; the snapshot has {schedulable.get(group, 0)} pending pods of it that may be bound",
+                )
+            )
     return found
 
 

@@ -1,7 +1,8 @@
 """Every in-process plan in the suite must keep the rules by itself: the planner's last check
 (a broken plan replaced by greedy's, with a warning) would otherwise hide a solver bug from
-the tests that verify plans. A test that breaks a plan on purpose is marked
-``broken_plan_expected``."""
+the tests that verify plans. Its record of each group (placed, scheduled, pending) must agree
+with the verifier too, where the planner only warns. A test that breaks a plan on purpose is
+marked ``broken_plan_expected``."""
 
 from __future__ import annotations
 
@@ -22,3 +23,11 @@ def _plans_keep_the_rules(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
         return broken
 
     monkeypatch.setattr(planner, "_broken_rule", strict)
+    claim = planner._broken_claim
+
+    def strict_claim(*args, **kwargs) -> str:
+        broken = claim(*args, **kwargs)
+        assert not broken, f"the plan's record of a group disagrees with the verifier: {broken}"
+        return broken
+
+    monkeypatch.setattr(planner, "_broken_claim", strict_claim)

@@ -467,6 +467,27 @@ def test_verify_checks_what_a_plan_says_of_each_group_against_its_placements(tmp
     assert result.exit_code == 1 and f"outcome {placed['name']}: the plan says not placed" in result.stdout
 
 
+def test_verify_checks_a_plans_pending_count_against_the_snapshot(tmp_path: Path) -> None:
+    """A Plan's "pending" per group was never checked (review 17 C F7): one that said 9 pending
+    pods of a group with 4 passed. A group entry without "pending" says nothing, so it is not
+    held to 0."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    out = tmp_path / "plan.json"
+    assert invoke("plan", snapshot, "-o", "plan", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    group = next(g for g in data["groups"] if g["pending"])
+    out.write_text(json.dumps(dict(data, groups=[dict(g, pending=g["pending"] + 5) if g is group else g for g in data["groups"]])))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 1
+    assert [line for line in result.stdout.splitlines() if line.startswith("outcome")] == [
+        f"outcome {group['name']}: the plan says {group['pending'] + 5} pending; the snapshot has"
+        f" {group['pending']} pending pods of it that may be bound"
+    ]
+    unsaid = [{k: v for k, v in g.items() if k != "pending"} for g in data["groups"]]
+    out.write_text(json.dumps(dict(data, groups=unsaid)))
+    assert invoke("verify", snapshot, "--plan", str(out)).exit_code == 0
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
