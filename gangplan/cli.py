@@ -38,7 +38,7 @@ from .loader import STDIN, Limits, load_snapshot, locate, read_bounded, read_doc
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
-from .plan import GroupOutcome, Plan, PlanFormatError, plan_from_document
+from .plan import GroupOutcome, Plan, PlanFormatError, SolverReport, plan_from_document
 from .planner import Options, plan as make_plan
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
@@ -704,66 +704,105 @@ def check_command(
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
     model: ModelOpt = Model.auto,
     gang: GangOpt = None,
+    groups_from: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--groups-from",
+            metavar="PATH",
+            help="Only the groups written in this file or folder (a PR's jobs/), which is read as an input too; repeatable.",
+        ),
+    ] = None,
+    junit_file: Annotated[
+        Optional[Path],
+        typer.Option("--junit-file", metavar="FILE", help="Also write the JUnit report to FILE, whatever --format prints."),
+    ] = None,
 ) -> None:
     """For CI: plan, then exit 0 when every selected group is placed and 1 when any is not.
 
-    Without --group, every group with pending pods (or pods held by scheduling gates) is checked.
+    Without --group or --groups-from, every group with pending pods (or pods held by
+    scheduling gates), and every PodGroup manifest, is checked.
 
     \b
     Example:
-      gangplan check cluster.yaml jobs/ --group ml/train --format github
+      gangplan check cluster/snapshot.yaml --groups-from jobs/ --format github
     """
+    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p not in snapshot)]
     try:
+        if "-" in (groups_from or ()):
+            raise UsageError("--groups-from takes a file or folder, not - (stdin)")
         loaded, result, keys = _planned(
-            snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
+            inputs, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
         )
-    except InputError as exc:
-        _input_error_for_ci(exc, format, output_file)
+    except (InputError, UsageError) as exc:
+        _input_error_for_ci(exc, format, output_file, junit_file)
         raise
-    if group:
+    where = _group_positions(loaded)
+    if group or groups_from:
+        chosen = list(dict.fromkeys(keys))
+        written = _written_in(groups_from or (), where)
+        chosen += [g.key for g in result.groups if g.key in written and g.key not in chosen]
         by_key = {g.key: g for g in result.groups}
-        selected = [by_key[key] for key in dict.fromkeys(keys)]
+        selected = [by_key[key] for key in chosen]
     else:
-        # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails, with why.
-        selected = [g for g in result.groups if g.pending or g.blocked]
+        # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails,
+        # with why; so does a PodGroup manifest given without the pods to place.
+        manifests = {pg.key for pg in loaded.pod_groups if pg.manifest}
+        selected = [g for g in result.groups if g.pending or g.blocked or g.key in manifests]
     unread = ""
-    if not selected and loaded.skipped_kinds:
-        # A CI gate green for want of anything it reads: say what it did not read.
-        unread = f"no pending group to check; gangplan does not read these inputs: {', '.join(sorted(loaded.skipped_kinds))}"
+    if not selected:
+        # A CI gate green for want of anything to check: say so, and what it did not read.
+        unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
+        if loaded.skipped_kinds:
+            unread += f"; gangplan does not read these inputs: {', '.join(sorted(loaded.skipped_kinds))}"
         _say(f"warning: {unread}")
     failed = [g for g in selected if not g.placed]
-    where = _group_positions(loaded)
+    junit = junit_report(selected, where, result.solver, unread, result.warnings)
     if format is CheckFormat.junit:
-        # The deterministic time, not the wall time: the same input gives the same report.
-        seconds = result.solver.deterministic_time if result.solver.workers <= 1 else result.solver.wall_time
-        text = junit_report(selected, where, seconds)
+        text = junit
     elif format is CheckFormat.github:
-        text = f"::warning title=gangplan check::{_escape_data(unread)}\n" if unread else ""
+        # A gate that passes on a stale snapshot should say so where reviewers look.
+        text = "".join(f"::warning title=gangplan check::{_escape_data(w)}\n" for w in [unread, *result.warnings] if w)
         text += "".join(github_annotation(g, where.get(g.key)) for g in failed)
     else:
         text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
         text += f"{len(selected) - len(failed)}/{len(selected)} groups placed\n"
-    write_output(text, output_file)
+    write_output(text, output_file, *([(junit, junit_file)] if junit_file is not None else []))
     if failed:
         raise typer.Exit(1)
 
 
-def _input_error_for_ci(exc: InputError, format: "CheckFormat", output_file: Optional[Path]) -> None:
-    """Bad input stops check with exit 2, as everywhere; in a CI format it is also said where
-    CI looks: an annotation on the line, or a JUnit error case, so the report step has a file."""
-    if exc.position is None and exc.origin is not None:
-        exc.position = locate(exc.origin, exc.field)  # type: ignore[arg-type]
-    position = exc.position or Position("<stdin>")
+def _input_error_for_ci(
+    exc: InputError | UsageError, format: "CheckFormat", output_file: Optional[Path], junit_file: Optional[Path] = None
+) -> None:
+    """Bad input or a bad option (a --group no longer in the snapshot) stops check with exit 2,
+    as everywhere; in a CI format it is also said where CI looks: an annotation (on the line,
+    for input), or a JUnit error case, so the report step has a file."""
+    position: Optional[Position] = None
+    message = str(exc)
+    if isinstance(exc, InputError):
+        if exc.position is None and exc.origin is not None:
+            exc.position = locate(exc.origin, exc.field)  # type: ignore[arg-type]
+        position, message = exc.position or Position("<stdin>"), exc.message
+    title = f"gangplan check: bad {'input' if isinstance(exc, InputError) else 'usage'}"
+    text = None
     if format is CheckFormat.github:
-        write_output(_annotation("gangplan check: bad input", position, exc.message), output_file)
-    elif format is CheckFormat.junit:
+        text = _annotation(title, position, message)
+    if format is CheckFormat.junit or junit_file is not None:
         suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
-        case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="input", time="0", file=position.file)
-        if position.line is not None:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname="gangplan", name="input" if position else "usage", time="0",
+            file=position.file if position else "",
+        )
+        if position is not None and position.line is not None:
             case.set("line", str(position.line))
-        error = ElementTree.SubElement(case, "error", message=str(exc), type="InputError")
+        error = ElementTree.SubElement(case, "error", message=str(exc), type=type(exc).__name__)
         error.text = str(exc)
-        write_output(_xml(suite), output_file)
+        if format is CheckFormat.junit:
+            text = _xml(suite)
+        if junit_file is not None:
+            write_output(_xml(suite), junit_file)
+    if text is not None:
+        write_output(text, output_file)
 
 
 def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
@@ -805,26 +844,72 @@ def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
     return _annotation(f"{g.key} cannot be placed", position, g.reason or "not placed")
 
 
+def _from_workspace(file: str) -> str:
+    """A path as GitHub's runner reads ``file=``: relative to the repository root
+    ($GITHUB_WORKSPACE), whatever folder the step runs in; as given outside a workflow."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if not workspace:
+        return file
+    try:
+        return Path(file).resolve().relative_to(Path(workspace).resolve()).as_posix()
+    except ValueError:
+        return file
+
+
 def _annotation(title: str, position: Optional[Position], message: str) -> str:
     properties = [f"title={_escape_property(title)}"]
     if position is not None and position.file not in ("-", "<stdin>"):
-        properties.insert(0, f"file={_escape_property(position.file)}")
+        properties.insert(0, f"file={_escape_property(_from_workspace(position.file))}")
         if position.line is not None:
             properties.insert(1, f"line={position.line}")
             properties.insert(2, f"col={position.column or 1}")
     return f"::error {','.join(properties)}::{_escape_data(message)}\n"
 
 
-def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds: float) -> str:
-    """One JUnit test case per group, failed when the group is not placed."""
+def _written_in(paths: Sequence[str], where: Mapping[str, Position]) -> set[str]:
+    """The groups whose object (or first pod) is written in one of ``paths`` or under it."""
+    roots = [Path(p).resolve() for p in paths]
+    found = set()
+    for key, position in where.items():
+        if position.file in ("-", STDIN):
+            continue
+        file = Path(position.file).resolve()
+        if any(file == root or root in file.parents for root in roots):
+            found.add(key)
+    return found
+
+
+def junit_report(
+    groups: list[GroupOutcome], where: dict[str, Position], solver: SolverReport, skipped: str = "", warnings: Sequence[str] = ()
+) -> str:
+    """One JUnit test case per group, failed when the group is not placed; the solver's
+    status and gap as properties, since which groups fail can depend on the time limit. An
+    empty selection is one skipped case that says why."""
+    # The deterministic time, not the wall time: the same input gives the same report.
+    seconds = solver.deterministic_time if solver.workers <= 1 else solver.wall_time
     suite = ElementTree.Element(
         "testsuite",
         name="gangplan check",
-        tests=str(len(groups)),
+        tests=str(len(groups) or (1 if skipped else 0)),
         failures=str(sum(1 for g in groups if not g.placed)),
         errors="0",
         time=f"{seconds:.3f}",
     )
+    if skipped:
+        suite.set("skipped", "1")
+    properties = ElementTree.SubElement(suite, "properties")
+    shown = {
+        "solver": solver.solver,
+        "policy": solver.policy,
+        "status": solver.status,
+        "gap": "" if solver.gap is None else f"{solver.gap:.2%}",
+        "timeLimit": f"{solver.time_limit:g}",
+    }
+    for name, value in shown.items():
+        ElementTree.SubElement(properties, "property", name=name, value=value)
+    if skipped:
+        case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="selection", time="0")
+        ElementTree.SubElement(case, "skipped", message=skipped)
     for g in groups:
         position = where.get(g.key)
         case = ElementTree.SubElement(
@@ -836,6 +921,8 @@ def junit_report(groups: list[GroupOutcome], where: dict[str, Position], seconds
         if not g.placed:
             failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
             failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
+    if warnings:
+        ElementTree.SubElement(suite, "system-err").text = "".join(f"warning: {w}\n" for w in warnings)
     return _xml(suite)
 
 

@@ -166,14 +166,18 @@ def reason(
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
         exist = gang.counted + gang.pending
-        lone = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group.api == PodGroupAPI.POD
+        group = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group
+        lone = group.api == PodGroupAPI.POD
         if lone and gang.blocked and not exist:
             return f"SchedulingGated: {gang.blocked.split(': ', 1)[1]}"  # the pod's own condition reason
         if exist < gang.min_member:
             there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
             blocked = f" ({gang.blocked})" if gang.blocked else ""
             failed = f" ({gang.failed} failed, which do not count)" if gang.failed else ""
-            return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}"
+            unmade = ""
+            if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
+                unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
+            return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}{unmade}"
         for task in gang.tasks:
             if (have := task.counted + task.pending) < task.minimum:
                 return f"{who}NotEnoughTasks: task {task.task}: {_exist(have)}, minTaskMember is {task.minimum}"

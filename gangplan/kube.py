@@ -636,6 +636,37 @@ _KNOWN_GROUPS: dict[tuple[str, str], list[str]] = {}
 for _api, _kind in _CONVERTERS:
     _KNOWN_GROUPS.setdefault((_api.rpartition("/")[0], _kind), []).append(_api)
 _USED_KINDS = frozenset(kind for _, kind in _CONVERTERS)
+# Workloads whose pod template names a group: expanded, when they are manifests, once every
+# pod is read (manifests.expand_workloads).
+_WORKLOADS = frozenset(
+    {("v1", "ReplicationController"), ("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("batch/v1", "Job")}
+)
+
+
+def _skipped_label(kind: str, api: str) -> str:
+    """A kind gangplan reads at another apiVersion is named with the version it skipped."""
+    return f"{kind} ({api})" if kind in _USED_KINDS else kind
+
+
+def _add(
+    found: tuple[list[Any], ...],
+    first_seen: dict[tuple[str, str, str], tuple[Origin, str]],
+    items: Iterable[tuple[int, str, Any]],
+    source: str,
+) -> None:
+    """Objects into their Snapshot fields; a second object of a kind and name is refused."""
+    for field, what, item in items:
+        key = (what, getattr(item, "namespace", ""), item.name)
+        if key in first_seen:
+            name = f"{key[1]}/{key[2]}" if key[1] else key[2]
+            first, first_source = first_seen[key]
+            raise InputError(
+                f"duplicate {what} {name}{source} (first{first_source} at "
+                f"{_Reader(first).position(_NAME)})",
+                _Reader(item.origin).position(_NAME),
+            )
+        first_seen[key] = (item.origin, source)
+        found[field].append(item)
 
 
 def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot:
@@ -644,17 +675,21 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
     found: tuple[list[Any], ...] = ([], [], [], [], [])
     skipped: dict[str, int] = {}
     first_seen: dict[tuple[str, str, str], tuple[Origin, str]] = {}
+    workloads: list[tuple[Mapping[str, Any], Origin]] = []
     for obj, origin in objects:
         r = _Reader(origin)
         kind = r.string(obj, "kind", (), required=True)
         api = r.string(obj, "apiVersion", (), required=True)
+        if (api, kind) in _WORKLOADS:
+            workloads.append((obj, origin))
+            continue
         converter = _CONVERTERS.get((api, kind))
         if converter is None:
             versions = _KNOWN_GROUPS.get((api.rpartition("/")[0], kind))
             if versions is not None:
                 expected = ", ".join(versions)
                 r.fail(("apiVersion",), f"{kind} {api} is not supported; expected {expected}")
-            label = f"{kind} ({api})" if kind in _USED_KINDS else kind
+            label = _skipped_label(kind, api)
             skipped[label] = skipped.get(label, 0) + 1
             continue
         convert, bucket = converter
@@ -669,18 +704,16 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             items = [(2, "PodGroup", group), *((1, "Pod", pod) for pod in members)]
         else:
             source, items = "", [(bucket, kind, convert(obj, origin))]
-        for field, what, item in items:
-            key = (what, getattr(item, "namespace", ""), item.name)
-            if key in first_seen:
-                name = f"{key[1]}/{key[2]}" if key[1] else key[2]
-                first, first_source = first_seen[key]
-                raise InputError(
-                    f"duplicate {what} {name}{source} (first{first_source} at "
-                    f"{_Reader(first).position(_NAME)})",
-                    _Reader(item.origin).position(_NAME),
-                )
-            first_seen[key] = (item.origin, source)
-            found[field].append(item)
+        _add(found, first_seen, items, source)
+    if workloads:
+        from gangplan.manifests import expand_workloads  # manifests reads pods with this module
+
+        made, unread = expand_workloads(Snapshot(pods=tuple(found[1])), workloads)
+        for kind, api in unread:
+            label = _skipped_label(kind, api)
+            skipped[label] = skipped.get(label, 0) + 1
+        for source, members in made:
+            _add(found, first_seen, [(1, "Pod", pod) for pod in members], f" from {source}")
     nodes, pods, pod_groups, priority_classes, topologies = found
     return Snapshot(
         nodes=tuple(sorted(nodes, key=lambda node: node.name)),  # the plan depends on the set, not the order

@@ -27,6 +27,7 @@ from yaml.reader import ReaderError
 from gangplan import kube
 from gangplan.errors import InputError, Position, dotted as _dotted
 from gangplan.model import Origin, Snapshot
+from gangplan.semantics import GODEL_POD_GROUP_KEY, POD_GROUP_ANNOTATIONS, POD_GROUP_LABELS
 
 __all__ = [
     "Limits",
@@ -312,6 +313,20 @@ def _named(
 _INT32 = 2**31 - 1
 _KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 _REPLICATED = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+_MEMBERSHIP_KEYS = frozenset({*POD_GROUP_LABELS, *POD_GROUP_ANNOTATIONS, GODEL_POD_GROUP_KEY})
+
+
+def _expanded_workload(obj: dict[str, Any], spec: dict[str, Any]) -> bool:
+    """A workload manifest (no uid) whose pod template names a group: an input that
+    ``manifests.expand_workloads`` may expand."""
+    meta, template = obj.get("metadata"), spec.get("template")
+    if not isinstance(meta, dict) or meta.get("uid") or not isinstance(template, dict):
+        return False
+    template_meta = template.get("metadata")
+    if not isinstance(template_meta, dict):
+        return False
+    keys = {key for where in ("labels", "annotations") if isinstance(template_meta.get(where), dict) for key in template_meta[where]}
+    return bool(keys & _MEMBERSHIP_KEYS)
 
 
 def _replicas(obj: dict[str, Any], workloads: bool) -> Iterator[tuple[int, tuple[str | int, ...]]]:
@@ -333,9 +348,9 @@ def _replicas(obj: dict[str, Any], workloads: bool) -> Iterator[tuple[int, tuple
         for i, task in enumerate(tasks if isinstance(tasks, list) else []):
             if isinstance(task, dict):
                 counts.append((task.get("replicas"), ("spec", "tasks", i, "replicas")))
-    elif workloads and kind in _REPLICATED:
+    elif (workloads or _expanded_workload(obj, spec)) and kind in _REPLICATED:
         counts.append((spec.get("replicas"), ("spec", "replicas")))
-    elif workloads and kind == "Job":
+    elif (workloads or _expanded_workload(obj, spec)) and kind == "Job":
         counts.append((spec.get("parallelism"), ("spec", "parallelism")))
     for count, at in counts:
         if type(count) is int and count > 0:  # other types are kube's and manifests' to refuse

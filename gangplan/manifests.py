@@ -34,7 +34,7 @@ from gangplan.semantics import (
     group_names_of,
 )
 
-__all__ = ["expand_gang", "expand_volcano_job", "gang_from_objects", "with_gang", "GANG_KINDS"]
+__all__ = ["expand_gang", "expand_volcano_job", "expand_workloads", "gang_from_objects", "with_gang", "GANG_KINDS"]
 
 Path = tuple[str | int, ...]
 
@@ -488,26 +488,12 @@ def gang_from_objects(
     names = _Names(target)
     pods: list[Pod] = []
     for obj, r, kind, object_name in read:
-        spec = r.mapping(obj, "spec", ())
         source = f"{kind} {object_name}"
         if kind == "Pod":
             template = _pod_object(r, obj, ())
             pod_names = names.add(r, _NAME, [object_name], source)
         else:
-            start = 0
-            if kind == "Job":
-                count = r.integer(spec, "parallelism", _SPEC, default=1, minimum=0) or 0
-                completions = r.integer(spec, "completions", _SPEC, minimum=0)
-                if completions is not None:
-                    count = min(count, completions)
-            else:
-                count = r.integer(spec, "replicas", _SPEC, default=1, minimum=0) or 0
-                if kind == "StatefulSet":
-                    ordinals = r.mapping(spec, "ordinals", _SPEC)
-                    at = ("spec", "ordinals")
-                    start = r.integer(ordinals, "start", at, default=0, minimum=0) or 0
-            template = _template(r, spec, "template", _SPEC, _NAME)
-            generated = (f"{object_name}-{k}" for k in range(start, start + count))
+            template, generated = _workload(r, obj, kind, object_name)
             pod_names = names.add(r, _NAME, generated, source)
         pods += _expand(template, name, target, pod_names, membership, {})
     if not pods:
@@ -527,6 +513,61 @@ def gang_from_objects(
         origin=read[0][1].origin,
     )
     return group, pods
+
+
+def _workload(r: _Reader, obj: Mapping[str, Any], kind: str, object_name: str) -> tuple[_Template, list[str]]:
+    """A workload's pod template and the names of the pods it runs at once: a Job's
+    ``parallelism`` (at most ``completions``), the others' ``replicas`` (default 1), a
+    StatefulSet's from ``spec.ordinals.start``."""
+    spec = r.mapping(obj, "spec", ())
+    start = 0
+    if kind == "Job":
+        count = r.integer(spec, "parallelism", _SPEC, default=1, minimum=0) or 0
+        completions = r.integer(spec, "completions", _SPEC, minimum=0)
+        if completions is not None:
+            count = min(count, completions)
+    else:
+        count = r.integer(spec, "replicas", _SPEC, default=1, minimum=0) or 0
+        if kind == "StatefulSet":
+            ordinals = r.mapping(spec, "ordinals", _SPEC)
+            at = ("spec", "ordinals")
+            start = r.integer(ordinals, "start", at, default=0, minimum=0) or 0
+    template = _template(r, spec, "template", _SPEC, _NAME)
+    return template, [f"{object_name}-{k}" for k in range(start, start + count)]
+
+
+def expand_workloads(
+    snapshot: Snapshot, workloads: Sequence[tuple[Mapping[str, Any], Origin]]
+) -> tuple[list[tuple[str, list[Pod]]], list[tuple[str, str]]]:
+    """The pods of workload manifests given as inputs whose pod template names a group, the
+    way a CI job holds a PodGroup and the Job that creates its pods: ``([(workload, its pods)],
+    skipped kinds)``.
+
+    Only a manifest is expanded: an object with ``metadata.uid`` comes from a cluster, where its
+    controller has made its pods and the dump holds them. So is one whose group already has
+    pods in the inputs (an export without uids). A template naming no group is skipped: its
+    pods are no gang, and gangplan plans gangs and the pending pods it is given.
+    """
+    has_pods = {(pod.namespace, name) for pod in snapshot.pods for name in group_names_of(pod)}
+    made: list[tuple[str, list[Pod]]] = []
+    skipped: list[tuple[str, str]] = []  # (kind, apiVersion)
+    for obj, origin in workloads:
+        r = _Reader(origin)
+        kind = r.string(obj, "kind", (), required=True)
+        meta = r.mapping(obj, "metadata", ())
+        namespace = r.string(meta, "namespace", _META) or "default"
+        at: Path = ("spec", "template")
+        template_meta = r.mapping(r.mapping(r.mapping(obj, "spec", ()), "template", _SPEC), "metadata", at)
+        given = {where: r.string_map(template_meta, where, at + _META) for where in ("labels", "annotations")}
+        named = [given[where][key] for where, key in _MEMBERSHIP if given[where].get(key)]
+        if r.string(meta, "uid", _META) or not named or (namespace, named[0]) in has_pods:
+            skipped.append((kind, r.string(obj, "apiVersion", ())))
+            continue
+        object_name = r.string(meta, "name", _META, required=True)
+        template, names = _workload(r, obj, kind, object_name)
+        source = f"{kind} {namespace}/{object_name}"
+        made.append((source, _expand(template, named[0], namespace, _Names(namespace).add(r, _NAME, names, source), {}, {})))
+    return made, skipped
 
 
 def with_gang(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> Snapshot:

@@ -537,3 +537,149 @@ def test_an_empty_input_file_among_others_is_warned(tmp_path: Path) -> None:
     result = invoke("check", str(ROOT / "snapshots" / "small.yaml"), str(empty), str(no_pods))
     warned = [line for line in result.stderr.splitlines() if "no Kubernetes objects" in line]
     assert warned == [f"warning: {empty}: no Kubernetes objects in it (was it written by a command that failed?)"]
+
+
+CLUSTER = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '8', pods: '110', nvidia.com/gpu: '4'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: '8', pods: '110', nvidia.com/gpu: '4'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: debug-shell, namespace: ops, uid: 6d0c1a52-1111-4c4c-9a9a-000000000001}
+spec:
+  nodeSelector: {pool: retired}
+  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]
+"""
+
+
+def job_manifest(name: str, pods: int, gpus: int, *, uid: str = "") -> str:
+    """A PodGroup and the batch/v1 Job that creates its pods, as a CI job folder holds them."""
+    meta = f"{{name: {name}, namespace: ml{', uid: ' + uid if uid else ''}}}"
+    return f"""\
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {{name: {name}, namespace: ml}}
+spec: {{minMember: {pods}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {meta}
+spec:
+  parallelism: {pods}
+  template:
+    metadata: {{labels: {{scheduling.x-k8s.io/pod-group: {name}}}}}
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1', nvidia.com/gpu: '{gpus}'}}}}}}]
+"""
+
+
+def test_a_job_manifest_beside_its_podgroup_is_checked_before_its_pods_exist(tmp_path: Path) -> None:
+    """review 18 H F1/F4: a PodGroup and the Job that makes its pods, the usual CI manifest,
+    gave "0/0 groups placed" and exit 0 even for 64 GPUs on an 8-GPU cluster: the Job was
+    skipped and a PodGroup without pods was never selected. Now the Job's pods are planned as
+    members of the group its template names; a Job from a cluster (with a uid) is not."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER)
+    jobs.mkdir()
+    (jobs / "huge.yaml").write_text(job_manifest("huge", 16, 4))
+    result = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("FAIL ml/huge: insufficient nvidia.com/gpu (quorum needs 64, 8 free) on Ready, schedulable nodes\n")
+    (jobs / "huge.yaml").write_text(job_manifest("huge", 2, 4))
+    assert invoke("check", str(cluster), str(jobs), "--group", "ml/huge").exit_code == 0
+    planned = invoke("plan", str(cluster), str(jobs), "-o", "json")
+    created = [i for i in json.loads(planned.stdout)["items"] if i["kind"] == "Pod"]
+    assert sorted(p["metadata"]["name"] for p in created) == ["huge-0", "huge-1"]
+    assert {p["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] for p in created} == {"huge"}
+    # From a cluster: its controller made its pods (here none are given), so it is not expanded.
+    (jobs / "huge.yaml").write_text(job_manifest("huge", 2, 4, uid="0b5f3c3e-2222-4d4d-8b8b-000000000002"))
+    live = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
+    assert live.exit_code == 1 and live.stdout.startswith("FAIL ml/huge: NotEnoughTasks: 0 pods exist, minMember is 2")
+    assert "skipped objects gangplan does not use: 1 Job (batch/v1)" in live.stderr
+
+
+def test_a_podgroup_manifest_without_its_pods_fails_check_by_default(tmp_path: Path) -> None:
+    """review 18 H F1: selected by default (it is written to be created) and failed with how to
+    give its pods; a PodGroup read from a cluster (with a status) is not selected."""
+    cluster, group = tmp_path / "cluster.yaml", tmp_path / "pg.yaml"
+    cluster.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    group.write_text("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: huge, namespace: ml}\nspec: {minMember: 16}\n")
+    result = invoke("check", str(cluster), str(group))
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "FAIL ml/huge: NotEnoughTasks: 0 pods exist, minMember is 16; give the workload that creates its pods"
+        " (a Job or Deployment whose pod template names the group) beside it\n0/1 groups placed\n"
+    )
+    group.write_text(group.read_text() + "status: {phase: Pending}\n")
+    live = invoke("check", str(cluster), str(group))
+    assert live.exit_code == 0 and live.stdout == "0/0 groups placed\n"
+    assert "warning: no pending group to check" in live.stderr
+
+
+def test_check_groups_from_checks_only_the_jobs_a_pr_adds(tmp_path: Path) -> None:
+    """review 18 H F2: the README's recipe checked every pending group of the snapshot, so one
+    stray unplaceable pod there failed every PR. --groups-from reads the folder as an input
+    and checks only what is written in it; one run writes annotations and the JUnit file."""
+    from xml.etree import ElementTree
+
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER)
+    jobs.mkdir()
+    (jobs / "train.yaml").write_text(job_manifest("train", 2, 4))
+    everything = invoke("check", str(cluster), str(jobs))
+    assert everything.exit_code == 1 and "FAIL ops/debug-shell" in everything.stdout
+    report = tmp_path / "report.xml"
+    ours = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github", "--junit-file", str(report))
+    assert ours.exit_code == 0 and ours.stdout == ""
+    suite = ElementTree.parse(report).getroot()
+    assert [c.get("name") for c in suite.iter("testcase")] == ["ml/train"]
+    assert {p.get("name"): p.get("value") for p in suite.iter("property")} == {
+        "solver": "cp-sat", "policy": "optimal", "status": "OPTIMAL", "gap": "0.00%", "timeLimit": "10",
+    }
+    (jobs / "train.yaml").write_text(job_manifest("train", 3, 4))
+    too_big = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github")
+    assert too_big.exit_code == 1
+    assert too_big.stdout.startswith(f"::error file={jobs / 'train.yaml'},line=1,col=1,title=ml/train cannot be placed::")
+    (jobs / "train.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    empty = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "junit")
+    assert empty.exit_code == 0
+    suite = ElementTree.fromstring(empty.stdout)
+    assert (suite.get("tests"), suite.get("skipped")) == ("1", "1")
+    assert suite.find("testcase/skipped").get("message") == (
+        f"no group written in {jobs} to check; gangplan does not read these inputs: ConfigMap"
+    )
+
+
+def test_check_says_a_bad_option_and_warnings_where_ci_looks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """review 18 H F6-F8: a --group no longer in the snapshot had no annotation and no JUnit
+    file; annotations named files as typed, which GitHub reads from the repository root; a
+    stale snapshot's warnings reached stderr only."""
+    from xml.etree import ElementTree
+
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER)
+    report = tmp_path / "report.xml"
+    typo = invoke("check", str(cluster), "--group", "ml/nope", "-o", "github", "--junit-file", str(report))
+    assert typo.exit_code == 2
+    assert typo.stdout == "::error title=gangplan check%3A bad usage::--group ml/nope: no such group in the snapshot\n"
+    (case,) = ElementTree.parse(report).getroot()
+    assert (case.get("name"), case[0].get("type")) == ("usage", "UsageError")
+    stale = tmp_path / "stale.yaml"
+    stale.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  nodeName: gone\n"
+        "  containers: [{name: c, image: x}]\nstatus: {phase: Running}\n"
+    )
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    result = invoke("check", str(cluster), str(stale), "-o", "github")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("::warning title=gangplan check::pod ml/p runs on node gone, not in the snapshot")
+    assert lines[1].startswith("::error file=cluster.yaml,line=11,col=1,title=ops/debug-shell cannot be placed::")
