@@ -38,7 +38,7 @@ from .loader import STDIN, Limits, load_snapshot, locate, read_bounded, read_doc
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
-from .plan import GroupOutcome, Plan, PlanFormatError, SolverReport, plan_from_document
+from .plan import GroupOutcome, Plan, PlanFormatError, SolverReport, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
@@ -56,7 +56,7 @@ from .topology import (
     resolve_levels,
     topology_to_dict,
 )
-from .verify import Claim, format_spans, format_verification, verify
+from .verify import format_spans, format_verification, verify
 
 _GLOBAL_FLAGS = frozenset({"--debug", "--quiet", "-q", "--no-color"})
 _GLOBAL_VALUED = frozenset({"--max-file-size", "--max-documents", "--max-objects"})
@@ -1089,9 +1089,7 @@ def verify_command(
         for key in (k for k in named_topology_keys(loaded)[0] if k in own and k not in keys):
             shown = ", ".join(keys) or "none"
             _say(f"warning: {key} is not a level of the Plan (levels: {shown}), so terms on it are not checked; --levels {','.join(own)} checks them")
-    claims = None if given.placements_only else {
-        g.key: Claim(g.placed, g.scheduled, g.pending if g.key in given.pending_said else None) for g in given.groups
-    }
+    claims = None if given.placements_only else claims_of(given.groups, given.pending_said)
     result = verify(loaded, placements, keys, claims)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:

@@ -7,9 +7,10 @@ A Plan is pure data (no solver objects) and has one JSON form, ``kind: Plan``, v
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Container, Iterable, Mapping, Sequence
 
 from .errors import dotted
+from .model import PodGroupAPI
 
 API_VERSION = "gangplan.io/v1alpha1"
 SCHEMA_VERSION = 1
@@ -104,11 +105,12 @@ class Plan:
     levels: tuple[str, ...] | None = None  # topology levels, largest first; None: not recorded
     warnings: tuple[str, ...] = ()
     pending_said: frozenset[str] = frozenset()  # groups whose entry, read back, gives "pending"
+    bindings: bool = False  # read from a List of Bindings or Pods: placements and nothing else
 
     @property
     def placements_only(self) -> bool:
         """Read from a List of Bindings (any tool's): no group outcomes, no solver report."""
-        return not self.solver.solver
+        return self.bindings
 
     @property
     def node_of(self) -> dict[str, str]:
@@ -118,6 +120,35 @@ class Plan:
         """The levels the plan was made with, else ``fallback``: a plan read back from an
         older file, or made on a cluster with no topology, names none."""
         return tuple(self.levels or ()) or tuple(fallback)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a Plan says of one group; ``pending`` None when it does not say."""
+
+    group: str
+    placed: bool
+    scheduled: int
+    pending: int | None = None
+    form: str = ""  # "pod" (of no group), "kueue" (plain pods) or "" (a PodGroup): a key may name several
+
+
+_FORMS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "kueue"}
+
+
+def claims_of(groups: Iterable[GroupOutcome], pending_said: Container[str] | None = None) -> list[Claim]:
+    """What a Plan says of each group, for the verifier to hold it to; ``pending`` only for
+    the groups in ``pending_said`` when given (a Plan read back may leave it out)."""
+    return [
+        Claim(
+            g.key,
+            g.placed,
+            g.scheduled,
+            g.pending if pending_said is None or g.key in pending_said else None,
+            form=_FORMS.get(g.api, ""),
+        )
+        for g in groups
+    ]
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
@@ -206,6 +237,16 @@ def _wrong(path: tuple[str | int, ...], expected: str, value: object) -> PlanFor
     return PlanFormatError(f"{dotted(path)}: expected {expected}, got {_json_type(value)}", path)
 
 
+def _text(data: Mapping[str, Any], key: str, at: tuple[str | int, ...]) -> str:
+    """A string field; absent or null is empty."""
+    value = data.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _wrong((*at, key), "a string", value)
+    return value
+
+
 def _part(data: Mapping[str, Any], key: str, kind: type, at: tuple[str | int, ...] = ()) -> Any:
     """``data[key]`` when it has the JSON type the schema gives it; absent or null is empty."""
     value = data.get(key)
@@ -243,17 +284,20 @@ def plan_from_dict(data: Any) -> Plan:
                 f"placements[{index}]: expected pod: <namespace>/<name> and node: <name>", ("placements", index)
             )
         namespace, name = pod.split("/")
-        uid = item.get("uid")
-        group = item.get("group")
-        placements.append(
-            Placement(namespace, name, node, uid if isinstance(uid, str) else None, group if isinstance(group, str) else "")
-        )
+        uid, group = _text(item, "uid", ("placements", index)), _text(item, "group", ("placements", index))
+        placements.append(Placement(namespace, name, node, uid or None, group))
     groups = []
     pending_said = set()
+    if data.get("groups") is None:
+        raise PlanFormatError("groups: a Plan says what happened to each group (make one with -o plan)", ("groups",))
     for index, item in enumerate(_part(data, "groups", list)):
         if not isinstance(item, dict):
-            continue
+            raise _wrong(("groups", index), "an object", item)
         at = ("groups", index)
+        if not _text(item, "name", at):
+            raise PlanFormatError(f"groups[{index}].name: expected a group's namespace/name", (*at, "name"))
+        if not isinstance(item.get("placed"), bool):
+            raise _wrong((*at, "placed"), "true or false", item.get("placed"))
         if item.get("pending") is not None:
             pending_said.add(str(item.get("name", "")))
         domains = _part(item, "domains", dict, at)
@@ -333,4 +377,4 @@ def plan_from_document(data: Any) -> Plan:
         uid = meta.get("uid")
         placements.append(Placement(str(namespace), meta["name"], node, uid if isinstance(uid, str) else None))
     placements.sort(key=lambda p: (p.namespace, p.name))
-    return Plan(tuple(placements), (), SolverReport("", "", "", ""))
+    return Plan(tuple(placements), (), SolverReport("", "", "", ""), bindings=True)

@@ -20,9 +20,9 @@ from .explain import reasons
 from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexicographic_greedy
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
-from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport
+from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
 from .problem import Problem, alone, beside, build_problem, candidate_count, restrict
-from .verify import Claim, claim_violations, verify
+from .verify import claim_violations, verify
 
 # Above this many (role, node) candidates, objective 1 is solved on pod counts per
 # (role, bucket of nodes) instead of per (role, node).
@@ -211,8 +211,7 @@ def _broken_rule(snapshot: Snapshot, problem: Problem, placements: tuple[Placeme
 def _broken_claim(snapshot: Snapshot, placements: tuple[Placement, ...], groups: tuple[GroupOutcome, ...]) -> str:
     """The first group whose outcome (placed, scheduled, pending) the verifier would call
     false ('' when none). Only a warning: the placements themselves keep every rule."""
-    claims = {g.key: Claim(g.placed, g.scheduled, g.pending) for g in groups}
-    broken = claim_violations(snapshot, placements, claims)
+    broken = claim_violations(snapshot, placements, claims_of(groups))
     return f"{broken[0].subject}: {broken[0].message}" if broken else ""
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import yaml
@@ -19,10 +20,28 @@ from .plan import Plan, plan_to_dict
 
 OUTPUTS = ("table", "json", "yaml", "name", "plan")
 
-try:
-    _Dumper: type = yaml.CSafeDumper
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Dumper = yaml.SafeDumper
+# Plain scalars that kubectl's YAML reader (go-yaml v2 under sigs.k8s.io/yaml) takes for a
+# boolean, null or number where PyYAML's YAML 1.1 resolver sees a string: "y", "1e3", "0o17".
+_GO_YAML_NOT_STRING = re.compile(
+    r"y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE|~|null|Null|NULL|<<"
+    r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+    r"|[-+]?(0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]*)"
+)
+
+
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's own emitter, not libyaml's, so the bytes do not depend on how PyYAML was
+    built (libyaml escapes characters beyond the BMP); strings kubectl would read back as
+    something else are quoted."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    if _GO_YAML_NOT_STRING.fullmatch(text):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="'")
+    return dumper.represent_str(text)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 def bindings_list(plan: Plan) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from gangplan.model import (
     Taint,
     Toleration,
 )
-from gangplan.plan import Placement
+from gangplan.plan import Claim, Placement
 from gangplan.quantity import MILLI_RESOURCES, format_amount, plural
 
 __all__ = [
@@ -66,15 +66,6 @@ class Violation:
     rule: str
     subject: str
     message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """What a Plan says of one group; ``pending`` None when it does not say."""
-
-    placed: bool
-    scheduled: int
-    pending: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,7 +429,7 @@ def verify(
     snapshot: Snapshot,
     placements: Sequence[Placement],
     levels: Sequence[str] = (),
-    claims: Mapping[str, Claim] | None = None,
+    claims: Iterable[Claim] | None = None,
 ) -> Verification:
     """Check ``placements`` against ``snapshot``; the result lists every rule they break.
 
@@ -524,7 +515,7 @@ def verify(
     return Verification(tuple(violations), summary, spans)
 
 
-def claim_violations(snapshot: Snapshot, placements: Sequence[Placement], claims: Mapping[str, Claim]) -> tuple[Violation, ...]:
+def claim_violations(snapshot: Snapshot, placements: Sequence[Placement], claims: Iterable[Claim]) -> tuple[Violation, ...]:
     """Only the claim checks of :func:`verify`, for placements already known to keep every
     rule (the planner's own, after its check): what a Plan says of its groups must agree with
     what the verifier derives."""
@@ -548,37 +539,50 @@ def _unschedulable(pod: Pod, gangs: Mapping[str, _Gang], member_of: Mapping[str,
 
 
 def _claim_checks(
-    claims: Mapping[str, Claim],
+    claims: Iterable[Claim],
     gangs: Mapping[str, _Gang],
     member_of: Mapping[str, str],
     pods: Mapping[str, Pod],
     placed: Mapping[str, str],
 ) -> list[Violation]:
-    counts: dict[str, int] = {}
-    for key in placed:  # a pod of no group is a group of one, named as the pod
-        group = gangs[member_of[key]].key if key in member_of else key
-        counts[group] = counts.get(group, 0) + 1
-    schedulable: dict[str, int] = {}  # group -> its pending pods that may be bound
+    def form(gang: _Gang) -> str:
+        return "kueue" if gang.pod_group is None else ""
+
+    def group_of(key: str) -> tuple[str, str]:  # (form, key): a pod of no group is a group of one
+        return (form(gangs[member_of[key]]), gangs[member_of[key]].key) if key in member_of else ("pod", key)
+
+    counts: dict[tuple[str, str], int] = {}
+    for key in placed:
+        counts[group_of(key)] = counts.get(group_of(key), 0) + 1
+    schedulable: dict[tuple[str, str], int] = {}  # its pending pods that may be bound
     for key, pod in pods.items():
         if _is_pending(pod) and not _unschedulable(pod, gangs, member_of):
-            group = gangs[member_of[key]].key if key in member_of else key
-            schedulable[group] = schedulable.get(group, 0) + 1
-    known = {gang.key for gang in gangs.values()}
+            schedulable[group_of(key)] = schedulable.get(group_of(key), 0) + 1
+    by_key = {(form(gang), gang.key): gang for gang in gangs.values()}
     found = []
-    for group, claim in claims.items():
-        if group not in known and group not in pods:
+    for claim in claims:
+        group = claim.group
+        # A Plan written by hand may not say which form a group takes: the one the snapshot has.
+        known = [f for f in ("", "kueue", "pod") if (f, group) in by_key or (f == "pod" and group in pods and group not in member_of)]
+        kind = claim.form if claim.form in known or not known else known[0]
+        if kind not in known:
             found.append(Violation("outcome", group, "the plan names a group the snapshot does not have"))
             continue
-        count = counts.get(group, 0)
+        count = counts.get((kind, group), 0)
         if count != claim.scheduled or (not claim.placed and count):
             said = f"placed, {claim.scheduled} scheduled" if claim.placed else f"not placed, {claim.scheduled} scheduled"
             found.append(Violation("outcome", group, f"the plan says {said}; its placements place {count}"))
-        if claim.pending is not None and claim.pending != schedulable.get(group, 0):
+        elif claim.placed and not count:
+            # With no placement, no other check looks at the group: a placed one must reach its minimums.
+            short = _shortfalls(by_key[kind, group], set(placed)) if kind != "pod" else [("min-member", "a pending pod the plan does not place")]
+            found.extend(Violation("outcome", group, f"the plan says placed, but {rule}: {text}") for rule, text in short)
+        have = schedulable.get((kind, group), 0)
+        if claim.pending is not None and claim.pending != have:
             found.append(
                 Violation(
                     "outcome",
                     group,
-                    f"the plan says {claim.pending} pending; the snapshot has {schedulable.get(group, 0)} pending pods of it that may be bound",
+                    f"the plan says {claim.pending} pending; the snapshot has {have} pending pods of it that may be bound",
                 )
             )
     return found

@@ -683,3 +683,76 @@ def test_check_says_a_bad_option_and_warnings_where_ci_looks(tmp_path: Path, mon
     lines = result.stdout.splitlines()
     assert lines[0].startswith("::warning title=gangplan check::pod ml/p runs on node gone, not in the snapshot")
     assert lines[1].startswith("::error file=cluster.yaml,line=11,col=1,title=ops/debug-shell cannot be placed::")
+
+
+def test_verify_holds_a_placed_claim_to_the_groups_minimums_and_tells_same_named_groups_apart(tmp_path: Path) -> None:
+    """review 18 J F1: a Plan that called an unplaced group placed (and placed none of its pods)
+    passed, since only groups with placements were checked against minMember. J F4: a pending
+    pod of no group named like a PodGroup (or Kueue plain pods named like one) made verify
+    refuse gangplan's own valid plan: the claims were keyed by name alone."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    out = tmp_path / "plan.json"
+    assert invoke("plan", snapshot, "-o", "plan", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    flipped = [dict(g, placed=True, reason="") if g["name"] == "ml/llm-pretrain" else g for g in data["groups"]]
+    out.write_text(json.dumps(dict(data, groups=flipped)))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == "outcome ml/llm-pretrain: the plan says placed, but min-member: 0 of minMember 5 (running 0 + placed 0)"
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '8', pods: '110'}}\n"
+    pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default{labels}}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+    collide = tmp_path / "collide.yaml"
+    collide.write_text(
+        node
+        + "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: train, namespace: default}\nspec: {minMember: 2}\n"
+        + "".join(pod.format(name=f"train-{i}", labels=", labels: {scheduling.x-k8s.io/pod-group: train}") for i in range(2))
+        + pod.format(name="train", labels="")
+        + "".join(
+            pod.format(name=f"k-{i}", labels=", labels: {kueue.x-k8s.io/pod-group-name: train}, annotations: {kueue.x-k8s.io/pod-group-total-count: '2'}")
+            for i in range(2)
+        )
+    )
+    assert invoke("plan", str(collide), "-o", "plan", "--output-file", str(out)).exit_code == 0
+    assert sorted((g["name"], g["api"], g["scheduled"]) for g in json.loads(out.read_text())["groups"]) == [
+        ("default/train", "kueue.x-k8s.io/pod-group", 2), ("default/train", "scheduling.x-k8s.io/v1alpha1", 2), ("default/train", "v1/Pod", 1)
+    ]
+    checked = invoke("verify", str(collide), "--plan", str(out))
+    assert checked.exit_code == 0, checked.stdout
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (lambda d: d["groups"][0].update(placed="false"), 'groups[0].placed: expected true or false, got a string'),
+        (lambda d: d.pop("groups"), "groups: a Plan says what happened to each group (make one with -o plan)"),
+        (lambda d: d["groups"].__setitem__(0, "oops"), "groups[0]: expected an object, got a string"),
+        (lambda d: d["groups"][0].pop("name"), "groups[0].name: expected a group's namespace/name"),
+        (lambda d: d["placements"][0].update(uid=12345), "placements[0].uid: expected a string, got a number"),
+    ],
+)
+def test_a_plan_with_a_field_dropped_or_mistyped_is_bad_input(tmp_path: Path, edit, expected: str) -> None:
+    """review 18 J F6: each of these turned the outcome checks off in silence (a string "false"
+    read as true, a non-object entry skipped, a missing groups list read as none)."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    out = tmp_path / "plan.json"
+    assert invoke("plan", snapshot, "-o", "plan", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    edit(data)
+    out.write_text(json.dumps(data, indent=1))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1].split(": ", 2)[-1] == expected
+
+
+def test_a_plan_without_its_solver_name_is_still_held_to_its_claims(tmp_path: Path) -> None:
+    """review 18 J F6: a Plan whose solver.solver was dropped was read as a List of Bindings,
+    so what it says of its groups went unchecked."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    out = tmp_path / "plan.json"
+    assert invoke("plan", snapshot, "-o", "plan", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    data["solver"].pop("solver")
+    data["groups"] = [dict(g, placed=False) if g["scheduled"] else g for g in data["groups"]]
+    out.write_text(json.dumps(data))
+    result = invoke("verify", snapshot, "--plan", str(out))
+    assert result.exit_code == 1 and "the plan says not placed" in result.stdout

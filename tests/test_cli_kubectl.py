@@ -289,3 +289,16 @@ def test_the_topology_cell_names_a_domain_unambiguously() -> None:
     assert cell({"example.com/minipod": ("mp-a",), "example.com/tor": ("mp-a/t1",)}) == "minipod mp-a · tor t1"
     assert cell({"node": ("n3",)}) == "node n3"
     assert cell({}) == ""
+
+
+def test_yaml_output_quotes_what_kubectl_would_read_as_another_type() -> None:
+    """review 18 K F1/F3: PyYAML left y, n, 1e3, 1e-4 and 0o17 plain, which kubectl's go-yaml
+    reads as booleans and numbers (an env value LEARNING_RATE "1e-4" became 0.0001), and
+    libyaml escaped characters beyond the BMP where PyYAML's emitter does not."""
+    from gangplan.render import to_yaml
+
+    text = to_yaml({"values": ["y", "N", "1e3", "1e-4", "1E5", "0o17", "0x1F", "1_000", "+1", "abc", "e5", "v1", "🚀"]})
+    assert text == (
+        "values:\n- 'y'\n- 'N'\n- '1e3'\n- '1e-4'\n- '1E5'\n- '0o17'\n- '0x1F'\n- '1_000'\n- '+1'\n- abc\n- e5\n- v1\n- 🚀\n"
+    )
+    assert yaml.safe_load(text)["values"][0] == "y"

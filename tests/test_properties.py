@@ -39,7 +39,8 @@ from gangplan.plan import Plan, plan_to_dict
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.render import render
-from gangplan.verify import Claim, verify
+from gangplan.plan import claims_of
+from gangplan.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_LIMIT = 2.0  # deterministic seconds; small snapshots are proven well within it
@@ -160,7 +161,7 @@ def test_every_plan_verifies_and_greedy_never_beats_the_default(doc: dict[str, A
     plans = {}
     for solver, policy, workers in MODES:
         result = plan(snapshot, Options(solver=solver, policy=policy, time_limit=TIME_LIMIT, workers=workers))
-        claims = {g.key: Claim(g.placed, g.scheduled, g.pending) for g in result.groups}
+        claims = claims_of(result.groups)
         check = verify(snapshot, result.placements, result.levels, claims)
         assert check.ok, (solver, policy, workers, [str(v) for v in check.violations])
         placed = {g.key for g in result.groups if g.placed}

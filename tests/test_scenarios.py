@@ -14,7 +14,8 @@ import yaml
 
 from gangplan.loader import load_snapshot
 from gangplan.planner import Options, plan
-from gangplan.verify import Claim, verify
+from gangplan.plan import claims_of
+from gangplan.verify import verify
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml"))
 
@@ -48,7 +49,7 @@ def test_scenario(path: Path, mode: str) -> None:
     assert snapshot.skipped_kinds == {"Scenario": 1}
     result = plan(snapshot, MODES[mode])
     assert result.solver.policy == MODES[mode].policy
-    claims = {g.key: Claim(g.placed, g.scheduled, g.pending) for g in result.groups}
+    claims = claims_of(result.groups)
     check = verify(snapshot, result.placements, result.levels, claims)
     assert check.ok, check.violations
     outcome = {g.key: g for g in result.groups}
