@@ -43,7 +43,7 @@ from .planner import Options, plan as make_plan
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
 from .report import render_report
-from .semantics import group_pods
+from .semantics import group_pods, unmodelled_warnings
 from .status import status_list
 from .topology import (
     DEFAULT_GPU_RESOURCE,
@@ -51,7 +51,6 @@ from .topology import (
     Usage,
     build_tree,
     domain_usage,
-    named_topology_keys,
     node_usage,
     resolve_levels,
     topology_to_dict,
@@ -363,7 +362,8 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
             staged.append((tmp, target, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(content)
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a plain open() would not
+            # mkstemp makes 0600; a replaced file keeps its mode, a new one gets open()'s.
+            os.chmod(tmp, (target.stat().st_mode & 0o7777) if target.exists() else 0o666 & ~_umask())
         if output_file is None:
             write_stdout(text)  # before any file is replaced: a failure here leaves them as they were
         for tmp, target, path in staged:
@@ -1081,21 +1081,26 @@ def verify_command(
     loaded = _with_gangs(_load(snapshot), gang)
     given = read_plan(plan_file)
     placements = list(given.placements)
-    keys = given.levels if given.levels is not None and levels is None else resolve_levels(loaded, _levels(levels))[0]
-    if given.levels is not None and levels is None:
-        # A Plan made with --levels (or edited) may leave out a key the groups name: say
-        # that its terms go unchecked rather than pass them in silence.
-        own = resolve_levels(loaded, None)[0]
-        for key in (k for k in named_topology_keys(loaded)[0] if k in own and k not in keys):
-            shown = ", ".join(keys) or "none"
-            _say(f"warning: {key} is not a level of the Plan (levels: {shown}), so terms on it are not checked; --levels {','.join(own)} checks them")
+    own = resolve_levels(loaded, _levels(levels))[0]
+    # The snapshot's Topology object defines the levels, whatever the Plan records (an edited
+    # Plan could drop or reorder them); without one, a Plan made with --levels is checked on its own.
+    keys = given.levels if given.levels is not None and levels is None and not loaded.topologies else own
+    if given.levels is not None and levels is None and tuple(given.levels) != tuple(own):
+        shown, theirs = ", ".join(given.levels) or "none", ", ".join(own) or "none"
+        if loaded.topologies:
+            _say(f"warning: the Plan's levels ({shown}) are not the snapshot's Topology's ({theirs}); checked on the Topology's")
+        else:
+            # Domains are paths from the top level down: other levels are other domains.
+            _say(f"warning: the Plan's levels ({shown}) are not the snapshot's ({theirs}); checked on the Plan's; --levels {','.join(own)} checks them on the snapshot's")
     claims = None if given.placements_only else claims_of(given.groups, given.pending_said)
+    for warning in unmodelled_warnings(group_pods(loaded).unmodelled, "verify does not check it"):
+        _say(f"warning: {warning}")
     result = verify(loaded, placements, keys, claims)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:
         _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")
         raise typer.Exit(1)
-    _say(f"ok: {len(placements)} placements satisfy every rule")
+    _say(f"ok: {len(placements)} placements satisfy every rule gangplan checks")
 
 
 def _read_stdin() -> bytes:

@@ -53,9 +53,12 @@ class PodChange:
     group: str  # namespace/name of its PodGroup, "" when unknown
     old: str | None  # node before (snapshot: always None; plans: node in A)
     new: str | None  # node after (the plan's node; plans: node in B)
+    stale: str = ""  # snapshot mode: why the snapshot cannot take this placement ("already bound to n2")
 
     @property
     def change(self) -> str:
+        if self.stale:
+            return "stale"
         if self.old is None:
             return "placed"
         if self.new is None:
@@ -69,6 +72,7 @@ class PodChange:
             "change": self.change,
             "from": self.old,
             "to": self.new,
+            **({"stale": self.stale} if self.stale else {}),
         }
 
 
@@ -200,6 +204,10 @@ class PlanDiff:
     def moved(self) -> tuple[PodChange, ...]:
         return tuple(p for p in self.pods if p.change == "moved")
 
+    @property
+    def stale(self) -> tuple[PodChange, ...]:
+        return tuple(p for p in self.pods if p.change == "stale")
+
     def groups_with(self, change: str) -> tuple[GroupChange, ...]:
         return tuple(g for g in self.groups if g.change == change)
 
@@ -250,6 +258,8 @@ class PlanDiff:
             group = f" (group {p.group})" if p.group else ""
             if p.change == "placed":
                 pods.append(("add", f"+ pod {p.pod} -> {p.new}{group}"))
+            elif p.change == "stale":
+                pods.append(("remove", f"! pod {p.pod} -> {p.new}{group}: not placed, {p.stale}"))
             elif p.change == "dropped":
                 also = f", group {p.group}" if p.group else ""
                 pods.append(("remove", f"- pod {p.pod} (was on {p.old}{also})"))
@@ -287,9 +297,20 @@ class PlanDiff:
         return [("header", f"--- {self.old_label}"), ("header", f"+++ {self.new_label}"), *body]
 
 
+def _stale(pod: Pod | None, node: str, nodes: set[str]) -> str:
+    """Why a placement made from another snapshot cannot be applied to this one, or ""."""
+    if pod is None:
+        return "the pod is not in the snapshot"
+    if not is_pending(pod):
+        return f"already bound to {pod.node_name}" if pod.node_name else f"the pod is {pod.phase.value}"
+    if node not in nodes:
+        return f"node {node} is not in the snapshot"
+    return ""
+
+
 def _pod_summary(diff: PlanDiff) -> str:
     parts = []
-    for name, items in (("placed", diff.placed), ("dropped", diff.dropped), ("moved", diff.moved)):
+    for name, items in (("placed", diff.placed), ("dropped", diff.dropped), ("moved", diff.moved), ("stale", diff.stale)):
         if items:
             parts.append(f"{len(items)} {name}")
     return ", ".join(parts)
@@ -339,9 +360,14 @@ def diff_snapshot(
     """
     warnings: list[str] = []
     member_of = _member_of(snapshot, plan.placements)
+    known = {pod.key: pod for pod in snapshot.pods}
+    nodes = {node.name for node in snapshot.nodes}
     pods = tuple(
         sorted(
-            (PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node) for p in plan.placements),
+            (
+                PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node, _stale(known.get(p.pod), p.node, nodes))
+                for p in plan.placements
+            ),
             key=lambda c: _key(c.pod),
         )
     )

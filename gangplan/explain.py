@@ -66,7 +66,11 @@ class _Placed:
             seen = self._seen[key] = (mask, self.free[mask].sum(axis=0), np.flatnonzero(mask[self.node]))
         mask, free, on = seen
         candidates = int(mask.sum())
-        need = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
+        # What its quorum needs, never less than minResources still asks.
+        need = [
+            sum(max(_quorum_need(problem, g, k), problem.gangs[g].min_resources[k] if problem.gangs[g].min_resources else 0) for g in jg.gangs)
+            for k in range(len(problem.resources))
+        ]
         # A resource short there first, then the scarcest (free there against what the quorum
         # needs), pods last among equals: a node's pod count can be all that binds.
         order = sorted(
@@ -263,7 +267,14 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
     candidates = len({n for r in gang.roles for n in problem.roles[r].nodes.tolist()})
     if candidates == len(problem.nodes):
         return ""
-    return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters (selectors, affinity, taints, readiness, room for one pod)"
+    parts = [f"{n} {reason}" for reason, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0]))]
+    tree = problem.tree
+    if not parts and gang.topology is not None and tree is not None and tree.outside:
+        # A node lacking a level's label is no candidate of a group with a topology term.
+        lacking = sorted({key for n in tree.outside for key in tree.levels if key not in problem.nodes[n].labels})
+        parts.append(f"{len(tree.outside)} outside the topology (no {' or '.join(lacking)} label)")
+    why = ", ".join(parts) or "selectors, affinity, taints, readiness, room for one pod"
+    return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters ({why})"
 
 
 def _exist(count: int) -> str:

@@ -475,11 +475,12 @@ def _topology_keys(r: _Reader, d: Mapping[str, Any], key: str, at: Path) -> tupl
 
 def _sort_rule(r: _Reader, raw: object, path: Path) -> SortRule:
     rule = r.entry(raw, path)
-    resource = r.choice(rule, "resource", path, _SORT_RESOURCES, "CPU")
+    # Godel's CRD requires resource and order; only dimension may be left out (it was added later).
+    resource = r.choice(rule, "resource", path, _SORT_RESOURCES, None)
     return SortRule(
         resource=_SORT_RESOURCES[resource],
         dimension=r.choice(rule, "dimension", path, ("Capacity", "Available"), "Capacity"),
-        order=r.choice(rule, "order", path, ("Ascending", "Descending"), "Ascending"),
+        order=r.choice(rule, "order", path, ("Ascending", "Descending"), None),
     )
 
 

@@ -568,7 +568,58 @@ def _decode(name: str, data: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
 def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
+    """The documents of one file, refusing a string that holds half a UTF-16 surrogate pair
+    (JSON's and YAML's \\u escapes can write one; no output could carry it)."""
+    escaped = _SURROGATE_ESCAPE.search(text)
+    for document in _parsed(name, text, limits):
+        if escaped is not None and _holds_surrogate(document):
+            raise InputError(
+                "a \\u escape writes half of a UTF-16 surrogate pair, which is not a character",
+                _lone_surrogate(name, text),
+            )
+        yield document
+
+
+def _holds_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+        elif type(item) is str:
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
+
+
+def _lone_surrogate(name: str, text: str) -> Position:
+    """Where the first escape that is not half of a high-then-low pair is written."""
+    matches = list(_SURROGATE_ESCAPE.finditer(text))
+    index = 0
+    while index < len(matches):
+        match = matches[index]
+        high = match.group(1)[1].lower() in "89ab"
+        after = matches[index + 1] if index + 1 < len(matches) else None
+        if high and after is not None and after.start() == match.end() and after.group(1)[1].lower() in "cdef":
+            index += 2
+            continue
+        break
+    else:
+        match = matches[0]
+    line = text.count("\n", 0, match.start()) + 1
+    return Position(name, line, match.start() - text.rfind("\n", 0, match.start()))
+
+
+def _parsed(name: str, text: str, limits: Limits) -> Iterator[Any]:
     """The documents of one file: JSON when it looks like JSON, else YAML, safely."""
     start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
     json_error: ValueError | None = None

@@ -356,9 +356,12 @@ def plan_from_document(data: Any) -> Plan:
     items = data.get("items") if is_list else [data]
     if is_list and items is not None and not isinstance(items, list):
         raise _wrong(("items",), "a list", items)
+    typed = str(data.get("kind", ""))[: -len("List")] if is_list else ""  # a PodList's items carry no kind
     placements = []
     for index, item in enumerate(items or []):
         at: tuple[str | int, ...] = ("items", index) if is_list else ()
+        if isinstance(item, dict) and "kind" not in item and typed in ("Binding", "Pod"):
+            item = {**item, "kind": typed}
         if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
             raise PlanFormatError(f"{dotted(at) or 'the document'}: expected a Plan, or Binding objects (or Pods with spec.nodeName)", at)
         meta = item.get("metadata") or {}
@@ -370,11 +373,15 @@ def plan_from_document(data: Any) -> Plan:
         if target_kind not in (None, "", "Node"):
             # The API server refuses it: "must be empty or Node".
             raise PlanFormatError(f"{dotted((*at, 'target', 'kind'))}: a Binding's target must be a Node, got {target_kind!r}", (*at, "target", "kind"))
-        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(node, str):
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(node, str) or not node:
             what = "a Binding needs metadata.name and target.name" if holder == "target" else "a Pod needs metadata.name and spec.nodeName"
             raise PlanFormatError(f"{dotted(at) or 'the document'}: {what}", at)
         namespace = meta.get("namespace") or "default"
         uid = meta.get("uid")
-        placements.append(Placement(str(namespace), meta["name"], node, uid if isinstance(uid, str) else None))
+        # A Pod object is one to create: what verify holds to the pod the snapshot's workload makes.
+        made = None
+        if item["kind"] == "Pod":
+            made = {**item, "spec": {k: v for k, v in item["spec"].items() if k != "nodeName"}}
+        placements.append(Placement(str(namespace), meta["name"], node, uid if isinstance(uid, str) else None, manifest=made))
     placements.sort(key=lambda p: (p.namespace, p.name))
     return Plan(tuple(placements), (), SolverReport("", "", "", ""), bindings=True)

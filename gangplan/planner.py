@@ -113,6 +113,13 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         solver_name, note = "cp-sat", "building the problem and the greedy plan used up the time limit; the greedy plan is used"
     elif options.policy == "ordered":
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
+        if options.solver == "cp-sat":
+            # Each step placed by the model can take the room a later group needed where the
+            # scheduler's own order (NodeGroups in sort-rule order) leaves it: never worse than that.
+            scheduler_like = _ordered(problem, terms, replace(options, solver="greedy"), None)[0]
+            if score(terms, problem, scheduler_like) > score(terms, problem, chosen):
+                chosen, status = scheduler_like, "GREEDY"
+                note = "the scheduler-like greedy, in the same queue order, places more than the model step by step; its plan is used"
     elif options.solver == "cp-sat" and (
         options.model == "buckets" or (options.model == "auto" and pairs > BUCKET_FROM)
     ):

@@ -617,7 +617,7 @@ def _per_node(pod: Pod) -> bool:
 def _elsewhere_warning(pods: Sequence[Pod]) -> str:
     """Pods bound to nodes the snapshot lacks (`kubectl get nodes -l ...`, or a node deleted
     between two dumps): their room is on no planned node, but gang members among them still run."""
-    first = pods[0]
+    first = min(pods, key=lambda p: (p.node_name or "", p.namespace, p.name))  # not input order: named with its node
     more = f" and {len(pods) - 1} more run" if len(pods) > 1 else " runs"
     nodes = sorted({p.node_name or "" for p in pods})
     where = f"node {nodes[0]}" if len(nodes) == 1 else f"{len(nodes)} nodes ({nodes[0]}, ...)"

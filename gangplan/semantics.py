@@ -243,6 +243,7 @@ class JobGroup:
 class Grouping:
     job_groups: list[JobGroup]
     warnings: list[str]
+    unmodelled: dict[str, list[str]] = field(default_factory=dict)  # rule gangplan does not model -> who asks
 
 
 def group_names_of(pod: Pod) -> list[str]:
@@ -256,6 +257,11 @@ def group_names_of(pod: Pod) -> list[str]:
 def task_of(pod: Pod) -> str:
     """Volcano's task (role) name of a pod; "" when it has none."""
     return pod.labels.get(VOLCANO_TASK_KEY) or pod.annotations.get(VOLCANO_TASK_KEY) or ""
+
+
+_PRIORITY_FROM_GROUP = frozenset(
+    {PodGroupAPI.VOLCANO, PodGroupAPI.VOLCANO_JOB, PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE}
+)
 
 
 def priority_values(snapshot: Snapshot) -> tuple[dict[str, int], int]:
@@ -287,6 +293,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     kueue: dict[str, Gang] = {}
     totals: dict[str, set[int]] = defaultdict(set)  # Kueue group -> the counts its members carry
     missing: dict[str, list[str]] = defaultdict(list)
+    unplanned: list[tuple[str, str, str]] = []  # (namespace, name, warning): said by name, not input order
     for pod in snapshot.pods:
         names = group_names_of(pod)
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
@@ -314,7 +321,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
         if _unbound(pod) and (why := blocked_by(pod)):
-            warnings.append(f"pod {pod.key} is not planned: {why}")
+            unplanned.append((pod.namespace, pod.name, f"pod {pod.key} is not planned: {why}"))
         if gang is None:
             # A gated pod is a group of one that fails with its gate as the reason, as a gated
             # member fails its PodGroup; one being deleted is gone, not waiting.
@@ -340,6 +347,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             gang.blocked.append(pod)
         else:
             gang.finished.append(pod)
+    warnings.extend(text for _, _, text in sorted(unplanned))
     for key, counts in sorted(totals.items()):
         if len(counts) > 1:
             warnings.append(
@@ -352,13 +360,18 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue.values(), *lone]
-    warnings.extend(_unmodelled(all_gangs))
+    unmodelled = _unmodelled(all_gangs)
+    warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     for gang in all_gangs:
         pods = [*gang.running, *gang.pending]
         if gang.group.priority_class_name is not None and not gang.implicit:
             gang.priority = classes.get(gang.group.priority_class_name, default_priority)
             unknown.add(gang.group.priority_class_name)
+        elif gang.group.api in _PRIORITY_FROM_GROUP and not gang.implicit:
+            # Volcano's scheduler cache and Godel give a PodGroup without a class the default
+            # priority, whatever its pods ask; scheduler-plugins sorts by the pods' own.
+            gang.priority = default_priority
         else:
             gang.priority = max(
                 (pod_priority(p, classes, default_priority) for p in pods), default=default_priority
@@ -371,12 +384,12 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         )
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
-    return Grouping(job_groups, warnings)
+    return Grouping(job_groups, warnings, unmodelled)
 
 
-def _unmodelled(gangs: Sequence[Gang]) -> list[str]:
-    """One warning per hard rule pending pods or their PodGroups ask that gangplan does not
-    model: a plan applied as Bindings bypasses the scheduler's own check of it."""
+def _unmodelled(gangs: Sequence[Gang]) -> dict[str, list[str]]:
+    """Each hard rule pending pods or their PodGroups ask that gangplan does not model, and
+    who asks: a plan applied as Bindings bypasses the scheduler's own check of it."""
     asking: dict[str, list[str]] = defaultdict(list)
     for gang in gangs:
         if not gang.pending:
@@ -386,10 +399,15 @@ def _unmodelled(gangs: Sequence[Gang]) -> list[str]:
         for pod in gang.pending:
             for rule in pod.unmodelled:
                 asking[rule].append(f"pod {pod.key}")
+    return dict(sorted(asking.items()))
+
+
+def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = "the plan may break it") -> list[str]:
+    """One warning per rule gangplan does not model, naming the first who ask for it."""
     return [
-        f"{rule} is not modelled, so the plan may break it: {', '.join(sorted(who)[:3])}"
+        f"{rule} is not modelled, so {consequence}: {', '.join(sorted(who)[:3])}"
         f"{f' and {len(who) - 3} more' if len(who) > 3 else ''} {'asks' if len(who) == 1 else 'ask'} for it"
-        for rule, who in sorted(asking.items())
+        for rule, who in asking.items()
     ]
 
 

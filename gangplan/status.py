@@ -60,6 +60,10 @@ _FINISHED_PHASE = {
     PodGroupAPI.GODEL_BYTEDANCE: "Finished",
 }
 _GODEL = (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE)
+# scheduler-plugins' controller: Failed once a member failed and the failed, running and
+# succeeded ones reach minMember (Finished, all succeeded, wins; too few pods stays Pending).
+PHASE_FAILED = "Failed"
+_FAILED_PHASE_RULE = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
 # All of minMember's pods exist and wait, none placed: the controllers' PreScheduling.
 _PRE_SCHEDULING = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY, *_GODEL)
 # Counts beyond running, succeeded and failed: seed 001's scheduled for scheduler-plugins (its
@@ -143,6 +147,11 @@ def group_status(
         phase = PHASE_INQUEUE  # Volcano keeps an enqueued gang it cannot allocate yet Inqueue
     else:
         phase = PHASE_PENDING
+    if (
+        pg.api in _FAILED_PHASE_RULE and failed and failed + running + succeeded >= min_member
+        and succeeded < min_member and len(members) + (len(gang.blocked) if gang else 0) >= min_member
+    ):
+        phase = PHASE_FAILED  # the controller's final state once a member failed (seed 000)
     godel = pg.api in _GODEL
     old_conditions = old.get("conditions")
     conditions = [
@@ -158,7 +167,20 @@ def group_status(
             "reason": NOT_ENOUGH_TASKS if exist < min_member or _TASKS_SHORT.match(outcome.reason) else NOT_ENOUGH_RESOURCES,
             "message": outcome.reason,
         }
-        if now is not None:
+        # Still true: when it became so, and Volcano's transitionID, stay (seed 001: the time
+        # of the last transition from one status to another).
+        previous = next(
+            (
+                c for c in (old_conditions if isinstance(old_conditions, (list, tuple)) else ())
+                if isinstance(c, Mapping) and _ours(c, godel) and c.get("status") == "True"
+                and (not godel or c.get("phase") == phase)
+            ),
+            None,
+        )
+        kept = {k: previous[k] for k in ("lastTransitionTime", "transitionID") if previous is not None and previous.get(k)}
+        if kept:
+            condition.update(kept)
+        elif now is not None:
             condition["lastTransitionTime"] = now
         conditions.append(condition)
 

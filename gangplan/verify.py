@@ -104,10 +104,10 @@ def format_verification(verification: Verification) -> list[str]:
 
 
 def format_spans(verification: Verification) -> list[str]:
-    """One line per group: ``ns/g spans <level> <domains>, ..., node <nodes>``."""
+    """One line per group, by name (not input order): ``ns/g spans <level> <domains>, ..., node <nodes>``."""
     return [
         f"{group} spans " + ", ".join(f"{level} {count}" for level, count in spans.items())
-        for group, spans in verification.spans.items()
+        for group, spans in sorted(verification.spans.items())
     ]
 
 
@@ -477,6 +477,9 @@ def verify(
         if why := _unschedulable(pod, gangs, member_of):
             violations.append(Violation("not-schedulable", key, why))
             continue
+        if placement.manifest is not None and (why := _created(placement.manifest, pod)):
+            violations.append(Violation("pod-object", key, why))
+            continue
         if key in placed:
             violations.append(
                 Violation(
@@ -525,6 +528,20 @@ def claim_violations(snapshot: Snapshot, placements: Sequence[Placement], claims
     gangs, member_of = _gangs(snapshot)
     placed = {p.pod: p.node for p in placements}
     return tuple(_claim_checks(claims, gangs, member_of, pods, placed))
+
+
+def _created(given: Mapping[str, object], pod: Pod) -> str:
+    """Why a Pod object given to place ``pod`` is not the one to create, or "": the checks
+    here hold for the snapshot's pod, so a Pod asking for more, or elsewhere, is refused."""
+    if pod.manifest is None:
+        return "a Pod object for a pod the snapshot already has: kubectl create fails (AlreadyExists); bind it with a Binding"
+    fields = [
+        part for part in ("apiVersion", "kind", "metadata", "spec")
+        if given.get(part) != pod.manifest.get(part)
+    ]
+    if fields:
+        return f"the Pod to create is not the one its workload makes ({', '.join(fields)} {'differs' if len(fields) == 1 else 'differ'})"
+    return ""
 
 
 def _unschedulable(pod: Pod, gangs: Mapping[str, _Gang], member_of: Mapping[str, str]) -> str:
@@ -705,6 +722,23 @@ def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list
     return [k for k in dict.fromkeys(required) if k in binds], [k for k in dict.fromkeys(preferred) if k in binds]
 
 
+def _unheld(gang: _Gang, levels: Sequence[str], snapshot: Snapshot, carried: set[str]) -> list[str]:
+    """Why each required term naming no level cannot be held at all: with a Topology object,
+    Kueue admits no workload asking for a level it lacks; a label no node carries has no
+    domain. A key nodes carry that --levels left out binds nothing (a what-if)."""
+    required = list(gang.pod_group.required_topology) if gang.pod_group is not None else []
+    required += [key for pod in gang.members if (key := pod.annotations.get(_KUEUE_REQUIRED, ""))]
+    found = []
+    for key in dict.fromkeys(required):
+        if key in levels or key == _HOSTNAME:
+            continue
+        if key not in carried:
+            found.append(f"required {key}: no node carries that label, so the term cannot be held")
+        elif snapshot.topologies:
+            found.append(f"required {key}: not a level of the snapshot's Topology ({', '.join(levels) or 'none'}), so the term cannot be held")
+    return found
+
+
 def _required_message(
     key: str, located: Sequence[tuple[Pod, Node]], levels: Sequence[str]
 ) -> str | None:
@@ -757,7 +791,9 @@ def _topology_checks(
             checked.append((_Gang(pod.key, 1, None, [pod]), False))
     found: list[Violation] = []
     spans: dict[str, dict[str, int]] = {}
+    carried = {key for node in snapshot.nodes for key in node.labels}
     for gang, is_gang in checked:
+        found.extend(Violation("required-topology", gang.key, why) for why in _unheld(gang, levels, snapshot, carried))
         located: list[tuple[Pod, Node]] = []
         unknown: list[Pod] = []  # running on a node the snapshot lacks: in no domain we can name
         for pod in gang.members:

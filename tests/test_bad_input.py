@@ -214,3 +214,19 @@ def test_output_file_gets_ordinary_permissions(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert out.stat().st_mode & 0o777 == 0o644
     assert {p.name for p in tmp_path.iterdir()} == {"node.yaml", "out.json"}  # no temporary left
+
+
+def test_half_a_surrogate_pair_is_located_bad_input(tmp_path: Path) -> None:
+    """review 18 K F4: JSON's \\ud800 read as a lone surrogate, planned, then failed writing the
+    output: exit 3, internal error. A whole pair (an emoji written as two escapes) is fine."""
+    node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "annotations": {"a": "%s"}}}\n'
+    bad, good = tmp_path / "bad.json", tmp_path / "good.json"
+    bad.write_text(node % "ok \\ud83d\\ude80 then \\udc00 alone")
+    result = runner.invoke(app, ["plan", str(bad), "-o", "json"])
+    assert result.exit_code == 2
+    column = (node % "ok \\ud83d\\ude80 then \\udc00").index("\\udc00") + 1
+    assert result.stderr.strip() == (
+        f"error: {bad}:1:{column}: a \\u escape writes half of a UTF-16 surrogate pair, which is not a character"
+    )
+    good.write_text(node % "\\ud83d\\ude80")
+    assert runner.invoke(app, ["plan", str(good), "-o", "json"]).exit_code == 0

@@ -34,7 +34,7 @@ def _snapshot(
     ]
     groups = []
     for g, (cpu, gpus, count, kind) in enumerate(roles):
-        groups.append(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=count))
+        groups.append(PodGroup("default", f"g{g}", PodGroupAPI.SCHEDULER_PLUGINS, min_member=count))
         for p in range(count):
             pods.append(
                 Pod("default", f"g{g}-{p}", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"},

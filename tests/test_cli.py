@@ -59,9 +59,10 @@ def test_a_flat_plan_records_its_levels_and_verifies_by_them(tmp_path: Path) -> 
     checked = invoke("verify", snapshot, "--plan", str(out))
     assert checked.exit_code == 0
     # It passes, but not in silence: the terms it leaves unchecked are said (user review C).
-    assert "warning: network.example.com/tor is not a level of the Plan (levels: none), so terms on it are not checked; " \
-        "--levels network.example.com/bigpod,network.example.com/minipod,network.example.com/tor checks them" in checked.stderr
-    assert "is not a level of the Plan" not in invoke("verify", snapshot, "--plan", str(out), "--levels", "").stderr
+    assert "warning: the Plan's levels (none) are not the snapshot's (network.example.com/bigpod, network.example.com/minipod, " \
+        "network.example.com/tor); checked on the Plan's; --levels network.example.com/bigpod,network.example.com/minipod," \
+        "network.example.com/tor checks them on the snapshot's" in checked.stderr
+    assert "levels" not in invoke("verify", snapshot, "--plan", str(out), "--levels", "").stderr
     bindings = tmp_path / "bindings.json"
     assert invoke("plan", snapshot, "--levels", "", "-o", "json", "--output-file", str(bindings)).exit_code == 0
     inferred = invoke("verify", snapshot, "--plan", str(bindings))
@@ -383,7 +384,7 @@ def test_pods_on_nodes_the_snapshot_lacks_are_a_warning_and_gang_members_among_t
     out = tmp_path / "plan.json"
     result = invoke("plan", str(snapshot), "-o", "plan", "--output-file", str(out))
     assert result.exit_code == 0, result.output
-    assert "pod ml/web and 2 more run on 2 nodes (cpu-7, ...), not in the snapshot: their room is not planned" in result.output
+    assert "pod ml/free-0 and 2 more run on 2 nodes (cpu-7, ...), not in the snapshot: their room is not planned" in result.output
     groups_out = {g["name"]: g for g in json.loads(out.read_text())["groups"]}
     assert (groups_out["ml/free"]["placed"], groups_out["ml/free"]["running"], groups_out["ml/free"]["scheduled"]) == (
         True, 1, 2
@@ -756,3 +757,183 @@ def test_a_plan_without_its_solver_name_is_still_held_to_its_claims(tmp_path: Pa
     out.write_text(json.dumps(data))
     result = invoke("verify", snapshot, "--plan", str(out))
     assert result.exit_code == 1 and "the plan says not placed" in result.stdout
+
+
+TOPOLOGY_CLUSTER = """\
+apiVersion: kueue.x-k8s.io/v1alpha1
+kind: Topology
+metadata: {name: dc}
+spec:
+  levels: [{nodeLabel: zone}, {nodeLabel: rack}]
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a1, labels: {zone: za, rack: r1, group: x}}, status: {allocatable: {cpu: '4', pods: '110'}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b1, labels: {zone: zb, rack: r1, group: x}}, status: {allocatable: {cpu: '4', pods: '110'}}}
+---
+apiVersion: scheduling.godel.kubewharf.io/v1alpha1
+kind: PodGroup
+metadata: {name: req, namespace: default}
+spec: {minMember: 2, affinity: {podGroupAffinity: {required: [{topologyKey: KEY}]}}}
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Pod, metadata: {name: req-0, namespace: default, annotations: {godel.bytedance.com/pod-group-name: req}}, spec: {containers: [{name: c, image: x}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: req-1, namespace: default, annotations: {godel.bytedance.com/pod-group-name: req}}, spec: {containers: [{name: c, image: x}]}}
+"""
+
+
+def split_bindings(path: Path) -> None:
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod, "namespace": "default"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        for pod, node in (("req-0", "a1"), ("req-1", "b1"))
+    ]}))
+
+
+def test_verify_takes_the_levels_from_the_snapshots_topology_not_the_plan(tmp_path: Path) -> None:
+    """review 18 J F2: an edited Plan whose levels dropped the upper level (or reversed them)
+    made a required rack split over two zones pass (r1 under za and r1 under zb are two
+    domains), with no warning, though the snapshot's Topology object defines the levels."""
+    snapshot, out = tmp_path / "snapshot.yaml", tmp_path / "plan.json"
+    snapshot.write_text(TOPOLOGY_CLUSTER.replace("KEY", "rack"))
+    assert invoke("plan", str(snapshot), "-o", "plan", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    assert data["topology"]["levels"] == ["zone", "rack"]
+    edited = dict(data, placements=[
+        {"pod": f"default/{pod}", "node": node, "group": "default/req"} for pod, node in (("req-0", "a1"), ("req-1", "b1"))
+    ], groups=[dict(g, placed=True, scheduled=2, reason="") for g in data["groups"]])
+    for levels in (["rack"], ["rack", "zone"], []):
+        out.write_text(json.dumps(dict(edited, topology={"levels": levels})))
+        result = invoke("verify", str(snapshot), "--plan", str(out))
+        assert result.exit_code == 1, levels
+        assert "required-topology default/req: required rack: members span 2 domains (za/r1: 1 pod, zb/r1: 1 pod)" in result.stdout
+        assert f"warning: the Plan's levels ({', '.join(levels) or 'none'}) are not the snapshot's Topology's (zone, rack)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "key, why",
+    [
+        ("group", "not a level of the snapshot's Topology (zone, rack), so the term cannot be held"),
+        ("rakc", "no node carries that label, so the term cannot be held"),
+    ],
+)
+def test_verify_reports_a_placement_of_a_group_whose_required_term_cannot_be_held(tmp_path: Path, key: str, why: str) -> None:
+    """review 18 J F3: the planner refuses such a group (Kueue would not admit it), but verify
+    skipped the term and passed any split of it."""
+    snapshot, bindings = tmp_path / "snapshot.yaml", tmp_path / "bindings.json"
+    snapshot.write_text(TOPOLOGY_CLUSTER.replace("KEY", key))
+    assert f"required {key}" in invoke("plan", str(snapshot)).stdout
+    split_bindings(bindings)
+    result = invoke("verify", str(snapshot), "--plan", str(bindings))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == f"required-topology default/req: required {key}: {why}"
+
+
+def test_an_output_file_replaced_keeps_its_mode(tmp_path: Path) -> None:
+    """review 18 K F6: a 0664 file came back 0644 (the umask's), as a fresh one does; the
+    replace is atomic, and so a plain open() would have kept the mode."""
+    out = tmp_path / "out.json"
+    out.write_text("old\n")
+    out.chmod(0o664)
+    assert invoke("plan", str(ROOT / "snapshots" / "small.yaml"), "-o", "json", "--output-file", str(out)).exit_code == 0
+    assert out.stat().st_mode & 0o7777 == 0o664 and json.loads(out.read_text())["kind"] == "List"
+    out.chmod(0o600)
+    assert invoke("plan", str(ROOT / "snapshots" / "small.yaml"), "-o", "name", "--output-file", str(out)).exit_code == 0
+    assert out.stat().st_mode & 0o7777 == 0o600
+
+
+def test_warnings_and_spans_do_not_follow_the_order_of_the_input(tmp_path: Path) -> None:
+    """review 18 K F2: the same objects in another file order changed the Plan's warnings (gated
+    pods in input order; a pod on a missing node named beside another pod's node) and verify's
+    spans lines."""
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {tor: t1}}\nstatus: {allocatable: {cpu: '8', pods: '110'}}\n"
+    (tmp_path / "node.yaml").write_text(node)
+    for x in "ab":
+        (tmp_path / f"pods-{x}.yaml").write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: gated-{x}, namespace: default}}\n"
+            "spec: {schedulingGates: [{name: example.com/gate}], containers: [{name: c, image: x}]}\n---\n"
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: ghost-{x}, namespace: default}}\n"
+            f"spec: {{nodeName: gone-node-{x}, containers: [{{name: c, image: x}}]}}\nstatus: {{phase: Running}}\n---\n"
+            "apiVersion: scheduling.godel.kubewharf.io/v1alpha1\nkind: PodGroup\n"
+            f"metadata: {{name: {x}, namespace: default}}\nspec: {{minMember: 1, affinity: {{podGroupAffinity: {{preferred: [{{topologyKey: tor}}]}}}}}}\n---\n"
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {x}-0, namespace: default, annotations: {{godel.bytedance.com/pod-group-name: {x}}}}}\n"
+            "spec: {containers: [{name: c, image: x}]}\n"
+        )
+    outputs = []
+    for order in ("ab", "ba"):
+        files = [str(tmp_path / "node.yaml"), *(str(tmp_path / f"pods-{x}.yaml") for x in order)]
+        data = json.loads(invoke("plan", *files, "-o", "plan").stdout)
+        data["solver"].pop("wallTime")
+        out = tmp_path / f"{order}.json"
+        out.write_text(json.dumps(data))
+        outputs.append((data, invoke("verify", *files, "--plan", str(out)).stdout))
+    assert outputs[0] == outputs[1]
+    assert "pod default/ghost-a and 1 more run on 2 nodes (gone-node-a, ...), not in the snapshot" in outputs[0][0]["warnings"][-1]
+    assert outputs[0][1].splitlines()[:2] == ["default/a spans tor 1, node 1", "default/b spans tor 1, node 1"]
+
+
+VOLCANO_JOB = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: '8', pods: '110', nvidia.com/gpu: '2'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: old, namespace: default}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vj, namespace: default}
+spec:
+  minAvailable: 2
+  tasks:
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {nvidia.com/gpu: '1'}}}]
+"""
+
+
+def test_verify_holds_a_pod_object_to_the_pod_its_workload_makes(tmp_path: Path) -> None:
+    """review 18 J F5: for pods to create, verify read only the name and nodeName, so a Pod asking
+    for 2 GPUs (4 on a 2-GPU node), or for another node selector, passed; and a Pod object for a
+    pod that exists (kubectl create fails) was accepted as a placement."""
+    snapshot, out = tmp_path / "snapshot.yaml", tmp_path / "pods.json"
+    snapshot.write_text(VOLCANO_JOB)
+    assert invoke("plan", str(snapshot), "-o", "json", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    assert invoke("verify", str(snapshot), "--plan", str(out)).exit_code == 0
+    for item in data["items"]:
+        if item["kind"] == "Pod":
+            item["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "2"
+    out.write_text(json.dumps(data))
+    result = invoke("verify", str(snapshot), "--plan", str(out))
+    assert result.exit_code == 1
+    assert "pod-object default/vj-worker-0: the Pod to create is not the one its workload makes (spec differs)" in result.stdout
+    out.write_text(json.dumps({"apiVersion": "v1", "kind": "PodList", "items": [
+        {"metadata": {"name": "old", "namespace": "default"}, "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}]}}
+    ]}))
+    existing = invoke("verify", str(snapshot), "--plan", str(out))
+    assert existing.exit_code == 1
+    assert existing.stdout == (
+        "pod-object default/old: a Pod object for a pod the snapshot already has: kubectl create fails"
+        " (AlreadyExists); bind it with a Binding\n"
+    )
+
+
+def test_a_binding_without_a_target_node_is_bad_input(tmp_path: Path) -> None:
+    """review 18 J F9: target.name "" was read as a node called "" ("node  is not in the
+    snapshot"); the API server refuses such a Binding."""
+    out = tmp_path / "bindings.json"
+    out.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"}, "target": {"name": ""}}
+    ]}))
+    result = invoke("verify", str(ROOT / "snapshots" / "small.yaml"), "--plan", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1].endswith("items[0]: a Binding needs metadata.name and target.name")

@@ -220,6 +220,18 @@ def test_a_plan_from_another_snapshot_is_warned_about_and_not_counted() -> None:
     )
     assert [p.pod for p in diff.pods] == ["ml/ghost", "ml/ghost-2", "ml/r-0", "ml/solo"]
     assert not any(d.changed for d in diff.utilisation)
+    # The text says so itself, not stderr alone: none of them is "placed" (review 18 K F7).
+    assert not diff.placed and [p.change for p in diff.pods] == ["stale"] * 4
+    assert [text for kind, text in diff.unified_lines() if text.startswith(("@@ pods", "!"))] == [
+        "@@ pods: 4 stale @@",
+        "! pod ml/ghost -> n1 (group ml/ghost): not placed, the pod is not in the snapshot",
+        "! pod ml/ghost-2 -> n1 (group ml/ghost): not placed, the pod is not in the snapshot",
+        "! pod ml/r-0 -> n2 (group ml/r-0): not placed, already bound to n1",
+        "! pod ml/solo -> n9 (group ml/solo): not placed, node n9 is not in the snapshot",
+    ]
+    assert diff.to_dict()["pods"][2] == {
+        "pod": "ml/r-0", "group": "ml/r-0", "change": "stale", "from": None, "to": "n2", "stale": "already bound to n1",
+    }
 
 
 def test_nothing_to_place_is_an_empty_diff() -> None:

@@ -60,7 +60,7 @@ def random_snapshot(seed: int, hostname: bool = False) -> Snapshot:
         required = ("rack",) if rng.random() < 0.3 else ()
         if required and hostname and rng.random() < 0.5:
             required = (HOSTNAME,)
-        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=min_member, required_topology=required,
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=min_member, required_topology=required,
                                creation_timestamp=f"2024-01-01T00:00:0{g}Z"))
         running = rng.randint(0, min(1, size - 1)) if nodes else 0
         for p in range(size):

@@ -30,6 +30,9 @@ def node(name: str, gpus: int = 8, cpu: str = "32", labels: dict | None = None, 
     return obj
 
 
+SP = "scheduling.x-k8s.io/v1alpha1"  # sorts by its pods' priority, where Volcano takes the PodGroup's class
+
+
 def pod_group(name: str, min_member: int, api: str = "scheduling.volcano.sh/v1beta1", namespace: str = "ml", **spec) -> dict:
     return {"apiVersion": api, "kind": "PodGroup", "metadata": {"name": name, "namespace": namespace},
             "spec": {"minMember": min_member, **spec}}
@@ -215,13 +218,34 @@ def test_explain_the_largest_quorum_that_fits_alone(tmp_path: Path) -> None:
 
 def test_explain_lost_to_higher_priority_groups(tmp_path: Path) -> None:
     objects = [node("n0", gpus=8)]
-    objects += [pod_group("urgent-a", 1), pod_group("urgent-b", 1), pod_group("later", 1)]
+    objects += [pod_group("urgent-a", 1, api=SP), pod_group("urgent-b", 1, api=SP), pod_group("later", 1, api=SP)]
     objects += pods("urgent-a", 1, 4, priority=100) + pods("urgent-b", 1, 4, priority=100) + pods("later", 1, 4, priority=1)
     text = explain(write(tmp_path, objects), "ml/later")
     assert (
         "not placed: lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: "
         "ml/urgent-a (4), ml/urgent-b (4); 0 free there after the plan, its quorum needs 4"
     ) in text
+
+
+def test_explain_lost_to_counts_min_resources_in_the_quorum(tmp_path: Path) -> None:
+    """review 18 J F10: the quorum figure was the pods' alone ("its quorum needs 1", 3 free),
+    though minResources asks 4 cpu: by that line the quorum fit."""
+    objects = [node("n0", gpus=0, cpu="6"), pod_group("urgent", 1, api=SP), pod_group("later", 1, api=SP, minResources={"cpu": "4"})]
+    objects += pods("urgent", 1, 0, cpu="3", priority=100) + pods("later", 5, 0, cpu="1", priority=1)
+    text = explain(write(tmp_path, objects), "ml/later")
+    assert "holding cpu on its 1 candidate node: ml/urgent (3); 3 free there after the plan, its quorum needs 4" in text
+
+
+def test_explain_names_the_label_nodes_outside_the_topology_lack(tmp_path: Path) -> None:
+    """review 18 I F5: a node without the tor label is no candidate of a group with a tor term,
+    and the reason blamed "selectors, affinity, taints, readiness" that it passes."""
+    objects = [node("a0", gpus=0, cpu="4", labels={"tor": "ta"}), node("x0", gpus=0, cpu="4")]
+    objects += [pod_group("g", 2, api="scheduling.godel.kubewharf.io/v1alpha1", affinity={"podGroupAffinity": {"preferred": [{"topologyKey": "tor"}]}})]
+    for p in pods("g", 2, 0, cpu="3"):
+        p["metadata"]["annotations"] = {"godel.bytedance.com/pod-group-name": "g"}
+        objects.append(p)
+    text = explain(write(tmp_path, objects), "ml/g")
+    assert text.endswith("; only 1 of 2 nodes pass its filters (1 outside the topology (no tor label))\n"), text
 
 
 def select(objects: list[dict], pool: str) -> list[dict]:
@@ -233,7 +257,7 @@ def select(objects: list[dict], pool: str) -> list[dict]:
 def test_explain_names_only_the_groups_on_nodes_it_could_use(tmp_path: Path) -> None:
     """A higher-priority group placed where this one may not go took nothing from it."""
     objects = [node("n0", gpus=8, labels={"pool": "a"}), node("n1", gpus=8, labels={"pool": "b"})]
-    objects += [pod_group("urgent-a", 1), pod_group("urgent-b", 1), pod_group("later", 1)]
+    objects += [pod_group("urgent-a", 1, api=SP), pod_group("urgent-b", 1, api=SP), pod_group("later", 1, api=SP)]
     objects += select(pods("urgent-a", 1, 8, priority=100), "a") + select(pods("urgent-b", 1, 8, priority=100), "b")
     objects += select(pods("later", 1, 4, priority=1), "a")
     text = explain(write(tmp_path, objects), "ml/later")
@@ -242,7 +266,7 @@ def test_explain_names_only_the_groups_on_nodes_it_could_use(tmp_path: Path) -> 
 
 
 def test_explain_says_when_the_room_left_is_in_pieces_too_small(tmp_path: Path) -> None:
-    objects = [node("n0", gpus=8), node("n1", gpus=8), pod_group("urgent", 2), pod_group("later", 1)]
+    objects = [node("n0", gpus=8), node("n1", gpus=8), pod_group("urgent", 2, api=SP), pod_group("later", 1, api=SP)]
     objects += pods("urgent", 2, 6, priority=100) + pods("later", 1, 4, priority=1)
     text = explain(write(tmp_path, objects), "ml/later")
     assert (
@@ -253,7 +277,7 @@ def test_explain_says_when_the_room_left_is_in_pieces_too_small(tmp_path: Path) 
 
 def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
     """GPUs are left on the node, CPU is not: the reason is about CPU, in its own units."""
-    objects = [node("n0", gpus=8, cpu="32"), pod_group("urgent", 1), pod_group("later", 1)]
+    objects = [node("n0", gpus=8, cpu="32"), pod_group("urgent", 1, api=SP), pod_group("later", 1, api=SP)]
     objects += pods("urgent", 1, 2, cpu="30", priority=100) + pods("later", 1, 1, cpu="4", priority=1)
     text = explain(write(tmp_path, objects), "ml/later")
     assert "lost to higher-priority groups holding cpu on its 1 candidate node: ml/urgent (30); 2 free there after the plan, its quorum needs 4" in text
@@ -262,7 +286,7 @@ def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
 def test_explain_names_the_same_priority_group_placed_instead_beside_the_higher_ones(tmp_path: Path) -> None:
     """A group above held some of the room, and one of the same priority the rest: both are
     named (the one placed instead was not, once any group above held anything)."""
-    objects = [node("n0", gpus=8), pod_group("urgent", 1), pod_group("early", 1), pod_group("later", 1)]
+    objects = [node("n0", gpus=8), pod_group("urgent", 1, api=SP), pod_group("early", 1, api=SP), pod_group("later", 1, api=SP)]
     objects += pods("urgent", 1, 4, priority=100) + pods("early", 1, 3, priority=1) + pods("later", 1, 4, priority=1)
     text = explain(write(tmp_path, objects), "ml/early")  # later asks more: objective 1 places it instead
     assert (
@@ -649,8 +673,19 @@ def test_host_ports_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
     members[1]["spec"]["containers"][0]["ports"] = [{"containerPort": 29500}]
     plain = pods("web", 1, 0)
     plain[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]
-    result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), pod_group("mpi", 2), *members, *plain])])
+    snapshot = write(tmp_path, [node("n0"), pod_group("mpi", 2), *members, *plain])
+    result = runner.invoke(app, ["plan", snapshot])
     assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
         "warning: hostPort (kube-scheduler's NodePorts filter) is not modelled, so the plan may break it: "
         "pod ml/mpi-0, pod ml/mpi-1 ask for it"
+    ]
+    # verify checks any plan, of any tool: it says what it does not check (review 18 J F7).
+    bindings = tmp_path / "bindings.json"
+    assert runner.invoke(app, ["plan", snapshot, "-o", "json", "--output-file", str(bindings)]).exit_code == 0
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
+    assert checked.exit_code == 0
+    assert checked.stderr.splitlines() == [
+        "warning: hostPort (kube-scheduler's NodePorts filter) is not modelled, so verify does not check it: "
+        "pod ml/mpi-0, pod ml/mpi-1 ask for it",
+        "ok: 3 placements satisfy every rule gangplan checks",
     ]

@@ -461,8 +461,8 @@ spec:
       - order: Descending
         resource: MEM
         dimension: Available
-      - resource: Memory
-      - {{}}
+      - {{resource: Memory, order: Ascending}}
+      - {{resource: CPU, order: Ascending}}
 """
 
 
@@ -815,6 +815,17 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
             GODEL_PG.replace("resource: GPU", "resource: Disk"),
             "25:19: spec.affinity.podGroupAffinity.sortRules[0].resource: "
             'expected one of CPU, GPU, Memory, MEM, got "Disk"',
+        ),
+        (
+            # Godel's CRD requires order and resource (review 18 I F4: read as Ascending / CPU).
+            GODEL_PG.replace("- order: Descending\n        resource: GPU", "- resource: GPU", 1),
+            "24:9: spec.affinity.podGroupAffinity.sortRules[0].order: required field is missing "
+            "(expected one of Ascending, Descending)",
+        ),
+        (
+            GODEL_PG.replace("        resource: GPU\n", "", 1),
+            "24:9: spec.affinity.podGroupAffinity.sortRules[0].resource: required field is missing "
+            "(expected one of CPU, GPU, Memory, MEM)",
         ),
         (
             GODEL_PG.replace("- topologyKey: tce.kubernetes.io/netminipodipv6", "- {}"),

@@ -26,7 +26,7 @@ def test_the_level_is_rearranged_so_the_jobgroup_greedy_left_out_fits() -> None:
     nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(3))
     pods, groups = [], []
     for name, gpus, priority in [("top", 4, 100), ("a", 2, 10), ("b", 2, 10), ("c", 4, 10)]:
-        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=1, creation_timestamp="2024-01-01T00:00:00Z"))
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=1, creation_timestamp="2024-01-01T00:00:00Z"))
         pods.append(Pod("default", f"{name}-0", labels={"scheduling.x-k8s.io/pod-group": name},
                         containers=(Container("main", {"cpu": 1000, GPU: gpus}),), priority=priority))
     snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))

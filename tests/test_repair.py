@@ -18,7 +18,7 @@ def _snapshot() -> Snapshot:
     nodes = (Node("n0", {}, {"cpu": 8000, GPU: 4, "pods": 110}),)
     pods, groups = [], []
     for name, count, created in [("small", 1, "00"), ("large", 2, "01")]:
-        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
         pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name},
                      containers=(Container("main", {"cpu": 1000, GPU: 2}),), priority=10) for i in range(count)]
     return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
@@ -52,7 +52,7 @@ def test_a_jobgroup_whose_domain_filled_up_is_placed_afresh_in_another() -> None
     required = {"kueue.x-k8s.io/podset-required-topology": "rack"}
     pods, groups = [], []
     for name, count, priority, annotations in [("top", 1, 100, {}), ("large", 2, 10, required)]:
-        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp="2024-01-01T00:00:00Z"))
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=count, creation_timestamp="2024-01-01T00:00:00Z"))
         pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name}, annotations=annotations,
                      containers=(Container("main", {"cpu": 1000, GPU: 2}),), priority=priority) for i in range(count)]
     snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))

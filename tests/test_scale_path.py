@@ -187,7 +187,7 @@ def _two_racks(gangs: list[tuple[str, int, int, int, int, str]]):
     nodes = tuple(Node(f"n{i}", {"zone": "a", "rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
     pods, groups = [], []
     for name, count, cpu, gpus, priority, created in gangs:
-        groups.append(PodGroup("default", name, PodGroupAPI.GODEL, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=count, creation_timestamp=f"2024-01-01T00:00:{created}Z"))
         pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name},
                      containers=(Container("main", {"cpu": cpu, GPU: gpus}),), priority=priority) for i in range(count)]
     problem = build_problem(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups)), levels=("zone", "rack"))

@@ -614,13 +614,26 @@ MEMBER = {"scheduling.x-k8s.io/pod-group": "g"}
 def test_group_priority(classes, group_class, pods, expected):
     snapshot = Snapshot(
         pods=tuple(mkpod(f"p{i}", labels=MEMBER, **kw) for i, kw in enumerate(pods)),
-        pod_groups=(pg("g", api=PodGroupAPI.VOLCANO, priority_class_name=group_class),),
+        pod_groups=(pg("g", api=PodGroupAPI.SCHEDULER_PLUGINS, priority_class_name=group_class),),
         priority_classes=classes,
     )
     grouping = group_pods(snapshot)
     assert [jg.key for jg in grouping.job_groups] == ["ns/g"]
     assert grouping.job_groups[0].top.priority == expected
     assert grouping.job_groups[0].priority == expected
+
+
+@pytest.mark.parametrize("api", [PodGroupAPI.VOLCANO, PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE])
+@pytest.mark.parametrize("classes, expected", [(CLASSES, 0), (WITH_DEFAULT, 50)])
+def test_a_volcano_or_godel_podgroup_without_a_class_has_the_default_priority(api, classes, expected):
+    """Not its pods' highest (review 18 I F3): Volcano's cache sets job.Priority from the
+    PodGroup's class alone, and Godel's CRD gives a PodGroup without one the default."""
+    snapshot = Snapshot(
+        pods=(mkpod("p0", labels=MEMBER, priority=900), mkpod("p1", labels=MEMBER, priority_class_name="high")),
+        pod_groups=(pg("g", api=api),),
+        priority_classes=classes,
+    )
+    assert group_pods(snapshot).job_groups[0].priority == expected
 
 
 @pytest.mark.parametrize(

@@ -205,8 +205,9 @@ def test_succeeded_and_failed_members_are_counted() -> None:
     assert (status["succeeded"], status["failed"], status["running"]) == (1, 2, 1)
     # finished pods are not bound any more: one running + one placed by the plan
     assert status["scheduled"] == 2
-    # the Succeeded member counts toward minMember (Volcano's ready tasks): 1 running + 1 = 2
-    assert status["phase"] == "Running"
+    # 1 running + 1 succeeded reach minMember, but members failed: scheduler-plugins' controller
+    # then writes its final Failed
+    assert status["phase"] == "Failed"
 
 
 def test_bound_but_not_yet_running_members_count_as_scheduled_not_running() -> None:
@@ -416,3 +417,41 @@ def test_a_godel_group_in_phase_timeout_is_not_planned_and_its_status_is_kept() 
 
     check = verify(snapshot, [Placement("ns", "late-0", "n1")], ())
     assert [v.rule for v in check.violations] == ["not-schedulable"]
+
+
+def test_a_condition_still_true_keeps_when_it_became_so() -> None:
+    """review 18 K F5: a group unschedulable before and still now had its Unschedulable
+    condition replaced, losing lastTransitionTime (and Volcano's transitionID); the reason
+    and message are the plan's. A condition that was False becomes True now."""
+    earlier = {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "old",
+               "lastTransitionTime": "2024-06-13T08:50:00Z", "transitionID": "abc"}
+    for old, expected in (
+        (earlier, {"lastTransitionTime": "2024-06-13T08:50:00Z", "transitionID": "abc"}),
+        (dict(earlier, status="False"), {"lastTransitionTime": NOW}),
+    ):
+        snapshot = Snapshot(
+            nodes=(node("n1"),), pods=(pod("g-0", "g"),),
+            pod_groups=(podgroup("g", 2, status={"phase": "Pending", "conditions": [old]}),),
+        )
+        [item] = run(snapshot)["items"]
+        [condition] = item["status"]["conditions"]
+        assert condition == {"type": "Unschedulable", "status": "True", "reason": "NotEnoughTasks",
+                             "message": "NotEnoughTasks: 1 pod exists, minMember is 2", **expected}
+
+
+def test_a_scheduler_plugins_group_with_a_failed_member_is_failed() -> None:
+    """review 18 I F2: its controller writes Failed once a member failed and the failed,
+    running and succeeded ones reach minMember (seed 000: "Once a pod in a group failed, the
+    Group Status is marked Failed"); gangplan wrote Unknown, or Scheduled with a replacement.
+    Too few pods for minMember stays Pending."""
+    failed = {"phase": PodPhase.FAILED}
+    cases = [
+        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1", **failed)), 2, "Failed"),
+        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1", **failed), pod("a-2", "a")), 2, "Failed"),
+        ((pod("a-0", "a", node_name="n1", **failed),), 2, "Pending"),
+        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1")), 2, "Running"),
+    ]
+    for pods, min_member, phase in cases:
+        snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("a", min_member),))
+        [item] = run(snapshot)["items"]
+        assert item["status"]["phase"] == phase, pods
