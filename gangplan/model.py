@@ -182,14 +182,14 @@ class PodGroup:
     creation_timestamp: str = ""
     uid: str | None = None
     raw: Mapping[str, object] = field(default_factory=dict)  # the object as given, for -o status
+    origin: Origin = NOWHERE
+    unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
 
     @property
     def manifest(self) -> bool:
         """Written to be created (no uid, no status), not read from a cluster: its pods may
         not exist yet because nothing has made them."""
         return self.uid is None and not self.raw.get("status")
-    origin: Origin = NOWHERE
-    unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
 
     @property
     def key(self) -> str:
