@@ -10,9 +10,23 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from typing import Any
+
 from .errors import GangplanError, InputError, SolverError, UsageError  # noqa: E402
-from .plan import Plan, Placement  # noqa: E402
-from .planner import Options, plan  # noqa: E402
+
+# The planner pulls in OR-Tools and numpy: imported when first asked for, so that the console
+# entry point (gangplan._entry) starts at once and can answer a Ctrl-C while they load.
+_LAZY = {"Options": "planner", "plan": "planner", "Plan": "plan", "Placement": "plan"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_snapshot(paths, *, stdin=None, limits=None):  # type: ignore[no-untyped-def]
