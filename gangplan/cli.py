@@ -34,7 +34,7 @@ from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError
-from .loader import STDIN, Limits, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
+from .loader import STDIN, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
@@ -320,7 +320,7 @@ def _main(
 
 def _load(paths: list[str]) -> Snapshot:
     _stdin_once(paths)
-    _State.inputs = _State.inputs | {os.path.realpath(p) for p in paths if p != "-" and os.path.isfile(p)}
+    _State.inputs = _State.inputs | files_read(paths)
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     for name in snapshot.empty_inputs:
@@ -726,10 +726,14 @@ def check_command(
     Example:
       gangplan check cluster/snapshot.yaml --groups-from jobs/ --format github
     """
-    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p not in snapshot)]
+    # A --groups-from path the inputs already read (the same folder, or a file in one) is not read twice.
+    read = files_read(snapshot)
+    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not files_read([p]) <= read)]
     try:
         if "-" in (groups_from or ()):
             raise UsageError("--groups-from takes a file or folder, not - (stdin)")
+        if junit_file is not None and str(junit_file) == "-":
+            raise UsageError("--junit-file takes a file; --format junit prints the report on stdout")
         loaded, result, keys = _planned(
             inputs, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
         )
@@ -791,7 +795,7 @@ def _input_error_for_ci(
         suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
         case = ElementTree.SubElement(
             suite, "testcase", classname="gangplan", name="input" if position else "usage", time="0",
-            file=position.file if position else "",
+            file=_from_workspace(position.file) if position else "",
         )
         if position is not None and position.line is not None:
             case.set("line", str(position.line))
@@ -845,8 +849,9 @@ def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
 
 
 def _from_workspace(file: str) -> str:
-    """A path as GitHub's runner reads ``file=``: relative to the repository root
-    ($GITHUB_WORKSPACE), whatever folder the step runs in; as given outside a workflow."""
+    """A path as GitHub's runner reads ``file=`` (and JUnit reporters a test case's file):
+    relative to the repository root ($GITHUB_WORKSPACE), whatever folder the step runs in; as
+    given outside a workflow."""
     workspace = os.environ.get("GITHUB_WORKSPACE")
     if not workspace:
         return file
@@ -914,7 +919,7 @@ def junit_report(
         position = where.get(g.key)
         case = ElementTree.SubElement(
             suite, "testcase", classname=g.key.split("/", 1)[0], name=g.key, time="0",
-            file=position.file if position else "",
+            file=_from_workspace(position.file) if position else "",
         )
         if position is not None and position.line is not None:
             case.set("line", str(position.line))
@@ -1071,7 +1076,7 @@ def verify_command(
 ) -> None:
     """Check a placement against every rule, independently of the solver; report spans. Exit 1 on a violation.
 
-    Topology levels come from the Plan when it records them, else as for `plan`.
+    Topology levels come from the snapshot's Topology object when it has one, else from the Plan when it records them, else as for `plan`.
 
     \b
     Example:

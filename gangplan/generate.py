@@ -778,7 +778,7 @@ class _Builder:
             elif dialect == "volcano":
                 pod_name = f"{name}-worker-{j}"
                 labels = {"volcano.sh/job-name": name, "volcano.sh/task-spec": "worker"}
-                annotations = {VOLCANO_GROUP_ANNOTATION: group}
+                annotations = {VOLCANO_GROUP_ANNOTATION: group, "volcano.sh/task-spec": "worker"}  # where Volcano reads it
             else:
                 pod_name = f"{name}-{j}"
                 labels = {"job-name": name}

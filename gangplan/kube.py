@@ -424,6 +424,9 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     spread = r.sequence(spec, "topologySpreadConstraints", _SPEC)
     if any(isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for c in spread):
         unmodelled.append("topologySpreadConstraints with DoNotSchedule")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if isinstance(annotations, dict) and _KUEUE_SLICE_REQUIRED in annotations:
+        unmodelled.append(f"Kueue topology slices ({_KUEUE_SLICE_REQUIRED})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
@@ -485,6 +488,17 @@ def _sort_rule(r: _Reader, raw: object, path: Path) -> SortRule:
 
 
 _AFFINITY_FIELDS = ("required", "preferred", "sortRules", "nodeSelector")
+VOLCANO_HARD_NETWORK = "Volcano networkTopology (mode hard; HyperNode tiers)"
+
+
+def volcano_hard_network_topology(spec: Mapping[str, Any]) -> bool:
+    """A Volcano Job's or PodGroup's hard networkTopology (its default mode), or a sub-group
+    policy's: gangplan does not model HyperNode tiers."""
+    terms = [spec.get("networkTopology")]
+    policies = spec.get("subGroupPolicy")
+    terms += [p.get("networkTopology") for p in policies if isinstance(p, dict)] if isinstance(policies, list) else []
+    return any(isinstance(t, dict) and t and t.get("mode", "hard") != "soft" for t in terms)
+_KUEUE_SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
 
 
 def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -536,9 +550,8 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
             priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
             sub_group=r.string(spec, "subGroup", _SPEC),
         )
-        network = r.mapping(spec, "networkTopology", _SPEC)
-        if network and network.get("mode", "hard") != "soft":  # Volcano's default mode is hard
-            fields["unmodelled"] = ("Volcano networkTopology (mode hard; HyperNode tiers)",)
+        if volcano_hard_network_topology(spec):
+            fields["unmodelled"] = (VOLCANO_HARD_NETWORK,)
     else:
         min_member = r.integer(spec, "minMember", _SPEC, required=True, minimum=0)
         fields["schedule_timeout_seconds"] = r.integer(
@@ -563,16 +576,17 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
 
 
 def _volcano_min_resources(r: _Reader, spec: Mapping[str, Any]) -> dict[str, int]:
-    """Volcano's job controller fills minResources from Kubernetes' quota evaluator
-    (count/pods, requests.cpu, limits.memory, ...); its scheduler reads only resources, so
-    requests.X is X, and limits and object counts are not requests."""
+    """Volcano's job controller fills minResources from Kubernetes' quota evaluator (cpu and
+    requests.cpu, limits.memory, count/pods, requests.nvidia.com/gpu, ...); its scheduler
+    (NewResource) reads resource names only and passes over the quota-style ones, so a GPU's
+    requests.nvidia.com/gpu asks nothing of it, nor of gangplan."""
     amounts: dict[str, int] = {}
     for name, value in r.mapping(spec, "minResources", _SPEC).items():
         if type(name) is not str:
             r.fail(("spec", "minResources"), f"expected resource names, got {_show(name)}")
-        if name.startswith(("count/", "limits.")):
+        if name.startswith(("count/", "limits.", "requests.")):
             continue
-        resource = name.removeprefix("requests.")
+        resource = name
         try:
             amount = to_amount(resource, value)
         except QuantityError as exc:
@@ -677,6 +691,7 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
     skipped: dict[str, int] = {}
     first_seen: dict[tuple[str, str, str], tuple[Origin, str]] = {}
     workloads: list[tuple[Mapping[str, Any], Origin]] = []
+    created: list[tuple[Mapping[str, Any], Origin]] = []  # Volcano Jobs its controller has made
     for obj, origin in objects:
         r = _Reader(origin)
         kind = r.string(obj, "kind", (), required=True)
@@ -696,9 +711,8 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
         convert, bucket = converter
         if bucket == _EXPANDED:
             expanded = convert(obj, origin)
-            if expanded is None:
-                label = f"{kind} ({api}, already created)"
-                skipped[label] = skipped.get(label, 0) + 1
+            if expanded is None:  # created: its pods may still wait for its PodGroup to be enqueued
+                created.append((obj, origin))
                 continue
             group, members = expanded
             source = f" from {kind} {group.key}"
@@ -706,12 +720,21 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
         else:
             source, items = "", [(bucket, kind, convert(obj, origin))]
         _add(found, first_seen, items, source)
+    if created:
+        from gangplan.manifests import waiting_volcano_jobs  # manifests reads pods with this module
+
+        waiting, already = waiting_volcano_jobs(Snapshot(pods=tuple(found[1]), pod_groups=tuple(found[2])), created)
+        for why in already:
+            label = f"Job ({PodGroupAPI.VOLCANO_JOB.value}, {why})"
+            skipped[label] = skipped.get(label, 0) + 1
+        for source, members in waiting:
+            _add(found, first_seen, [(1, "Pod", pod) for pod in members], f" from {source}")
     if workloads:
         from gangplan.manifests import expand_workloads  # manifests reads pods with this module
 
         made, unread = expand_workloads(Snapshot(pods=tuple(found[1])), workloads)
-        for kind, api in unread:
-            label = _skipped_label(kind, api)
+        for kind, api, why in unread:
+            label = f"{kind} ({api}, {why})" if why else _skipped_label(kind, api)
             skipped[label] = skipped.get(label, 0) + 1
         for source, members in made:
             _add(found, first_seen, [(1, "Pod", pod) for pod in members], f" from {source}")

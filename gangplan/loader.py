@@ -320,7 +320,7 @@ def _expanded_workload(obj: dict[str, Any], spec: dict[str, Any]) -> bool:
     """A workload manifest (no uid) whose pod template names a group: an input that
     ``manifests.expand_workloads`` may expand."""
     meta, template = obj.get("metadata"), spec.get("template")
-    if not isinstance(meta, dict) or meta.get("uid") or not isinstance(template, dict):
+    if not isinstance(meta, dict) or meta.get("uid") or obj.get("status") or not isinstance(template, dict):
         return False
     template_meta = template.get("metadata")
     if not isinstance(template_meta, dict):
@@ -351,7 +351,12 @@ def _replicas(obj: dict[str, Any], workloads: bool) -> Iterator[tuple[int, tuple
     elif (workloads or _expanded_workload(obj, spec)) and kind in _REPLICATED:
         counts.append((spec.get("replicas"), ("spec", "replicas")))
     elif (workloads or _expanded_workload(obj, spec)) and kind == "Job":
-        counts.append((spec.get("parallelism"), ("spec", "parallelism")))
+        # A Job runs parallelism pods at once, never more than its completions.
+        parallelism, completions = spec.get("parallelism"), spec.get("completions")
+        if type(parallelism) is int and type(completions) is int and 0 <= completions < parallelism:
+            counts.append((completions, ("spec", "completions")))
+        else:
+            counts.append((parallelism, ("spec", "parallelism")))
     for count, at in counts:
         if type(count) is int and count > 0:  # other types are kube's and manifests' to refuse
             yield count, at
@@ -466,6 +471,18 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
             if name in asked:
                 path = ("status", "allocatable", name)
                 add(name, amount, "nodes' allocatable", node.origin, path)
+
+
+def files_read(paths: Sequence[str]) -> set[str]:
+    """The real paths of the files ``paths`` name, folders walked as when reading them (stdin
+    and folders with nothing to read left out): what an output must not replace."""
+    found: set[str] = set()
+    for path in paths:
+        try:
+            found |= {os.path.realpath(file) for _, file in _input_files([path]) if file is not None}
+        except InputError:
+            continue
+    return found
 
 
 def _input_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:

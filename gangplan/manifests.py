@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gangplan.errors import InputError, UsageError
-from gangplan.kube import DNS_LABEL, LABEL_LIMIT, _Reader, name_problem, to_pod
+from gangplan.kube import DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, _Reader, name_problem, to_pod, volcano_hard_network_topology
 from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, Snapshot
 from gangplan.semantics import (
     GODEL_POD_GROUP_KEY,
@@ -34,7 +34,7 @@ from gangplan.semantics import (
     group_names_of,
 )
 
-__all__ = ["expand_gang", "expand_volcano_job", "expand_workloads", "gang_from_objects", "with_gang", "GANG_KINDS"]
+__all__ = ["expand_gang", "expand_volcano_job", "expand_workloads", "waiting_volcano_jobs", "gang_from_objects", "with_gang", "GANG_KINDS"]
 
 Path = tuple[str | int, ...]
 
@@ -318,6 +318,7 @@ def expand_gang(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[
         uid=r.string(meta, "uid", _META) or None,
         raw=obj,
         origin=origin,
+        unmodelled=(VOLCANO_HARD_NETWORK,) if volcano_hard_network_topology(spec) else (),
     )
     return group, pods
 
@@ -325,10 +326,13 @@ def expand_gang(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[
 # ---------------------------------------------------------------- Volcano Job
 
 
-def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list[Pod]] | None:
+def expand_volcano_job(
+    obj: Mapping[str, Any], origin: Origin, pod_group: str | None = None
+) -> tuple[PodGroup, list[Pod]] | None:
     """A Volcano Job, as its admission webhook defaults it and its job controller creates it;
-    None for a Job the controller has already created (``status.state.phase`` is set): its
-    PodGroup and pods exist, and a cluster dump holds them.
+    None for a Job the controller has already created (``status.state.phase`` is set) unless
+    ``pod_group`` names the PodGroup the controller made for it: its pods are made only once
+    Volcano enqueues that group, so a Job waiting there has none yet, and they join it.
 
     Pods are ``<job>-<task>-<index>``; a task without a name is ``default<index>``. The job's
     ``minAvailable`` defaults (when absent or 0) to the sum over tasks of their ``minAvailable``,
@@ -339,7 +343,7 @@ def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup
     """
     r = _Reader(origin)
     status = r.mapping(obj, "status", ())
-    if r.string(r.mapping(status, "state", ("status",)), "phase", ("status", "state")):
+    if pod_group is None and r.string(r.mapping(status, "state", ("status",)), "phase", ("status", "state")):
         return None
     meta = r.mapping(obj, "metadata", ())
     spec = r.mapping(obj, "spec", ())
@@ -391,13 +395,13 @@ def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup
             VOLCANO_TASK_KEY: task_name,
         }
         annotations = {
-            POD_GROUP_ANNOTATIONS[0]: name,
+            POD_GROUP_ANNOTATIONS[0]: pod_group or name,
             VOLCANO_JOB_NAME: name,
             VOLCANO_QUEUE_NAME: queue,
             VOLCANO_TASK_KEY: task_name,
         }
         pods += _expand(
-            template, name, namespace, pod_names, labels, annotations, VOLCANO_TASK_INDEX
+            template, pod_group or name, namespace, pod_names, labels, annotations, VOLCANO_TASK_INDEX
         )
     if not pods:
         r.fail(("spec", "tasks"), "the Job has no pods: every task has 0 replicas")
@@ -419,8 +423,45 @@ def expand_volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup
         uid=r.string(meta, "uid", _META) or None,
         raw=obj,
         origin=origin,
+        unmodelled=(VOLCANO_HARD_NETWORK,) if volcano_hard_network_topology(spec) else (),
     )
     return group, pods
+
+
+def waiting_volcano_jobs(
+    snapshot: Snapshot, jobs: Sequence[tuple[Mapping[str, Any], Origin]]
+) -> tuple[list[tuple[str, list[Pod]]], list[str]]:
+    """The pods of created Volcano Jobs that wait to be enqueued: their PodGroup is in the
+    inputs (owned by the Job, named ``<job>-<uid>`` or ``<job>``) and no pod of theirs is, since
+    Volcano's job controller makes them once the group leaves Pending. ``([(job, its pods)],
+    why each other job is skipped)``: its pods exist, or its PodGroup is not given."""
+    made: list[tuple[str, list[Pod]]] = []
+    skipped: list[str] = []
+    with_pods = {(pod.namespace, name) for pod in snapshot.pods for name in group_names_of(pod)}
+    for obj, origin in jobs:
+        r = _Reader(origin)
+        meta = r.mapping(obj, "metadata", ())
+        name = r.string(meta, "name", _META, required=True)
+        namespace = r.string(meta, "namespace", _META) or "default"
+        uid = r.string(meta, "uid", _META)
+        owned = [
+            pg for pg in snapshot.pod_groups
+            if pg.namespace == namespace and pg.api is PodGroupAPI.VOLCANO and (
+                pg.name in (name, f"{name}-{uid}")
+                or any(isinstance(o, dict) and o.get("kind") == "Job" and (o.get("uid") == uid if uid else o.get("name") == name)
+                       for o in (pg.raw.get("metadata") or {}).get("ownerReferences") or ())
+            )
+        ]
+        if len(owned) != 1:
+            skipped.append("created; give its PodGroup to plan the pods it waits to make")
+            continue
+        if (namespace, owned[0].name) in with_pods:
+            skipped.append("already created")
+            continue
+        expanded = expand_volcano_job(obj, origin, pod_group=owned[0].name)
+        assert expanded is not None
+        made.append((f"Job {namespace}/{name}", expanded[1]))
+    return made, skipped
 
 
 # ---------------------------------------------------------------- --gang NAME=FILE,...
@@ -538,19 +579,20 @@ def _workload(r: _Reader, obj: Mapping[str, Any], kind: str, object_name: str) -
 
 def expand_workloads(
     snapshot: Snapshot, workloads: Sequence[tuple[Mapping[str, Any], Origin]]
-) -> tuple[list[tuple[str, list[Pod]]], list[tuple[str, str]]]:
+) -> tuple[list[tuple[str, list[Pod]]], list[tuple[str, str, str]]]:
     """The pods of workload manifests given as inputs whose pod template names a group, the
     way a CI job holds a PodGroup and the Job that creates its pods: ``([(workload, its pods)],
     skipped kinds)``.
 
-    Only a manifest is expanded: an object with ``metadata.uid`` comes from a cluster, where its
-    controller has made its pods and the dump holds them. So is one whose group already has
-    pods in the inputs (an export without uids). A template naming no group is skipped: its
-    pods are no gang, and gangplan plans gangs and the pending pods it is given.
+    Only a manifest is expanded: an object with ``metadata.uid`` or a ``status`` comes from a
+    cluster, where its controller has made its pods and the dump holds them; so does one whose
+    group has pods read from a cluster (with a uid). Pod manifests beside it (a launcher) are
+    members too. A template naming no group is skipped: its pods are no gang, and gangplan
+    plans gangs and the pending pods it is given. A name from ``generateName`` is its prefix.
     """
-    has_pods = {(pod.namespace, name) for pod in snapshot.pods for name in group_names_of(pod)}
+    has_pods = {(pod.namespace, name) for pod in snapshot.pods if pod.uid for name in group_names_of(pod)}
     made: list[tuple[str, list[Pod]]] = []
-    skipped: list[tuple[str, str]] = []  # (kind, apiVersion)
+    skipped: list[tuple[str, str, str]] = []  # (kind, apiVersion, why)
     for obj, origin in workloads:
         r = _Reader(origin)
         kind = r.string(obj, "kind", (), required=True)
@@ -560,10 +602,13 @@ def expand_workloads(
         template_meta = r.mapping(r.mapping(r.mapping(obj, "spec", ()), "template", _SPEC), "metadata", at)
         given = {where: r.string_map(template_meta, where, at + _META) for where in ("labels", "annotations")}
         named = [given[where][key] for where, key in _MEMBERSHIP if given[where].get(key)]
-        if r.string(meta, "uid", _META) or not named or (namespace, named[0]) in has_pods:
-            skipped.append((kind, r.string(obj, "apiVersion", ())))
+        live = bool(r.string(meta, "uid", _META) or obj.get("status"))
+        if live or not named or (namespace, named[0]) in has_pods:
+            skipped.append((kind, r.string(obj, "apiVersion", ()), "already created" if live or named else ""))
             continue
-        object_name = r.string(meta, "name", _META, required=True)
+        object_name = r.string(meta, "name", _META) or r.string(meta, "generateName", _META).rstrip("-")
+        if not object_name:
+            r.fail(_NAME, "required field is missing (a workload names its pods with name or generateName)")
         template, names = _workload(r, obj, kind, object_name)
         source = f"{kind} {namespace}/{object_name}"
         made.append((source, _expand(template, named[0], namespace, _Names(namespace).add(r, _NAME, names, source), {}, {})))

@@ -26,6 +26,7 @@ class Placement:
     uid: str | None = None
     group: str = ""  # namespace/name of its PodGroup
     manifest: Mapping[str, Any] | None = None  # a pod that does not exist yet: the v1 Pod to create
+    gated: bool = False  # held by a scheduling gate (Kueue's) the plan sees through: no Binding until it is lifted
 
     @property
     def pod(self) -> str:

@@ -192,6 +192,12 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         note=note,
         exact_weights=all(t.exact for t in terms),
     )
+    if gated := sorted({p.group for p in placements if p.gated}):
+        shown = ", ".join(gated[:3]) + (f" and {len(gated) - 3} more" if len(gated) > 3 else "")
+        warnings += (
+            f"the pods of {shown} wait for Kueue to admit their workload (scheduling gate kueue.x-k8s.io/...): "
+            "the plan shows where they would go; -o json has no Bindings for them, as the API server binds no gated pod",
+        )
     groups = outcomes(problem, chosen)
     if broken := _broken_claim(snapshot, placements, groups):
         warnings += (f"the plan's record of a group disagrees with the verifier ({broken}); this is a bug in gangplan",)
@@ -378,7 +384,10 @@ def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]
                 pod = next(pods)
                 group = problem.gangs[problem.roles[r].gang].key
                 placements.append(
-                    Placement(pod.namespace, pod.name, problem.nodes[node].name, pod.uid, group, pod.manifest)
+                    Placement(
+                        pod.namespace, pod.name, problem.nodes[node].name, pod.uid, group, pod.manifest,
+                        gated=bool(pod.scheduling_gates),
+                    )
                 )
     placements.sort(key=lambda p: (p.namespace, p.name))
     return tuple(placements)

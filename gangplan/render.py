@@ -36,7 +36,8 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
-    if _GO_YAML_NOT_STRING.fullmatch(text):
+    # go-yaml drops every "_" before it tries a number: "1_0e5" is 1000000 to kubectl.
+    if _GO_YAML_NOT_STRING.fullmatch(text) or ("_" in text and _GO_YAML_NOT_STRING.fullmatch(text.replace("_", ""))):
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="'")
     return dumper.represent_str(text)
 
@@ -51,6 +52,8 @@ def bindings_list(plan: Plan) -> dict[str, Any]:
     """
     items = []
     for p in plan.placements:
+        if p.gated:
+            continue  # the API server binds no gated pod: the plan's warning says so
         if p.manifest is not None:
             pod = copy.deepcopy(dict(p.manifest))
             pod["spec"] = {**pod.get("spec", {}), "nodeName": p.node}
@@ -128,7 +131,7 @@ def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None) -> str:
     if output == "yaml":
         return to_yaml(bindings_list(plan))
     if output == "name":
-        return "".join(f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n" for p in plan.placements)
+        return "".join(f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n" for p in plan.placements if not p.gated)
     if output == "plan":
         return to_json(plan_to_dict(plan))
     raise ValueError(f"unknown output {output!r}")

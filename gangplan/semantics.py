@@ -413,10 +413,8 @@ def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = 
 
 def _kueue_total(pod: Pod) -> int:
     raw = pod.annotations.get(KUEUE_TOTAL_ANNOTATION, "")
-    try:
-        total = int(raw)
-    except ValueError:
-        total = -1
+    # Kueue reads it with Go's strconv.Atoi: ASCII digits and a sign, no spaces or "1_0".
+    total = int(raw) if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) else -1
     if total < 1:
         raise InputError(
             f"pod {pod.key}: annotation {KUEUE_TOTAL_ANNOTATION} must be a positive integer, "

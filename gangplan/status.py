@@ -46,10 +46,12 @@ PHASE_INQUEUE = "Inqueue"  # Volcano's: admitted to its queue, its resources res
 UNSCHEDULABLE = "Unschedulable"
 NOT_ENOUGH_RESOURCES = "NotEnoughResources"
 NOT_ENOUGH_TASKS = "NotEnoughTasks"
+NOT_ENOUGH_PODS_OF_TASK = "NotEnoughPodsOfTask"  # Volcano's, for a task short of its minTaskMember
 
 _KEPT_STATUS_FIELDS = ("occupiedBy", "scheduleStartTime")  # scheduleTimeoutSeconds counts from the latter
 # Its own tasks short, or (in a JobGroup) a member's: explain's reasons say which.
 _TASKS_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
+_TASK_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}: task ")
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
 # Every member succeeded: the phase each API's controller writes then.
 _FINISHED_PHASE = {
@@ -164,7 +166,7 @@ def group_status(
         condition: dict[str, Any] = {
             **({"phase": phase} if godel else {"type": UNSCHEDULABLE}),  # Godel keys its conditions by phase
             "status": "True",
-            "reason": NOT_ENOUGH_TASKS if exist < min_member or _TASKS_SHORT.match(outcome.reason) else NOT_ENOUGH_RESOURCES,
+            "reason": _unschedulable_reason(pg, outcome, exist < min_member),
             "message": outcome.reason,
         }
         # Still true: when it became so, and Volcano's transitionID, stay (seed 001: the time
@@ -198,6 +200,14 @@ def group_status(
         if name in old:
             status[name] = _plain(old[name])
     return status
+
+
+def _unschedulable_reason(pg: PodGroup, outcome: GroupOutcome, too_few: bool) -> str:
+    """NotEnoughTasks (too few pods), NotEnoughResources; Volcano says NotEnoughPodsOfTask
+    when a task has fewer pods than its minTaskMember."""
+    if not too_few and pg.api is PodGroupAPI.VOLCANO and _TASK_SHORT.match(outcome.reason):
+        return NOT_ENOUGH_PODS_OF_TASK
+    return NOT_ENOUGH_TASKS if too_few or _TASKS_SHORT.match(outcome.reason) else NOT_ENOUGH_RESOURCES
 
 
 def _ours(condition: Mapping[str, Any], godel: bool) -> bool:

@@ -230,3 +230,19 @@ def test_half_a_surrogate_pair_is_located_bad_input(tmp_path: Path) -> None:
     )
     good.write_text(node % "\\ud83d\\ude80")
     assert runner.invoke(app, ["plan", str(good), "-o", "json"]).exit_code == 0
+
+
+@pytest.mark.parametrize("count", ["1_0", " 3", "٣", "3.0", "0", ""])
+def test_a_kueue_total_count_kueue_cannot_read_is_bad_input(tmp_path: Path, count: str) -> None:
+    """review 18 N F2: Python's int() took "1_0" as 10, " 3" and an Arabic-Indic 3 as 3; Kueue
+    reads the annotation with Go's strconv.Atoi, which refuses them (and the planner and the
+    verifier then disagreed on the group)."""
+    path = tmp_path / "kueue.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
+        f"  annotations: {{kueue.x-k8s.io/pod-group-total-count: '{count}'}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+    )
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1].startswith(f"error: {path}:7:")
+    assert "annotation kueue.x-k8s.io/pod-group-total-count must be a positive integer" in result.stderr

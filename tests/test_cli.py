@@ -604,7 +604,7 @@ def test_a_job_manifest_beside_its_podgroup_is_checked_before_its_pods_exist(tmp
     (jobs / "huge.yaml").write_text(job_manifest("huge", 2, 4, uid="0b5f3c3e-2222-4d4d-8b8b-000000000002"))
     live = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
     assert live.exit_code == 1 and live.stdout.startswith("FAIL ml/huge: NotEnoughTasks: 0 pods exist, minMember is 2")
-    assert "skipped objects gangplan does not use: 1 Job (batch/v1)" in live.stderr
+    assert "skipped objects gangplan does not use: 1 Job (batch/v1, already created)" in live.stderr
 
 
 def test_a_podgroup_manifest_without_its_pods_fails_check_by_default(tmp_path: Path) -> None:
@@ -937,3 +937,105 @@ def test_a_binding_without_a_target_node_is_bad_input(tmp_path: Path) -> None:
     result = invoke("verify", str(ROOT / "snapshots" / "small.yaml"), "--plan", str(out))
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1].endswith("items[0]: a Binding needs metadata.name and target.name")
+
+
+def test_which_workload_manifests_are_expanded(tmp_path: Path) -> None:
+    """review 18 L F1, F5, F6, F14: a finished Job exported without its uid (but with its
+    status) made new pending pods that took a real group's room; a launcher Pod manifest beside
+    a worker Job made the Job "already created"; a Job named by generateName was exit 2; a Job of
+    parallelism 2,000,000 and 2 completions (2 pods) was refused by --max-objects."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    jobs.mkdir()
+    done = job_manifest("old", 2, 4).replace("spec:\n  parallelism", "status: {succeeded: 2}\nspec:\n  parallelism")
+    (jobs / "old.yaml").write_text(done)
+    result = invoke("plan", str(cluster), str(jobs), "-o", "wide")
+    assert "skipped objects gangplan does not use: 1 Job (batch/v1, already created)" in result.stderr
+    assert "NotEnoughTasks: 0 pods exist, minMember is 2" in result.stdout
+    (jobs / "old.yaml").unlink()
+    launcher = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: mpi-launcher, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: mpi}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+    )
+    (jobs / "mpi.yaml").write_text(job_manifest("mpi", 3, 1).replace("minMember: 3", "minMember: 4") + launcher)
+    mpi = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert mpi.exit_code == 0 and mpi.stdout == "1/1 groups placed\n"
+    generated = job_manifest("gen", 2, 1).replace("metadata: {name: gen, namespace: ml}\nspec:\n  parallelism", "metadata: {generateName: gen-, namespace: ml}\nspec:\n  parallelism")
+    (jobs / "mpi.yaml").write_text(generated.replace("parallelism: 2", "parallelism: 2000000\n  completions: 2"))
+    names = invoke("plan", str(cluster), str(jobs), "-o", "name")
+    assert names.exit_code == 0 and names.stdout == "pod/gen-0\npod/gen-1\n"
+
+
+def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
+    """review 18 N F4: podset-slice-required-topology was dropped in silence; gangplan said
+    Placed where Kueue would not admit the group."""
+    path = tmp_path / "kueue.yaml"
+    path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
+        "  annotations: {kueue.x-k8s.io/pod-group-total-count: '2', kueue.x-k8s.io/podset-slice-required-topology: rack,"
+        " kueue.x-k8s.io/podset-slice-size: '2'}\nspec: {containers: [{name: c, image: x}]}\n"
+        for i in range(2)
+    ))
+    result = invoke("plan", str(path))
+    assert (
+        "warning: Kueue topology slices (kueue.x-k8s.io/podset-slice-required-topology) is not modelled, so the plan may"
+        " break it: pod ml/k-0, pod ml/k-1 ask for it"
+    ) in result.stderr
+
+
+def test_a_volcano_jobs_hard_network_topology_is_warned_about(tmp_path: Path) -> None:
+    """review 18 M F4: the PodGroup's was warned about, the Volcano Job's (which its controller
+    copies into the PodGroup) and a sub-group policy's were not."""
+    snapshot = tmp_path / "snapshot.yaml"
+    for extra in ("  networkTopology: {highestTierAllowed: 1}\n", "  subGroupPolicy: [{name: g, networkTopology: {mode: hard}}]\n"):
+        snapshot.write_text(VOLCANO_JOB.replace("  minAvailable: 2\n", "  minAvailable: 2\n" + extra))
+        result = invoke("plan", str(snapshot))
+        assert "warning: Volcano networkTopology (mode hard; HyperNode tiers) is not modelled, so the plan may break it: PodGroup default/vj asks for it" in result.stderr
+    snapshot.write_text(VOLCANO_JOB.replace("  minAvailable: 2\n", "  minAvailable: 2\n  networkTopology: {mode: soft}\n"))
+    assert "not modelled" not in invoke("plan", str(snapshot)).stderr
+
+
+def test_volcano_status_says_not_enough_pods_of_task(tmp_path: Path) -> None:
+    """review 18 M F5: a task short of its minTaskMember is Volcano's NotEnoughPodsOfTask, not
+    NotEnoughTasks (which it keeps for too few pods against minMember)."""
+    snapshot = tmp_path / "snapshot.yaml"
+    pod = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml, annotations: {{scheduling.k8s.io/group-name: tf,"
+        " volcano.sh/task-spec: {task}}}}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+    )
+    snapshot.write_text(
+        CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0]
+        + "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: tf, namespace: ml}\n"
+        "spec: {minMember: 3, minTaskMember: {ps: 1, worker: 2}}\n"
+        + pod.format(name="tf-ps-0", task="ps") + pod.format(name="tf-ps-1", task="ps") + pod.format(name="tf-worker-0", task="worker")
+    )
+    result = invoke("plan", str(snapshot), "-o", "status")
+    (condition,) = yaml.safe_load(result.stdout)["items"][0]["status"]["conditions"]
+    assert (condition["reason"], condition["message"]) == ("NotEnoughPodsOfTask", "NotEnoughTasks: task worker: 1 pod exists, minTaskMember is 2")
+
+
+def test_a_volcano_job_waiting_to_be_enqueued_is_planned_with_its_podgroup(tmp_path: Path) -> None:
+    """review 18 M F1: Volcano's job controller makes a Job's pods only once its PodGroup leaves
+    Pending, so a stuck Job has a status, a PodGroup and no pods. It was skipped as "already
+    created" and its PodGroup called NotEnoughTasks (check passed 0/0). Its pods now come from
+    its templates and join the PodGroup its controller made; once pods exist, it is skipped."""
+    uid = "11111111-2222-3333-4444-555555555555"
+    snapshot = tmp_path / "snapshot.yaml"
+    snapshot.write_text(
+        VOLCANO_JOB.replace("metadata: {name: vj, namespace: default}", f"metadata: {{name: vj, namespace: default, uid: {uid}}}")
+        + "status: {state: {phase: Pending}}\n"
+        + f"---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: vj-{uid}\n  namespace: default\n"
+        f"  ownerReferences: [{{apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: vj, uid: {uid}, controller: true}}]\n"
+        "spec: {minMember: 2, minTaskMember: {worker: 2}, queue: default}\nstatus: {phase: Pending}\n"
+    )
+    result = invoke("check", str(snapshot))
+    assert result.exit_code == 0 and result.stdout == "2/2 groups placed\n"  # the Job's and the lone pod default/old
+    created = [i for i in json.loads(invoke("plan", str(snapshot), "-o", "json").stdout)["items"] if i["kind"] == "Pod"]
+    assert [(p["metadata"]["name"], p["metadata"]["annotations"]["scheduling.k8s.io/group-name"]) for p in created] == [
+        ("vj-worker-0", f"vj-{uid}"), ("vj-worker-1", f"vj-{uid}"),
+    ]
+    snapshot.write_text(snapshot.read_text() + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: vj-worker-0, namespace: default, "
+                        f"uid: a1, annotations: {{scheduling.k8s.io/group-name: vj-{uid}}}}}\nspec: {{nodeName: n1, containers: [{{name: c, image: x}}]}}\n"
+                        "status: {phase: Running}\n")
+    running = invoke("plan", str(snapshot))
+    assert "1 Job (batch.volcano.sh/v1alpha1, already created)" in running.stderr

@@ -481,10 +481,12 @@ def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:
         "NotEnoughTasks: 2 pods can be scheduled, minMember is 3 (ml/pg-2: scheduling gates example.com/quota)"
     )
     result = runner.invoke(app, ["plan", path, "-o", "name"])
-    assert result.stdout == "binding/lone-1\n"
+    # Planned through its Kueue gate, but not bound: the API server binds no gated pod (review 18 N F1).
+    assert result.stdout == ""
     assert "warning: pod default/lone-0 is not planned: being deleted" in result.stderr
     assert "warning: pod ml/pg-2 is not planned: scheduling gates example.com/quota" in result.stderr
-    assert "lone-1" not in result.stderr
+    assert "pod default/lone-1 is not planned" not in result.stderr
+    assert "warning: the pods of default/lone-1 wait for Kueue to admit their workload" in result.stderr
     assert "nvidia.com/gpu 75% -> 100%" in result.stderr  # the terminating pod's 3 GPUs, then lone-1's
 
 
@@ -581,7 +583,7 @@ def test_a_volcano_task_with_too_few_pods_is_not_enough_tasks(tmp_path: Path) ->
     path = write(tmp_path, objects)
     assert plan_of(path)["ml/pt"]["reason"] == "NotEnoughTasks: task launcher: 0 pods exist, minTaskMember is 1"
     status = yaml.safe_load(runner.invoke(app, ["plan", path, "-o", "status"]).stdout)["items"][0]["status"]
-    assert status["conditions"][0]["reason"] == "NotEnoughTasks"
+    assert status["conditions"][0]["reason"] == "NotEnoughPodsOfTask"  # Volcano's own reason (review 18 M F5)
 
 
 def test_a_priority_class_the_snapshot_lacks_is_a_warning(tmp_path: Path) -> None:

@@ -414,3 +414,12 @@ def test_generate_names_the_option_not_the_parameter(args: list[str], message: s
 
     result = CliRunner().invoke(app, ["generate", *args])
     assert result.exit_code == 2 and result.stderr.strip() == message
+
+
+def test_generated_volcano_pods_name_their_task_where_volcano_reads_it() -> None:
+    """Volcano reads a pod's task from the volcano.sh/task-spec annotation; the generator wrote
+    only the label, so Volcano would have refused every generated Volcano gang's minTaskMember
+    (review 18 M F7)."""
+    doc = generate(shape=(1, 2, 3, 4), groups=40, seed=2, max_gang=16)
+    volcano = [p for p in of_kind(doc, "Pod") if "scheduling.k8s.io/group-name" in (p["metadata"].get("annotations") or {})]
+    assert volcano and all(p["metadata"]["annotations"]["volcano.sh/task-spec"] == "worker" for p in volcano)

@@ -415,7 +415,9 @@ spec: {subGroup: pair}
 
 def test_volcano_min_resources_as_its_job_controller_writes_them() -> None:
     """Volcano's job controller fills minResources from the quota evaluator; every PodGroup it
-    made was 'minResources count/pods cannot be met' (user review G)."""
+    made was 'minResources count/pods cannot be met' (user review G). Its scheduler reads
+    resource names only: requests.nvidia.com/gpu (the evaluator's only GPU key) asks nothing
+    (review 18 M F8; gangplan had read requests.X as X)."""
     text = """\
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
@@ -423,12 +425,12 @@ metadata: {name: job, namespace: ml}
 spec:
   minMember: 3
   minResources: {count/pods: "3", cpu: "3", limits.cpu: "6", limits.memory: 12Gi, memory: 6Gi, pods: "3",
-    requests.cpu: "3", requests.memory: 6Gi, requests.nvidia.com/gpu: "4", nvidia.com/gpu: "4"}
+    requests.cpu: "3", requests.memory: 6Gi, requests.nvidia.com/gpu: "4"}
 """
     (job,) = load_snapshot([write("vc.yaml", text)]).pod_groups
-    assert job.min_resources == {"cpu": 3000, "memory": 6 * 2**30, "pods": 3, "nvidia.com/gpu": 4}
-    bad = text.replace('requests.cpu: "3"', 'requests.cpu: "x"')
-    assert error([write("vc.yaml", bad)]).startswith("vc.yaml:7:19: spec.minResources[\"requests.cpu\"]: 'x' is not a quantity")
+    assert job.min_resources == {"cpu": 3000, "memory": 6 * 2**30, "pods": 3}
+    bad = text.replace('cpu: "3", limits', 'cpu: "x", limits')
+    assert error([write("vc.yaml", bad)]).startswith("vc.yaml:6:40: spec.minResources.cpu: 'x' is not a quantity")
 
 
 GODEL = """\
