@@ -1039,3 +1039,22 @@ def test_a_volcano_job_waiting_to_be_enqueued_is_planned_with_its_podgroup(tmp_p
                         "status: {phase: Running}\n")
     running = invoke("plan", str(snapshot))
     assert "1 Job (batch.volcano.sh/v1alpha1, already created)" in running.stderr
+
+
+def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: Path) -> None:
+    """review 18 L F3/F4: --groups-from ./jobs beside jobs/ as an input read the folder twice
+    (exit 2, a PodGroup "duplicate" of itself); an output file inside an input folder replaced
+    the job manifest there; --junit-file - wrote a file named "-"."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    jobs.mkdir()
+    (jobs / "train.yaml").write_text(job_manifest("train", 2, 4))
+    for given in (str(jobs), f"{tmp_path}/./jobs", str(jobs / "train.yaml")):
+        result = invoke("check", str(cluster), str(jobs), "--groups-from", given)
+        assert result.exit_code == 0 and result.stdout == "1/1 groups placed\n", given
+    kept = (jobs / "train.yaml").read_text()
+    result = invoke("check", str(cluster), "--groups-from", str(jobs), "--junit-file", str(jobs / "train.yaml"))
+    assert result.exit_code == 2 and result.stderr.strip().endswith("is also an input; write the output to another file")
+    assert (jobs / "train.yaml").read_text() == kept
+    dash = invoke("check", str(cluster), "--groups-from", str(jobs), "--junit-file", "-")
+    assert dash.exit_code == 2 and "--junit-file takes a file" in dash.stderr and not Path("-").exists()
