@@ -89,6 +89,8 @@ class GroupChange:
       plan). Informational: it changes nothing, so it does not make the diff non-empty.
     - ``grown``: snapshot mode only, a group already running to minMember that the plan gives
       more pods. Its pods are in ``pods``; shown as context.
+    - ``stale``: snapshot mode only, a group the plan places none of whose placements this
+      snapshot can take (its pods bound since, or gone): the plan was made from another one.
 
     Counts are the newer side's (the plan; B, or A when B lacks the group).
     """
@@ -276,6 +278,8 @@ class PlanDiff:
             elif g.change == "unplaced":
                 reason = g.reason or "not placed"
                 groups.append(("remove", f"- group {g.key} no longer placeable: {reason}"))
+            elif g.change == "stale":
+                groups.append(("remove", f"! group {g.key}: {g.reason}"))
             elif g.change == "pending":  # pending before and after: context, not a removal
                 groups.append(("context", f"  group {g.key} stays pending: {g.reason or 'not placed'}"))
             elif g.change == "grown":
@@ -372,7 +376,13 @@ def diff_snapshot(
         )
     )
     groups = []
+    fresh = {p.group for p in pods if not p.stale}
+    stale = {p.group for p in pods if p.stale}
     for g in plan.groups:
+        if g.placed and g.key in stale and g.key not in fresh:
+            # Every placement of it is one this snapshot cannot take: not placed by this plan here.
+            groups.append(_group_change(g, "stale", "this snapshot can take none of the plan's placements of it"))
+            continue
         if g.placed and g.counted < g.min_member:
             change = "placed"
         elif g.placed and g.scheduled > 0:

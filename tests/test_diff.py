@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from collections import defaultdict
 from pathlib import Path
 
@@ -232,6 +233,23 @@ def test_a_plan_from_another_snapshot_is_warned_about_and_not_counted() -> None:
     assert diff.to_dict()["pods"][2] == {
         "pod": "ml/r-0", "group": "ml/r-0", "change": "stale", "from": None, "to": "n2", "stale": "already bound to n1",
     }
+
+
+def test_a_group_whose_placements_are_all_stale_is_not_called_placed() -> None:
+    """review 18 L F10: "+ group ... placed (2/2)" under pod lines that all said "not placed"."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    placed = next(g for g in result.groups if g.placed and g.scheduled)
+    bound = {p.pod: p.node for p in result.placements if p.group == placed.key}
+    moved = Snapshot(
+        nodes=snapshot.nodes,
+        pods=tuple(replace(pod, node_name=bound[pod.key], phase=PodPhase.RUNNING) if pod.key in bound else pod for pod in snapshot.pods),
+        pod_groups=snapshot.pod_groups,
+    )
+    diff = diff_snapshot(moved, result)
+    (change,) = [g for g in diff.groups if g.key == placed.key]
+    assert change.change == "stale"
+    assert ("remove", f"! group {placed.key}: this snapshot can take none of the plan's placements of it") in diff.unified_lines()
 
 
 def test_nothing_to_place_is_an_empty_diff() -> None:
