@@ -750,8 +750,7 @@ def check_command(
     else:
         # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails,
         # with why; so does a PodGroup manifest given without the pods to place.
-        manifests = {pg.key for pg in loaded.pod_groups if pg.manifest}
-        selected = [g for g in result.groups if g.pending or g.blocked or g.key in manifests]
+        selected = [g for g in result.groups if g.waiting]
     unread = ""
     if not selected:
         # A CI gate green for want of anything to check: say so, and what it did not read.
@@ -1144,7 +1143,7 @@ def _percent(used: int, total: int) -> str:
 
 
 def _summary(result: Plan) -> str:
-    groups = [g for g in result.groups if g.pending or g.blocked]
+    groups = [g for g in result.groups if g.waiting]  # the groups check takes by default
     placed = sum(1 for g in groups if g.placed)
     parts = [f"groups placed {placed}/{len(groups)}"]
     for name in sorted(result.resources_before):

@@ -51,6 +51,12 @@ class GroupOutcome:
     preferred: tuple[str, ...] = ()  # its preferred levels, largest first
     succeeded: int = 0  # finished members, which count toward minMember and hold nothing
     blocked: int = 0  # unbound members kube-scheduler leaves alone (gated, being deleted)
+    unmade: bool = False  # a PodGroup manifest given without its pods: check takes it, it cannot be placed
+
+    @property
+    def waiting(self) -> bool:
+        """A group the plan is about: pods to place (or gated), or a manifest without its pods."""
+        return bool(self.pending or self.blocked or self.unmade)
 
     @property
     def counted(self) -> int:

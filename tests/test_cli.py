@@ -619,6 +619,7 @@ def test_a_podgroup_manifest_without_its_pods_fails_check_by_default(tmp_path: P
         "FAIL ml/huge: NotEnoughTasks: 0 pods exist, minMember is 16; give the workload that creates its pods"
         " (a Job or Deployment whose pod template names the group) beside it\n0/1 groups placed\n"
     )
+    assert "groups placed 0/1 |" in result.stderr  # the summary counts what check counts (review 18 L F8)
     group.write_text(group.read_text() + "status: {phase: Pending}\n")
     live = invoke("check", str(cluster), str(group))
     assert live.exit_code == 0 and live.stdout == "0/0 groups placed\n"
