@@ -13,19 +13,24 @@ __version__ = "0.1.0"
 from typing import Any
 
 from .errors import GangplanError, InputError, SolverError, UsageError  # noqa: E402
+from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``plan`` below is the function)
 
 # The planner pulls in OR-Tools and numpy: imported when first asked for, so that the console
 # entry point (gangplan._entry) starts at once and can answer a Ctrl-C while they load.
-_LAZY = {"Options": "planner", "plan": "planner", "Plan": "plan", "Placement": "plan"}
+
+
+def plan(snapshot, options=None, reporter=None):  # type: ignore[no-untyped-def]
+    """gangplan.planner.plan (see there), imported on first use."""
+    from .planner import Options as _Options, plan as _plan
+
+    return _plan(snapshot, options if options is not None else _Options(), reporter)
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    if name == "Options":
+        from .planner import Options
 
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
+        return Options
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -671,6 +671,12 @@ def plan_command(
         text = to_yaml(status_list(result, loaded))
     else:
         text = render(result, output.value, snapshot=loaded)
+        if output in (Output.json, Output.yaml, Output.name) and (gated := sorted({p.group for p in result.placements if p.gated})):
+            shown = ", ".join(gated[:3]) + (f" and {len(gated) - 3} more" if len(gated) > 3 else "")
+            _say(
+                f"warning: no Bindings for the pods of {shown}: they wait for Kueue to admit their workload "
+                "(scheduling gate kueue.x-k8s.io/...), and the API server binds no gated pod; the table and -o plan show where they would go"
+            )
     page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
     if diff:
         _emit_diff(diff_snapshot(loaded, result, gpu_resource=gpu_resource), DiffOutput.diff, None, to_stderr=True)
@@ -728,7 +734,7 @@ def check_command(
     """
     # A --groups-from path the inputs already read (the same folder, or a file in one) is not read twice.
     read = files_read(snapshot)
-    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not files_read([p]) <= read)]
+    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not files_read([p]) or not files_read([p]) <= read)]
     try:
         if "-" in (groups_from or ()):
             raise UsageError("--groups-from takes a file or folder, not - (stdin)")

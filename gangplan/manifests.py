@@ -431,9 +431,10 @@ def expand_volcano_job(
 def waiting_volcano_jobs(
     snapshot: Snapshot, jobs: Sequence[tuple[Mapping[str, Any], Origin]]
 ) -> tuple[list[tuple[str, list[Pod]]], list[str]]:
-    """The pods of created Volcano Jobs that wait to be enqueued: their PodGroup is in the
-    inputs (owned by the Job, named ``<job>-<uid>`` or ``<job>``) and no pod of theirs is, since
-    Volcano's job controller makes them once the group leaves Pending. ``([(job, its pods)],
+    """The pods of created Volcano Jobs that wait to be enqueued (the Job Pending, its PodGroup
+    Pending or Inqueue): their PodGroup is in the inputs (owned by the Job, named
+    ``<job>-<uid>`` or ``<job>``) and no pod of theirs is, since Volcano's job controller makes
+    them once the group leaves Pending. A Job running, finished or aborted is not planned again. ``([(job, its pods)],
     why each other job is skipped)``: its pods exist, or its PodGroup is not given."""
     made: list[tuple[str, list[Pod]]] = []
     skipped: list[str] = []
@@ -452,10 +453,15 @@ def waiting_volcano_jobs(
                        for o in (pg.raw.get("metadata") or {}).get("ownerReferences") or ())
             )
         ]
+        job_phase = r.string(r.mapping(r.mapping(obj, "status", ()), "state", ("status",)), "phase", ("status", "state"))
+        if job_phase != "Pending":  # running, finished or aborted: its pods were made (or are gone for good)
+            skipped.append("already created")
+            continue
         if len(owned) != 1:
             skipped.append("created; give its PodGroup to plan the pods it waits to make")
             continue
-        if (namespace, owned[0].name) in with_pods:
+        group_phase = (owned[0].raw.get("status") or {}).get("phase", "") if isinstance(owned[0].raw.get("status"), dict) else ""
+        if (namespace, owned[0].name) in with_pods or group_phase not in ("", "Pending", "Inqueue"):
             skipped.append("already created")
             continue
         expanded = expand_volcano_job(obj, origin, pod_group=owned[0].name)
@@ -586,11 +592,11 @@ def expand_workloads(
 
     Only a manifest is expanded: an object with ``metadata.uid`` or a ``status`` comes from a
     cluster, where its controller has made its pods and the dump holds them; so does one whose
-    group has pods read from a cluster (with a uid). Pod manifests beside it (a launcher) are
+    group has pods read from a cluster (with a uid, or bound). Pod manifests beside it (a launcher) are
     members too. A template naming no group is skipped: its pods are no gang, and gangplan
     plans gangs and the pending pods it is given. A name from ``generateName`` is its prefix.
     """
-    has_pods = {(pod.namespace, name) for pod in snapshot.pods if pod.uid for name in group_names_of(pod)}
+    has_pods = {(pod.namespace, name) for pod in snapshot.pods if pod.uid or pod.node_name for name in group_names_of(pod)}
     made: list[tuple[str, list[Pod]]] = []
     skipped: list[tuple[str, str, str]] = []  # (kind, apiVersion, why)
     for obj, origin in workloads:

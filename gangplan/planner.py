@@ -192,12 +192,6 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         note=note,
         exact_weights=all(t.exact for t in terms),
     )
-    if gated := sorted({p.group for p in placements if p.gated}):
-        shown = ", ".join(gated[:3]) + (f" and {len(gated) - 3} more" if len(gated) > 3 else "")
-        warnings += (
-            f"the pods of {shown} wait for Kueue to admit their workload (scheduling gate kueue.x-k8s.io/...): "
-            "the plan shows where they would go; -o json has no Bindings for them, as the API server binds no gated pod",
-        )
     groups = outcomes(problem, chosen)
     if broken := _broken_claim(snapshot, placements, groups):
         warnings += (f"the plan's record of a group disagrees with the verifier ({broken}); this is a bug in gangplan",)

@@ -1059,3 +1059,45 @@ def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: P
     assert (jobs / "train.yaml").read_text() == kept
     dash = invoke("check", str(cluster), "--groups-from", str(jobs), "--junit-file", "-")
     assert dash.exit_code == 2 and "--junit-file takes a file" in dash.stderr and not Path("-").exists()
+
+
+def test_only_a_volcano_job_still_pending_is_planned_from_its_templates(tmp_path: Path) -> None:
+    """Review 18 O F1: a Volcano Job Completed, Running or Aborted whose pods are not in the dump
+    was planned again (bare pods to rerun it); only a Job still Pending, its PodGroup Pending or
+    Inqueue, waits for its pods."""
+    uid = "11111111-2222-3333-4444-555555555555"
+    snapshot = tmp_path / "snapshot.yaml"
+    for job_phase, group_phase, planned in (("Completed", "Completed", False), ("Running", "Running", False),
+                                            ("Aborted", "Pending", False), ("Pending", "Inqueue", True)):
+        snapshot.write_text(
+            VOLCANO_JOB.replace("metadata: {name: vj, namespace: default}", f"metadata: {{name: vj, namespace: default, uid: {uid}}}")
+            + f"status: {{state: {{phase: {job_phase}}}}}\n"
+            + f"---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {{name: vj-{uid}, namespace: default}}\n"
+            f"spec: {{minMember: 2, queue: default}}\nstatus: {{phase: {group_phase}}}\n"
+        )
+        names = invoke("plan", str(snapshot), "-o", "name").stdout.split()
+        assert ("pod/vj-worker-0" in names) is planned, job_phase
+
+
+def test_a_job_beside_bound_pods_exported_without_uids_is_not_expanded(tmp_path: Path) -> None:
+    """Review 18 O F3: pods exported without uids (kubectl-neat) but bound to nodes are the
+    group's pods from a cluster: its Job, also without uid and status, is not expanded again."""
+    cluster, snapshot = tmp_path / "cluster.yaml", tmp_path / "export.yaml"
+    cluster.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    snapshot.write_text(job_manifest("train", 2, 1) + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: train-x{i}, namespace: ml, labels: {{scheduling.x-k8s.io/pod-group: train}}}}\n"
+        f"spec: {{nodeName: n{i + 1}, containers: [{{name: c, image: x}}]}}\nstatus: {{phase: Running}}\n"
+        for i in range(2)
+    ))
+    result = invoke("plan", str(cluster), str(snapshot), "-o", "wide")
+    assert "1 Job (batch/v1, already created)" in result.stderr
+    assert result.stdout.splitlines()[1].split()[:5] == ["ml/train", "scheduler-plugins", "0", "Running", "2/2"]
+
+
+def test_groups_from_an_empty_folder_is_bad_input(tmp_path: Path) -> None:
+    """Review 18 O F5: a --groups-from folder with nothing to read passed (0/0 groups placed)."""
+    cluster, empty = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER)
+    empty.mkdir()
+    result = invoke("check", str(cluster), "--groups-from", str(empty))
+    assert result.exit_code == 2 and result.stderr.strip().endswith("no .yaml, .yml or .json files in this directory")

@@ -604,3 +604,14 @@ def test_an_output_file_that_is_an_input_or_another_output_is_refused(tmp_path: 
     assert result.exit_code == 2 and not both.exists()
     assert result.stderr.splitlines()[-1] == f"error: {both} and {both} are the same file; give each output its own"
     assert runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(tmp_path / "p.json")]).exit_code == 0
+
+
+@pytest.mark.parametrize("imports", ["from gangplan import Options, plan", "from gangplan import Plan, plan", "import gangplan.loader; from gangplan import plan, Options"])
+def test_the_python_api_gives_the_plan_function_in_any_import_order(imports: str) -> None:
+    """Review 18 O F2: with the package's imports made lazy (for a fast start-up), importing
+    Plan or Options before plan gave the gangplan.plan module instead of the function."""
+    code = f"{imports}\nimport inspect\nassert inspect.isfunction(plan), plan\nprint(plan(__import__('gangplan').load_snapshot([{str(ROOT / 'snapshots' / 'small.yaml')!r}]), Options(time_limit=2)).solver.status)"
+    if "Options" not in imports:
+        code = code.replace("Options(time_limit=2)", "__import__('gangplan').Options(time_limit=2)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == "OPTIMAL\n", proc.stderr

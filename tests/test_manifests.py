@@ -293,7 +293,7 @@ def test_batch_jobs_are_still_skipped_and_created_volcano_jobs_too() -> None:
     assert not snapshot.pods and not snapshot.pod_groups
     assert snapshot.skipped_kinds == {
         "Job (batch/v1)": 1,
-        "Job (batch.volcano.sh/v1alpha1, created; give its PodGroup to plan the pods it waits to make)": 1,
+        "Job (batch.volcano.sh/v1alpha1, already created)": 1,
     }
 
 
