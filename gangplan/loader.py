@@ -213,9 +213,16 @@ def read_objects(
     paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits(), empty: list[str] | None = None
 ) -> Iterator[tuple[dict[str, Any], Origin]]:
     """Every object in the inputs, in order, List items unwrapped, each with its origin; the
-    names of inputs with no document at all (an empty List is a document) go to ``empty``."""
+    names of inputs with no document at all (an empty List is a document) go to ``empty``. A
+    file is read once however often the inputs name it."""
     documents = objects = 0
+    seen: set[str] = set()  # a file named twice (a folder and a file in it, ./x and x) is read once
     for name, path in _input_files(paths):
+        if path is not None:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
         if path is None:
             if stdin is None:
                 stdin = read_bounded(sys.stdin.buffer, limits.max_file_bytes)

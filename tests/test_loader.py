@@ -1036,3 +1036,13 @@ def test_a_godel_group_in_phase_timeout_is_read_as_timed_out() -> None:
     assert group.timed_out
     (group,) = load_snapshot([write("g.yaml", text + "status: {phase: Pending}\n")]).pod_groups
     assert not group.timed_out
+
+
+def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    """Review 18 O F7 / L F4: a folder and a file inside it, or ./x and x, read the file twice:
+    every object a "duplicate" of itself at the same line."""
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "node.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    snapshot = load_snapshot([str(folder), str(folder / "node.yaml"), f"{folder}/./node.yaml"])
+    assert [n.name for n in snapshot.nodes] == ["n1"]
