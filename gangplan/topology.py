@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 
 import networkx as nx
 
-from .model import Node, Snapshot
+from .model import Node, Snapshot, Topology
 from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
 
 __all__ = [
@@ -49,6 +49,18 @@ ROOT = ""
 # ---------------------------------------------------------------- levels
 
 
+def _ranked_topologies(snapshot: Snapshot) -> list[Topology]:
+    """One tree for all groups: the Topology that has most of the keys the groups name, then
+    the first by name, so that the choice does not follow the order of the input."""
+    named = set(named_topology_keys(snapshot)[0])
+    return sorted(snapshot.topologies, key=lambda t: (-len(named & set(t.levels)), t.name))
+
+
+def chosen_topology(snapshot: Snapshot) -> Topology | None:
+    """The Topology object whose levels gangplan uses, None without one."""
+    return _ranked_topologies(snapshot)[0] if snapshot.topologies else None
+
+
 def resolve_levels(
     snapshot: Snapshot, explicit: Sequence[str] | None = None
 ) -> tuple[tuple[str, ...], list[str]]:
@@ -60,10 +72,7 @@ def resolve_levels(
     """
     warnings: list[str] = []
     if snapshot.topologies:
-        # One tree for all groups: the Topology that has most of the keys the groups name,
-        # then the first by name, so that the choice does not follow the order of the input.
-        named = set(named_topology_keys(snapshot)[0])
-        ranked = sorted(snapshot.topologies, key=lambda t: (-len(named & set(t.levels)), t.name))
+        ranked = _ranked_topologies(snapshot)
         chosen = ranked[0]
         if len(ranked) > 1:
             others = ", ".join(t.name for t in ranked[1:])

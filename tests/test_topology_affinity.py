@@ -599,3 +599,39 @@ def test_domain_ranks_order_by_each_rule_then_path(labels, rules) -> None:
 
         order = sorted(range(len(domains)), key=key)
         assert [order.index(d) for d in range(len(domains))] == list(rank_domains(tree, level, sort, allocatable, free))
+
+
+@pytest.mark.parametrize("annotation, key", [
+    ("podset-preferred-topology", "zone"),
+    ("podset-required-topology", "kubernetes.io/hostname"),
+    ("podset-preferred-topology", "kubernetes.io/hostname"),
+])
+def test_kueue_refuses_a_level_its_topology_lacks(tmp_path: Path, annotation: str, key: str) -> None:
+    """Review 18 N F3: with a Topology object, Kueue's TAS admits no workload asking for a level
+    the Topology does not list ("no requested topology level"), preferred or required, hostname
+    included; gangplan ignored such a preferred term, and took hostname as the node level."""
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    text = (
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: dc}\nspec: {levels: [{nodeLabel: block}, {nodeLabel: rack}]}\n"
+        + "".join(
+            f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{block: b1, rack: r{i}, zone: z1}}}}\n"
+            "status: {allocatable: {cpu: '8', pods: '110'}}\n" for i in range(2)
+        )
+        + "".join(
+            f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
+            f"  annotations: {{kueue.x-k8s.io/pod-group-total-count: '2', kueue.x-k8s.io/{annotation}: {key}}}\n"
+            "spec: {containers: [{name: c, image: x}]}\n" for i in range(2)
+        )
+    )
+    path = tmp_path / "kueue.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    row = result.stdout.splitlines()[1]
+    assert row.split()[3] == "Unplaced"
+    assert row.endswith(f"Kueue admits no workload asking for {key}: not a level of Topology dc (block, rack)")
+    listed = path.read_text().replace("{nodeLabel: rack}]", "{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}, {nodeLabel: zone}]")
+    path.write_text(listed)
+    assert CliRunner().invoke(app, ["plan", str(path)]).stdout.splitlines()[1].split()[3] == "Placed"
