@@ -6,28 +6,28 @@ marked ``broken_plan_expected``."""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import pytest
 
 import gangplan.planner as planner
+
+
+def _strict(check: Callable[..., str], what: str) -> Callable[..., str]:
+    def strict(*args: Any, **kwargs: Any) -> str:
+        broken = check(*args, **kwargs)
+        assert not broken, f"{what}: {broken}"
+        return broken
+
+    return strict
 
 
 @pytest.fixture(autouse=True)
 def _plans_keep_the_rules(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.node.get_closest_marker("broken_plan_expected"):
         return
-    check = planner._broken_rule
-
-    def strict(*args, **kwargs) -> str:
-        broken = check(*args, **kwargs)
-        assert not broken, f"the planner made a plan that breaks a rule: {broken}"
-        return broken
-
-    monkeypatch.setattr(planner, "_broken_rule", strict)
-    claim = planner._broken_claim
-
-    def strict_claim(*args, **kwargs) -> str:
-        broken = claim(*args, **kwargs)
-        assert not broken, f"the plan's record of a group disagrees with the verifier: {broken}"
-        return broken
-
-    monkeypatch.setattr(planner, "_broken_claim", strict_claim)
+    for name, what in (
+        ("_broken_rule", "the planner made a plan that breaks a rule"),
+        ("_broken_claim", "the plan's record of a group disagrees with the verifier"),
+    ):
+        monkeypatch.setattr(planner, name, _strict(getattr(planner, name), what))
