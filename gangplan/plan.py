@@ -371,6 +371,11 @@ def plan_from_document(data: Any) -> Plan:
             item = {**item, "kind": typed}
         if not isinstance(item, dict) or item.get("kind") not in ("Binding", "Pod"):
             raise PlanFormatError(f"{dotted(at) or 'the document'}: expected a Plan, or Binding objects (or Pods with spec.nodeName)", at)
+        if item.get("apiVersion") not in (None, "v1"):
+            # The API server knows Bindings and Pods at v1 only.
+            raise PlanFormatError(
+                f"{dotted((*at, 'apiVersion'))}: a {item['kind']} is apiVersion v1, got {item.get('apiVersion')!r}", (*at, "apiVersion")
+            )
         meta = item.get("metadata") or {}
         holder, key = ("target", "name") if item["kind"] == "Binding" else ("spec", "nodeName")
         if not isinstance(item.get(holder) or {}, dict):

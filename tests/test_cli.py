@@ -928,6 +928,17 @@ def test_verify_holds_a_pod_object_to_the_pod_its_workload_makes(tmp_path: Path)
     )
 
 
+def test_a_binding_at_another_api_version_is_bad_input(tmp_path: Path) -> None:
+    """review 18 J F9: apiVersion v9 on a Binding was accepted; the API server has Bindings at v1 only."""
+    out = tmp_path / "bindings.json"
+    out.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v9", "kind": "Binding", "metadata": {"name": "p"}, "target": {"name": "n1"}}
+    ]}))
+    result = invoke("verify", str(ROOT / "snapshots" / "small.yaml"), "--plan", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1].endswith("items[0].apiVersion: a Binding is apiVersion v1, got 'v9'")
+
+
 def test_a_binding_without_a_target_node_is_bad_input(tmp_path: Path) -> None:
     """review 18 J F9: target.name "" was read as a node called "" ("node  is not in the
     snapshot"); the API server refuses such a Binding."""
