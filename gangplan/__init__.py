@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import GangplanError, InputError, SolverError, UsageError  # noqa: E402
 from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``plan`` below is the function)
@@ -19,7 +19,12 @@ from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``
 # entry point (gangplan._entry) starts at once and can answer a Ctrl-C while they load.
 
 
-def plan(snapshot, options=None, reporter=None):  # type: ignore[no-untyped-def]
+if TYPE_CHECKING:
+    from .model import Snapshot
+    from .planner import Options
+
+
+def plan(snapshot: Snapshot, options: Options | None = None, reporter: Any = None) -> Plan:
     """gangplan.planner.plan (see there), imported on first use."""
     from .planner import Options as _Options, plan as _plan
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from gangplan.errors import InputError, UsageError
 from gangplan.kube import DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, _Reader, name_problem, to_pod, volcano_hard_network_topology
-from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.semantics import (
     GODEL_POD_GROUP_KEY,
     POD_GROUP_ANNOTATIONS,
@@ -592,11 +592,18 @@ def expand_workloads(
 
     Only a manifest is expanded: an object with ``metadata.uid`` or a ``status`` comes from a
     cluster, where its controller has made its pods and the dump holds them; so does one whose
-    group has pods read from a cluster (with a uid, or bound). Pod manifests beside it (a launcher) are
+    group has pods read from a cluster (with a uid, or bound and running). Pod manifests beside it (a launcher) are
     members too. A template naming no group is skipped: its pods are no gang, and gangplan
     plans gangs and the pending pods it is given. A name from ``generateName`` is its prefix.
     """
-    has_pods = {(pod.namespace, name) for pod in snapshot.pods if pod.uid or pod.node_name for name in group_names_of(pod)}
+    # From a cluster: a uid, or (an export without uids) bound and past Pending. A manifest pinned
+    # with nodeName (a launcher) is not.
+    has_pods = {
+        (pod.namespace, name)
+        for pod in snapshot.pods
+        if pod.uid or (pod.node_name and pod.phase is not PodPhase.PENDING)
+        for name in group_names_of(pod)
+    }
     made: list[tuple[str, list[Pod]]] = []
     skipped: list[tuple[str, str, str]] = []  # (kind, apiVersion, why)
     for obj, origin in workloads:

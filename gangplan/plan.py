@@ -51,7 +51,7 @@ class GroupOutcome:
     preferred: tuple[str, ...] = ()  # its preferred levels, largest first
     succeeded: int = 0  # finished members, which count toward minMember and hold nothing
     blocked: int = 0  # unbound members kube-scheduler leaves alone (gated, being deleted)
-    unmade: bool = False  # a PodGroup manifest given without its pods: check takes it, it cannot be placed
+    unmade: bool = False  # a PodGroup manifest none of whose pods runs or waits: check takes it
 
     @property
     def waiting(self) -> bool:

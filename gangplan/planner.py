@@ -422,7 +422,7 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     else (),
                     succeeded=spec.succeeded,
                     blocked=len(gang.blocked),
-                    unmade=gang.group.manifest and not (gang.running or gang.pending or gang.blocked or gang.finished),
+                    unmade=gang.group.manifest and not (gang.running or gang.pending or gang.blocked),
                 )
             )
     return tuple(result)

@@ -31,7 +31,7 @@ from .semantics import (
     pod_requests,
     task_of,
 )
-from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, chosen_topology, named_topology_keys, resolve_levels
+from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, named_topology_keys, resolve_levels
 
 KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
@@ -306,7 +306,7 @@ def build_problem(
     roles: list[Role] = []
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
-    kueue_topology = chosen_topology(snapshot)
+    kueue_topologies = tuple(sorted(snapshot.topologies, key=lambda t: t.name))
     for rank, jg in enumerate(grouping.job_groups):
         gang_ids = []
         feasible = True
@@ -314,7 +314,7 @@ def build_problem(
             g_index = len(gangs)
             topology = _gang_topology(
                 gang, tree, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
-                strict=levels is None or bool(snapshot.topologies), kueue_topology=kueue_topology,
+                strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies,
             )
             role_ids, excluded, filter_keys = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
             if (filtered := filtered_room.get(filter_keys)) is None:
@@ -673,7 +673,7 @@ def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> s
 
 def _terms(
     gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True,
-    kueue_topology: Topology | None = None,
+    kueue_topologies: Sequence[Topology] = (),
 ) -> tuple[tuple[int, ...], tuple[int, ...], str]:
     """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations; and
     why its required terms cannot hold at all ('' when they can): one names a label no node
@@ -697,11 +697,12 @@ def _terms(
     kueue_asked = {
         key for pod in members for annotation in (KUEUE_REQUIRED, KUEUE_PREFERRED) if (key := pod.annotations.get(annotation))
     }
-    if kueue_topology is not None and (refused := sorted(kueue_asked - set(kueue_topology.levels))):
-        # Kueue's TAS admits no workload asking for a level its Topology lacks, preferred or
-        # required, kubernetes.io/hostname included when the Topology does not list it.
-        shown = ", ".join(kueue_topology.levels) or "none"
-        return (), (), f"Kueue admits no workload asking for {refused[0]}: not a level of Topology {kueue_topology.name} ({shown})"
+    listed = {key for topology in kueue_topologies for key in topology.levels}
+    if kueue_topologies and not gang.running and (refused := sorted(kueue_asked - listed)):
+        # Kueue's TAS admits no workload asking for a level no Topology lists, preferred or
+        # required, kubernetes.io/hostname included; a group already running was admitted.
+        shown = "; ".join(f"{t.name}: {', '.join(t.levels) or 'none'}" for t in kueue_topologies)
+        return (), (), f"Kueue admits no workload asking for {refused[0]}: not a level of any Topology ({shown})"
     for pod in members:
         if key := pod.annotations.get(KUEUE_REQUIRED):
             required.append(key)
@@ -744,9 +745,9 @@ def _gang_topology(
     rank_cache: dict[tuple, tuple[int, ...]],
     carried: AbstractSet[str],
     strict: bool = True,
-    kueue_topology: Topology | None = None,
+    kueue_topologies: Sequence[Topology] = (),
 ) -> GangTopology | None:
-    required, preferred, broken = _terms(gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topology)
+    required, preferred, broken = _terms(gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topologies)
     if broken and (tree is None or not (required or preferred)):
         return GangTopology((), (), (), {}, {}, broken)
     if tree is None:

@@ -56,11 +56,6 @@ def _ranked_topologies(snapshot: Snapshot) -> list[Topology]:
     return sorted(snapshot.topologies, key=lambda t: (-len(named & set(t.levels)), t.name))
 
 
-def chosen_topology(snapshot: Snapshot) -> Topology | None:
-    """The Topology object whose levels gangplan uses, None without one."""
-    return _ranked_topologies(snapshot)[0] if snapshot.topologies else None
-
-
 def resolve_levels(
     snapshot: Snapshot, explicit: Sequence[str] | None = None
 ) -> tuple[tuple[str, ...], list[str]]:

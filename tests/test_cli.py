@@ -1112,3 +1112,29 @@ def test_groups_from_an_empty_folder_is_bad_input(tmp_path: Path) -> None:
     empty.mkdir()
     result = invoke("check", str(cluster), "--groups-from", str(empty))
     assert result.exit_code == 2 and result.stderr.strip().endswith("no .yaml, .yml or .json files in this directory")
+
+
+def test_a_podgroup_manifest_whose_pods_failed_and_a_pinned_launcher(tmp_path: Path) -> None:
+    """Review 18 P F3/F4: a PodGroup manifest whose only pods failed was no longer checked (exit
+    0); a launcher Pod manifest pinned with nodeName was taken for a pod from a cluster, so its
+    group's StatefulSet was skipped and the group was short."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    group = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {{name: {name}, namespace: ml}}\nspec: {{minMember: {n}}}\n"
+    failed = tmp_path / "failed.yaml"
+    failed.write_text(group.format(name="pg", n=2) + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: pg-{i}, namespace: ml, labels: {{scheduling.x-k8s.io/pod-group: pg}}}}\n"
+        "spec: {containers: [{name: c, image: x}]}\nstatus: {phase: Failed}\n" for i in range(2)
+    ))
+    result = invoke("check", str(cluster), str(failed))
+    assert result.exit_code == 1 and result.stdout.startswith("FAIL ml/pg: NotEnoughTasks: 0 pods exist (2 failed, which do not count)")
+    mpi = tmp_path / "mpi.yaml"
+    mpi.write_text(
+        group.format(name="mpi", n=3)
+        + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: mpi-launcher, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: mpi}}\n"
+        "spec: {nodeName: n1, containers: [{name: c, image: x}]}\n"
+        "---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: mpi-worker, namespace: ml}\n"
+        "spec: {replicas: 2, template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: mpi}}, spec: {containers: [{name: c, image: x}]}}}\n"
+    )
+    checked = invoke("check", str(cluster), "--groups-from", str(mpi))
+    assert checked.exit_code == 0 and checked.stdout == "1/1 groups placed\n"

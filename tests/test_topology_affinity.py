@@ -631,7 +631,35 @@ def test_kueue_refuses_a_level_its_topology_lacks(tmp_path: Path, annotation: st
     result = CliRunner().invoke(app, ["plan", str(path)])
     row = result.stdout.splitlines()[1]
     assert row.split()[3] == "Unplaced"
-    assert row.endswith(f"Kueue admits no workload asking for {key}: not a level of Topology dc (block, rack)")
+    assert row.endswith(f"Kueue admits no workload asking for {key}: not a level of any Topology (dc: block, rack)")
     listed = path.read_text().replace("{nodeLabel: rack}]", "{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}, {nodeLabel: zone}]")
     path.write_text(listed)
     assert CliRunner().invoke(app, ["plan", str(path)]).stdout.splitlines()[1].split()[3] == "Placed"
+
+
+def test_kueue_refusal_spares_running_groups_and_levels_another_topology_lists(tmp_path: Path) -> None:
+    """Review 18 P F1/F2: the refusal above hit a Kueue group already running (admitted before)
+    and a level only a second Topology object lists (Kueue would admit it through its flavor's)."""
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    nodes = "".join(
+        f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{rack: r{i}, zone: z1}}}}\nstatus: {{allocatable: {{cpu: '8', pods: '110'}}}}\n"
+        for i in range(2)
+    )
+    pod = ("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: {group}}}\n"
+           "  annotations: {{kueue.x-k8s.io/pod-group-total-count: '1', kueue.x-k8s.io/podset-preferred-topology: {key}}}\n"
+           "spec: {{{bound}containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1'}}}}}}]}}\n{status}")
+    topology = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {{name: {name}}}\nspec: {{levels: [{{nodeLabel: {key}}}]}}\n"
+    running = tmp_path / "running.yaml"
+    running.write_text(topology.format(name="a-racks", key="rack") + nodes
+                       + pod.format(name="run-0", group="run", key="kubernetes.io/hostname", bound="nodeName: n0, ", status="status: {phase: Running}\n")
+                       + pod.format(name="new-0", group="new", key="kubernetes.io/hostname", bound="", status=""))
+    result = CliRunner().invoke(app, ["check", str(running), "--group", "ml/run"])
+    assert result.exit_code == 0, result.stdout
+    assert "FAIL ml/new: Kueue admits no workload asking for kubernetes.io/hostname" in CliRunner().invoke(app, ["check", str(running)]).stdout
+    two = tmp_path / "two.yaml"
+    two.write_text(topology.format(name="a-racks", key="rack") + "---\n" + topology.format(name="b-zones", key="zone") + nodes
+                   + pod.format(name="z-0", group="z", key="zone", bound="", status=""))
+    assert CliRunner().invoke(app, ["check", str(two)]).exit_code == 0
