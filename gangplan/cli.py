@@ -734,7 +734,7 @@ def check_command(
     """
     # A --groups-from path the inputs already read (the same folder, or a file in one) is not read twice.
     read = files_read(snapshot)
-    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not files_read([p]) or not files_read([p]) <= read)]
+    inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not (files := files_read([p])) or not files <= read)]
     try:
         if "-" in (groups_from or ()):
             raise UsageError("--groups-from takes a file or folder, not - (stdin)")
@@ -793,7 +793,7 @@ def _input_error_for_ci(
             exc.position = locate(exc.origin, exc.field)  # type: ignore[arg-type]
         position, message = exc.position or Position("<stdin>"), exc.message
     title = f"gangplan check: bad {'input' if isinstance(exc, InputError) else 'usage'}"
-    text = None
+    text = junit = None
     if format is CheckFormat.github:
         text = _annotation(title, position, message)
     if format is CheckFormat.junit or junit_file is not None:
@@ -806,12 +806,14 @@ def _input_error_for_ci(
             case.set("line", str(position.line))
         error = ElementTree.SubElement(case, "error", message=str(exc), type=type(exc).__name__)
         error.text = str(exc)
+        junit = _xml(suite)
         if format is CheckFormat.junit:
-            text = _xml(suite)
-        if junit_file is not None:
-            write_output(_xml(suite), junit_file)
+            text = junit
+    more = [(junit, junit_file)] if junit is not None and junit_file is not None else []
     if text is not None:
-        write_output(text, output_file)
+        write_output(text, output_file, *more)  # staged together, as the normal path writes them
+    elif more:
+        write_output(*more[0])
 
 
 def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:

@@ -704,10 +704,8 @@ def _domain(node: Node, key: str, levels: Sequence[str]) -> tuple[str, ...] | No
     return tuple(node.labels[k] for k in keys)
 
 
-def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Required and preferred level keys of a gang: Godel terms and Kueue pod annotations. A
-    term that names no level binds nothing, as the planner warns (with no levels at all,
-    ``--levels ''``, that is every term but the node's own, kubernetes.io/hostname)."""
+def _named_terms(gang: _Gang) -> tuple[list[str], list[str]]:
+    """Required and preferred keys a gang names: Godel terms and Kueue pod annotations."""
     required: list[str] = []
     preferred: list[str] = []
     if gang.pod_group is not None:
@@ -718,18 +716,21 @@ def _topology_terms(gang: _Gang, levels: Sequence[str]) -> tuple[list[str], list
             required.append(key)
         if key := pod.annotations.get(_KUEUE_PREFERRED, ""):
             preferred.append(key)
-    binds = {*levels, _HOSTNAME}
-    return [k for k in dict.fromkeys(required) if k in binds], [k for k in dict.fromkeys(preferred) if k in binds]
+    return list(dict.fromkeys(required)), list(dict.fromkeys(preferred))
 
 
-def _unheld(gang: _Gang, levels: Sequence[str], snapshot: Snapshot, carried: set[str]) -> list[str]:
+def _binding(keys: Sequence[str], levels: Sequence[str]) -> list[str]:
+    """The keys that name a level. A term that names none binds nothing, as the planner warns
+    (with no levels at all, ``--levels ''``, that is every term but kubernetes.io/hostname)."""
+    return [k for k in keys if k in levels or k == _HOSTNAME]
+
+
+def _unheld(required: Sequence[str], levels: Sequence[str], snapshot: Snapshot, carried: set[str]) -> list[str]:
     """Why each required term naming no level cannot be held at all: with a Topology object,
     Kueue admits no workload asking for a level it lacks; a label no node carries has no
     domain. A key nodes carry that --levels left out binds nothing (a what-if)."""
-    required = list(gang.pod_group.required_topology) if gang.pod_group is not None else []
-    required += [key for pod in gang.members if (key := pod.annotations.get(_KUEUE_REQUIRED, ""))]
     found = []
-    for key in dict.fromkeys(required):
+    for key in required:
         if key in levels or key == _HOSTNAME:
             continue
         if key not in carried:
@@ -793,7 +794,8 @@ def _topology_checks(
     spans: dict[str, dict[str, int]] = {}
     carried = {key for node in snapshot.nodes for key in node.labels}
     for gang, is_gang in checked:
-        found.extend(Violation("required-topology", gang.key, why) for why in _unheld(gang, levels, snapshot, carried))
+        named_required, named_preferred = _named_terms(gang)
+        found.extend(Violation("required-topology", gang.key, why) for why in _unheld(named_required, levels, snapshot, carried))
         located: list[tuple[Pod, Node]] = []
         unknown: list[Pod] = []  # running on a node the snapshot lacks: in no domain we can name
         for pod in gang.members:
@@ -802,7 +804,7 @@ def _topology_checks(
                 located.append((pod, nodes[where]))
             elif where is not None and pod.key not in placed:
                 unknown.append(pod)
-        required, preferred = _topology_terms(gang, levels)
+        required, preferred = _binding(named_required, levels), _binding(named_preferred, levels)
         for key in required:
             if unknown:
                 found.append(
