@@ -430,23 +430,27 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
+    containers = tuple(
+        _container(r, c, ("spec", "containers", i), False) for i, c in enumerate(r.sequence(spec, "containers", _SPEC))
+    )
+    init_containers = tuple(
+        _container(r, c, ("spec", "initContainers", i), True)
+        for i, c in enumerate(r.sequence(spec, "initContainers", _SPEC))
+    )
     level = r.mapping(spec, "resources", _SPEC)
-    level_limits = r.resources(level, "limits", ("spec", "resources"))
-    level_requests = {**level_limits, **r.resources(level, "requests", ("spec", "resources"))}  # API defaulting
+    level_requests = r.resources(level, "requests", ("spec", "resources"))
+    # API defaulting (KEP-2837): a pod-level limit is the request only where no container asks.
+    for name, amount in r.resources(level, "limits", ("spec", "resources")).items():
+        if not any(name in c.requests for c in containers + init_containers):
+            level_requests.setdefault(name, amount)
     return Pod(
         namespace=r.string(meta, "namespace", _META) or "default",
         name=r.string(meta, "name", _META, required=True),
         uid=r.string(meta, "uid", _META) or None,
         labels=r.labels(meta),
         annotations=r.string_map(meta, "annotations", _META),
-        containers=tuple(
-            _container(r, c, ("spec", "containers", i), False)
-            for i, c in enumerate(r.sequence(spec, "containers", _SPEC))
-        ),
-        init_containers=tuple(
-            _container(r, c, ("spec", "initContainers", i), True)
-            for i, c in enumerate(r.sequence(spec, "initContainers", _SPEC))
-        ),
+        containers=containers,
+        init_containers=init_containers,
         overhead=r.resources(spec, "overhead", _SPEC),
         node_selector=r.string_map(spec, "nodeSelector", _SPEC),
         node_affinity=node_affinity,

@@ -1030,6 +1030,22 @@ def test_pod_level_resources_are_read_with_requests_defaulted_from_limits() -> N
     )
 
 
+def test_a_pod_level_limit_is_the_request_only_for_what_no_container_asks() -> None:
+    """KEP-2837's defaulting: where a container asks for a resource (or limits it, which
+    makes its request) the pod-level request is the containers' aggregate, not the pod-level
+    limit; a hand-written manifest with a 4-cpu pod limit and 1-cpu containers asks 1 cpu
+    (review 19 R F1: it was read as 4, and check failed a gang that fits)."""
+    text = POD_P + (
+        "spec:\n  resources:\n    limits: {cpu: '4', memory: 4Gi}\n"
+        "  containers:\n  - name: a\n    resources: {requests: {cpu: '1'}}\n"
+        "  initContainers:\n  - name: i\n    resources: {limits: {ephemeral-storage: 1Gi}}\n"
+    )
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert pod.pod_level_requests == {"memory": 4 * 2**30}
+    (pod,) = load_snapshot([write("p.yaml", text.replace("requests: {cpu: '1'}", "limits: {memory: 1Gi}"))]).pods
+    assert pod.pod_level_requests == {"cpu": 4000}
+
+
 def test_a_godel_group_in_phase_timeout_is_read_as_timed_out() -> None:
     text = GODEL.format(api="scheduling.godel.kubewharf.io/v1alpha1")
     (group,) = load_snapshot([write("g.yaml", text + "status: {phase: Timeout}\n")]).pod_groups
