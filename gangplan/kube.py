@@ -424,6 +424,11 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     spread = r.sequence(spec, "topologySpreadConstraints", _SPEC)
     if any(isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for c in spread):
         unmodelled.append("topologySpreadConstraints with DoNotSchedule")
+    if r.sequence(spec, "resourceClaims", _SPEC):
+        unmodelled.append("device allocation for resource claims (kube-scheduler's DynamicResources filter)")
+    volumes = r.sequence(spec, "volumes", _SPEC)
+    if any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes):
+        unmodelled.append("persistent volume claim binding (kube-scheduler's VolumeBinding and VolumeZone filters)")
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
     if isinstance(annotations, dict) and _KUEUE_SLICE_REQUIRED in annotations:
         unmodelled.append(f"Kueue topology slices ({_KUEUE_SLICE_REQUIRED})")

@@ -629,6 +629,28 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
     ]
 
 
+def test_device_claims_and_volume_claims_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
+    """A GPU asked through DRA (spec.resourceClaims) or a PVC whose volume is bound to one zone
+    is checked by kube-scheduler's DynamicResources and VolumeBinding filters, which a Binding
+    bypasses; gangplan does not model them and had put such pods on CPU nodes in silence
+    (review 19 R F2). A pod mounting only a ConfigMap is not warned about."""
+    members = pods("dra", 3, 0)
+    members[0]["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+    members[1]["spec"]["volumes"] = [{"name": "ckpt", "persistentVolumeClaim": {"claimName": "ckpt-zone-b"}}]
+    members[2]["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+                                     {"name": "cfg", "configMap": {"name": "c"}}]
+    plain = pods("web", 1, 0)
+    plain[0]["spec"]["volumes"] = [{"name": "cfg", "configMap": {"name": "c"}}]
+    result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), pod_group("dra", 3), *members, *plain])])
+    assert result.exit_code == 0
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: device allocation for resource claims (kube-scheduler's DynamicResources filter) is not modelled, so the plan may break it: "
+        "pod ml/dra-0 asks for it",
+        "warning: persistent volume claim binding (kube-scheduler's VolumeBinding and VolumeZone filters) is not modelled, "
+        "so the plan may break it: pod ml/dra-1, pod ml/dra-2 ask for it",
+    ]
+
+
 def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> None:
     """Its extra pods the plan found no room for were said only in the table; a minMember-0
     group with no pod placed read 'placed: 0 pending pods on 0 nodes ()' (user review C)."""
