@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gangplan.errors import InputError, UsageError
+from gangplan.errors import InputError, Position, UsageError
 from gangplan.kube import DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, _Reader, name_problem, to_pod, volcano_hard_network_topology
 from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.semantics import (
@@ -631,8 +631,8 @@ def expand_workloads(
 def with_gang(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> Snapshot:
     """``snapshot`` with a ``--gang`` added; refuses a name the snapshot already uses."""
 
-    def where(item: Pod | PodGroup) -> str:
-        return str(_Reader(item.origin).position(_NAME))
+    def where(item: Pod | PodGroup) -> Position:
+        return _Reader(item.origin).position(_NAME)
 
     for other in snapshot.pod_groups:
         if other.key == group.key:

@@ -521,3 +521,21 @@ def test_a_volcano_job_and_a_gang_flag_are_planned_and_verified() -> None:
     workers = ["tf-worker-0", "tf-worker-1", "tf-worker-2"]
     assert placed == ["tf-ps-0", *workers, "web-0", "web-1", "web-2"]
     assert verify(snapshot, result.placements, result.levels).ok
+
+
+@pytest.mark.parametrize("form", ["github", "junit"])
+def test_a_gang_name_clash_is_bad_input_in_every_check_format(form: str) -> None:
+    """A --gang whose pods clash with the snapshot's is located bad input (exit 2) in the CI
+    formats too; the position was handed on as text and check -o github crashed with an
+    internal error, exit 3 (review 19 T F2)."""
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    snapshot = write("snap.yaml", POD.replace("name: coordinator", "name: web-1"))
+    sts = write("sts.yaml", STATEFUL_SET)
+    result = CliRunner().invoke(app, ["check", snapshot, "--gang", f"g={sts}", "--format", form])
+    assert result.exit_code == 2, result.output
+    assert "duplicate Pod default/web-1 from --gang g (first at snap.yaml:4:9)" in result.stdout
+    if form == "github":
+        assert result.stdout.startswith("::error file=sts.yaml,line=4,col=9,")
