@@ -441,8 +441,8 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
                 message = f"{_dotted(path)}: {count} is more than {_INT32}"
                 raise InputError(message, locate(group.origin, path))
     for pod in snapshot.pods:
-        total = pod.annotations.get(_KUEUE_TOTAL, "").strip()
-        if total.isascii() and total.isdigit() and (len(total) > 10 or int(total) > _INT32):
+        total = pod.annotations.get(_KUEUE_TOTAL, "")
+        if re.fullmatch(r"\+?[0-9]+", total) and int(total) > _INT32:  # as Go's strconv.Atoi reads it
             path = ("metadata", "annotations", _KUEUE_TOTAL)
             message = f"{_dotted(path)}: {total[:20]} is more than {_INT32}"
             raise InputError(message, locate(pod.origin, path))

@@ -56,7 +56,6 @@ _KUEUE_GATES = "kueue.x-k8s.io/"  # lifted when Kueue admits the workload: plann
 _KUBELET_MAX_PODS = 110  # --max-pods default; restated here, not imported: the verifier shares no rule code
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 _INT64 = re.compile(r"[+-]?[0-9]+")
-_COUNT = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +360,7 @@ def _gangs(snapshot: Snapshot) -> tuple[dict[str, _Gang], dict[str, str]]:
             continue
         name = pod.labels.get(_KUEUE_GROUP, "")
         total = pod.annotations.get(_KUEUE_TOTAL, "")
-        if name and _COUNT.fullmatch(total):
+        if name and _INT64.fullmatch(total):  # Kueue reads it with Go's strconv.Atoi
             key = f"kueue:{pod.namespace}/{name}"
             gang = kueue.setdefault(key, _Gang(f"{pod.namespace}/{name}", 0))
             gang.min_member = max(gang.min_member, int(total))

@@ -246,3 +246,17 @@ def test_a_kueue_total_count_kueue_cannot_read_is_bad_input(tmp_path: Path, coun
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1].startswith(f"error: {path}:7:")
     assert "annotation kueue.x-k8s.io/pod-group-total-count must be a positive integer" in result.stderr
+
+
+def test_a_kueue_total_count_with_a_sign_is_held_to_int32(tmp_path: Path) -> None:
+    """Atoi reads "+3000000000" as a number; the int32 check had passed it over (not digits)."""
+    path = tmp_path / "kueue.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
+        "  annotations: {kueue.x-k8s.io/pod-group-total-count: '+3000000000'}\nspec: {containers: [{name: c, image: x}]}\n"
+    )
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: {path}:7:55: metadata.annotations[\"kueue.x-k8s.io/pod-group-total-count\"]: +3000000000 is more than 2147483647"
+    )

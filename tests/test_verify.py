@@ -560,6 +560,10 @@ def test_kueue_plain_pod_group() -> None:
     violation = only(check([node()], pods, place(("a", "n1"), ("b", "n1"))), "min-member")
     assert violation.subject == "ns/train"
     assert violation.message == "2 of minMember 3 (running 0 + placed 2)"
+    # A sign, as Go's strconv.Atoi reads it (Kueue, and the planner): "+3" had made the pods
+    # lone ones, and one of three placed passed (review 19 T F1).
+    signed = [kueue(name, "+3") for name in "abc"]
+    assert only(check([node()], signed, place(("a", "n1"))), "min-member").message == "1 of minMember 3 (running 0 + placed 1)"
 
 
 def test_a_podgroup_object_wins_over_a_kueue_group_and_a_missing_name() -> None:
