@@ -70,6 +70,7 @@ _PHASES = tuple(phase.value for phase in PodPhase)
 _RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 _POD_LEVEL_RESOURCES = ("cpu", "memory")  # what spec.resources may set (KEP-2837)
 _META: Path = ("metadata",)
 _SPEC: Path = ("spec",)
@@ -355,9 +356,14 @@ def _container(r: _Reader, raw: object, path: Path, init: bool) -> Container:
     resources = r.mapping(container, "resources", path)
     at = path + ("resources",)
     requests = r.resources(resources, "requests", at)
-    if resources.get("limits") is not None:
-        for name, amount in r.resources(resources, "limits", at).items():
-            requests.setdefault(name, amount)
+    limits = r.resources(resources, "limits", at) if resources.get("limits") is not None else {}
+    for key, named in (("requests", requests), ("limits", limits)):
+        for name in named:
+            # The API server's rule: an unprefixed name must be one a container may ask for.
+            if "/" not in name and name not in _CONTAINER_RESOURCES and not name.startswith("hugepages-"):
+                r.fail(at + (key, name), "must be a standard resource for containers")
+    for name, amount in limits.items():
+        requests.setdefault(name, amount)
     return Container(
         name=r.string(container, "name", path),
         requests=requests,

@@ -66,6 +66,9 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "minMember",
     ),
     "duplicate": (NODE + "---\n" + NODE, 13, 9, "duplicate"),
+    # The API server refuses them (review 19 T F8: the planner counted a second pod slot, verify one).
+    "pods-asked-by-a-container": (POD.format(cpu="1") + "        pods: '1'\n", 12, 15, "standard resource for containers"),
+    "unprefixed-gpu-limit": (POD.format(cpu="1") + "      limits: {gpu: '1'}\n", 12, 21, "standard resource for containers"),
     "kueue-total-count": (POD.format(cpu="1").replace("  namespace: default\n", "  namespace: default\n"
                           "  labels: {kueue.x-k8s.io/pod-group-name: g}\n"
                           "  annotations:\n    kueue.x-k8s.io/pod-group-total-count: two\n"), 8, 43, "total-count"),
