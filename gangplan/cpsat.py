@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from ortools.sat.python import cp_model
 
-from .errors import SolverError
+from .errors import SolverError, UsageError
 from .objective import Assignment, Counts, Term, candidate_domains, used_domains
 from .problem import Problem
 
@@ -408,9 +408,16 @@ def staged_solve(
         solver.parameters.num_workers = workers
     if extra := os.environ.get("GANGPLAN_CPSAT_PARAMS"):  # for experiments: "key:value key:value"
         for item in extra.split():
-            key, value = item.split(":")
-            kind = type(getattr(solver.parameters, key))
-            setattr(solver.parameters, key, value == "true" if kind is bool else kind(value))
+            key, _, value = item.partition(":")
+            try:
+                kind = type(getattr(solver.parameters, key))
+                if kind not in (bool, int, float, str) or not value:
+                    raise ValueError
+                setattr(solver.parameters, key, value == "true" if kind is bool else kind(value))
+            except (AttributeError, ValueError, TypeError):
+                raise UsageError(
+                    f"GANGPLAN_CPSAT_PARAMS: {item!r} is not key:value for a CP-SAT parameter of one value"
+                ) from None
     for name in ignore_subsolvers:
         solver.parameters.ignore_subsolvers.append(name)
     if light_presolve:

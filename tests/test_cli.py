@@ -201,6 +201,20 @@ def test_the_solver_log_goes_to_stderr_and_stdout_keeps_only_the_output() -> Non
     assert proc.stdout and all(line.startswith("binding/") for line in proc.stdout.splitlines())
     assert "CpSolverResponse summary" in proc.stderr
 
+
+@pytest.mark.parametrize("params", ["num_workers=2", "no_such_parameter:1", "max_time_in_seconds:soon", "ignore_subsolvers:x"])
+def test_solver_parameters_it_cannot_set_are_a_usage_error(params: str) -> None:
+    """GANGPLAN_CPSAT_PARAMS (benchmarks/README) with a typo had ended in an internal error,
+    exit 3 (review 19 T F4)."""
+    small = str(ROOT / "snapshots" / "small.yaml")
+    result = runner.invoke(app, ["plan", small], env={"GANGPLAN_CPSAT_PARAMS": f"random_seed:3 {params}"})
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"error: GANGPLAN_CPSAT_PARAMS: {params!r} is not key:value for a CP-SAT parameter of one value"
+    )
+    assert runner.invoke(app, ["plan", small], env={"GANGPLAN_CPSAT_PARAMS": "random_seed:3 use_lns:false"}).exit_code == 0
+
+
 def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     """Objective 1 is lexicographic, so a gap belongs to its first stage not proven: the summary
     names it (the first term whose bound is not its value), with the count of JobGroups and the
