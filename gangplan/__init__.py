@@ -20,11 +20,12 @@ from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``
 
 
 if TYPE_CHECKING:
+    from .cpsat import Reporter
     from .model import Snapshot
     from .planner import Options
 
 
-def plan(snapshot: Snapshot, options: Options | None = None, reporter: Any = None) -> Plan:
+def plan(snapshot: Snapshot, options: Options | None = None, reporter: Reporter | None = None) -> Plan:
     """gangplan.planner.plan (see there), imported on first use."""
     from .planner import Options as _Options, plan as _plan
 

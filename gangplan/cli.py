@@ -22,7 +22,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, Sequence, TypeVar
+from typing import Annotated, Any, Callable, Mapping, Optional, Sequence, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -40,6 +40,7 @@ from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, SolverReport, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
+from .cpsat import Reporter
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
 from .report import render_report
@@ -587,7 +588,7 @@ class _Worker:
         return cls.running is not None and not cls.running.is_set()
 
 
-def _plan_interruptibly(loaded: Snapshot, options: Options, reporter: Any) -> Plan:
+def _plan_interruptibly(loaded: Snapshot, options: Options, reporter: Reporter | None) -> Plan:
     """Plan in a worker thread while the main thread waits, so that Ctrl-C stops the run at once.
 
     CP-SAT keeps the thread that calls it inside C++ for a whole solve, where Python cannot act

@@ -40,14 +40,6 @@ class Reporter(Protocol):
     def solution(self, objective: float, bound: float, elapsed: float) -> None: ...
 
 
-class BaseReporter:
-    def stage(self, name: str, index: int, total: int) -> None:
-        pass
-
-    def solution(self, objective: float, bound: float, elapsed: float) -> None:
-        pass
-
-
 @dataclass(slots=True)
 class StageResult:
     terms: list[str]

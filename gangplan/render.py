@@ -18,8 +18,6 @@ from .kube import DNS_LABEL, LABEL_LIMIT, name_problem
 from .model import Snapshot
 from .plan import Plan, plan_to_dict
 
-OUTPUTS = ("table", "json", "yaml", "name", "plan")
-
 # Plain scalars that kubectl's YAML reader (go-yaml v2 under sigs.k8s.io/yaml) takes for a
 # boolean, null or number where PyYAML's YAML 1.1 resolver sees a string: "y", "1e3", "0o17".
 _GO_YAML_NOT_STRING = re.compile(

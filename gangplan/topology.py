@@ -212,10 +212,6 @@ class TopologyTree:
     warnings: tuple[str, ...] = ()
     _index: Mapping[tuple[int, tuple[str, ...]], int] = field(default_factory=dict, repr=False)
 
-    def level_index(self, key: str) -> int:
-        """Raises ValueError when ``key`` is not a level."""
-        return self.levels.index(key)
-
     def domain_index(self, level: int, path: Sequence[str]) -> int:
         """Raises KeyError when there is no such domain."""
         return self._index[(level, tuple(path))]
