@@ -25,6 +25,7 @@ from gangplan.model import (
     Origin,
     OwnerReference,
     Pod,
+    PodAffinityTerm,
     PodGroup,
     PodGroupAPI,
     PodPhase,
@@ -371,6 +372,22 @@ def _container(r: _Reader, raw: object, path: Path, init: bool) -> Container:
     )
 
 
+def _anti_affinity_term(r: _Reader, raw: object, path: Path, namespace: str) -> PodAffinityTerm:
+    """Without namespaces or a namespaceSelector a term selects pods of the pod's own namespace."""
+    term = r.entry(raw, path)
+    selector = term.get("labelSelector")
+    labels = None
+    expressions: tuple[NodeSelectorRequirement, ...] = ()
+    if selector is not None:
+        selector = r.mapping(term, "labelSelector", path)
+        labels = r.string_map(selector, "matchLabels", path + ("labelSelector",))
+        expressions = r.requirements(selector, "matchExpressions", path + ("labelSelector",))
+    namespaces = tuple(r.strings(term, "namespaces", path))
+    if term.get("namespaceSelector") is not None:
+        return PodAffinityTerm(labels, expressions, None)
+    return PodAffinityTerm(labels, expressions, namespaces or (namespace,))
+
+
 def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
     toleration = r.entry(raw, path)
     key = r.string(toleration, "key", path)
@@ -415,6 +432,12 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         for key, words in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity"))
         if r.mapping(affinity, key, at[:2]).get(_REQUIRED_AFFINITY)
     ]
+    namespace = r.string(meta, "namespace", _META) or "default"
+    anti_at = at[:2] + ("podAntiAffinity",)
+    anti_affinity = tuple(
+        _anti_affinity_term(r, raw, anti_at + (_REQUIRED_AFFINITY, i), namespace)
+        for i, raw in enumerate(r.sequence(r.mapping(affinity, "podAntiAffinity", at[:2]), _REQUIRED_AFFINITY, anti_at))
+    )
     host_network = r.boolean(spec, "hostNetwork", _SPEC)
     ports = [
         port
@@ -479,6 +502,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         scheduling_gates=gates,
         deleting=bool(r.string(meta, "deletionTimestamp", _META)),
         unmodelled=tuple(unmodelled),
+        anti_affinity=anti_affinity,
         pod_level_requests={k: v for k, v in level_requests.items() if k in _POD_LEVEL_RESOURCES},
     )
 

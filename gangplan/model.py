@@ -70,6 +70,15 @@ class NodeSelector:
 
 
 @dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    """A running pod's required anti-affinity term, kept only to say the plan may break it."""
+
+    match_labels: Mapping[str, str] | None  # None: no labelSelector, which selects no pod
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    namespaces: tuple[str, ...] | None = None  # None: a namespaceSelector (any namespace may match)
+
+
+@dataclass(frozen=True, slots=True)
 class Node:
     name: str
     labels: Mapping[str, str]
@@ -128,6 +137,7 @@ class Pod:
     scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates names
     deleting: bool = False  # metadata.deletionTimestamp is set
     unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
+    anti_affinity: tuple[PodAffinityTerm, ...] = ()  # required podAntiAffinity terms
     # spec.resources (pod-level resources, on by default since Kubernetes 1.34): requests,
     # defaulted from limits, of the resources it may set (cpu, memory).
     pod_level_requests: Resources = field(default_factory=dict)

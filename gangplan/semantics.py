@@ -17,6 +17,7 @@ from .model import (
     Node,
     NodeSelector,
     NodeSelectorRequirement,
+    PodAffinityTerm,
     Pod,
     PodGroup,
     PodGroupAPI,
@@ -360,7 +361,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue.values(), *lone]
-    unmodelled = _unmodelled(all_gangs)
+    guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
+    unmodelled = _unmodelled(all_gangs, guards)
     warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     for gang in all_gangs:
@@ -387,10 +389,13 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     return Grouping(job_groups, warnings, unmodelled)
 
 
-def _unmodelled(gangs: Sequence[Gang]) -> dict[str, list[str]]:
+def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, list[str]]:
     """Each hard rule pending pods or their PodGroups ask that gangplan does not model, and
-    who asks: a plan applied as Bindings bypasses the scheduler's own check of it."""
+    who asks: a plan applied as Bindings bypasses the scheduler's own check of it. A running
+    pod's required anti-affinity binds the pending pods it selects too (kube-scheduler's
+    InterPodAffinity checks existing pods' terms against the incoming one)."""
     asking: dict[str, list[str]] = defaultdict(list)
+    pending = [pod for gang in gangs for pod in gang.pending]
     for gang in gangs:
         if not gang.pending:
             continue
@@ -399,7 +404,18 @@ def _unmodelled(gangs: Sequence[Gang]) -> dict[str, list[str]]:
         for pod in gang.pending:
             for rule in pod.unmodelled:
                 asking[rule].append(f"pod {pod.key}")
+    for guard in guards:
+        if any(_selects(term, pod) for term in guard.anti_affinity for pod in pending):
+            asking["running pods' required pod anti-affinity"].append(f"pod {guard.key}")
     return dict(sorted(asking.items()))
+
+
+def _selects(term: PodAffinityTerm, pod: Pod) -> bool:
+    if term.match_labels is None or (term.namespaces is not None and pod.namespace not in term.namespaces):
+        return False
+    return labels_match(term.match_labels, pod.labels) and all(
+        _requirement_matches(r, pod.labels.get(r.key)) for r in term.match_expressions
+    )
 
 
 def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = "the plan may break it") -> list[str]:

@@ -651,6 +651,39 @@ def test_device_claims_and_volume_claims_are_warned_about_as_not_modelled(tmp_pa
     ]
 
 
+def test_a_running_pods_anti_affinity_against_pending_pods_is_warned_about(tmp_path: Path) -> None:
+    """kube-scheduler also holds an incoming pod to the required anti-affinity of pods already
+    on a node; gangplan does not model it and had put a selected pod beside its guard in
+    silence (review 19 R F3). A term selects pods of its own namespace unless it names others
+    or has a namespaceSelector; a running pod whose terms select no pending pod is not named."""
+    def guard(name: str, namespace: str, selector: dict | None, **term: object) -> dict:
+        anti = {"topologyKey": "kubernetes.io/hostname", **term}
+        if selector is not None:
+            anti["labelSelector"] = selector
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
+                "spec": {"nodeName": "n0", "containers": [{"name": "c"}],
+                         "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [anti]}}},
+                "status": {"phase": "Running"}}
+
+    members = pods("noisy", 2, 0)
+    for pod in members:
+        pod["metadata"]["labels"] = {"app": "noisy", "tier": "batch"}
+    guards = [
+        guard("same-ns", "ml", {"matchLabels": {"app": "noisy"}}),
+        guard("other-ns", "web", {"matchLabels": {"app": "noisy"}}),
+        guard("named-ns", "web", {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["batch"]}]}, namespaces=["ml"]),
+        guard("any-ns", "web", {"matchLabels": {"app": "noisy"}}, namespaceSelector={}),
+        guard("no-match", "ml", {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["noisy"]}]}),
+        guard("no-selector", "ml", None),
+    ]
+    result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), pod_group("noisy", 2), *members, *guards])])
+    assert result.exit_code == 0
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: running pods' required pod anti-affinity is not modelled, so the plan may break it: "
+        "pod ml/same-ns, pod web/any-ns, pod web/named-ns ask for it",
+    ]
+
+
 def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> None:
     """Its extra pods the plan found no room for were said only in the table; a minMember-0
     group with no pod placed read 'placed: 0 pending pods on 0 nodes ()' (user review C)."""
