@@ -260,8 +260,8 @@ def solve_buckets(
     if not whole:
         caps = _neighbourhood(problem, caps, hinted, BUCKET_MODEL_LIMIT)
 
-    count = {key: model.NewIntVar(0, cap, f"x[{key[0]},{key[1]}]") for key, cap in sorted(caps.items())}
-    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    count = {key: model.new_int_var(0, cap, f"x[{key[0]},{key[1]}]") for key, cap in sorted(caps.items())}
+    placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
     role_vars: dict[int, list[cp_model.IntVar]] = defaultdict(list)
     for (r, b), var in count.items():
         role_vars[r].append(var)
@@ -282,9 +282,9 @@ def solve_buckets(
     def set_hint(solution: BucketSolution) -> None:
         hint_counts(model, count, placed, solution.counts, solution.placed)
         for var, keys in covers.items():
-            model.AddHint(var, any(solution.counts.get(k, 0) for k in keys))
+            model.add_hint(var, any(solution.counts.get(k, 0) for k in keys))
         for lit, key, c in cuts:
-            model.AddHint(lit, solution.counts.get(key, 0) < c)
+            model.add_hint(lit, solution.counts.get(key, 0) < c)
 
     def extract(solver: cp_model.CpSolver) -> BucketSolution:
         return BucketSolution(*read_counts(solver, count, placed))
@@ -315,10 +315,10 @@ def solve_buckets(
         for b, core in found:
             literals = []
             for r, c in core:
-                literals.append(model.NewBoolVar(f"fewer[{r},{b},{c}]"))
-                model.Add(count[r, b] <= c - 1).OnlyEnforceIf(literals[-1])
+                literals.append(model.new_bool_var(f"fewer[{r},{b},{c}]"))
+                model.add(count[r, b] <= c - 1).only_enforce_if(literals[-1])
                 cuts.append((literals[-1], (r, b), c))
-            model.AddBoolOr(literals)
+            model.add_bool_or(literals)
         return bool(found)
 
     start_hint = BucketSolution({k: v for k, v in hinted.items() if k in count}, hint.placed)
@@ -358,13 +358,13 @@ def cluster_bound(
     meets its cuts, so a start that reaches it needs no search there. None when the small
     search settles nothing."""
     model = cp_model.CpModel()
-    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
     caps = {
         r: min(role.count, int(role.caps.sum()))
         for r, role in enumerate(problem.roles)
         if problem.job_groups[problem.gangs[role.gang].job_group].feasible
     }
-    count = {r: model.NewIntVar(0, cap, f"x[{r}]") for r, cap in caps.items()}
+    count = {r: model.new_int_var(0, cap, f"x[{r}]") for r, cap in caps.items()}
     add_quorum(model, problem, placed, {r: [var] for r, var in count.items()})
     nodes = np.unique(np.concatenate([role.nodes for role in problem.roles] or [np.zeros(0, np.int64)]))
     _room(model, problem, nodes.tolist(), [(r, var, caps[r]) for r, var in count.items()],
@@ -374,12 +374,12 @@ def cluster_bound(
         return sum(coef * placed[j] for j, coef in term.job_groups.items())
 
     for stage, value in zip(stages, reached):
-        model.Add(stage_objective(stage, expression) >= value)
-    model.Maximize(stage_objective(stages[len(reached)], expression))
+        model.add(stage_objective(stage, expression) >= value)
+    model.maximize(stage_objective(stages[len(reached)], expression))
     status, solver = (meter or Meter()).solve(model, limit=CLUSTER_BOUND_LIMIT)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
-    return int(math.floor(solver.BestObjectiveBound() + 1e-6))
+    return int(math.floor(solver.best_objective_bound + 1e-6))
 
 
 def _in_buckets(assignment: Assignment, buckets: Buckets) -> dict[tuple[int, int], int]:
@@ -463,16 +463,16 @@ def _upper(
         total += per_gang[g]
     model = cp_model.CpModel()
     count = {
-        key: model.NewIntVar(0, cap, f"x[{key[0]},{key[1]}]")
+        key: model.new_int_var(0, cap, f"x[{key[0]},{key[1]}]")
         for key, cap in sorted(caps.items())
         if problem.roles[key[0]].gang in detailed
     }
     everywhere = {
-        r: model.NewIntVar(0, min(problem.roles[r].count, most), f"x[{r}]")
+        r: model.new_int_var(0, min(problem.roles[r].count, most), f"x[{r}]")
         for r, most in sorted(room.items())
         if problem.roles[r].gang not in detailed
     }
-    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
     role_vars: dict[int, list[cp_model.IntVar]] = defaultdict(list)
     for (r, _), var in count.items():
         role_vars[r].append(var)
@@ -495,11 +495,11 @@ def _upper(
     def set_hint(solution: _UpperSolution) -> None:
         hint_counts(model, count, placed, solution.counts, solution.placed)
         for r, var in everywhere.items():
-            model.AddHint(var, solution.pods.get(r, 0))
+            model.add_hint(var, solution.pods.get(r, 0))
 
     def extract(solver: cp_model.CpSolver) -> _UpperSolution:
         counts, chosen = read_counts(solver, count, placed)
-        return _UpperSolution(counts, {r: solver.Value(var) for r, var in everywhere.items()}, chosen)
+        return _UpperSolution(counts, {r: solver.value(var) for r, var in everywhere.items()}, chosen)
 
     pods: dict[int, int] = defaultdict(int)
     for (r, _), c in hint.counts.items():
@@ -668,7 +668,7 @@ def _room(
         if float(coefficients.astype(np.float64) @ most) < 2.0**62 and int(coefficients @ most) <= limit:
             return
         used = np.flatnonzero(coefficients).tolist()
-        model.Add(cp_model.LinearExpr.WeightedSum([items[i][1] for i in used], coefficients[used].tolist()) <= limit)
+        model.add(cp_model.LinearExpr.weighted_sum([items[i][1] for i in used], coefficients[used].tolist()) <= limit)
 
     for k in range(free.shape[1]):
         at_most(requests[:, k], int(free[:, k].sum()))
@@ -778,7 +778,7 @@ def _required(
                 for b, var in by_role[r]:
                     d = where(b)
                     if d is None:
-                        model.Add(var == 0)
+                        model.add(var == 0)
                     else:
                         members[d].append((r, b))
             uses = {}
@@ -797,17 +797,17 @@ def _required(
                     closed = not most
                 if closed:
                     for k in keys:
-                        model.Add(count[k] == 0)
+                        model.add(count[k] == 0)
                     continue
-                uses[d] = model.NewBoolVar(f"uses[{g},{level},{d}]")
+                uses[d] = model.new_bool_var(f"uses[{g},{level},{d}]")
                 covers[uses[d]] = keys
-                model.Add(sum(count[k] for k in keys) <= most * uses[d])
+                model.add(sum(count[k] for k in keys) <= most * uses[d])
                 if inside is not None:
                     for r in sorted({r for r, _ in keys}):
                         mine = [k for k in keys if k[0] == r]
                         if sum(caps[k] for k in mine) > held.get(r, 0):  # else its caps keep it
-                            model.Add(sum(count[k] for k in mine) <= held.get(r, 0))
-            model.Add(sum(uses.values()) <= placed[spec.job_group])
+                            model.add(sum(count[k] for k in mine) <= held.get(r, 0))
+            model.add(sum(uses.values()) <= placed[spec.job_group])
     return covers
 
 
@@ -1008,15 +1008,15 @@ def _node_counts(
     for r, c in items:
         role = problem.roles[r]
         cap_of = dict(zip(role.nodes.tolist(), role.caps.tolist()))
-        mine = [y.setdefault((r, n), model.NewIntVar(0, min(c, cap_of[n]), f"y[{r},{n}]")) for n in nodes if n in cap_of]
-        model.Add(sum(mine) == c if exact else sum(mine) <= c)
+        mine = [y.setdefault((r, n), model.new_int_var(0, min(c, cap_of[n]), f"y[{r},{n}]")) for n in nodes if n in cap_of]
+        model.add(sum(mine) == c if exact else sum(mine) <= c)
     on_node: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
     for (r, n), v in y.items():
         on_node[n].append((r, v))
     for n in nodes:
         here = on_node[n]
         for k in range(free.shape[1]):
-            model.Add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
+            model.add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
     return model, y
 
 
@@ -1034,8 +1034,8 @@ class Meter:
         solver.parameters.random_seed = seed
         solver.parameters.max_deterministic_time = limit
         solver.parameters.catch_sigint_signal = False
-        status = solver.Solve(model)
-        self.seconds += SMALL_PACE.cost(solver.response_proto.deterministic_time, len(model.Proto().variables))
+        status = solver.solve(model)
+        self.seconds += SMALL_PACE.cost(solver.response_proto.deterministic_time, len(model.proto.variables))
         return status, solver
 
 
@@ -1072,15 +1072,15 @@ def _pack_exactly(
         weight = [pods * base**k * v for k, v in value]
     else:
         weight = [pods * v for _, v in value]
-    whole = [model.NewBoolVar(f"whole[{r}]") for r, _ in items]
+    whole = [model.new_bool_var(f"whole[{r}]") for r, _ in items]
     for (r, c), full in zip(items, whole):
-        model.Add(sum(v for (rr, _), v in y.items() if rr == r) >= c * full)
-    model.Maximize(sum(w * full for w, full in zip(weight, whole)) + sum(y.values()))
+        model.add(sum(v for (rr, _), v in y.items() if rr == r) >= c * full)
+    model.maximize(sum(w * full for w, full in zip(weight, whole)) + sum(y.values()))
     status, solver = meter.solve(model, seed, PACK_EXACTLY_LIMIT)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return
     for (r, n), var in y.items():
-        c = solver.Value(var)
+        c = solver.value(var)
         if c:
             free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
             counts[r, n] += c

@@ -86,24 +86,24 @@ def add_quorum(
     role's pod counts, per node or per bucket."""
     for j, jg in enumerate(problem.job_groups):
         if not jg.feasible:
-            model.Add(placed[j] == 0)
+            model.add(placed[j] == 0)
             continue
         for g in jg.gangs:
             gang = problem.gangs[g]
             for r in gang.roles:
                 if role_vars.get(r):
-                    model.Add(sum(role_vars[r]) <= problem.roles[r].count * placed[j])
+                    model.add(sum(role_vars[r]) <= problem.roles[r].count * placed[j])
             if gang.need:
-                model.Add(sum(v for r in gang.roles for v in role_vars.get(r, ())) >= gang.need * placed[j])
+                model.add(sum(v for r in gang.roles for v in role_vars.get(r, ())) >= gang.need * placed[j])
             for task in gang.tasks:
                 if task.need:
-                    model.Add(sum(v for r in task.roles for v in role_vars.get(r, ())) >= task.need * placed[j])
+                    model.add(sum(v for r in task.roles for v in role_vars.get(r, ())) >= task.need * placed[j])
             for k, deficit in enumerate(gang.min_resources):
                 if deficit:
                     added = [problem.roles[r].request[k] * v for r in gang.roles for v in role_vars.get(r, ())]
-                    model.Add(sum(added) >= deficit * placed[j])
+                    model.add(sum(added) >= deficit * placed[j])
         if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
-            model.Add(placed[j] == 1)
+            model.add(placed[j] == 1)
 
 
 def stage_upper(stage: list[Term]) -> int:
@@ -175,14 +175,14 @@ def _topology(
                     if d is not None:
                         members.setdefault(d, []).append((r, n))
             for d in candidate_domains(problem, g, level):
-                var = model.NewBoolVar(f"uses[{g},{level},{d}]")
+                var = model.new_bool_var(f"uses[{g},{level},{d}]")
                 uses[g, level, d] = var
                 keys = members.get(d, [])
-                model.Add(sum(count[k] for k in keys) <= sum(upper[k] for k in keys) * var)
+                model.add(sum(count[k] for k in keys) <= sum(upper[k] for k in keys) * var)
                 if (level, d) in topo.held:
-                    model.Add(var == 1)
+                    model.add(var == 1)
             if level in topo.required:
-                model.Add(sum(uses[g, level, d] for d in members) <= 1)
+                model.add(sum(uses[g, level, d] for d in members) <= 1)
     return uses
 
 
@@ -192,7 +192,7 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         self.reporter, self.start = reporter, start
 
     def on_solution_callback(self) -> None:
-        self.reporter.solution(self.ObjectiveValue(), self.BestObjectiveBound(), time.perf_counter() - self.start)
+        self.reporter.solution(self.objective_value, self.best_objective_bound, time.perf_counter() - self.start)
 
 
 def solve_cpsat(
@@ -219,9 +219,9 @@ def solve_cpsat(
         if not problem.job_groups[problem.gangs[role.gang].job_group].feasible:
             continue
         for node, cap in zip(role.nodes.tolist(), role.caps.tolist()):
-            count[r, node] = model.NewIntVar(0, cap, f"count[{r},{node}]")
+            count[r, node] = model.new_int_var(0, cap, f"count[{r},{node}]")
             upper[r, node] = cap
-    placed = [model.NewBoolVar(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
     by_node: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
     for (r, node), var in count.items():
         by_node.setdefault(node, []).append((r, var))
@@ -237,11 +237,11 @@ def solve_cpsat(
         for k, have in enumerate(room):
             worst = sum(problem.roles[r].request[k] * upper[r, node] for r, _ in items)
             if worst > have:
-                model.Add(sum(problem.roles[r].request[k] * var for r, var in items) <= have)
+                model.add(sum(problem.roles[r].request[k] * var for r, var in items) <= have)
         if problem.idle[node]:
-            opened[node] = model.NewBoolVar(f"opened[{node}]")
+            opened[node] = model.new_bool_var(f"opened[{node}]")
             most = sum(upper[r, node] for r, _ in items)
-            model.Add(sum(var for _, var in items) <= most * opened[node])
+            model.add(sum(var for _, var in items) <= most * opened[node])
 
     uses = _topology(model, problem, count, upper)
 
@@ -258,14 +258,14 @@ def solve_cpsat(
         hint_counts(model, count, placed, assignment.counts, assignment.placed)
         used = {n for (r, n), c in assignment.counts.items() if c}
         for node, var in opened.items():
-            model.AddHint(var, node in used)
+            model.add_hint(var, node in used)
         occupied = used_domains(problem, assignment.counts)
         for t, var in uses.items():
-            model.AddHint(var, t in occupied)
+            model.add_hint(var, t in occupied)
 
     if fixed is not None:
         for j, var in enumerate(placed):
-            model.Add(var == (j in fixed))
+            model.add(var == (j in fixed))
         terms = [t for t in terms if not t.primary]
 
     def extract(solver: cp_model.CpSolver) -> Assignment:
@@ -288,11 +288,11 @@ def hint_counts(
     placed_groups: frozenset[int],
 ) -> None:
     """A fresh hint for the pod counts and placed booleans (node-level or bucket-level)."""
-    model.ClearHints()
+    model.clear_hints()
     for key, var in count.items():
-        model.AddHint(var, counts.get(key, 0))
+        model.add_hint(var, counts.get(key, 0))
     for j, var in enumerate(placed):
-        model.AddHint(var, j in placed_groups)
+        model.add_hint(var, j in placed_groups)
 
 
 def read_counts(
@@ -300,14 +300,14 @@ def read_counts(
 ) -> tuple[dict[tuple[int, int], int], frozenset[int]]:
     """The solver's nonzero pod counts and placed JobGroups."""
     return (
-        {key: v for key, var in count.items() if (v := solver.Value(var))},
-        frozenset(j for j, var in enumerate(placed) if solver.BooleanValue(var)),
+        {key: v for key, var in count.items() if (v := solver.value(var))},
+        frozenset(j for j, var in enumerate(placed) if solver.boolean_value(var)),
     )
 
 
 def _hinted_value(model: cp_model.CpModel) -> int | None:
     """The objective's value at the model's hint (None when the hint leaves a term unset)."""
-    proto = model.Proto()
+    proto = model.proto
     hint = dict(zip(proto.solution_hint.vars, proto.solution_hint.values))
     total = proto.objective.offset
     for ref, coef in zip(proto.objective.vars, proto.objective.coeffs):
@@ -425,7 +425,7 @@ def staged_solve(
     for index, stage in enumerate(stages):
         remaining = time_limit - (spent if deterministic else time.perf_counter() - start)
         objective = stage_objective(stage, expression)
-        model.Maximize(objective)
+        model.maximize(objective)
         set_hint(current)
         start_value = _hinted_value(model)
         largest = stage_upper(stage)
@@ -438,14 +438,14 @@ def staged_solve(
             # The start already reaches the most the stage can be: nothing to search.
             result.stages.append(StageResult([t.name for t in stage], "OPTIMAL", start_value, start_value))
             result.assignment = current
-            model.Add(objective >= start_value)
+            model.add(objective >= start_value)
             continue
         if remaining <= 0.0:
             all_optimal = False
             break
         budget = remaining if one_search else stage_budget(remaining, index, len(stages))
         if deterministic and (index or optional) and pace.too_short(
-            budget, len(model.Proto().variables), OPTIONAL_MARGIN if optional and not index else 1.0
+            budget, len(model.proto.variables), OPTIONAL_MARGIN if optional and not index else 1.0
         ):
             all_optimal = False
             break
@@ -455,7 +455,7 @@ def staged_solve(
         while True:
             set_hint(current)
             left = budget - (stage_spent if deterministic else time.perf_counter() - stage_start)
-            variables = len(model.Proto().variables)
+            variables = len(model.proto.variables)
             if answer is not None and (left <= 0.0 or (deterministic and pace.too_short(left, variables))):
                 break  # no time to solve again after learning: the last answer stands
             if deterministic:
@@ -466,19 +466,19 @@ def staged_solve(
                 solver.parameters.max_time_in_seconds = max(0.0, left)  # CP-SAT rejects a negative one
             if reporter is not None:
                 reporter.stage(", ".join(t.name for t in stage), index, len(stages))
-                status = solver.Solve(model, _Progress(reporter, start))
+                status = solver.solve(model, _Progress(reporter, start))
             else:
-                status = solver.Solve(model)
+                status = solver.solve(model)
             used = solver.response_proto.deterministic_time
             used = pace.cost(used, variables) if deterministic else used
             spent += used
             stage_spent += used
-            name = solver.StatusName(status)
+            name = solver.status_name(status)
             if status in (cp_model.MODEL_INVALID, cp_model.INFEASIBLE):
                 raise SolverError(f"CP-SAT returned {name} on a model whose hint is feasible; this is a bug")
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 break
-            value, bound = round(solver.ObjectiveValue()), round(solver.BestObjectiveBound())
+            value, bound = round(solver.objective_value), round(solver.best_objective_bound)
             # Learning only cuts off what no real solution does: an earlier solve's bound holds.
             bound = min(bound, answer[2]) if answer is not None else bound
             # A start the solver did not improve on is kept as it was: the solver's copy has
@@ -517,7 +517,7 @@ def staged_solve(
                 result.gap_stage = result.stages[-1]
         current = found
         result.assignment = current
-        model.Add(objective >= value)
+        model.add(objective >= value)
         if one_search:
             all_optimal = False
             break
@@ -547,7 +547,7 @@ def _unreached_gap(
     for stage in stages:
         if not any(t.primary for t in stage):
             return None
-        model.Maximize(stage_objective(stage, expression))
+        model.maximize(stage_objective(stage, expression))
         set_hint(current)
         value = _hinted_value(model)
         largest = stage_upper(stage)

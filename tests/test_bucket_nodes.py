@@ -75,10 +75,10 @@ def _holdable(problem: Problem) -> set[tuple[int, ...]]:
 
 def _cuts_allow(problem: Problem, counts: tuple[int, ...]) -> bool:
     model = cp_model.CpModel()
-    variables = [model.NewIntVar(c, c, f"x{r}") for r, c in enumerate(counts)]
+    variables = [model.new_int_var(c, c, f"x{r}") for r, c in enumerate(counts)]
     items = [(r, var, role.count) for r, (var, role) in enumerate(zip(variables, problem.roles))]
     _room(model, problem, list(range(len(problem.nodes))), items, problem.resources.index(GPU))
-    return cp_model.CpSolver().Solve(model) == cp_model.OPTIMAL
+    return cp_model.CpSolver().solve(model) == cp_model.OPTIMAL
 
 
 def _random_tor(seed: int) -> Snapshot:
@@ -165,14 +165,14 @@ def test_a_gang_required_in_one_rack_is_held_to_what_one_rack_of_its_zone_holds(
     zones = make_buckets(problem, level=0)
     caps = _caps(problem, zones)
     model = cp_model.CpModel()
-    count = {key: model.NewIntVar(0, cap, f"x{key}") for key, cap in caps.items()}
-    placed = [model.NewBoolVar("placed")]
+    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
+    placed = [model.new_bool_var("placed")]
     add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
     _required(model, problem, zones, count, caps, placed)
-    model.Maximize(placed[0])
+    model.maximize(placed[0])
     solver = cp_model.CpSolver()
-    assert solver.Solve(model) == cp_model.OPTIMAL
-    assert solver.BooleanValue(placed[0]) is placeable
+    assert solver.solve(model) == cp_model.OPTIMAL
+    assert solver.boolean_value(placed[0]) is placeable
 
 
 @pytest.mark.parametrize("rack_bound", [False, True])

@@ -15,16 +15,16 @@ from gangplan.objective import Term
 
 def _model():
     model = cp_model.CpModel()
-    x, y = model.NewIntVar(0, 3, "x"), model.NewIntVar(0, 3, "y")
-    model.Add(x + y <= 3)
+    x, y = model.new_int_var(0, 3, "x"), model.new_int_var(0, 3, "y")
+    model.add(x + y <= 3)
     return model, x, y
 
 
 def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]):
     def set_hint(values: dict[str, int]) -> None:
-        model.ClearHints()
+        model.clear_hints()
         for name, var in variables.items():
-            model.AddHint(var, values[name])
+            model.add_hint(var, values[name])
 
     return set_hint
 
@@ -32,18 +32,18 @@ def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]):
 def _count_solves(monkeypatch) -> list[int]:
     """A list that grows by one for every CP-SAT solve from here on."""
     solves: list[int] = []
-    original = cp_model.CpSolver.Solve
+    original = cp_model.CpSolver.solve
 
     def counting(self, model, callback=None):
         solves.append(1)
         return original(self, model, callback)
 
-    monkeypatch.setattr(cp_model.CpSolver, "Solve", counting)
+    monkeypatch.setattr(cp_model.CpSolver, "solve", counting)
     return solves
 
 
 def _reader(variables: dict[str, cp_model.IntVar]):
-    return lambda solver: {name: solver.Value(var) for name, var in variables.items()}
+    return lambda solver: {name: solver.value(var) for name, var in variables.items()}
 
 
 def _solve(
@@ -63,14 +63,14 @@ def _solve(
 
 def test_the_hinted_value_reads_the_objective_at_the_hint() -> None:
     model, x, y = _model()
-    b = model.NewBoolVar("b")
-    model.Maximize(3 * x - 2 * y + 5 * b.Not() + 7)
+    b = model.new_bool_var("b")
+    model.maximize(3 * x - 2 * y + 5 * b.negated() + 7)
     for var, value in ((x, 2), (y, 1), (b, 0)):
-        model.AddHint(var, value)
+        model.add_hint(var, value)
     assert _hinted_value(model) == 3 * 2 - 2 * 1 + 5 + 7
     unset = cp_model.CpModel()
-    z = unset.NewIntVar(0, 1, "z")
-    unset.Maximize(z)
+    z = unset.new_int_var(0, 1, "z")
+    unset.maximize(z)
     assert _hinted_value(unset) is None
 
 
@@ -117,7 +117,7 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
 
         def learn(solution: dict[str, int]) -> bool:
             learned.append(solution)
-            model.Add(x <= 1)
+            model.add(x <= 1)
             return True
 
         return staged_solve(
@@ -190,17 +190,17 @@ def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
     # objective can be); the first solve's bound (6, the relaxation's optimum) is kept.
     model, x, y = _model()
     variables = {"x": x, "y": y}
-    reported = cp_model.CpSolver.BestObjectiveBound
+    reported = cp_model.CpSolver.best_objective_bound.fget
     solves: list[float] = []
 
     def loose(solver: cp_model.CpSolver) -> float:
         solves.append(reported(solver))
         return solves[-1] if len(solves) == 1 else 9.0
 
-    monkeypatch.setattr(cp_model.CpSolver, "BestObjectiveBound", loose)
+    monkeypatch.setattr(cp_model.CpSolver, "best_objective_bound", property(loose))
 
     def learn(solution: dict[str, int]) -> bool:
-        model.Add(x <= 1)
+        model.add(x <= 1)
         return True
 
     result = staged_solve(
