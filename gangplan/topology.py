@@ -117,14 +117,18 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
     groups' preferred lists. ``kubernetes.io/hostname`` is among the keys when named: it is
     the node level, never a level of the tree.
 
-    Godel's preferred terms are written largest first (seed 003), which is a hint when
-    labels alone cannot tell two levels apart; required terms carry no order.
+    Godel's preferred terms are written largest first, and a group's required term is the
+    larger segment its preferred ones divide (seed 003: required into one BigPod, preferred
+    MiniPods inside it): hints, largest first, for when labels alone cannot tell two levels
+    apart (tor names repeated under every miniPod). Required terms carry no order among them.
     """
     keys: set[str] = set()
     preferred: list[tuple[str, ...]] = []
     for group in snapshot.pod_groups:
         keys.update(group.required_topology, group.preferred_topology)
-        preferred.append(tuple(k for k in group.preferred_topology if k != HOSTNAME_LABEL))
+        inner = tuple(k for k in group.preferred_topology if k != HOSTNAME_LABEL)
+        preferred.append(inner)
+        preferred.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
     for pod in snapshot.pods:
         for annotation in (KUEUE_REQUIRED_TOPOLOGY, KUEUE_PREFERRED_TOPOLOGY):
             value = pod.annotations.get(annotation, "").strip()
@@ -137,7 +141,8 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     """Order the named keys largest first.
 
     Nesting decides first: if every value of B lies within one value of A (and not the
-    reverse), A is above B. Where labels do not nest, a group's preferred order decides;
+    reverse), A is above B. Where labels do not nest, the groups' terms decide (preferred
+    ones in their order, a required one above a preferred one);
     failing that, the key with fewer distinct values (a coarser partition) goes first, then
     the name. Keys no node carries go last (resolve_levels then drops them).
     """

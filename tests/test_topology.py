@@ -92,6 +92,10 @@ def test_when_labels_do_not_nest_the_preferred_order_beats_value_counts() -> Non
     assert resolve_levels(unhinted)[0] == ("rack", "block")
     hinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", preferred=("block", "rack")),))
     assert resolve_levels(hinted)[0] == ("block", "rack")
+    # Seed 003's own shape: required into the larger segment, preferred inside it. Rack was
+    # put on top, and a gang Godel places in one block was refused (review 19 S F1).
+    required_above = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", required=("block",), preferred=("rack",)),))
+    assert resolve_levels(required_above)[0] == ("block", "rack")
 
 
 def test_a_topology_object_wins_over_levels_and_inference() -> None:
