@@ -215,6 +215,8 @@ def reason(
         if gang.topology is not None and gang.topology.broken:
             return who + gang.topology.broken
         if gang.topology is not None and gang.topology.required:
+            if prefix_member and _place_gang_quorum(_State(problem), g):
+                continue  # it fits alone: what stops it is its siblings, said below
             return who + _required_reason(problem, g)
         alone = _State(problem)
         total = gang.counted + sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
