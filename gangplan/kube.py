@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NoReturn
 
@@ -723,6 +724,23 @@ def _add(
         found[field].append(item)
 
 
+def _launchers_to_create(pods: list[Pod], unsent: Mapping[str, Mapping[str, Any]], made: Sequence[Pod]) -> list[Pod]:
+    """A Pod manifest in a group whose workload manifests were expanded (an MPI launcher beside
+    its workers' Job) does not exist either: it is a Pod to create, as they are, not one to
+    bind (a Binding of a pod that does not exist is NotFound, leaving the gang half made)."""
+    from gangplan.semantics import group_names_of  # semantics reads pods with this module
+
+    expanded = {(pod.namespace, name) for pod in made for name in group_names_of(pod)}
+    out = []
+    for pod in pods:
+        obj = unsent.get(pod.key) if pod.manifest is None else None
+        if obj is not None and any((pod.namespace, name) in expanded for name in group_names_of(pod)):
+            meta = {**obj.get("metadata", {}), "namespace": pod.namespace}
+            pod = replace(pod, manifest={**obj, "metadata": meta, "spec": dict(obj.get("spec") or {})})
+        out.append(pod)
+    return out
+
+
 def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot:
     """Convert objects in order; count the kinds gangplan does not use; refuse duplicates.
     Pods bound to nodes the snapshot lacks are kept: planning warns about them."""
@@ -731,6 +749,7 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
     first_seen: dict[tuple[str, str, str], tuple[Origin, str]] = {}
     workloads: list[tuple[Mapping[str, Any], Origin]] = []
     created: list[tuple[Mapping[str, Any], Origin]] = []  # Volcano Jobs its controller has made
+    unsent: dict[str, Mapping[str, Any]] = {}  # Pod manifests (no uid, status or nodeName), by key
     for obj, origin in objects:
         r = _Reader(origin)
         kind = r.string(obj, "kind", (), required=True)
@@ -758,6 +777,8 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             items = [(2, "PodGroup", group), *((1, "Pod", pod) for pod in members)]
         else:
             source, items = "", [(bucket, kind, convert(obj, origin))]
+            if kind == "Pod" and not (items[0][2].uid or obj.get("status") or items[0][2].node_name):
+                unsent[items[0][2].key] = obj
         _add(found, first_seen, items, source)
     if created:
         from gangplan.manifests import waiting_volcano_jobs  # manifests reads pods with this module
@@ -777,6 +798,8 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             skipped[label] = skipped.get(label, 0) + 1
         for source, members in made:
             _add(found, first_seen, [(1, "Pod", pod) for pod in members], f" from {source}")
+        if unsent and made:
+            found[1][:] = _launchers_to_create(found[1], unsent, [pod for _, members in made for pod in members])
     nodes, pods, pod_groups, priority_classes, topologies = found
     return Snapshot(
         nodes=tuple(sorted(nodes, key=lambda node: node.name)),  # the plan depends on the set, not the order

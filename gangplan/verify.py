@@ -479,6 +479,10 @@ def verify(
         if placement.manifest is not None and (why := _created(placement.manifest, pod)):
             violations.append(Violation("pod-object", key, why))
             continue
+        if placement.manifest is None and pod.manifest is not None:
+            why = "a Binding for a pod that does not exist yet (the API server answers NotFound); create it as a Pod with spec.nodeName"
+            violations.append(Violation("pod-object", key, why))
+            continue
         if key in placed:
             violations.append(
                 Violation(

@@ -974,6 +974,39 @@ def test_which_workload_manifests_are_expanded(tmp_path: Path) -> None:
     assert names.exit_code == 0 and names.stdout == "pod/gen-0\npod/gen-1\n"
 
 
+def test_a_launcher_pod_manifest_beside_its_workers_job_is_a_pod_to_create(tmp_path: Path) -> None:
+    """review 19 U F1: the workers' Job became Pods to create and the launcher's Pod manifest a
+    Binding, which the API server answers NotFound (the pod does not exist): `-o json | kubectl
+    create -f -` left the gang half made. verify refuses such a Binding."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    jobs.mkdir()
+    launcher = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: mpi-launcher, labels: {scheduling.x-k8s.io/pod-group: mpi}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+    )
+    (jobs / "mpi.yaml").write_text(job_manifest("mpi", 3, 1).replace("minMember: 3", "minMember: 4").replace("namespace: ml", "namespace: default") + launcher)
+    names = invoke("plan", str(cluster), str(jobs), "-o", "name")
+    assert names.stdout == "pod/mpi-0\npod/mpi-1\npod/mpi-2\npod/mpi-launcher\n"
+    out = tmp_path / "out.json"
+    assert invoke("plan", str(cluster), str(jobs), "-o", "json", "--output-file", str(out)).exit_code == 0
+    data = json.loads(out.read_text())
+    (made,) = [item for item in data["items"] if item["metadata"]["name"] == "mpi-launcher"]
+    assert made["kind"] == "Pod" and made["metadata"]["namespace"] == "default" and made["spec"]["nodeName"]
+    assert invoke("verify", str(cluster), str(jobs), "--plan", str(out)).exit_code == 0
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "mpi-launcher", "namespace": "default"},
+               "target": {"apiVersion": "v1", "kind": "Node", "name": made["spec"]["nodeName"]}}
+    data["items"] = [binding if item is made else item for item in data["items"]]
+    out.write_text(json.dumps(data))
+    refused = invoke("verify", str(cluster), str(jobs), "--plan", str(out))
+    assert refused.exit_code == 1
+    assert refused.stdout.startswith("pod-object default/mpi-launcher: a Binding for a pod that does not exist yet")
+    # A Pod manifest with no workload beside it is planned as a pod of the snapshot, as before.
+    alone = tmp_path / "alone.yaml"
+    alone.write_text(launcher.replace("mpi-launcher", "solo").replace(", labels: {scheduling.x-k8s.io/pod-group: mpi}", ""))
+    assert invoke("plan", str(cluster), str(alone), "-o", "name").stdout == "binding/solo\n"
+
+
 def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
     """review 18 N F4: podset-slice-required-topology was dropped in silence; gangplan said
     Placed where Kueue would not admit the group."""
