@@ -762,8 +762,14 @@ def check_command(
     if not selected:
         # A CI gate green for want of anything to check: say so, and what it did not read.
         unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
-        if loaded.skipped_kinds:
-            unread += f"; gangplan does not read these inputs: {', '.join(sorted(loaded.skipped_kinds))}"
+        skipped = loaded.skipped_kinds
+        if groups_from:  # what those files hold, not the snapshot's ConfigMaps
+            try:
+                skipped = load_snapshot(list(groups_from)).skipped_kinds
+            except GangplanError:
+                skipped = {}
+        if skipped:
+            unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
         _say(f"warning: {unread}")
     failed = [g for g in selected if not g.placed]
     junit = junit_report(selected, where, result.solver, unread, result.warnings)
