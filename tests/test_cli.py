@@ -1169,3 +1169,23 @@ def test_a_podgroup_manifest_whose_pods_failed_and_a_pinned_launcher(tmp_path: P
     )
     checked = invoke("check", str(cluster), "--groups-from", str(mpi))
     assert checked.exit_code == 0 and checked.stdout == "1/1 groups placed\n"
+
+
+@pytest.mark.parametrize("command", ["gangplan plan snapshots/small.yaml", "gangplan explain ml/llm-pretrain snapshots/small.yaml"])
+def test_the_readme_shows_what_the_command_prints(command: str) -> None:
+    """The README's console examples are output, not prose: review 19 U F4 found one showing
+    'cpu (...)' where the program prints figures. stderr lines (the summary with its time)
+    are compared by their start, stdout exactly."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(rf"```console\n\$ {re.escape(command)}\n(.*?)```", readme, re.S)
+    assert block is not None, command
+    shown = block.group(1).splitlines()
+    result = runner.invoke(app, [str(ROOT / a) if a.startswith("snapshots/") else a for a in shlex.split(command)[1:]])
+    assert result.exit_code == 0
+    out = result.stdout.splitlines()
+    assert shown[len(shown) - len(out):] == out
+    said = [line.rsplit(" | ", 1)[0] for line in result.stderr.splitlines()]
+    assert [line.rsplit(" | ", 1)[0] for line in shown[: len(shown) - len(out)]] == said[: len(shown) - len(out)]
