@@ -1264,7 +1264,7 @@ def topology_command(
     output_file: OutputFileOpt = None,
     gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
 ) -> None:
-    """Show the network-topology tree with capacity and free resources per domain.
+    """Show the network-topology tree with allocatable and free resources per domain.
 
     Free counts only Ready, schedulable nodes, net of running pods' requests. In JSON, cpu is
     in millicores and memory in bytes.
@@ -1404,7 +1404,7 @@ def generate_command(
 def _figures(usage: Usage, gpu_resource: str, domain: bool = False) -> str:
     parts = [f"nodes {usage.nodes}"] if domain else []
     for name, label in (("cpu", "cpu"), ("memory", "memory"), (gpu_resource, "gpu")):
-        free, cap = describe_amount(name, usage.free[name]), describe_amount(name, usage.capacity[name])
+        free, cap = describe_amount(name, usage.free[name]), describe_amount(name, usage.allocatable[name])
         parts.append(f"{label} {free}/{cap}")
     return "  ".join(parts)
 

@@ -336,21 +336,21 @@ def _nesting_warnings(levels: tuple[str, ...], domains: list[tuple[Domain, ...]]
 class Usage:
     """Capacity and free amounts of cpu (millicores), memory (bytes) and the GPU resource.
 
-    ``capacity`` sums allocatable over every node; ``free`` only over usable (Ready and
+    ``allocatable`` sums it over every node; ``free`` only over usable (Ready and
     schedulable) nodes, since nothing can be placed on the others, and never below zero
     per node, so an overcommitted node does not hide another's room.
     """
 
     nodes: int
     usable: int
-    capacity: Mapping[str, int]
+    allocatable: Mapping[str, int]
     free: Mapping[str, int]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "nodes": self.nodes,
             "usableNodes": self.usable,
-            "capacity": dict(self.capacity),
+            "allocatable": dict(self.allocatable),
             "free": dict(self.free),
         }
 
@@ -385,7 +385,7 @@ def _total(parts: Sequence[Usage], resources: tuple[str, ...]) -> Usage:
     return Usage(
         nodes=sum(p.nodes for p in parts),
         usable=sum(p.usable for p in parts),
-        capacity={name: sum(p.capacity[name] for p in parts) for name in resources},
+        allocatable={name: sum(p.allocatable[name] for p in parts) for name in resources},
         free={name: sum(p.free[name] for p in parts) for name in resources},
     )
 
@@ -427,7 +427,7 @@ def topology_to_dict(
             "node": name,
             "ready": node.ready,
             "unschedulable": node.unschedulable,
-            "capacity": dict(figures.capacity),
+            "allocatable": dict(figures.allocatable),
             "free": dict(figures.free),
         }
 

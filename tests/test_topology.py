@@ -235,20 +235,20 @@ def test_domain_usage_counts_running_pods_and_only_usable_nodes_for_free() -> No
     z1, z2 = usage[0]
     # z1 = n1 + n2 (NotReady) + n3 (cordoned); only n1 has room: 4000 - 1500, 8Gi - 2Gi, 2 - 1.
     assert (z1.nodes, z1.usable) == (3, 1)
-    assert z1.capacity == {"cpu": 14000, "memory": 28 * Gi, "nvidia.com/gpu": 6}
+    assert z1.allocatable == {"cpu": 14000, "memory": 28 * Gi, "nvidia.com/gpu": 6}
     assert z1.free == {"cpu": 2500, "memory": 6 * Gi, "nvidia.com/gpu": 1}
     # z2 = n4 only (n5 lacks a rack): its pod asks 1500 of 1000 cpu, so cpu free is 0, not -500.
     assert (z2.nodes, z2.usable) == (1, 1)
-    assert z2.capacity == {"cpu": 1000, "memory": Gi, "nvidia.com/gpu": 0}
+    assert z2.allocatable == {"cpu": 1000, "memory": Gi, "nvidia.com/gpu": 0}
     assert z2.free == {"cpu": 0, "memory": 512 * Mi, "nvidia.com/gpu": 0}
     racks = {d.path: u for d, u in zip(tree.domains[1], usage[1])}
     assert racks[("z1", "r1")].free == {"cpu": 2500, "memory": 6 * Gi, "nvidia.com/gpu": 1}
-    assert racks[("z1", "r1")].capacity["cpu"] == 12000
+    assert racks[("z1", "r1")].allocatable["cpu"] == 12000
     assert racks[("z1", "r2")].free == {"cpu": 0, "memory": 0, "nvidia.com/gpu": 0}
-    assert racks[("z1", "r2")].capacity["nvidia.com/gpu"] == 4
+    assert racks[("z1", "r2")].allocatable["nvidia.com/gpu"] == 4
     assert racks[("z2", "r1")].free["memory"] == 512 * Mi
     other = domain_usage(tree, snapshot, gpu_resource="amd.com/gpu")
-    assert other[0][0].capacity == {"cpu": 14000, "memory": 28 * Gi, "amd.com/gpu": 0}
+    assert other[0][0].allocatable == {"cpu": 14000, "memory": 28 * Gi, "amd.com/gpu": 0}
 
 
 def test_topology_to_dict_nests_domains_and_lists_outside_nodes() -> None:
@@ -299,7 +299,7 @@ def test_cli_topology_json_on_the_gpu_cluster() -> None:
         for d in level:
             below = [c for c in d["children"] if "node" not in c]
             if below:
-                for kind in ("capacity", "free"):
+                for kind in ("allocatable", "free"):
                     for resource, amount in d[kind].items():
                         assert amount == sum(c[kind][resource] for c in below)
         level = [c for d in level for c in d["children"] if "node" not in c]
