@@ -34,7 +34,7 @@ from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError
-from .loader import STDIN, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
+from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
@@ -147,6 +147,7 @@ class _State:
     no_color = False
     limits = Limits()
     inputs: set[str] = set()  # real paths of the input files named, which no output may replace
+    input_dirs: set[str] = set()  # real paths of the input folders, where no output may go
 
 
 # Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
@@ -305,7 +306,7 @@ def _main(
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
-    _State.inputs = set()
+    _State.inputs, _State.input_dirs = set(), set()
     try:
         for option, value in (("--max-documents", max_documents), ("--max-objects", max_objects)):
             if value < 1:
@@ -322,6 +323,7 @@ def _main(
 def _load(paths: list[str]) -> Snapshot:
     _stdin_once(paths)
     _State.inputs = _State.inputs | files_read(paths)
+    _State.input_dirs |= {os.path.realpath(p) for p in paths if p != "-" and os.path.isdir(p)}
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     for name in snapshot.empty_inputs:
@@ -332,6 +334,17 @@ def _load(paths: list[str]) -> Snapshot:
     if not snapshot.nodes and any(p.node_name is None for p in snapshot.pods):
         _say("warning: the input has no Node objects, so nothing can be placed (add kubectl get nodes -o yaml)")
     return snapshot
+
+
+def _read_next_time(target: str) -> str:
+    """The input folder a run would read ``target`` from (as a snapshot file), or ''."""
+    if not target.lower().endswith(SUFFIXES):
+        return ""
+    for folder in sorted(_State.input_dirs):
+        inside = os.path.relpath(target, folder)
+        if inside != ".." and not inside.startswith(".." + os.sep) and not any(p.startswith(".") for p in inside.split(os.sep)):
+            return folder
+    return ""
 
 
 def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]) -> None:
@@ -347,6 +360,8 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
         target = os.path.realpath(path)
         if target in _State.inputs:
             raise UsageError(f"{path} is also an input; write the output to another file")
+        if folder := _read_next_time(target):
+            raise UsageError(f"{path} is in the input folder {folder}, which the next run would read; write the output elsewhere")
         if target in seen:
             raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
         seen[target] = path

@@ -1101,6 +1101,17 @@ def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: P
     assert (jobs / "train.yaml").read_text() == kept
     dash = invoke("check", str(cluster), "--groups-from", str(jobs), "--junit-file", "-")
     assert dash.exit_code == 2 and "--junit-file takes a file" in dash.stderr and not Path("-").exists()
+    # A new file there would be read by the next run, as a duplicate of the PodGroup it
+    # reports on (review 19 U F7); a report (.xml, .html) or a hidden file is not read.
+    status = jobs / "sub" / "status.YAML"
+    status.parent.mkdir()
+    refused = invoke("plan", str(cluster), str(jobs), "-o", "status", "--output-file", str(status))
+    assert refused.exit_code == 2 and not status.exists()
+    assert refused.stderr.splitlines()[-1] == (
+        f"error: {status} is in the input folder {jobs}, which the next run would read; write the output elsewhere"
+    )
+    for allowed in (jobs / "report.xml", jobs / ".status.yaml", tmp_path / "status.yaml"):
+        assert invoke("plan", str(cluster), str(jobs), "-o", "status", "--output-file", str(allowed)).exit_code == 0, allowed
 
 
 def test_only_a_volcano_job_still_pending_is_planned_from_its_templates(tmp_path: Path) -> None:
