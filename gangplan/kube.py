@@ -373,6 +373,38 @@ def _container(r: _Reader, raw: object, path: Path, init: bool) -> Container:
     )
 
 
+def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[Container, ...]) -> tuple[Container, ...]:
+    """A container being resized in place holds the most of what its spec asks, what the
+    kubelet allocated and what it runs with, as kube-scheduler counts it (component-helpers'
+    determineContainerReqs); the spec not at all when the resize is Infeasible."""
+    reported: dict[str, dict[str, int]] = {}
+    for i, raw in enumerate(r.sequence(status, key, _STATUS)):
+        path = ("status", key, i)
+        entry = r.entry(raw, path)
+        if entry.get("resources") is None:
+            continue
+        amounts = r.resources(r.mapping(entry, "resources", path), "requests", path + ("resources",))
+        for name, amount in r.resources(entry, "allocatedResources", path).items():
+            amounts[name] = max(amount, amounts.get(name, 0))
+        reported[r.string(entry, "name", path)] = amounts
+    if not reported:
+        return containers
+    conditions = r.sequence(status, "conditions", _STATUS)
+    infeasible = any(
+        isinstance(c, dict) and c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
+    ) or status.get("resize") == "Infeasible"
+    out = []
+    for container in containers:
+        amounts = reported.get(container.name)
+        if amounts is not None:
+            merged = dict(amounts) if infeasible else {**container.requests}
+            for name, amount in amounts.items():
+                merged[name] = max(amount, merged.get(name, 0))
+            container = replace(container, requests=merged)
+        out.append(container)
+    return tuple(out)
+
+
 def _anti_affinity_term(r: _Reader, raw: object, path: Path, namespace: str) -> PodAffinityTerm:
     """Without namespaces or a namespaceSelector a term selects pods of the pod's own namespace."""
     term = r.entry(raw, path)
@@ -472,6 +504,9 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         _container(r, c, ("spec", "initContainers", i), True)
         for i, c in enumerate(r.sequence(spec, "initContainers", _SPEC))
     )
+    if status.get("containerStatuses") or status.get("initContainerStatuses"):
+        containers = _resized(r, status, "containerStatuses", containers)
+        init_containers = _resized(r, status, "initContainerStatuses", init_containers)
     level = r.mapping(spec, "resources", _SPEC)
     level_requests = r.resources(level, "requests", ("spec", "resources"))
     # API defaulting (KEP-2837): a pod-level limit is the request only where no container asks.

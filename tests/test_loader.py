@@ -1046,6 +1046,26 @@ def test_a_pod_level_limit_is_the_request_only_for_what_no_container_asks() -> N
     assert pod.pod_level_requests == {"cpu": 4000}
 
 
+def test_a_container_being_resized_holds_the_most_of_spec_and_status() -> None:
+    """In-place resize (beta, on by default since Kubernetes 1.33): kube-scheduler counts the
+    most of the spec's requests, the status' and what the kubelet allocated; with the resize
+    Infeasible, not the spec's. A resize down not yet applied had been counted at the spec's
+    1 cpu while the container still held 3 (review 19 R F6)."""
+    text = POD_P + (
+        "spec:\n  nodeName: n1\n  containers:\n  - {name: a, resources: {requests: {cpu: '1', memory: 1Gi}}}\n"
+        "  - {name: b, resources: {requests: {cpu: '1'}}}\n"
+        "status:\n  phase: Running\n  containerStatuses:\n"
+        "  - {name: a, allocatedResources: {cpu: '2'}, resources: {requests: {cpu: '3'}}}\n"
+        "  - {name: b, allocatedResources: {cpu: '5'}}\n"
+    )
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert [c.requests for c in pod.containers] == [{"cpu": 3000, "memory": 2**30}, {"cpu": 1000}]
+    infeasible = text.replace("  phase: Running\n", "  phase: Running\n  conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]\n")
+    infeasible = infeasible.replace("requests: {cpu: '1', memory: 1Gi}", "requests: {cpu: '6', memory: 1Gi}")
+    (pod,) = load_snapshot([write("p.yaml", infeasible)]).pods
+    assert pod.containers[0].requests == {"cpu": 3000}
+
+
 def test_a_godel_group_in_phase_timeout_is_read_as_timed_out() -> None:
     text = GODEL.format(api="scheduling.godel.kubewharf.io/v1alpha1")
     (group,) = load_snapshot([write("g.yaml", text + "status: {phase: Timeout}\n")]).pod_groups
