@@ -1006,7 +1006,9 @@ def diff_command(
     _stdin_once([*(snapshot or []), *plan_files])
     loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
     plans = [read_plan(path) for path in plan_files]
-    explicit = _levels(levels) or ()
+    given = _levels(levels)
+    # A List of Bindings names no levels: the snapshot's own (Topology object, or inferred) then.
+    explicit = given if given is not None or loaded is None else resolve_levels(loaded)[0]
     if len(plans) == 1:
         assert loaded is not None
         result = diff_snapshot(loaded, plans[0], levels=explicit, gpu_resource=gpu_resource, new_label=plan_files[0])
