@@ -1008,7 +1008,7 @@ def diff_command(
     plans = [read_plan(path) for path in plan_files]
     given = _levels(levels)
     # A List of Bindings names no levels: the snapshot's own (Topology object, or inferred) then.
-    explicit = given if given is not None or loaded is None else resolve_levels(loaded)[0]
+    explicit = given if given is not None else resolve_levels(loaded)[0] if loaded is not None else ()
     if len(plans) == 1:
         assert loaded is not None
         result = diff_snapshot(loaded, plans[0], levels=explicit, gpu_resource=gpu_resource, new_label=plan_files[0])
@@ -1131,7 +1131,7 @@ def verify_command(
     claims = None if given.placements_only else claims_of(given.groups, given.pending_said)
     for warning in unmodelled_warnings(group_pods(loaded).unmodelled, "verify does not check it"):
         _say(f"warning: {warning}")
-    result = verify(loaded, placements, keys, claims)
+    result = verify(loaded, placements, keys, claims, objects=given.placements_only)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:
         _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")

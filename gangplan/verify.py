@@ -429,6 +429,7 @@ def verify(
     placements: Sequence[Placement],
     levels: Sequence[str] = (),
     claims: Iterable[Claim] | None = None,
+    objects: bool = False,
 ) -> Verification:
     """Check ``placements`` against ``snapshot``; the result lists every rule they break.
 
@@ -443,6 +444,9 @@ def verify(
     ``claims``: what a Plan says of each group (placed, pending pods scheduled, pending pods),
     checked against its own placements and the snapshot, so a Plan cannot call a group placed
     that it does not place.
+
+    ``objects``: the placements are API objects to apply (a List of Bindings and Pods), so a
+    Binding of a pod that is still to be created is one the API server refuses.
     """
     violations: list[Violation] = []
     pods: dict[str, Pod] = {}
@@ -479,7 +483,7 @@ def verify(
         if placement.manifest is not None and (why := _created(placement.manifest, pod)):
             violations.append(Violation("pod-object", key, why))
             continue
-        if placement.manifest is None and pod.manifest is not None:
+        if objects and placement.manifest is None and pod.manifest is not None:
             why = "a Binding for a pod that does not exist yet (the API server answers NotFound); create it as a Pod with spec.nodeName"
             violations.append(Violation("pod-object", key, why))
             continue
