@@ -15,7 +15,8 @@ and are left out), in the Plan's group order:
   are allocated, and which has no Scheduled phase); Unknown when some run but the rest
   cannot be placed; Pending otherwise. A group whose members all succeeded, with nothing
   running or pending, is Finished (scheduler-plugins) or Completed (Volcano), as their
-  controllers write; it keeps a terminal phase already given (Finished, Completed, Failed).
+  controllers write (scheduler-plugins' once minMember succeeded, whatever still runs); it
+  keeps a terminal phase already given (Finished, Completed, Failed).
   scheduler-plugins and Godel call a group whose minMember pods all exist and wait, none
   placed, PreScheduling (Volcano: Pending).
 - ``scheduled`` only for scheduler-plugins (seed 001's count; Volcano's status has none);
@@ -52,6 +53,8 @@ _KEPT_STATUS_FIELDS = ("occupiedBy", "scheduleStartTime")  # scheduleTimeoutSeco
 # Its own tasks short, or (in a JobGroup) a member's: explain's reasons say which.
 _TASKS_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
 _TASK_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}: task ")
+# scheduler-plugins' controller writes Finished once minMember pods succeeded, whatever still runs.
+_FINISHED_WHILE_RUNNING = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
 # Every member succeeded: the phase each API's controller writes then.
 _FINISHED_PHASE = {
@@ -133,7 +136,7 @@ def group_status(
     settled = not running and not outcome.pending  # nothing runs or waits
     if settled and old.get("phase") in _TERMINAL_PHASES:
         phase = old["phase"]
-    elif settled and succeeded >= min_member and pg.api in _FINISHED_PHASE:
+    elif succeeded >= min_member and pg.api in _FINISHED_PHASE and (settled or pg.api in _FINISHED_WHILE_RUNNING):
         phase = _FINISHED_PHASE[pg.api]
     elif running + succeeded >= min_member:
         phase = PHASE_RUNNING
@@ -141,8 +144,8 @@ def group_status(
         # Volcano's scheduler calls a gang Running once minMember pods are allocated; it has
         # no Scheduled phase (seed 001's phases are Pending, Running, Unknown).
         phase = PHASE_RUNNING if volcano else PHASE_SCHEDULED
-    elif running + succeeded > 0:
-        phase = PHASE_UNKNOWN
+    elif running > 0:
+        phase = PHASE_UNKNOWN  # some run, the rest cannot be placed; succeeded ones are done
     elif pg.api in _PRE_SCHEDULING and outcome.counted + outcome.pending >= min_member:
         phase = PHASE_PRE_SCHEDULING
     elif volcano and old.get("phase") == PHASE_INQUEUE:

@@ -332,6 +332,30 @@ def test_a_scheduler_plugins_group_whose_members_all_succeeded_is_finished() -> 
     assert status["r"]["phase"] == "Running" and "conditions" not in status["r"]
 
 
+def test_succeeded_members_alone_are_not_unknown_and_finish_a_scheduler_plugins_group() -> None:
+    """Unknown is for a group of which some run (seed 001, Volcano's jobStatus): members that
+    only succeeded, beside pending ones that cannot be placed, had made it Unknown, and took a
+    Volcano gang out of Inqueue. scheduler-plugins' controller writes Finished once minMember
+    succeeded, whatever still runs (review 19 Q F2, F4)."""
+    from dataclasses import replace
+
+    enqueued = replace(_as(PodGroupAPI.VOLCANO, podgroup("v", 3, {"phase": "Inqueue"})), min_member=3)
+    snapshot = Snapshot(
+        nodes=(node("n1", cpu=2000),),
+        pods=(
+            pod("v-0", "v", node_name="n1", phase=PodPhase.SUCCEEDED), pod("v-1", "v", cpu=4000), pod("v-2", "v", cpu=4000),
+            pod("u-0", "u", node_name="n1", phase=PodPhase.SUCCEEDED), pod("u-1", "u", cpu=4000), pod("u-2", "u", cpu=4000),
+            pod("f-0", "f", node_name="n1", phase=PodPhase.SUCCEEDED), pod("f-1", "f", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("f-2", "f", node_name="n1", cpu=500),
+        ),
+        pod_groups=(enqueued, podgroup("u", 3), podgroup("f", 2)),
+    )
+    status = {item["metadata"]["name"]: item["status"] for item in run(snapshot)["items"]}
+    assert (status["v"]["phase"], status["v"]["succeeded"]) == ("Inqueue", 1)
+    assert status["u"]["phase"] == "PreScheduling"
+    assert (status["f"]["phase"], status["f"]["running"], status["f"]["succeeded"]) == ("Finished", 1, 2)
+
+
 def _as(api: PodGroupAPI, group: PodGroup) -> PodGroup:
     from dataclasses import replace
 
