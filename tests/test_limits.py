@@ -270,6 +270,9 @@ def test_counts_beyond_int32_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text(listed(NODE, group, member))
     one_error(invoke("check", str(path)), "spec.minMember: 9223372036854775808 is more than 2147483647")
+    group["spec"]["minMember"] = 2**31  # the edge (review 19 Q F5: one more was not caught)
+    path.write_text(listed(NODE, group, member))
+    one_error(invoke("check", str(path)), "spec.minMember: 2147483648 is more than 2147483647")
     kueue = pod("k", {"cpu": "1"}, labels={"kueue.x-k8s.io/pod-group-name": "job"},
                 annotations={"kueue.x-k8s.io/pod-group-total-count": "99999999999999999999"})
     path.write_text(listed(NODE, kueue))

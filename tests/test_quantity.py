@@ -104,6 +104,7 @@ def test_amounts(resource: str, value: object, amount: int) -> None:
         ("1_000", "not a quantity"),
         ("one", "not a quantity"),
         ("1e100", "exponent out of range"),
+        ("1e-100000000", "exponent out of range"),  # the guard's other half (review 19 Q F5)
         (True, "expected a quantity"),
         (False, "expected a quantity"),
         (None, "expected a quantity"),
