@@ -108,7 +108,8 @@ class _Commands(TyperGroup):
                 exc.show()  # type: ignore[attr-defined]
             else:
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-                _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(message())}{hint}\n"))
+                said = message().replace("Value error, ", "", 1)  # pydantic's prefix, as typer passes it on
+                _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(said)}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         sys.exit(code if isinstance(code, int) else 0)
 

@@ -172,6 +172,10 @@ def test_bad_option_values_are_usage_errors(tmp_path: Path) -> None:
         assert result.stderr.startswith(f"error: {option[0]} must ") and len(result.stderr.splitlines()) == 1, option
     result = runner.invoke(app, ["--max-file-size", "1" * 5000, "plan", str(node)])
     assert result.exit_code == 2 and len(result.stderr) < 200, result.stderr  # the value is not echoed whole
+    choice = runner.invoke(app, ["plan", str(node), "-o", "jsn"])
+    assert choice.exit_code == 2 and choice.stderr.startswith(
+        "error: Invalid value for '--output' / '-o': 'jsn' is not one of 'table', "
+    )  # not pydantic's "Value error, " (review 19 U F6)
 
 
 @pytest.mark.parametrize(
