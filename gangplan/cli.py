@@ -148,7 +148,6 @@ class _State:
     no_color = False
     limits = Limits()
     inputs: set[str] = set()  # real paths of the input files named, which no output may replace
-    input_dirs: set[str] = set()  # real paths of the input folders, where no output may go
 
 
 # Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
@@ -307,7 +306,7 @@ def _main(
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
-    _State.inputs, _State.input_dirs = set(), set()
+    _State.inputs = set()
     try:
         for option, value in (("--max-documents", max_documents), ("--max-objects", max_objects)):
             if value < 1:
@@ -324,7 +323,6 @@ def _main(
 def _load(paths: list[str]) -> Snapshot:
     _stdin_once(paths)
     _State.inputs = _State.inputs | files_read(paths)
-    _State.input_dirs |= {os.path.realpath(p) for p in paths if p != "-" and os.path.isdir(p)}
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
     for name in snapshot.empty_inputs:
@@ -337,11 +335,22 @@ def _load(paths: list[str]) -> Snapshot:
     return snapshot
 
 
-def _read_next_time(target: str) -> str:
+def _refuse_objects_in_inputs(output_file: Optional[Path], inputs: Sequence[str]) -> None:
+    """Before planning: Kubernetes objects gangplan reads (PodGroups with status, Pods to
+    create) written into an input folder would be read again by the next run, as duplicates
+    of what they were made from. A Plan, a diff or a report there is skipped, so allowed."""
+    if output_file is None or str(output_file) == "-":
+        return
+    folders = {os.path.realpath(p) for p in inputs if p != "-" and os.path.isdir(p)}
+    if folder := _read_next_time(os.path.realpath(output_file), folders):
+        raise UsageError(f"{output_file} is in the input folder {folder}, which the next run would read; write the output elsewhere")
+
+
+def _read_next_time(target: str, folders: set[str]) -> str:
     """The input folder a run would read ``target`` from (as a snapshot file), or ''."""
     if not target.lower().endswith(SUFFIXES):
         return ""
-    for folder in sorted(_State.input_dirs):
+    for folder in sorted(folders):
         inside = os.path.relpath(target, folder)
         if inside != ".." and not inside.startswith(".." + os.sep) and not any(p.startswith(".") for p in inside.split(os.sep)):
             return folder
@@ -361,8 +370,6 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
         target = os.path.realpath(path)
         if target in _State.inputs:
             raise UsageError(f"{path} is also an input; write the output to another file")
-        if folder := _read_next_time(target):
-            raise UsageError(f"{path} is in the input folder {folder}, which the next run would read; write the output elsewhere")
         if target in seen:
             raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
         seen[target] = path
@@ -680,6 +687,8 @@ def plan_command(
       gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
       gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
+    if output in (Output.status, Output.json, Output.yaml):
+        _refuse_objects_in_inputs(output_file, snapshot)
     loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     # Everything is rendered before anything is written: a failure leaves no file behind.
     if output in (Output.table, Output.wide):
@@ -779,11 +788,12 @@ def check_command(
         # A CI gate green for want of anything to check: say so, and what it did not read.
         unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
         skipped = loaded.skipped_kinds
-        if groups_from:  # what those files hold, not the snapshot's ConfigMaps
+        if groups_from:  # the kinds those files hold, not the snapshot's ConfigMaps
             try:
-                skipped = load_snapshot(list(groups_from)).skipped_kinds
+                kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
             except GangplanError:
-                skipped = {}
+                kinds = set()
+            skipped = {label: n for label, n in skipped.items() if label.split(" (")[0] in kinds}
         if skipped:
             unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
         _say(f"warning: {unread}")

@@ -404,10 +404,34 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, 
         for pod in gang.pending:
             for rule in pod.unmodelled:
                 asking[rule].append(f"pod {pod.key}")
-    for guard in guards:
-        if any(_selects(term, pod) for term in guard.anti_affinity for pod in pending):
-            asking["running pods' required pod anti-affinity"].append(f"pod {guard.key}")
+    if guards and pending:
+        by_label: dict[tuple[str, str], list[Pod]] = defaultdict(list)
+        by_key: dict[str, list[Pod]] = defaultdict(list)
+        for pod in pending:
+            for item in pod.labels.items():
+                by_label[item].append(pod)
+                by_key[item[0]].append(pod)
+        for guard in guards:
+            if any(_selects(term, pod) for term in guard.anti_affinity for pod in _candidates(term, by_label, by_key, pending)):
+                asking["running pods' required pod anti-affinity"].append(f"pod {guard.key}")
     return dict(sorted(asking.items()))
+
+
+def _candidates(
+    term: PodAffinityTerm, by_label: Mapping[tuple[str, str], list[Pod]], by_key: Mapping[str, list[Pod]], pending: list[Pod]
+) -> Sequence[Pod]:
+    """The pending pods a term may select, from one of its label requirements (an index, so a
+    large dump's many guards cost no more than their labels)."""
+    if term.match_labels is None:
+        return ()
+    if term.match_labels:
+        return by_label.get(next(iter(term.match_labels.items())), ())
+    for r in term.match_expressions:
+        if r.operator == "In":
+            return [pod for value in r.values for pod in by_label.get((r.key, value), ())]
+        if r.operator == "Exists":
+            return by_key.get(r.key, ())
+    return pending
 
 
 def _selects(term: PodAffinityTerm, pod: Pod) -> bool:

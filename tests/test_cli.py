@@ -679,6 +679,15 @@ def test_check_groups_from_checks_only_the_jobs_a_pr_adds(tmp_path: Path) -> Non
     assert suite.find("testcase/skipped").get("message") == (
         f"no group written in {jobs} to check; gangplan does not read these inputs: ConfigMap"
     )
+    # A Job whose group already runs in the cluster is said to be created (review 19 V F3: read
+    # alone, the folder's Job had been expanded, and the reason lost).
+    running = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-abc, namespace: ml, uid: u1, labels: {scheduling.x-k8s.io/pod-group: train}}\n"
+               "spec: {nodeName: n1, containers: [{name: c, image: x}]}\nstatus: {phase: Running}\n")
+    cluster.write_text(cluster.read_text() + running)
+    (jobs / "train.yaml").write_text(job_manifest("train", 2, 4).split("---\n", 1)[1])
+    created = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert created.exit_code == 0
+    assert f"warning: no group written in {jobs} to check; gangplan does not read these inputs: Job (batch/v1, already created)" in created.stderr
 
 
 def test_check_says_a_bad_option_and_warnings_where_ci_looks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1112,6 +1121,9 @@ def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: P
     )
     for allowed in (jobs / "report.xml", jobs / ".status.yaml", tmp_path / "status.yaml"):
         assert invoke("plan", str(cluster), str(jobs), "-o", "status", "--output-file", str(allowed)).exit_code == 0, allowed
+    # A Plan there is skipped by the next run (review 19 V F2: plan . -o plan, then verify . --plan, is a workflow).
+    assert invoke("plan", str(cluster), str(jobs), "-o", "plan", "--output-file", str(jobs / "plan.json")).exit_code == 0
+    assert invoke("verify", str(cluster), str(jobs), "--plan", str(jobs / "plan.json")).exit_code == 0
 
 
 def test_only_a_volcano_job_still_pending_is_planned_from_its_templates(tmp_path: Path) -> None:
