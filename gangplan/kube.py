@@ -812,8 +812,9 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             items = [(2, "PodGroup", group), *((1, "Pod", pod) for pod in members)]
         else:
             source, items = "", [(bucket, kind, convert(obj, origin))]
-            if kind == "Pod" and not (items[0][2].uid or obj.get("status") or items[0][2].node_name):
-                unsent[items[0][2].key] = obj
+            made = items[0][2]
+            if kind == "Pod" and not (made.uid or obj.get("status") or made.node_name):
+                unsent[made.key] = obj
         _add(found, first_seen, items, source)
     if created:
         from gangplan.manifests import waiting_volcano_jobs  # manifests reads pods with this module

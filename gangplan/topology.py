@@ -114,7 +114,7 @@ def _clean(keys: Sequence[str], source: str, warnings: list[str]) -> tuple[str, 
 
 def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, ...]]]:
     """The topology keys the groups name (Godel terms, Kueue annotations), sorted, and the
-    groups' preferred lists. ``kubernetes.io/hostname`` is among the keys when named: it is
+    orders the groups' terms hint at, each largest first. ``kubernetes.io/hostname`` is among the keys when named: it is
     the node level, never a level of the tree.
 
     Godel's preferred terms are written largest first, and a group's required term is the
@@ -123,18 +123,18 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
     apart (tor names repeated under every miniPod). Required terms carry no order among them.
     """
     keys: set[str] = set()
-    preferred: list[tuple[str, ...]] = []
+    orders: list[tuple[str, ...]] = []
     for group in snapshot.pod_groups:
         keys.update(group.required_topology, group.preferred_topology)
         inner = tuple(k for k in group.preferred_topology if k != HOSTNAME_LABEL)
-        preferred.append(inner)
-        preferred.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
+        orders.append(inner)
+        orders.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
     for pod in snapshot.pods:
         for annotation in (KUEUE_REQUIRED_TOPOLOGY, KUEUE_PREFERRED_TOPOLOGY):
             value = pod.annotations.get(annotation, "").strip()
             if value:
                 keys.add(value)
-    return sorted(keys), [p for p in preferred if len(p) > 1]
+    return sorted(keys), [order for order in orders if len(order) > 1]
 
 
 def _infer(snapshot: Snapshot) -> tuple[str, ...]:
@@ -146,7 +146,7 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     failing that, the key with fewer distinct values (a coarser partition) goes first, then
     the name. Keys no node carries go last (resolve_levels then drops them).
     """
-    named, preferred = named_topology_keys(snapshot)
+    named, orders = named_topology_keys(snapshot)
     keys = [k for k in named if k != HOSTNAME_LABEL]
     values: dict[str, set[str]] = {key: set() for key in keys}
     for node in snapshot.nodes:
@@ -161,7 +161,7 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
             if a != b and _nests(snapshot.nodes, b, a) and not _nests(snapshot.nodes, a, b):
                 if not nx.has_path(order, b, a):  # nesting seen on different nodes may loop
                     order.add_edge(a, b)
-    for listed in preferred:
+    for listed in orders:
         for above, below in zip(listed, listed[1:]):
             if above != below and not nx.has_path(order, below, above):
                 order.add_edge(above, below)
