@@ -16,6 +16,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NoReturn
 
+from gangplan import kueue
 from gangplan.errors import InputError, Position, dotted as _dotted
 from gangplan.model import (
     Container,
@@ -492,8 +493,8 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     if any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes):
         unmodelled.append("persistent volume claim binding (kube-scheduler's VolumeBinding and VolumeZone filters)")
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
-    if isinstance(annotations, dict) and _KUEUE_SLICE_REQUIRED in annotations:
-        unmodelled.append(f"Kueue topology slices ({_KUEUE_SLICE_REQUIRED})")
+    if isinstance(annotations, dict) and kueue.SLICE_REQUIRED_TOPOLOGY in annotations:
+        unmodelled.append(f"Kueue topology slices ({kueue.SLICE_REQUIRED_TOPOLOGY})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
@@ -573,7 +574,6 @@ def volcano_hard_network_topology(spec: Mapping[str, Any]) -> bool:
     policies = spec.get("subGroupPolicy")
     terms += [p.get("networkTopology") for p in policies if isinstance(p, dict)] if isinstance(policies, list) else []
     return any(isinstance(t, dict) and t and t.get("mode", "hard") != "soft" for t in terms)
-_KUEUE_SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
 
 
 def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:

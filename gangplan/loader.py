@@ -24,7 +24,7 @@ from yaml.composer import Composer
 from yaml.constructor import ConstructorError
 from yaml.reader import ReaderError
 
-from gangplan import kube
+from gangplan import kube, kueue
 from gangplan.errors import InputError, Position, dotted as _dotted
 from gangplan.model import Origin, Snapshot
 from gangplan.semantics import GODEL_POD_GROUP_KEY, POD_GROUP_ANNOTATIONS, POD_GROUP_LABELS
@@ -318,7 +318,6 @@ def _named(
 
 
 _INT32 = 2**31 - 1
-_KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 _REPLICATED = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 _MEMBERSHIP_KEYS = frozenset({*POD_GROUP_LABELS, *POD_GROUP_ANNOTATIONS, GODEL_POD_GROUP_KEY})
 
@@ -441,10 +440,10 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
                 message = f"{_dotted(path)}: {count} is more than {_INT32}"
                 raise InputError(message, locate(group.origin, path))
     for pod in snapshot.pods:
-        total = pod.annotations.get(_KUEUE_TOTAL, "")
-        if re.fullmatch(r"\+?[0-9]+", total) and int(total) > _INT32:  # as Go's strconv.Atoi reads it
-            path = ("metadata", "annotations", _KUEUE_TOTAL)
-            message = f"{_dotted(path)}: {total[:20]} is more than {_INT32}"
+        total = kueue.total_count(pod.annotations)
+        if total is not None and total > _INT32:
+            path = ("metadata", "annotations", kueue.TOTAL_COUNT)
+            message = f"{_dotted(path)}: {pod.annotations[kueue.TOTAL_COUNT][:20]} is more than {_INT32}"
             raise InputError(message, locate(pod.origin, path))
     totals: dict[tuple[str, str], int] = {}
     asked = {"pods"}  # resources some pod or PodGroup asks for: the only ones nodes are checked for

@@ -16,6 +16,7 @@ from typing import AbstractSet, Mapping, Sequence
 
 import numpy as np
 
+from . import kueue
 from .model import Node, Pod, PodPhase, SortRule, Snapshot, Topology
 from .semantics import (
     TIMED_OUT,
@@ -33,8 +34,6 @@ from .semantics import (
 )
 from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, named_topology_keys, resolve_levels
 
-KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
-KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 DEFAULT_SORT = (SortRule("CPU", "Capacity", "Ascending"),)
 
 Vector = tuple[int, ...]
@@ -685,8 +684,9 @@ def _terms(
             "(as in seed 003's third example); gangplan reads them, Godel's CRD drops them there"
         )
     members = [*gang.running, *gang.pending]
-    for annotation in (KUEUE_REQUIRED, KUEUE_PREFERRED):
-        asked = {pod.annotations.get(annotation, "") for pod in members}
+    requests = [kueue.topology_requests(pod.annotations) for pod in members]
+    for which, annotation in enumerate((kueue.REQUIRED_TOPOLOGY, kueue.PREFERRED_TOPOLOGY)):
+        asked = {request[which] for request in requests}
         if len(asked) > 1:
             # Kueue keeps one request per PodSet; gangplan has one per group.
             shown = ", ".join(sorted(value or "(none)" for value in asked))
@@ -694,19 +694,17 @@ def _terms(
                 f"PodGroup {gang.key}: its pods ask different {annotation} ({shown}); "
                 "each one given holds for the whole group"
             )
-    kueue_asked = {
-        key for pod in members for annotation in (KUEUE_REQUIRED, KUEUE_PREFERRED) if (key := pod.annotations.get(annotation))
-    }
+    kueue_asked = {key for request in requests for key in request if key}
     listed = {key for topology in kueue_topologies for key in topology.levels}
     if kueue_topologies and not gang.running and (refused := sorted(kueue_asked - listed)):
         # Kueue's TAS admits no workload asking for a level no Topology lists, preferred or
         # required, kubernetes.io/hostname included; a group already running was admitted.
         shown = "; ".join(f"{t.name}: {', '.join(t.levels) or 'none'}" for t in kueue_topologies)
         return (), (), f"Kueue admits no workload asking for {refused[0]}: not a level of any Topology ({shown})"
-    for pod in members:
-        if key := pod.annotations.get(KUEUE_REQUIRED):
+    for key, preferred_key in requests:
+        if key:
             required.append(key)
-        if key := pod.annotations.get(KUEUE_PREFERRED):
+        if key := preferred_key:
             # Kueue climbs level by level: preferred at L is preferred at every level above it too.
             if key in levels:
                 preferred.extend(levels[: levels.index(key) + 1])

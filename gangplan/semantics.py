@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
+from . import kueue
 from .errors import InputError
 from .model import (
     Node,
@@ -30,11 +31,6 @@ from .model import (
 POD_GROUP_LABELS = ("scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io")
 POD_GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")
 GODEL_POD_GROUP_KEY = "godel.bytedance.com/pod-group-name"
-KUEUE_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
-KUEUE_TOTAL_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
-# Kueue creates a workload's pods gated and lifts its gates when it admits the workload: the
-# decision gangplan plans for, so those pods are planned (their Bindings wait for admission).
-KUEUE_GATE_PREFIX = "kueue.x-k8s.io/"
 VOLCANO_TASK_KEY = "volcano.sh/task-spec"
 DEFAULT_PODS_PER_NODE = 110
 _INT64 = re.compile(r"[+-]?[0-9]+")
@@ -96,7 +92,7 @@ def blocked_by(pod: Pod) -> str:
     carries scheduling gates other than Kueue's."""
     if pod.deleting:
         return "being deleted"
-    gates = [g for g in pod.scheduling_gates if not g.startswith(KUEUE_GATE_PREFIX)]
+    gates = [g for g in pod.scheduling_gates if not g.startswith(kueue.GATE_PREFIX)]
     return f"scheduling gates {', '.join(gates)}" if gates else ""
 
 
@@ -291,17 +287,17 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     for pg in snapshot.pod_groups:
         gangs[pg.key] = Gang(pg)
     lone: list[Gang] = []
-    kueue: dict[str, Gang] = {}
+    kueue_gangs: dict[str, Gang] = {}
     totals: dict[str, set[int]] = defaultdict(set)  # Kueue group -> the counts its members carry
     missing: dict[str, list[str]] = defaultdict(list)
     unplanned: list[tuple[str, str, str]] = []  # (namespace, name, warning): said by name, not input order
     for pod in snapshot.pods:
         names = group_names_of(pod)
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
-        kueue_name = pod.labels.get(KUEUE_GROUP_LABEL)
+        kueue_name = pod.labels.get(kueue.GROUP_LABEL)
         if gang is None and kueue_name:
             total = _kueue_total(pod)
-            gang = kueue.get(f"{pod.namespace}/{kueue_name}")
+            gang = kueue_gangs.get(f"{pod.namespace}/{kueue_name}")
             if gang is None:
                 gang = Gang(
                     PodGroup(
@@ -314,7 +310,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                     ),
                     implicit=True,
                 )
-                kueue[gang.key] = gang
+                kueue_gangs[gang.key] = gang
             elif total > gang.group.min_member:
                 # Every member carries the count (Kueue requires it); the largest is the quorum.
                 gang.group = replace(gang.group, min_member=total)
@@ -352,7 +348,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     for key, counts in sorted(totals.items()):
         if len(counts) > 1:
             warnings.append(
-                f"Kueue pod group {key}: its members disagree on {KUEUE_TOTAL_ANNOTATION} "
+                f"Kueue pod group {key}: its members disagree on {kueue.TOTAL_COUNT} "
                 f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
             )
     for key, pods in sorted(missing.items()):
@@ -360,7 +356,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             f"PodGroup {key} does not exist; its pods ({', '.join(sorted(pods)[:3])}"
             f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
         )
-    all_gangs = [*gangs.values(), *kueue.values(), *lone]
+    all_gangs = [*gangs.values(), *kueue_gangs.values(), *lone]
     guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
     unmodelled = _unmodelled(all_gangs, guards)
     warnings.extend(unmodelled_warnings(unmodelled))
@@ -452,15 +448,13 @@ def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = 
 
 
 def _kueue_total(pod: Pod) -> int:
-    raw = pod.annotations.get(KUEUE_TOTAL_ANNOTATION, "")
-    # Kueue reads it with Go's strconv.Atoi: ASCII digits and a sign, no spaces or "1_0".
-    total = int(raw) if re.fullmatch(r"[+-]?[0-9]+", raw, re.ASCII) else -1
-    if total < 1:
+    total = kueue.total_count(pod.annotations)
+    if total is None or total < 1:
         raise InputError(
-            f"pod {pod.key}: annotation {KUEUE_TOTAL_ANNOTATION} must be a positive integer, "
-            f"got {raw!r}",
+            f"pod {pod.key}: annotation {kueue.TOTAL_COUNT} must be a positive integer, "
+            f"got {pod.annotations.get(kueue.TOTAL_COUNT, '')!r}",
             origin=pod.origin,
-            field=("metadata", "annotations", KUEUE_TOTAL_ANNOTATION),
+            field=("metadata", "annotations", kueue.TOTAL_COUNT),
         )
     return total
 

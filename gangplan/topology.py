@@ -20,14 +20,13 @@ from typing import Any, Mapping, Sequence
 
 import networkx as nx
 
+from . import kueue
 from .model import Node, Snapshot, Topology
 from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
 
 __all__ = [
     "DEFAULT_GPU_RESOURCE",
     "HOSTNAME_LABEL",
-    "KUEUE_PREFERRED_TOPOLOGY",
-    "KUEUE_REQUIRED_TOPOLOGY",
     "ROOT",
     "Domain",
     "TopologyTree",
@@ -40,8 +39,6 @@ __all__ = [
 ]
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
-KUEUE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
-KUEUE_PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 ROOT = ""
 
@@ -130,10 +127,7 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
         orders.append(inner)
         orders.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
     for pod in snapshot.pods:
-        for annotation in (KUEUE_REQUIRED_TOPOLOGY, KUEUE_PREFERRED_TOPOLOGY):
-            value = pod.annotations.get(annotation, "").strip()
-            if value:
-                keys.add(value)
+        keys.update(key for key in kueue.topology_requests(pod.annotations) if key)
     return sorted(keys), [order for order in orders if len(order) > 1]
 
 

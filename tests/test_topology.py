@@ -10,12 +10,12 @@ from pathlib import Path
 import networkx as nx
 from typer.testing import CliRunner
 
+from gangplan import kueue
 from gangplan.cli import app
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Topology
 from gangplan.topology import (
     HOSTNAME_LABEL,
-    KUEUE_PREFERRED_TOPOLOGY,
     build_tree,
     domain_usage,
     resolve_levels,
@@ -63,7 +63,7 @@ def bigpod_cluster() -> list[Node]:
 def test_levels_are_inferred_largest_first_whatever_order_they_are_named_in() -> None:
     snapshot = Snapshot(
         nodes=tuple(bigpod_cluster()),
-        pods=(pod("p", {"cpu": 1}, annotations={KUEUE_PREFERRED_TOPOLOGY: MINI}),),
+        pods=(pod("p", {"cpu": 1}, annotations={kueue.PREFERRED_TOPOLOGY: MINI}),),
         pod_groups=(group("a", required=(TOR,)), group("b", preferred=(BIG,))),
     )
     levels, warnings = resolve_levels(snapshot)
@@ -74,10 +74,20 @@ def test_levels_are_inferred_largest_first_whatever_order_they_are_named_in() ->
 def test_kueue_annotation_alone_names_a_level() -> None:
     snapshot = Snapshot(
         nodes=tuple(bigpod_cluster()),
-        pods=(pod("p", {"cpu": 1}, annotations={KUEUE_PREFERRED_TOPOLOGY: TOR}),),
+        pods=(pod("p", {"cpu": 1}, annotations={kueue.PREFERRED_TOPOLOGY: TOR}),),
         pod_groups=(group("a", required=(BIG,)),),
     )
     assert resolve_levels(snapshot)[0] == (BIG, TOR)
+
+
+def test_a_kueue_annotation_is_read_as_written_not_trimmed() -> None:
+    # Kueue reads "tor " as a level named "tor ", which no node carries: it names no level here.
+    snapshot = Snapshot(
+        nodes=tuple(bigpod_cluster()),
+        pods=(pod("p", {"cpu": 1}, annotations={kueue.PREFERRED_TOPOLOGY: TOR + " "}),),
+        pod_groups=(group("a", required=(BIG,)),),
+    )
+    assert resolve_levels(snapshot)[0] == (BIG,)
 
 
 def test_nesting_beats_a_preferred_list_written_smallest_first() -> None:

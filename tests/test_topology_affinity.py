@@ -440,6 +440,15 @@ def test_kueue_required_topology_annotation_is_a_required_term() -> None:
     assert outcome(result, "ml/fits").placed and len(outcome(result, "ml/fits").domains[TOR]) == 1
 
 
+def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
+    # As Kueue reads it: "tor " is not the tor level, so nothing can hold the group together.
+    nodes = (node("a0", "mp0", "a", gpus=3), node("a1", "mp0", "a", gpus=3), node("b0", "mp0", "b", gpus=4))
+    pods = kueue_pods("spaced", 2, 2, "kueue.x-k8s.io/podset-required-topology", TOR + " ")
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods)))
+    spaced = outcome(result, "ml/spaced")
+    assert not spaced.placed and spaced.reason == f"required {TOR} : no node carries that label"
+
+
 def test_kueue_preferred_topology_climbs_every_level_above() -> None:
     from gangplan.problem import build_problem
 

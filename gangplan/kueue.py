@@ -1,0 +1,44 @@
+"""Kueue's conventions on plain Pods, read here and nowhere else: a pod group is a label and a
+total count on each member, a topology request is an annotation, and admission lifts gates.
+
+Kueue reads these values as they are written (an annotation "rack " names a level "rack ",
+which no Topology lists) and counts with Go's ``strconv.Atoi``. The independent verifier
+restates them on purpose; nothing else should.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+__all__ = [
+    "GATE_PREFIX",
+    "GROUP_LABEL",
+    "PREFERRED_TOPOLOGY",
+    "REQUIRED_TOPOLOGY",
+    "SLICE_REQUIRED_TOPOLOGY",
+    "TOTAL_COUNT",
+    "topology_requests",
+    "total_count",
+]
+
+GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
+TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
+PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
+SLICE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-slice-required-topology"
+# Kueue creates a workload's pods gated and lifts its gates when it admits the workload: the
+# decision gangplan plans for, so those pods are planned (their Bindings wait for admission).
+GATE_PREFIX = "kueue.x-k8s.io/"
+_ATOI = re.compile(r"[+-]?[0-9]+", re.ASCII)  # strconv.Atoi: ASCII digits and a sign, no spaces or "1_0"
+
+
+def total_count(annotations: Mapping[str, str]) -> int | None:
+    """The member's total count as Kueue reads it; None when it is missing or not an integer."""
+    raw = annotations.get(TOTAL_COUNT, "")
+    return int(raw) if _ATOI.fullmatch(raw) else None
+
+
+def topology_requests(annotations: Mapping[str, str]) -> tuple[str, str]:
+    """The (required, preferred) topology levels the pod's PodSet asks for, '' where none."""
+    return annotations.get(REQUIRED_TOPOLOGY, ""), annotations.get(PREFERRED_TOPOLOGY, "")
