@@ -623,8 +623,9 @@ def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
         if not problem.job_groups[problem.gangs[role.gang].job_group].feasible or not len(role.nodes):
             continue
         per = np.bincount(buckets.of_node[role.nodes], weights=role.caps, minlength=len(buckets.nodes))
-        for b in np.nonzero(per)[0]:
-            caps[r, int(b)] = min(role.count, int(per[b]))
+        held = np.flatnonzero(per)
+        most = np.minimum(per[held], role.count).astype(np.int64)
+        caps.update(zip(((r, b) for b in held.tolist()), most.tolist()))
     return caps
 
 
@@ -637,8 +638,9 @@ def _neighbourhood(
         per_role[r].append((b, cap))
     share = max(2, limit // max(1, len(per_role)))
     kept: dict[tuple[int, int], int] = {}
+    used = {key for key, c in hinted.items() if c > 0}
     for r, items in per_role.items():
-        items.sort(key=lambda bc: (-(hinted.get((r, bc[0]), 0) > 0), -bc[1], bc[0]))
+        items.sort(key=lambda bc: ((r, bc[0]) not in used, -bc[1], bc[0]))
         for b, cap in items[:share]:
             kept[r, b] = cap
         for b, cap in items[share:]:
@@ -918,7 +920,8 @@ def _splitter(problem: Problem, buckets: Buckets) -> Callable[[int, int], np.nda
             of = buckets.of_node[nodes]
             order = np.argsort(of, kind="stable")
             found, first = np.unique(of[order], return_index=True)
-            split[r] = dict(zip(found.tolist(), np.split(nodes[order], first[1:])))
+            ordered, ends = nodes[order], [*first.tolist()[1:], len(nodes)]
+            split[r] = {b: ordered[s:e] for b, s, e in zip(found.tolist(), first.tolist(), ends)}
         return split[r].get(b, np.zeros(0, dtype=np.int64))
 
     return eligible

@@ -287,12 +287,12 @@ def hint_counts(
     counts: Counts,
     placed_groups: frozenset[int],
 ) -> None:
-    """A fresh hint for the pod counts and placed booleans (node-level or bucket-level)."""
+    """A fresh hint for the pod counts and placed booleans (node-level or bucket-level),
+    written in bulk: ``add_hint`` crosses into C++ twice per variable (2.7 s at 8,192 nodes)."""
     model.clear_hints()
-    for key, var in count.items():
-        model.add_hint(var, counts.get(key, 0))
-    for j, var in enumerate(placed):
-        model.add_hint(var, j in placed_groups)
+    hint = model.proto.solution_hint
+    hint.vars.extend([var.index for var in count.values()] + [var.index for var in placed])
+    hint.values.extend([counts.get(key, 0) for key in count] + [int(j in placed_groups) for j in range(len(placed))])
 
 
 def read_counts(

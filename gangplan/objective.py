@@ -176,14 +176,19 @@ def topology_terms(problem: Problem) -> list[Term]:
 def used_domains(problem: Problem, counts: Counts) -> set[tuple[int, int, int]]:
     """(gang, level, domain) triples the placed pods occupy, for gangs with topology terms."""
     used = {(g, level, d) for g, spec in enumerate(problem.gangs) if spec.topology for level, d in spec.topology.held}
+    levels: dict[int, tuple[int, ...]] = {}  # per role: the levels its gang has terms at
     for (r, n), c in counts.items():
-        g = problem.roles[r].gang
-        topo = problem.gangs[g].topology
-        if c and topo is not None:
-            for level in {*topo.spans_levels, *topo.ranks}:
-                d = problem.domain(level, n)
-                if d is not None:
-                    used.add((g, level, d))
+        if not c:
+            continue
+        at = levels.get(r)
+        if at is None:
+            g = problem.roles[r].gang
+            topo = problem.gangs[g].topology
+            at = levels[r] = tuple({*topo.spans_levels, *topo.ranks}) if topo is not None else ()
+        for level in at:
+            d = problem.domain(level, n)
+            if d is not None:
+                used.add((problem.roles[r].gang, level, d))
     return used
 
 
@@ -191,19 +196,25 @@ def opened_nodes(problem: Problem, counts: Counts) -> set[int]:
     return {n for (r, n), c in counts.items() if c and problem.idle[n]}
 
 
-def term_value(term: Term, problem: Problem, assignment: Assignment) -> int:
+def term_value(
+    term: Term, problem: Problem, assignment: Assignment, used: set[tuple[int, int, int]] | None = None
+) -> int:
+    """``used``: the assignment's ``used_domains``, when the caller has them already."""
     value = sum(coef for j, coef in term.job_groups.items() if j in assignment.placed)
     if term.pods:
         value += term.pods * sum(assignment.counts.values())
     if term.opened:
         value += term.opened * len(opened_nodes(problem, assignment.counts))
     if term.uses:
-        value += sum(term.uses.get(t, 0) for t in used_domains(problem, assignment.counts))
+        if used is None:
+            used = used_domains(problem, assignment.counts)
+        value += sum(term.uses.get(t, 0) for t in used)
     return value
 
 
 def score(terms: list[Term], problem: Problem, assignment: Assignment) -> tuple[int, ...]:
     """Lexicographic key, larger is better."""
+    used = used_domains(problem, assignment.counts) if any(t.uses for t in terms) else None
     return tuple(
-        term_value(t, problem, assignment) * (1 if t.sense == "maximize" else -1) for t in terms
+        term_value(t, problem, assignment, used) * (1 if t.sense == "maximize" else -1) for t in terms
     )
