@@ -714,14 +714,15 @@ def _whole_node_cuts(
         return
     where = np.asarray(nodes, dtype=np.int64)
     order = np.argsort(where, kind="stable")
+    ascending = where[order]
     fits: dict[int, np.ndarray] = {}
     for i in big.tolist():
         role = problem.roles[items[i][0]]
         mine = role.nodes[role.caps > 0]
-        at = np.searchsorted(where[order], mine)
+        at = np.searchsorted(ascending, mine)
         inside = at < len(where)
         at, mine = at[inside], mine[inside]
-        fits[i] = order[at[where[order][at] == mine]]  # rows of ``free``
+        fits[i] = order[at[ascending[at] == mine]]  # rows of ``free``
     fits = {i: rows for i, rows in fits.items() if len(rows)}
     if not fits:
         return
