@@ -25,6 +25,7 @@ nodes every role may use, this is exact; otherwise it is a relaxation, so:
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import defaultdict
@@ -625,7 +626,7 @@ def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
         per = np.bincount(buckets.of_node[role.nodes], weights=role.caps, minlength=len(buckets.nodes))
         held = np.flatnonzero(per)
         most = np.minimum(per[held], role.count).astype(np.int64)
-        caps.update(zip(((r, b) for b in held.tolist()), most.tolist()))
+        caps.update(zip(zip(itertools.repeat(r), held.tolist()), most.tolist()))
     return caps
 
 
