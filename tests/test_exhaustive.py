@@ -1,8 +1,9 @@
 """CP-SAT's objective 1 equals the optimum exhaustive search finds, on 200 small random clusters
 (some groups with a required topology term at the `rack` level, some nodes outside it), and
 on 100 more where some of those terms are at kubernetes.io/hostname (the node itself); and
-objectives 2 and 5 (pods beyond minMember, nodes newly opened) on 120 tiny clusters, against
-every placement of the pending pods of the groups the plan places.
+objectives 2 and 5 (pods beyond minMember, nodes newly opened) on 120 tiny clusters, and
+objective 3 (spans at preferred, enclosing and lower levels) on 150 more, against every
+placement of the pending pods of the groups the plan places.
 
 The search here shares nothing with the solver: it enumerates every set of JobGroups,
 best first by objective 1 (quorum demand, then JobGroups placed, priority level by level),
@@ -491,3 +492,107 @@ def test_later_terms_reach_the_exhaustive_optimum_for_the_groups_placed(seed: in
     busy = {p.node_name for p in snapshot.pods if p.node_name and p.phase is PodPhase.RUNNING}
     mine = (len(result.placements), len({p.node for p in result.placements} - busy))
     assert mine == best_later_terms(snapshot, placed)
+
+
+TOPOLOGY = ("zone", "rack")  # largest first; the node itself is the level below
+
+
+def spans_snapshot(seed: int) -> Snapshot:
+    """Up to 4 nodes in 2 zones and 2 racks (rack names repeat across zones), up to 3 groups
+    of up to 3 pods, some with preferred terms; one CPU capacity for every node, so that no
+    sort rule tells domains apart and objective 3 decides."""
+    rng = random.Random(20_000 + seed)
+    nodes = [
+        Node(f"n{i}", {"zone": rng.choice("ab"), "rack": rng.choice(["r1", "r2"])}, {"cpu": 4000, "pods": 110})
+        for i in range(rng.randint(2, 4))
+    ]
+    pods: list[Pod] = []
+    groups: list[PodGroup] = []
+    budget = 6  # pending pods in all: every placement of them is enumerated
+    for g in range(rng.randint(1, 3)):
+        size = min(rng.randint(1, 3), budget)
+        if not size:
+            break
+        budget -= size
+        name = f"g{g}"
+        preferred = rng.choice([(), ("rack",), ("zone",), ("zone", "rack")])
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=rng.randint(1, size),
+                               preferred_topology=preferred, creation_timestamp=f"2024-01-01T00:00:0{g}Z"))
+        cpu = rng.choice([1000, 2000])
+        for p in range(size):
+            pods.append(Pod("default", f"{name}-{p}", labels={"scheduling.x-k8s.io/pod-group": name},
+                            containers=(Container("main", {"cpu": cpu}),), priority=100))
+    for i in range(rng.randint(0, 2)):
+        pods.append(Pod("kube-system", f"busy-{i}", containers=(Container("c", {"cpu": 1000}),),
+                        node_name=rng.choice(nodes).name, phase=PodPhase.RUNNING))
+    return Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=tuple(groups))
+
+
+def spans_key(snapshot: Snapshot, node_of: dict[str, str]) -> tuple[int, ...]:
+    """Objective 3 as README states it, to minimise in order: spans at each preferred level,
+    largest first; then at the levels above a group's smallest preferred one that it names
+    no term at; then, for a group with a term, at every level below its smallest, down to
+    nodes. Each a sum over groups; a domain is the path of label values down to its level."""
+    levels = (*TOPOLOGY, HOSTNAME)
+    by_name = {n.name: n for n in snapshot.nodes}
+
+    def domain(node: Node, at: int) -> object:
+        return node.name if levels[at] == HOSTNAME else tuple(node.labels[k] for k in TOPOLOGY[: at + 1])
+
+    kinds: dict[str, list[int]] = {k: [0] * len(levels) for k in ("preferred", "enclosing", "compact")}
+    for group in snapshot.pod_groups:
+        if not group.preferred_topology:
+            continue
+        named = [TOPOLOGY.index(k) for k in group.preferred_topology]
+        lowest = max(named)
+        used = [by_name[node] for pod, node in node_of.items() if pod.startswith(f"default/{group.name}-")]
+        for at in range(len(levels)):
+            kind = "preferred" if at in named else "enclosing" if at < lowest else "compact" if at > lowest else None
+            if kind:
+                kinds[kind][at] += len({domain(n, at) for n in used})
+    return tuple(kinds["preferred"] + kinds["enclosing"] + kinds["compact"])
+
+
+def best_spans(snapshot: Snapshot, placed: set[str]) -> tuple[int, tuple[int, ...]]:
+    """Over every placement of the pending pods that places exactly the groups ``placed``:
+    the most pods placed, then the least ``spans_key``."""
+    free = {n.name: dict(n.allocatable) for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if pod.node_name:
+            for k, v in _request(pod).items():
+                free[pod.node_name][k] -= v
+    minimum = {g.name: g.min_member for g in snapshot.pod_groups}
+    pending = [p for p in snapshot.pods if p.node_name is None and p.labels["scheduling.x-k8s.io/pod-group"] in placed]
+    best: tuple[int, tuple[int, ...]] | None = None
+    for choice in product(*([None, *snapshot.nodes] for _ in pending)):
+        room = {k: dict(v) for k, v in free.items()}
+        count: dict[str, int] = {}
+        ok = True
+        for pod, node in zip(pending, choice):
+            if node is not None:
+                for k, v in _request(pod).items():
+                    room[node.name][k] -= v
+                    ok = ok and room[node.name][k] >= 0
+                group = pod.labels["scheduling.x-k8s.io/pod-group"]
+                count[group] = count.get(group, 0) + 1
+        if not ok or any(count.get(g, 0) < minimum[g] for g in placed):
+            continue
+        node_of = {pod.key: node.name for pod, node in zip(pending, choice) if node is not None}
+        value = (len(node_of), tuple(-x for x in spans_key(snapshot, node_of)))
+        best = value if best is None or value > best else best
+    assert best is not None, "the plan's own placement is one of the ways"
+    return best[0], tuple(-x for x in best[1])
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_spans_reach_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> None:
+    """Objective 3 (preferred spans, then the levels enclosing, then compactness below), after
+    objective 2, shown optimal by enumerating every placement of the placed groups' pending
+    pods, with the spans re-derived here from the node labels."""
+    snapshot = spans_snapshot(seed)
+    result = plan(snapshot, Options(levels=TOPOLOGY))
+    assert verify(snapshot, result.placements, result.levels).ok
+    assert plan_objective(snapshot, result) == exhaustive_objective(snapshot)
+    placed = {o.key.split("/")[1] for o in result.groups if o.placed}
+    node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}
+    assert (len(node_of), spans_key(snapshot, node_of)) == best_spans(snapshot, placed)
