@@ -13,7 +13,6 @@ import io
 import re
 import signal
 import threading
-from xml.etree import ElementTree
 import time
 import json
 import math
@@ -22,7 +21,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Mapping, Optional, Sequence, TypeVar
+from typing import Annotated, Any, Callable, Optional, Sequence, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -38,8 +37,9 @@ from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, 
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
-from .plan import GroupOutcome, Plan, PlanFormatError, SolverReport, claims_of, plan_from_document
+from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
+from .ci import annotation, github_annotation, group_positions, junit_error, junit_report, warning_annotation, written_in
 from .cpsat import Reporter
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
@@ -772,10 +772,10 @@ def check_command(
     except (InputError, UsageError) as exc:
         _input_error_for_ci(exc, format, output_file, junit_file)
         raise
-    where = _group_positions(loaded)
+    where = group_positions(loaded)
     if group or groups_from:
         chosen = list(dict.fromkeys(keys))
-        written = _written_in(groups_from or (), where)
+        written = written_in(groups_from or (), where)
         chosen += [g.key for g in result.groups if g.key in written and g.key not in chosen]
         by_key = {g.key: g for g in result.groups}
         selected = [by_key[key] for key in chosen]
@@ -803,7 +803,7 @@ def check_command(
         text = junit
     elif format is CheckFormat.github:
         # A gate that passes on a stale snapshot should say so where reviewers look.
-        text = "".join(f"::warning title=gangplan check::{_escape_data(w)}\n" for w in [unread, *result.warnings] if w)
+        text = "".join(warning_annotation("gangplan check", w) for w in [unread, *result.warnings] if w)
         text += "".join(github_annotation(g, where.get(g.key)) for g in failed)
     else:
         text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
@@ -828,18 +828,9 @@ def _input_error_for_ci(
     title = f"gangplan check: bad {'input' if isinstance(exc, InputError) else 'usage'}"
     text = junit = None
     if format is CheckFormat.github:
-        text = _annotation(title, position, message)
+        text = annotation(title, position, message)
     if format is CheckFormat.junit or junit_file is not None:
-        suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
-        case = ElementTree.SubElement(
-            suite, "testcase", classname="gangplan", name="input" if position else "usage", time="0",
-            file=_from_workspace(position.file) if position else "",
-        )
-        if position is not None and position.line is not None:
-            case.set("line", str(position.line))
-        error = ElementTree.SubElement(case, "error", message=str(exc), type=type(exc).__name__)
-        error.text = str(exc)
-        junit = _xml(suite)
+        junit = junit_error(str(exc), type(exc).__name__, position)
         if format is CheckFormat.junit:
             text = junit
     more = [(junit, junit_file)] if junit is not None and junit_file is not None else []
@@ -864,116 +855,6 @@ def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
     near = difflib.get_close_matches(name, list(by_key), n=1, cutoff=0.6)
     hint = f"; did you mean {by_key[near[0]]}?" if near else ""
     raise UsageError(f"{asked_by} {name}: no such group in the snapshot{hint}")
-
-
-def _group_positions(snapshot: Snapshot) -> dict[str, Position]:
-    """Where each group was written: its PodGroup object, or its first pod for implicit groups."""
-    positions: dict[str, Position] = {}
-    for job_group in group_pods(snapshot).job_groups:
-        for gang in job_group.gangs:
-            positions[gang.key] = locate(gang.group.origin, ())
-    return positions
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
-    """A GitHub Actions workflow command that marks the PodGroup's document in the diff."""
-    return _annotation(f"{g.key} cannot be placed", position, g.reason or "not placed")
-
-
-def _from_workspace(file: str) -> str:
-    """A path as GitHub's runner reads ``file=`` (and JUnit reporters a test case's file):
-    relative to the repository root ($GITHUB_WORKSPACE), whatever folder the step runs in; as
-    given outside a workflow."""
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    if not workspace:
-        return file
-    try:
-        return Path(file).resolve().relative_to(Path(workspace).resolve()).as_posix()
-    except ValueError:
-        return file
-
-
-def _annotation(title: str, position: Optional[Position], message: str) -> str:
-    properties = [f"title={_escape_property(title)}"]
-    if position is not None and position.file not in ("-", "<stdin>"):
-        properties.insert(0, f"file={_escape_property(_from_workspace(position.file))}")
-        if position.line is not None:
-            properties.insert(1, f"line={position.line}")
-            properties.insert(2, f"col={position.column or 1}")
-    return f"::error {','.join(properties)}::{_escape_data(message)}\n"
-
-
-def _written_in(paths: Sequence[str], where: Mapping[str, Position]) -> set[str]:
-    """The groups whose object (or first pod) is written in one of ``paths`` or under it."""
-    roots = [Path(p).resolve() for p in paths]
-    found = set()
-    for key, position in where.items():
-        if position.file in ("-", STDIN):
-            continue
-        file = Path(position.file).resolve()
-        if any(file == root or root in file.parents for root in roots):
-            found.add(key)
-    return found
-
-
-def junit_report(
-    groups: list[GroupOutcome], where: dict[str, Position], solver: SolverReport, skipped: str = "", warnings: Sequence[str] = ()
-) -> str:
-    """One JUnit test case per group, failed when the group is not placed; the solver's
-    status and gap as properties, since which groups fail can depend on the time limit. An
-    empty selection is one skipped case that says why."""
-    # The deterministic time, not the wall time: the same input gives the same report.
-    seconds = solver.deterministic_time if solver.workers <= 1 else solver.wall_time
-    suite = ElementTree.Element(
-        "testsuite",
-        name="gangplan check",
-        tests=str(len(groups) or (1 if skipped else 0)),
-        failures=str(sum(1 for g in groups if not g.placed)),
-        errors="0",
-        time=f"{seconds:.3f}",
-    )
-    if skipped:
-        suite.set("skipped", "1")
-    properties = ElementTree.SubElement(suite, "properties")
-    shown = {
-        "solver": solver.solver,
-        "policy": solver.policy,
-        "status": solver.status,
-        "gap": "" if solver.gap is None else f"{solver.gap:.2%}",
-        "timeLimit": f"{solver.time_limit:g}",
-    }
-    for name, value in shown.items():
-        ElementTree.SubElement(properties, "property", name=name, value=value)
-    if skipped:
-        case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="selection", time="0")
-        ElementTree.SubElement(case, "skipped", message=skipped)
-    for g in groups:
-        position = where.get(g.key)
-        case = ElementTree.SubElement(
-            suite, "testcase", classname=g.key.split("/", 1)[0], name=g.key, time="0",
-            file=_from_workspace(position.file) if position else "",
-        )
-        if position is not None and position.line is not None:
-            case.set("line", str(position.line))
-        if not g.placed:
-            failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
-            failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
-    if warnings:
-        ElementTree.SubElement(suite, "system-err").text = "".join(f"warning: {w}\n" for w in warnings)
-    return _xml(suite)
-
-
-def _xml(root: ElementTree.Element) -> str:
-    ElementTree.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 
 
 class DiffOutput(str, Enum):

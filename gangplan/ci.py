@@ -1,0 +1,160 @@
+"""What `gangplan check` reports where CI looks: GitHub Actions workflow commands on the
+lines that wrote each group, JUnit XML for test reporters, and which groups a pull request's
+files write. Plain strings and ElementTree, no terminal: the CLI only picks one and writes it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+from xml.etree import ElementTree
+
+from .errors import Position
+from .loader import STDIN, locate
+from .model import Snapshot
+from .plan import GroupOutcome, SolverReport
+from .semantics import group_pods
+
+__all__ = [
+    "annotation",
+    "escape_data",
+    "from_workspace",
+    "github_annotation",
+    "group_positions",
+    "junit_error",
+    "junit_report",
+    "warning_annotation",
+    "written_in",
+]
+
+
+def group_positions(snapshot: Snapshot) -> dict[str, Position]:
+    """Where each group was written: its PodGroup object, or its first pod for implicit groups."""
+    positions: dict[str, Position] = {}
+    for job_group in group_pods(snapshot).job_groups:
+        for gang in job_group.gangs:
+            positions[gang.key] = locate(gang.group.origin, ())
+    return positions
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
+    """A GitHub Actions workflow command that marks the PodGroup's document in the diff."""
+    return annotation(f"{g.key} cannot be placed", position, g.reason or "not placed")
+
+
+def from_workspace(file: str) -> str:
+    """A path as GitHub's runner reads ``file=`` (and JUnit reporters a test case's file):
+    relative to the repository root ($GITHUB_WORKSPACE), whatever folder the step runs in; as
+    given outside a workflow."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if not workspace:
+        return file
+    try:
+        return Path(file).resolve().relative_to(Path(workspace).resolve()).as_posix()
+    except ValueError:
+        return file
+
+
+def annotation(title: str, position: Optional[Position], message: str) -> str:
+    properties = [f"title={_escape_property(title)}"]
+    if position is not None and position.file not in ("-", "<stdin>"):
+        properties.insert(0, f"file={_escape_property(from_workspace(position.file))}")
+        if position.line is not None:
+            properties.insert(1, f"line={position.line}")
+            properties.insert(2, f"col={position.column or 1}")
+    return f"::error {','.join(properties)}::{escape_data(message)}\n"
+
+
+def written_in(paths: Sequence[str], where: Mapping[str, Position]) -> set[str]:
+    """The groups whose object (or first pod) is written in one of ``paths`` or under it."""
+    roots = [Path(p).resolve() for p in paths]
+    found = set()
+    for key, position in where.items():
+        if position.file in ("-", STDIN):
+            continue
+        file = Path(position.file).resolve()
+        if any(file == root or root in file.parents for root in roots):
+            found.add(key)
+    return found
+
+
+def junit_report(
+    groups: list[GroupOutcome], where: dict[str, Position], solver: SolverReport, skipped: str = "", warnings: Sequence[str] = ()
+) -> str:
+    """One JUnit test case per group, failed when the group is not placed; the solver's
+    status and gap as properties, since which groups fail can depend on the time limit. An
+    empty selection is one skipped case that says why."""
+    # The deterministic time, not the wall time: the same input gives the same report.
+    seconds = solver.deterministic_time if solver.workers <= 1 else solver.wall_time
+    suite = ElementTree.Element(
+        "testsuite",
+        name="gangplan check",
+        tests=str(len(groups) or (1 if skipped else 0)),
+        failures=str(sum(1 for g in groups if not g.placed)),
+        errors="0",
+        time=f"{seconds:.3f}",
+    )
+    if skipped:
+        suite.set("skipped", "1")
+    properties = ElementTree.SubElement(suite, "properties")
+    shown = {
+        "solver": solver.solver,
+        "policy": solver.policy,
+        "status": solver.status,
+        "gap": "" if solver.gap is None else f"{solver.gap:.2%}",
+        "timeLimit": f"{solver.time_limit:g}",
+    }
+    for name, value in shown.items():
+        ElementTree.SubElement(properties, "property", name=name, value=value)
+    if skipped:
+        case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="selection", time="0")
+        ElementTree.SubElement(case, "skipped", message=skipped)
+    for g in groups:
+        position = where.get(g.key)
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=g.key.split("/", 1)[0], name=g.key, time="0",
+            file=from_workspace(position.file) if position else "",
+        )
+        if position is not None and position.line is not None:
+            case.set("line", str(position.line))
+        if not g.placed:
+            failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
+            failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
+    if warnings:
+        ElementTree.SubElement(suite, "system-err").text = "".join(f"warning: {w}\n" for w in warnings)
+    return xml_document(suite)
+
+
+def xml_document(root: ElementTree.Element) -> str:
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def warning_annotation(title: str, message: str) -> str:
+    """A GitHub Actions warning with no place: a gate that passes on a stale snapshot should
+    say so where reviewers look."""
+    return f"::warning title={_escape_property(title)}::{escape_data(message)}\n"
+
+
+def junit_error(message: str, kind: str, position: Optional[Position]) -> str:
+    """A JUnit report of one errored case (bad input, or a bad option when ``position`` is
+    None), so the report step of a failed CI job still has a file to read."""
+    suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
+    case = ElementTree.SubElement(
+        suite, "testcase", classname="gangplan", name="input" if position else "usage", time="0",
+        file=from_workspace(position.file) if position else "",
+    )
+    if position is not None and position.line is not None:
+        case.set("line", str(position.line))
+    error = ElementTree.SubElement(case, "error", message=message, type=kind)
+    error.text = message
+    return xml_document(suite)
