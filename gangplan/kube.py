@@ -495,6 +495,9 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
     if isinstance(annotations, dict) and kueue.SLICE_REQUIRED_TOPOLOGY in annotations:
         unmodelled.append(f"Kueue topology slices ({kueue.SLICE_REQUIRED_TOPOLOGY})")
+    if isinstance(annotations, dict) and kueue.UNCONSTRAINED_TOPOLOGY in annotations:
+        # Kueue's TAS keeps such a PodSet on nodes that carry every level of its Topology.
+        unmodelled.append(f"Kueue's unconstrained topology ({kueue.UNCONSTRAINED_TOPOLOGY})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))

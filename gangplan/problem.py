@@ -727,6 +727,13 @@ def _terms(
         return req, pref, f"required {nowhere[0]}: no node carries that label"
     if unheld:
         named = ", ".join(levels) or "none"
+        elsewhere = next((t.name for t in kueue_topologies if unheld[0] in t.levels), None)
+        if elsewhere is not None:
+            # One tree for the whole plan: the Topology most of the groups' keys are levels of.
+            return req, pref, (
+                f"required {unheld[0]}: a level of Topology {elsewhere}, but gangplan plans on one Topology's "
+                f"levels ({named}), so it cannot be held"
+            )
         return req, pref, f"required {unheld[0]}: not a topology level (levels: {named}), so it cannot be held"
     return req, pref, ""
 

@@ -397,6 +397,11 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, 
             continue
         for rule in gang.group.unmodelled:
             asking[rule].append(f"PodGroup {gang.key}")
+        if gang.group.api is PodGroupAPI.POD and any(
+            kueue.topology_requests(pod.annotations) != ("", "") and any(o.controller for o in pod.owners) for pod in gang.pending
+        ):
+            # A Job's pods are one PodSet to Kueue, whose term holds for them all; a bare pod is its own.
+            asking["Kueue topology requests on a controller's pods of no pod group (each is planned alone)"].append(f"pod {gang.key}")
         for pod in gang.pending:
             for rule in pod.unmodelled:
                 asking[rule].append(f"pod {pod.key}")

@@ -672,3 +672,43 @@ def test_kueue_refusal_spares_running_groups_and_levels_another_topology_lists(t
     two.write_text(topology.format(name="a-racks", key="rack") + "---\n" + topology.format(name="b-zones", key="zone") + nodes
                    + pod.format(name="z-0", group="z", key="zone", bound="", status=""))
     assert CliRunner().invoke(app, ["check", str(two)]).exit_code == 0
+
+
+def test_kueue_requests_gangplan_cannot_honour_are_said(tmp_path: Path) -> None:
+    """Review 20 K F1, F3, F4: a Job's gated pods with a required rack (one PodSet to Kueue) are
+    planned one by one; the unconstrained annotation keeps Kueue's pods on its Topology's
+    nodes; a required level only another Topology lists names that Topology."""
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    nodes = "".join(
+        f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{rack: r{i}, zone: z1}}}}\nstatus: {{allocatable: {{cpu: '8', pods: '110'}}}}\n"
+        for i in range(2)
+    )
+    topology = "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {{name: {name}}}\nspec: {{levels: [{{nodeLabel: {key}}}]}}\n"
+    pod = ("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: ml\n{owner}  annotations: {{{annotations}}}\n"
+           "spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: '6'}}}}}}]}}\n")
+    job = "  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: train, uid: j1, controller: true}]\n"
+    rack = "kueue.x-k8s.io/podset-required-topology: rack"
+    path = tmp_path / "job.yaml"
+    path.write_text(topology.format(name="a-racks", key="rack") + nodes
+                    + "".join(pod.format(name=f"train-{i}", owner=job, annotations=rack) for i in range(2)))
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    assert result.exit_code == 0
+    assert ("warning: Kueue topology requests on a controller's pods of no pod group (each is planned alone) is not "
+            "modelled, so the plan may break it: pod ml/train-0, pod ml/train-1 ask for it") in result.stderr
+    path.write_text(topology.format(name="a-racks", key="rack") + nodes + pod.format(name="alone", owner="", annotations=rack))
+    assert "not modelled" not in CliRunner().invoke(app, ["plan", str(path)]).stderr  # a bare pod is its own PodSet
+    free = "kueue.x-k8s.io/podset-unconstrained-topology: 'true'"
+    path.write_text(topology.format(name="a-racks", key="rack") + nodes + pod.format(name="free", owner="", annotations=free))
+    assert ("Kueue's unconstrained topology (kueue.x-k8s.io/podset-unconstrained-topology) is not modelled"
+            in CliRunner().invoke(app, ["plan", str(path)]).stderr)
+    group = "kueue.x-k8s.io/pod-group-total-count: '1', kueue.x-k8s.io/podset-required-topology: {key}"
+    labelled = pod.replace("  annotations:", "  labels: {{kueue.x-k8s.io/pod-group-name: {name}}}\n  annotations:")
+    path.write_text(topology.format(name="a-racks", key="rack") + topology.format(name="b-zones", key="zone") + nodes
+                    + labelled.format(name="r", owner="", annotations=group.format(key="rack"))
+                    + labelled.format(name="z", owner="", annotations=group.format(key="zone")))
+    result = CliRunner().invoke(app, ["check", str(path)])
+    assert ("FAIL ml/z: required zone: a level of Topology b-zones, but gangplan plans on one Topology's levels (rack), "
+            "so it cannot be held") in result.stdout
