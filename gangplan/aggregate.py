@@ -282,7 +282,7 @@ def solve_buckets(
 
     def set_hint(solution: BucketSolution) -> None:
         hint_counts(model, count, placed, solution.counts, solution.placed)
-        for var, keys in covers.items():
+        for var, keys in covers:
             model.add_hint(var, any(solution.counts.get(k, 0) for k in keys))
         for lit, key, c in cuts:
             model.add_hint(lit, solution.counts.get(key, 0) < c)
@@ -745,7 +745,7 @@ def _required(
     count: dict[tuple[int, int], cp_model.IntVar],
     caps: dict[tuple[int, int], int],
     placed: list[cp_model.IntVar],
-) -> dict[cp_model.IntVar, list[tuple[int, int]]]:
+) -> list[tuple[cp_model.IntVar, list[tuple[int, int]]]]:
     """A required term allows one domain of its level; running members pin it. Returns each
     domain's boolean with the counts it covers (so a hint can set it).
 
@@ -755,7 +755,7 @@ def _required(
     by_role: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
     for (r, b), var in count.items():
         by_role[r].append((b, var))
-    covers: dict[cp_model.IntVar, list[tuple[int, int]]] = {}
+    covers: list[tuple[cp_model.IntVar, list[tuple[int, int]]]] = []  # not a dict: IntVar is unhashable in OR-Tools 9.12
     coarser: dict[tuple[int, int], np.ndarray] = {}
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
@@ -804,7 +804,7 @@ def _required(
                         model.add(count[k] == 0)
                     continue
                 uses[d] = model.new_bool_var(f"uses[{g},{level},{d}]")
-                covers[uses[d]] = keys
+                covers.append((uses[d], keys))
                 model.add(sum(count[k] for k in keys) <= most * uses[d])
                 if inside is not None:
                     for r in sorted({r for r, _ in keys}):

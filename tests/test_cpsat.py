@@ -99,8 +99,9 @@ def test_an_improved_stage_solution_is_refined_before_the_next_stage() -> None:
 
     result = _solve({"x": 1, "y": 1}, refine)
     assert len(seen) == 1 and sum(seen[0].values()) == 3  # stage 1's improvement; stage 2 kept its start
-    # What stage 1's budget (70% of the 5 s) has left after its solve.
-    assert 0 < lefts[0] < 0.7 * 5
+    # What stage 1's budget (70% of the 5 s) has left after its solve (all of it when the solve
+    # reports no deterministic time, as OR-Tools 9.12 does on a model this small).
+    assert 0 < lefts[0] <= 0.7 * 5
     assert result.assignment is better
     assert [stage.value for stage in result.stages] == [3, 3]
 
