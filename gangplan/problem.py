@@ -32,7 +32,7 @@ from .semantics import (
     pod_requests,
     task_of,
 )
-from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, named_topology_keys, resolve_levels
+from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, named_topology_keys, resolve_levels, shown_key
 
 DEFAULT_SORT = (SortRule("CPU", "Capacity", "Ascending"),)
 
@@ -700,7 +700,7 @@ def _terms(
         # Kueue's TAS admits no workload asking for a level no Topology lists, preferred or
         # required, kubernetes.io/hostname included; a group already running was admitted.
         shown = "; ".join(f"{t.name}: {', '.join(t.levels) or 'none'}" for t in kueue_topologies)
-        return (), (), f"Kueue admits no workload asking for {refused[0]}: not a level of any Topology ({shown})"
+        return (), (), f"Kueue admits no workload asking for {shown_key(refused[0])}: not a level of any Topology ({shown})"
     for key, preferred_key in requests:
         if key:
             required.append(key)
@@ -720,21 +720,21 @@ def _terms(
     # what-if, lets such a term go, with the warning preferred keys always get.
     unheld = sorted(set(required) - set(index) - set(nowhere)) if strict else []
     for key in sorted({*required, *preferred} - set(index) - set(nowhere) - set(unheld)):
-        warnings.append(f"PodGroup {gang.key}: topologyKey {key} is not a topology level; the term is ignored")
+        warnings.append(f"PodGroup {gang.key}: topologyKey {shown_key(key)} is not a topology level; the term is ignored")
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
     if nowhere:
-        return req, pref, f"required {nowhere[0]}: no node carries that label"
+        return req, pref, f"required {shown_key(nowhere[0])}: no node carries that label"
     if unheld:
         named = ", ".join(levels) or "none"
         elsewhere = next((t.name for t in kueue_topologies if unheld[0] in t.levels), None)
         if elsewhere is not None:
             # One tree for the whole plan: the Topology most of the groups' keys are levels of.
             return req, pref, (
-                f"required {unheld[0]}: a level of Topology {elsewhere}, but gangplan plans on one Topology's "
+                f"required {shown_key(unheld[0])}: a level of Topology {elsewhere}, but gangplan plans on one Topology's "
                 f"levels ({named}), so it cannot be held"
             )
-        return req, pref, f"required {unheld[0]}: not a topology level (levels: {named}), so it cannot be held"
+        return req, pref, f"required {shown_key(unheld[0])}: not a topology level (levels: {named}), so it cannot be held"
     return req, pref, ""
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "domain_usage",
     "node_usage",
     "resolve_levels",
+    "shown_key",
     "topology_to_dict",
 ]
 
@@ -44,6 +45,12 @@ ROOT = ""
 
 
 # ---------------------------------------------------------------- levels
+
+
+def shown_key(key: str) -> str:
+    """A label key as a message shows it: quoted when spaces or nothing would hide where it
+    ends (Kueue reads an annotation "tor " as the key "tor ", not "tor")."""
+    return key if key and key == key.strip() and key.isprintable() else repr(key)
 
 
 def _ranked_topologies(snapshot: Snapshot) -> list[Topology]:
@@ -85,12 +92,12 @@ def resolve_levels(
         # and every group with a topology term out of reach; it binds only the groups naming it.
         for key in levels:
             if key not in carried:
-                warnings.append(f"topologyKey {key} is a label no node carries, so it is not a topology level")
+                warnings.append(f"topologyKey {shown_key(key)} is a label no node carries, so it is not a topology level")
         levels = tuple(key for key in levels if key in carried)
     for key in levels:
         if key not in carried:
             warnings.append(
-                f"topology level {key} is a label no node carries: every node is outside "
+                f"topology level {shown_key(key)} is a label no node carries: every node is outside "
                 "the topology, so groups with a topology term cannot be placed"
             )
     return levels, warnings

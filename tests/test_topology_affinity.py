@@ -446,7 +446,7 @@ def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
     pods = kueue_pods("spaced", 2, 2, "kueue.x-k8s.io/podset-required-topology", TOR + " ")
     result = planned(Snapshot(nodes=nodes, pods=tuple(pods)))
     spaced = outcome(result, "ml/spaced")
-    assert not spaced.placed and spaced.reason == f"required {TOR} : no node carries that label"
+    assert not spaced.placed and spaced.reason == f"required {TOR + ' '!r}: no node carries that label"
 
 
 def test_kueue_preferred_topology_climbs_every_level_above() -> None:
