@@ -21,7 +21,7 @@ from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexico
 from .model import Snapshot
 from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
-from .problem import Problem, alone, beside, build_problem, candidate_count, restrict
+from .problem import Problem, alone, build_problem, candidate_count, restrict
 from .verify import claim_violations, verify
 
 # Above this many (role, node) candidates, objective 1 is solved on pod counts per
