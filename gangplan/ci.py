@@ -119,22 +119,26 @@ def junit_report(
         case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="selection", time="0")
         ElementTree.SubElement(case, "skipped", message=skipped)
     for g in groups:
-        position = where.get(g.key)
-        case = ElementTree.SubElement(
-            suite, "testcase", classname=g.key.split("/", 1)[0], name=g.key, time="0",
-            file=from_workspace(position.file) if position else "",
-        )
-        if position is not None and position.line is not None:
-            case.set("line", str(position.line))
+        case = _case(suite, g.key.split("/", 1)[0], g.key, where.get(g.key))
         if not g.placed:
             failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
             failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
     if warnings:
         ElementTree.SubElement(suite, "system-err").text = "".join(f"warning: {w}\n" for w in warnings)
-    return xml_document(suite)
+    return _xml_document(suite)
 
 
-def xml_document(root: ElementTree.Element) -> str:
+def _case(suite: ElementTree.Element, classname: str, name: str, position: Optional[Position]) -> ElementTree.Element:
+    """A test case that names the file and line the group (or the bad input) was written at."""
+    case = ElementTree.SubElement(
+        suite, "testcase", classname=classname, name=name, time="0", file=from_workspace(position.file) if position else ""
+    )
+    if position is not None and position.line is not None:
+        case.set("line", str(position.line))
+    return case
+
+
+def _xml_document(root: ElementTree.Element) -> str:
     ElementTree.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 
@@ -149,12 +153,7 @@ def junit_error(message: str, kind: str, position: Optional[Position]) -> str:
     """A JUnit report of one errored case (bad input, or a bad option when ``position`` is
     None), so the report step of a failed CI job still has a file to read."""
     suite = ElementTree.Element("testsuite", name="gangplan check", tests="1", failures="0", errors="1", time="0.000")
-    case = ElementTree.SubElement(
-        suite, "testcase", classname="gangplan", name="input" if position else "usage", time="0",
-        file=from_workspace(position.file) if position else "",
-    )
-    if position is not None and position.line is not None:
-        case.set("line", str(position.line))
+    case = _case(suite, "gangplan", "input" if position else "usage", position)
     error = ElementTree.SubElement(case, "error", message=message, type=kind)
     error.text = message
-    return xml_document(suite)
+    return _xml_document(suite)

@@ -176,19 +176,20 @@ def topology_terms(problem: Problem) -> list[Term]:
 def used_domains(problem: Problem, counts: Counts) -> set[tuple[int, int, int]]:
     """(gang, level, domain) triples the placed pods occupy, for gangs with topology terms."""
     used = {(g, level, d) for g, spec in enumerate(problem.gangs) if spec.topology for level, d in spec.topology.held}
-    levels: dict[int, tuple[int, ...]] = {}  # per role: the levels its gang has terms at
+    of_role: dict[int, tuple[int, tuple[int, ...]]] = {}  # role -> its gang, and the levels that gang has terms at
     for (r, n), c in counts.items():
         if not c:
             continue
-        at = levels.get(r)
-        if at is None:
+        found = of_role.get(r)
+        if found is None:
             g = problem.roles[r].gang
             topo = problem.gangs[g].topology
-            at = levels[r] = tuple({*topo.spans_levels, *topo.ranks}) if topo is not None else ()
-        for level in at:
+            found = of_role[r] = (g, tuple({*topo.spans_levels, *topo.ranks}) if topo is not None else ())
+        g, levels = found
+        for level in levels:
             d = problem.domain(level, n)
             if d is not None:
-                used.add((problem.roles[r].gang, level, d))
+                used.add((g, level, d))
     return used
 
 

@@ -727,14 +727,14 @@ def _terms(
         return req, pref, f"required {shown_key(nowhere[0])}: no node carries that label"
     if unheld:
         named = ", ".join(levels) or "none"
+        # One tree for the whole plan: the Topology most of the groups' keys are levels of.
         elsewhere = next((t.name for t in kueue_topologies if unheld[0] in t.levels), None)
-        if elsewhere is not None:
-            # One tree for the whole plan: the Topology most of the groups' keys are levels of.
-            return req, pref, (
-                f"required {shown_key(unheld[0])}: a level of Topology {elsewhere}, but gangplan plans on one Topology's "
-                f"levels ({named}), so it cannot be held"
-            )
-        return req, pref, f"required {shown_key(unheld[0])}: not a topology level (levels: {named}), so it cannot be held"
+        what = (
+            f"a level of Topology {elsewhere}, but gangplan plans on one Topology's levels ({named})"
+            if elsewhere is not None
+            else f"not a topology level (levels: {named})"
+        )
+        return req, pref, f"required {shown_key(unheld[0])}: {what}, so it cannot be held"
     return req, pref, ""
 
 
