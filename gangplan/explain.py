@@ -271,7 +271,7 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
         return ""
     parts = [f"{n} {reason}" for reason, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0]))]
     tree = problem.tree
-    if not parts and gang.topology is not None and tree is not None and tree.outside:
+    if not parts and (gang.topology is not None or gang.unconstrained) and tree is not None and tree.outside:
         # A node lacking a level's label is no candidate of a group with a topology term.
         lacking = sorted({key for n in tree.outside for key in tree.levels if key not in problem.nodes[n].labels})
         parts.append(f"{len(tree.outside)} outside the topology (no {' or '.join(lacking)} label)")

@@ -493,11 +493,8 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     if any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes):
         unmodelled.append("persistent volume claim binding (kube-scheduler's VolumeBinding and VolumeZone filters)")
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
-    # Kueue's TAS keeps an unconstrained PodSet on nodes that carry every level of its Topology.
-    kueue_rules = ((kueue.SLICE_REQUIRED_TOPOLOGY, "Kueue topology slices"), (kueue.UNCONSTRAINED_TOPOLOGY, "Kueue's unconstrained topology"))
-    for key, rule in kueue_rules:
-        if isinstance(annotations, dict) and key in annotations:
-            unmodelled.append(f"{rule} ({key})")
+    if isinstance(annotations, dict) and kueue.SLICE_REQUIRED_TOPOLOGY in annotations:
+        unmodelled.append(f"Kueue topology slices ({kueue.SLICE_REQUIRED_TOPOLOGY})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
         node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))

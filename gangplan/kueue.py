@@ -21,6 +21,7 @@ __all__ = [
     "TOTAL_COUNT",
     "topology_requests",
     "total_count",
+    "unconstrained",
 ]
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -33,6 +34,7 @@ UNCONSTRAINED_TOPOLOGY = "kueue.x-k8s.io/podset-unconstrained-topology"
 # decision gangplan plans for, so those pods are planned (their Bindings wait for admission).
 GATE_PREFIX = "kueue.x-k8s.io/"
 _ATOI = re.compile(r"[+-]?[0-9]+", re.ASCII)  # strconv.Atoi: ASCII digits and a sign, no spaces or "1_0"
+_PARSE_BOOL_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})  # strconv.ParseBool
 
 
 def total_count(annotations: Mapping[str, str]) -> int | None:
@@ -44,3 +46,12 @@ def total_count(annotations: Mapping[str, str]) -> int | None:
 def topology_requests(annotations: Mapping[str, str]) -> tuple[str, str]:
     """The (required, preferred) topology levels the pod's PodSet asks for, '' where none."""
     return annotations.get(REQUIRED_TOPOLOGY, ""), annotations.get(PREFERRED_TOPOLOGY, "")
+
+
+def unconstrained(annotations: Mapping[str, str]) -> bool:
+    """Whether the pod's PodSet asks for Kueue's unconstrained topology: TAS places it on the
+    Topology's nodes with no level to share. A required or preferred request wins over it, as
+    in Kueue, and a value ``strconv.ParseBool`` rejects reads as false."""
+    if REQUIRED_TOPOLOGY in annotations or PREFERRED_TOPOLOGY in annotations:
+        return False
+    return annotations.get(UNCONSTRAINED_TOPOLOGY) in _PARSE_BOOL_TRUE

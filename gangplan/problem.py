@@ -113,6 +113,10 @@ class GangTopology:
         return tuple(sorted({*self.preferred, *self.enclosing, *self.compact, *self.required}))
 
 
+# Eligibility's topology for a gang with no terms that must still stay inside the topology.
+_INSIDE_ONLY = GangTopology((), (), (), {}, {})
+
+
 @dataclass(frozen=True, slots=True)
 class GangSpec:
     """A PodGroup in counts."""
@@ -135,6 +139,7 @@ class GangSpec:
     # nodes those are; None when that is every Ready, schedulable node.
     filtered_free: Vector | None = None
     passing: int = 0
+    unconstrained: bool = False  # Kueue's unconstrained topology: no terms, only nodes inside it
 
     @property
     def counted(self) -> int:
@@ -315,7 +320,13 @@ def build_problem(
                 gang, tree, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies,
             )
-            role_ids, excluded, filter_keys = _build_roles(gang, g_index, eligibility, resources, requests, roles, topology)
+            # Kueue's unconstrained topology: no level to share, but only the Topology's nodes.
+            unconstrained = topology is None and tree is not None and any(
+                kueue.unconstrained(p.annotations) for p in (*gang.running, *gang.pending)
+            )
+            role_ids, excluded, filter_keys = _build_roles(
+                gang, g_index, eligibility, resources, requests, roles, _INSIDE_ONLY if unconstrained else topology
+            )
             if (filtered := filtered_room.get(filter_keys)) is None:
                 passing = np.zeros(len(nodes), dtype=bool)
                 for key in filter_keys:
@@ -355,6 +366,7 @@ def build_problem(
                     failed=len(gang.finished) - len(gang.succeeded),
                     filtered_free=filtered[1],
                     passing=filtered[0],
+                    unconstrained=unconstrained,
                 )
             )
             gang_ids.append(g_index)
@@ -684,8 +696,11 @@ def _terms(
             "(as in seed 003's third example); gangplan reads them, Godel's CRD drops them there"
         )
     members = [*gang.running, *gang.pending]
-    requests = [kueue.topology_requests(pod.annotations) for pod in members]
-    for which, annotation in enumerate((kueue.REQUIRED_TOPOLOGY, kueue.PREFERRED_TOPOLOGY)):
+    requests = [
+        (*kueue.topology_requests(pod.annotations), "true" if kueue.unconstrained(pod.annotations) else "")
+        for pod in members
+    ]
+    for which, annotation in enumerate((kueue.REQUIRED_TOPOLOGY, kueue.PREFERRED_TOPOLOGY, kueue.UNCONSTRAINED_TOPOLOGY)):
         asked = {request[which] for request in requests}
         if len(asked) > 1:
             # Kueue keeps one request per PodSet; gangplan has one per group.
@@ -694,14 +709,14 @@ def _terms(
                 f"PodGroup {gang.key}: its pods ask different {annotation} ({shown}); "
                 "each one given holds for the whole group"
             )
-    kueue_asked = {key for request in requests for key in request if key}
+    kueue_asked = {key for request in requests for key in request[:2] if key}
     listed = {key for topology in kueue_topologies for key in topology.levels}
     if kueue_topologies and not gang.running and (refused := sorted(kueue_asked - listed)):
         # Kueue's TAS admits no workload asking for a level no Topology lists, preferred or
         # required, kubernetes.io/hostname included; a group already running was admitted.
         shown = "; ".join(f"{t.name}: {', '.join(t.levels) or 'none'}" for t in kueue_topologies)
         return (), (), f"Kueue admits no workload asking for {shown_key(refused[0])}: not a level of any Topology ({shown})"
-    for key, preferred_key in requests:
+    for key, preferred_key, _ in requests:
         if key:
             required.append(key)
         if key := preferred_key:

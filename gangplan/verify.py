@@ -48,6 +48,8 @@ _KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 _VOLCANO_TASK = "volcano.sh/task-spec"
 _KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 _KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+_KUEUE_UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")  # what Go's strconv.ParseBool reads as true
 _NODE_LEVEL = "node"
 _HOSTNAME = "kubernetes.io/hostname"  # the node itself: below every level, always there
 
@@ -726,6 +728,16 @@ def _named_terms(gang: _Gang) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(required)), list(dict.fromkeys(preferred))
 
 
+def _unconstrained(gang: _Gang) -> bool:
+    """Kueue's unconstrained topology on any member with no required or preferred request:
+    TAS keeps such a PodSet on nodes of its Topology."""
+    return any(
+        _KUEUE_REQUIRED not in pod.annotations and _KUEUE_PREFERRED not in pod.annotations
+        and pod.annotations.get(_KUEUE_UNCONSTRAINED) in _GO_TRUE
+        for pod in gang.members
+    )
+
+
 def _binding(keys: Sequence[str], levels: Sequence[str]) -> list[str]:
     """The keys that name a level. A term that names none binds nothing, as the planner warns
     (with no levels at all, ``--levels ''``, that is every term but kubernetes.io/hostname)."""
@@ -826,8 +838,10 @@ def _topology_checks(
             message = _required_message(key, located, levels)
             if message is not None:
                 found.append(Violation("required-topology", gang.key, message))
-        if (required or preferred) and levels:
+        unconstrained = _unconstrained(gang)
+        if (required or preferred or unconstrained) and levels:
             terms = [f"required {k}" for k in required] + [f"preferred {k}" for k in preferred]
+            terms += ["Kueue's unconstrained topology"] if unconstrained else []
             for pod, node in located:
                 if pod.key not in placed:
                     continue

@@ -294,6 +294,7 @@ FIELDS: dict[str, list[tuple[str, ...]]] = {
         ("metadata", "labels", "kueue.x-k8s.io/pod-group-name"),
         ("metadata", "annotations", "kueue.x-k8s.io/pod-group-total-count"),
         ("metadata", "annotations", "kueue.x-k8s.io/podset-required-topology"),
+        ("metadata", "annotations", "kueue.x-k8s.io/podset-unconstrained-topology"),
         ("metadata", "creationTimestamp"), ("spec", "nodeName"), ("spec", "priority"), ("spec", "priorityClassName"),
         ("spec", "overhead", "cpu"), ("spec", "nodeSelector"), ("spec", "tolerations"), ("spec", "initContainers"),
         ("spec", "containers"), ("spec", "affinity", "nodeAffinity"), ("status", "phase"),
@@ -326,6 +327,8 @@ def evil_value(rng: random.Random, path: tuple[Any, ...]) -> Any:
     if last in ("cpu", "memory", "pods", "nvidia.com/gpu") or (len(path) > 1 and str(path[-2]) in ("requests", "limits", "allocatable", "capacity", "overhead", "minResources")):
         if choice < 0.6:
             return rng.choice(QUANTITIES)
+    if last == "kueue.x-k8s.io/podset-unconstrained-topology" and choice < 0.5:
+        return rng.choice(["true", "1", "T", "false", "yes", ""])
     if last in ("topologyKey", "nodeLabel") and choice < 0.3:
         return rng.choice(["kubernetes.io/hostname", "example.com/rack", "example.com/zone"])
     if last in ("name", "namespace", "nodeName", "key", "topologyKey", "nodeLabel", "priorityClassName") and choice < 0.6:

@@ -449,6 +449,26 @@ def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
     assert not spaced.placed and spaced.reason == f"required {TOR + ' '!r}: no node carries that label"
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("value, inside", [("true", True), ("1", True), ("false", False), ("yes", False)])
+def test_kueue_unconstrained_topology_keeps_the_group_on_the_topologys_nodes(solver: str, value: str, inside: bool) -> None:
+    """Kueue's TAS places an unconstrained PodSet on its Topology's nodes only, with no level
+    to share; a value Go's strconv.ParseBool does not read as true asks nothing."""
+    loose = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
+    nodes = (node("n0", "mp0", "t0"), node("n1", "mp0", "t1"), loose)
+    pods = kueue_pods("free", 3, 8, "kueue.x-k8s.io/podset-unconstrained-topology", value)
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods)), solver, levels=(MINIPOD, TOR))
+    free = outcome(result, "ml/free")
+    if inside:
+        assert not free.placed and "outside the topology" in free.reason
+        two = kueue_pods("two", 2, 8, "kueue.x-k8s.io/podset-unconstrained-topology", value)
+        spread = planned(Snapshot(nodes=nodes, pods=tuple(two)), solver, levels=(MINIPOD, TOR))
+        assert sorted(p.node for p in spread.placements) == ["n0", "n1"]  # two tors: no level to share
+    else:
+        assert free.placed  # the loose node too
+    assert not any("unconstrained" in w for w in result.warnings)
+
+
 def test_kueue_preferred_topology_climbs_every_level_above() -> None:
     from gangplan.problem import build_problem
 
@@ -702,8 +722,7 @@ def test_kueue_requests_gangplan_cannot_honour_are_said(tmp_path: Path) -> None:
     assert "not modelled" not in CliRunner().invoke(app, ["plan", str(path)]).stderr  # a bare pod is its own PodSet
     free = "kueue.x-k8s.io/podset-unconstrained-topology: 'true'"
     path.write_text(topology.format(name="a-racks", key="rack") + nodes + pod.format(name="free", owner="", annotations=free))
-    assert ("Kueue's unconstrained topology (kueue.x-k8s.io/podset-unconstrained-topology) is not modelled"
-            in CliRunner().invoke(app, ["plan", str(path)]).stderr)
+    assert "not modelled" not in CliRunner().invoke(app, ["plan", str(path)]).stderr  # it is, since session 21
     group = "kueue.x-k8s.io/pod-group-total-count: '1', kueue.x-k8s.io/podset-required-topology: {key}"
     labelled = pod.replace("  annotations:", "  labels: {{kueue.x-k8s.io/pod-group-name: {name}}}\n  annotations:")
     path.write_text(topology.format(name="a-racks", key="rack") + topology.format(name="b-zones", key="zone") + nodes

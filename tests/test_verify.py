@@ -881,6 +881,21 @@ def test_kueue_podset_preferred_topology_keeps_the_group_inside() -> None:
     )
 
 
+@pytest.mark.parametrize("value", ["true", "1", "T", "TRUE"])
+def test_kueue_unconstrained_topology_keeps_the_group_inside(value: str) -> None:
+    """Kueue's TAS keeps an unconstrained PodSet on its Topology's nodes, with no level to share."""
+    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n5"))).ok
+    violation = only(topo_check(pods, place(("a", "n1"), ("b", "out"))), "outside-topology")
+    assert violation.subject == "ns/b" and violation.message.endswith("(Kueue's unconstrained topology)")
+
+
+@pytest.mark.parametrize("value", ["false", "0", "yes", "", " true"])
+def test_a_kueue_unconstrained_value_go_reads_as_false_binds_nothing(value: str) -> None:
+    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
+    assert topo_check(pods, place(("a", "n1"), ("b", "out"))).ok
+
+
 def test_kueue_annotation_on_a_podgroup_member_adds_a_required_term() -> None:
     required = {"kueue.x-k8s.io/podset-required-topology": TOR}
     pods = [member("a", "g", annotations=required), member("b", "g")]
