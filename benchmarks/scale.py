@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import subprocess
 import sys
@@ -51,6 +50,7 @@ DEFAULT_MODES = "greedy,cp-sat,cp-sat -w2"
 
 def one(path: str, mode: str, time_limit: float) -> None:
     """Child process: load, plan, print one JSON line of figures."""
+    from gangplan.cli import solver_tuning
     from gangplan.loader import load_snapshot
     from gangplan.planner import Options, plan
 
@@ -60,6 +60,7 @@ def one(path: str, mode: str, time_limit: float) -> None:
         workers=int(args[args.index("--workers") + 1]) if "--workers" in args else 1,
         time_limit=time_limit,
         model=args[args.index("--model") + 1] if "--model" in args else "auto",
+        tuning=solver_tuning(),  # GANGPLAN_CPSAT_LOG and _PARAMS, as the CLI reads them
     )
     start = time.perf_counter()
     snapshot = load_snapshot([path])

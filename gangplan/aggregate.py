@@ -42,6 +42,7 @@ from .cpsat import (
     SolveResult,
     OPTIONAL_MARGIN,
     StageResult,
+    Tuning,
     add_quorum,
     hint_counts,
     read_counts,
@@ -227,6 +228,7 @@ def solve_buckets(
     seed: int,
     gpu_resource: str = "nvidia.com/gpu",
     reporter: Reporter | None = None,
+    tuning: Tuning = Tuning(),
 ) -> AggregateResult:
     """Objective 1 (and pods beyond minMember) on the bucket model, from ``hint``."""
     start = time.perf_counter()
@@ -246,7 +248,7 @@ def solve_buckets(
     if whole and kept and len(caps) > LIGHT_PRESOLVE_FROM and buckets.level:
         upper, chosen, spent = _upper(
             problem, kept, hint, buckets.level - 1, scarce,
-            time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter,
+            time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter, tuning=tuning,
         )
         if chosen is not None and score(terms, problem, chosen) > score(terms, problem, hint):
             hint = chosen
@@ -332,7 +334,7 @@ def solve_buckets(
         light_presolve=light,
         ignore_subsolvers=IGNORED_SUBSOLVERS + (("default_lp",) if whole or workers > 1 else ()),
         refine=refine if small else None, learn=learn if small else None,
-        pace=(LIGHT_PACE if light else FULL_PACE) if whole else Pace(),
+        pace=(LIGHT_PACE if light else FULL_PACE) if whole else Pace(), tuning=tuning,
         interleaved=WHOLE_INTERLEAVED if whole and not light else DETERMINISTIC_WORKERS,
         optional=bool(upper),
         overhead=lambda: meter.seconds,
@@ -438,6 +440,7 @@ def _upper(
     workers: int,
     seed: int,
     reporter: Reporter | None,
+    tuning: Tuning = Tuning(),
 ) -> tuple[list[StageResult], Assignment | None, float]:
     """Objective 1's stages on the domains at ``level``, the largest gangs in detail
     (UPPER_DETAIL), as far as the time goes: every real plan is a solution of it, so each
@@ -516,6 +519,7 @@ def _upper(
         ignore_subsolvers=UPPER_IGNORED, pace=UPPER_PACE, interleaved=WHOLE_INTERLEAVED,
         one_search=True, overhead=lambda: meter.seconds,
         known=lambda index, values: cluster_bound(problem, stage_terms(terms), values, problem.resources[scarce], meter),
+        tuning=tuning,
     )
     spent = result.deterministic_time
     if result.assignment is None or result.assignment.placed == hint.placed:

@@ -40,7 +40,7 @@ from .quantity import QuantityError, describe_amount, parse_quantity, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
 from .ci import annotation, github_annotation, group_positions, junit_error, junit_report, warning_annotation, written_in
-from .cpsat import Reporter
+from .cpsat import Reporter, Tuning, parse_parameters
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
 from .report import render_report
@@ -571,6 +571,17 @@ class _Progress:
         return Text(line, style="dim")
 
 
+def solver_tuning() -> Tuning:
+    """For benchmarks and experiments (benchmarks/README): GANGPLAN_CPSAT_LOG sends CP-SAT's
+    search log to stderr, GANGPLAN_CPSAT_PARAMS="key:value ..." sets its parameters."""
+    try:
+        parameters = parse_parameters(os.environ.get("GANGPLAN_CPSAT_PARAMS", ""))
+    except ValueError as error:
+        raise UsageError(f"GANGPLAN_CPSAT_PARAMS: {error}") from None
+    log = (lambda line: _to_stderr(lambda: sys.stderr.write(line + "\n"))) if os.environ.get("GANGPLAN_CPSAT_LOG") else None
+    return Tuning(log, parameters)
+
+
 def _planned(
     snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
     levels: Optional[str], gpu_resource: str, gangs: Optional[list[str]] = None, model: Model = Model.auto,
@@ -587,6 +598,7 @@ def _planned(
         levels=_levels(levels),
         gpu_resource=gpu_resource,
         model=model.value,
+        tuning=solver_tuning(),
     )
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)

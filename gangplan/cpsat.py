@@ -8,15 +8,13 @@ The greedy plan is the first stage's complete hint, so every stage starts feasib
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
 from ortools.sat.python import cp_model
 
-from .errors import SolverError, UsageError
+from .errors import SolverError
 from .objective import Assignment, Counts, Term, candidate_domains, used_domains
 from .problem import Problem
 
@@ -30,6 +28,37 @@ PRESOLVE_PER_VARIABLE = 2e-5
 # times its presolve estimate: the node-level polish at 2,048 and 8,192 nodes had 1.2 and
 # 1.6 times it and returned nothing, or the plan it was given.
 OPTIONAL_MARGIN = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """CP-SAT's own knobs, for benchmarks and experiments (benchmarks/README): where its search
+    log goes, and parameters set by name. The CLI reads them from the environment."""
+
+    log: Callable[[str], None] | None = None
+    parameters: tuple[tuple[str, str], ...] = ()
+
+
+def parse_parameters(text: str) -> tuple[tuple[str, str], ...]:
+    """``"key:value key:value"`` as CP-SAT parameters of one value each; ValueError naming the
+    first item that is not one."""
+    known = cp_model.CpSolver().parameters
+    found = []
+    for item in text.split():
+        key, _, value = item.partition(":")
+        try:
+            _set(known, key, value)
+        except (AttributeError, ValueError, TypeError):
+            raise ValueError(f"{item!r} is not key:value for a CP-SAT parameter of one value") from None
+        found.append((key, value))
+    return tuple(found)
+
+
+def _set(parameters: Any, key: str, value: str) -> None:
+    kind = type(getattr(parameters, key))
+    if kind not in (bool, int, float, str) or not value:
+        raise ValueError(key)
+    setattr(parameters, key, value == "true" if kind is bool else kind(value))
 
 
 class Reporter(Protocol):
@@ -205,6 +234,7 @@ def solve_cpsat(
     seed: int = 0,
     reporter: Reporter | None = None,
     fixed: frozenset[int] | None = None,
+    tuning: Tuning = Tuning(),
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
     CP-SAT's deterministic time; with more workers it is wall time.
@@ -274,7 +304,7 @@ def solve_cpsat(
     result = staged_solve(
         model, terms, expression, set_hint, extract, hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
-        optional=fixed is not None,
+        optional=fixed is not None, tuning=tuning,
     )
     result.variables = len(count) + len(placed) + len(opened)
     return result
@@ -364,6 +394,7 @@ def staged_solve(
     one_search: bool = False,
     overhead: Callable[[], float] | None = None,
     known: Callable[[int, list[int]], int | None] | None = None,
+    tuning: Tuning = Tuning(),
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
@@ -385,10 +416,10 @@ def staged_solve(
     solver = cp_model.CpSolver()
     deterministic = workers <= 1
     solver.parameters.random_seed = seed
-    if os.environ.get("GANGPLAN_CPSAT_LOG"):  # for benchmarking; stdout carries only the output
+    if tuning.log is not None:
         solver.parameters.log_search_progress = True
-        solver.parameters.log_to_stdout = False
-        solver.log_callback = lambda line: print(line, file=sys.stderr)
+        solver.parameters.log_to_stdout = False  # stdout carries only the output
+        solver.log_callback = tuning.log
     solver.parameters.catch_sigint_signal = False  # the CLI handles Ctrl-C itself
     if deterministic:
         # Interleaved search runs the portfolio (LNS included) in fixed batches: deterministic,
@@ -398,18 +429,8 @@ def staged_solve(
         solver.parameters.interleave_batch_size = interleaved  # small batches keep to the limit
     else:
         solver.parameters.num_workers = workers
-    if extra := os.environ.get("GANGPLAN_CPSAT_PARAMS"):  # for experiments: "key:value key:value"
-        for item in extra.split():
-            key, _, value = item.partition(":")
-            try:
-                kind = type(getattr(solver.parameters, key))
-                if kind not in (bool, int, float, str) or not value:
-                    raise ValueError
-                setattr(solver.parameters, key, value == "true" if kind is bool else kind(value))
-            except (AttributeError, ValueError, TypeError):
-                raise UsageError(
-                    f"GANGPLAN_CPSAT_PARAMS: {item!r} is not key:value for a CP-SAT parameter of one value"
-                ) from None
+    for key, value in tuning.parameters:
+        _set(solver.parameters, key, value)
     for name in ignore_subsolvers:
         solver.parameters.ignore_subsolvers.append(name)
     if light_presolve:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .aggregate import AggregateResult, cluster_bound, realise, solve_buckets
-from .cpsat import Reporter, StageResult, solve_cpsat, stage_objective, stage_terms, stage_upper, term_bounds
+from .cpsat import Reporter, StageResult, Tuning, solve_cpsat, stage_objective, stage_terms, stage_upper, term_bounds
 from .errors import SolverError, UsageError
 from .explain import reasons
 from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexicographic_greedy
@@ -66,6 +66,7 @@ class Options:
     levels: tuple[str, ...] | None = None  # --levels; None: from a Topology object or inferred
     gpu_resource: str = "nvidia.com/gpu"
     model: str = "auto"  # objective 1 per (role, node), per (role, bucket), or by size
+    tuning: Tuning = Tuning()  # CP-SAT's log and parameters, for experiments
 
     def check(self) -> None:
         if self.solver not in SOLVERS:
@@ -137,6 +138,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
             workers=options.workers,
             seed=options.seed,
             reporter=reporter,
+            tuning=options.tuning,
         )
         deterministic_time = result.deterministic_time
         status = result.status
@@ -240,7 +242,7 @@ def _at_scale(
     budget = options.time_limit - (spent if deterministic else time.perf_counter() - start)
     outcome = solve_buckets(
         problem, terms, start_from, time_limit=(1 - POLISH_SHARE) * budget, workers=options.workers,
-        seed=options.seed, gpu_resource=options.gpu_resource, reporter=reporter,
+        seed=options.seed, gpu_resource=options.gpu_resource, reporter=reporter, tuning=options.tuning,
     )
     spent += outcome.solve.deterministic_time
     found = start_from
@@ -257,7 +259,7 @@ def _at_scale(
     if remaining > 2 * build:
         result = solve_cpsat(
             region, objective_terms(region), found, time_limit=remaining - build, workers=options.workers,
-            seed=options.seed, reporter=reporter, fixed=found.placed,
+            seed=options.seed, reporter=reporter, fixed=found.placed, tuning=options.tuning,
         )
         spent += result.deterministic_time
         if result.assignment is not None and score(terms, problem, result.assignment) >= score(terms, problem, found):
@@ -344,7 +346,8 @@ def _ordered(
             )
             sub_terms = objective_terms(sub)
             result = solve_cpsat(
-                sub, sub_terms, start, time_limit=budget, workers=options.workers, seed=options.seed, reporter=reporter
+                sub, sub_terms, start, time_limit=budget, workers=options.workers, seed=options.seed, reporter=reporter,
+                tuning=options.tuning,
             )
             spent += result.deterministic_time + SECONDS_PER_ORDERED_STEP
             if result.assignment is None or score(sub_terms, sub, result.assignment) < score(sub_terms, sub, start):
