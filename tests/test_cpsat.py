@@ -186,6 +186,41 @@ def test_an_optional_solve_starts_only_with_twice_the_time_its_set_up_takes() ->
     assert _solve({"x": 1, "y": 1}, optional=True).status == "OPTIMAL"
 
 
+def _lazy(hint: dict[str, int], pace: Pace = Pace(), optional: bool = False):
+    """``_solve``'s model with its constraint left to ``constrain``; returns the result, how
+    many times it was called and the model's constraint count."""
+    model = cp_model.CpModel()
+    x, y = model.new_int_var(0, 3, "x"), model.new_int_var(0, 3, "y")
+    calls: list[int] = []
+
+    def constrain() -> None:
+        calls.append(1)
+        model.add(x + y <= 3)
+
+    variables = {"x": x, "y": y}
+    terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=3, exact=False)]
+    expressions = {"total": x + y, "y": y}
+    result = staged_solve(
+        model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, pace=pace, optional=optional,
+        constrain=constrain,
+    )
+    return result, len(calls), len(model.proto.constraints)
+
+
+def test_constraints_are_built_once_and_only_for_a_stage_that_is_searched_or_held() -> None:
+    """The node-level polish at 2,048 nodes built its constraints (0.9 s) and then had no time
+    to search: now a solve that searches nothing builds none, and one that does builds them
+    once, before its first search (x + y <= 3 holds: total 3, not 6)."""
+    skipped, calls, constraints = _lazy({"x": 1, "y": 1}, pace=Pace(per_variable=0.5), optional=True)
+    assert (skipped.stages, skipped.status, calls, constraints) == ([], "UNKNOWN", 0, 0)
+    result, calls, constraints = _lazy({"x": 1, "y": 1})
+    assert [(st.terms, st.value) for st in result.stages] == [(["total"], 3), (["y"], 3)]
+    assert calls == 1 and constraints == 3  # x + y <= 3, then each stage held at its value
+    held, calls, _ = _lazy({"x": 0, "y": 3}, pace=Pace(per_variable=1.5))  # stage 2 held, not searched
+    assert calls == 1 and held.stages[-1].status == "OPTIMAL"
+
+
 def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
     # The solve after learning stops with only a loose bound (patched in: 9, the most the
     # objective can be); the first solve's bound (6, the relaxation's optimum) is kept.
