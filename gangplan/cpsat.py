@@ -225,6 +225,15 @@ def _topology(
     return uses, constrain
 
 
+class _Progress(cp_model.CpSolverSolutionCallback):
+    def __init__(self, reporter: Reporter, start: float) -> None:
+        super().__init__()
+        self.reporter, self.start = reporter, start
+
+    def on_solution_callback(self) -> None:
+        self.reporter.solution(self.objective_value, self.best_objective_bound, time.perf_counter() - self.start)
+
+
 def solve_cpsat(
     problem: Problem,
     terms: list[Term],

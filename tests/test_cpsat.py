@@ -304,3 +304,28 @@ def test_a_plan_above_its_bound_gets_no_term_bounds() -> None:
     stage = [Term("a", "maximize", upper=3), Term("b", "maximize", upper=3)]
     assert term_bounds(stage, 4 * 1 + 2, {"a": 2, "b": 0}) == {}  # the plan's 8 is above 6
     assert term_bounds(stage, 4 * 2 + 1, {"a": 2, "b": 0}) == {"a": 2, "b": 1}
+
+
+def test_a_reporter_hears_each_stage_and_each_solution() -> None:
+    """The CLI's live progress line is a Reporter: no test used one, and a refactor that lost
+    the solution callback's class went unseen until pyflakes named it."""
+    from pathlib import Path
+
+    from gangplan.loader import load_snapshot
+    from gangplan.planner import Options, plan
+
+    heard: list[tuple] = []
+
+    class Recorder:
+        def stage(self, name: str, index: int, total: int) -> None:
+            heard.append(("stage", name, index, total))
+
+        def solution(self, objective: float, bound: float, elapsed: float) -> None:
+            heard.append(("solution", objective <= bound + 1e-9, elapsed >= 0))
+
+    snapshot = load_snapshot([str(Path(__file__).parent.parent / "snapshots" / "small.yaml")])
+    result = plan(snapshot, Options(time_limit=5), reporter=Recorder())
+    stages = [h for h in heard if h[0] == "stage"]
+    assert stages and stages[0][2] == 0 and all(total == stages[0][3] for *_, total in stages)
+    assert ("solution", True, True) in heard
+    assert result.solver.status in ("OPTIMAL", "FEASIBLE")
