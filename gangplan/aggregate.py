@@ -228,7 +228,7 @@ def solve_buckets(
     seed: int,
     gpu_resource: str = "nvidia.com/gpu",
     reporter: Reporter | None = None,
-    tuning: Tuning = Tuning(),
+    tuning: Tuning,
 ) -> AggregateResult:
     """Objective 1 (and pods beyond minMember) on the bucket model, from ``hint``."""
     start = time.perf_counter()
@@ -302,7 +302,8 @@ def solve_buckets(
         lost = {problem.job_groups[j].priority for j in solution.placed - on_nodes.placed}
         if len(lost) == 1 and left > 0:
             repacked, seconds = repack_level(
-                problem, terms, on_nodes, solution.placed, lost.pop(), time_limit=min(REPACK_LIMIT, left), seed=seed
+                problem, terms, on_nodes, solution.placed, lost.pop(), time_limit=min(REPACK_LIMIT, left), seed=seed,
+                tuning=tuning,
             )
             meter.seconds += seconds
             if repacked is not None and score(terms, problem, repacked) > score(terms, problem, on_nodes):
@@ -440,7 +441,7 @@ def _upper(
     workers: int,
     seed: int,
     reporter: Reporter | None,
-    tuning: Tuning = Tuning(),
+    tuning: Tuning,
 ) -> tuple[list[StageResult], Assignment | None, float]:
     """Objective 1's stages on the domains at ``level``, the largest gangs in detail
     (UPPER_DETAIL), as far as the time goes: every real plan is a solution of it, so each

@@ -244,7 +244,7 @@ def solve_cpsat(
     seed: int = 0,
     reporter: Reporter | None = None,
     fixed: frozenset[int] | None = None,
-    tuning: Tuning = Tuning(),
+    tuning: Tuning,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
     CP-SAT's deterministic time; with more workers it is wall time.
@@ -405,7 +405,7 @@ def staged_solve(
     one_search: bool = False,
     overhead: Callable[[], float] | None = None,
     known: Callable[[int, list[int]], int | None] | None = None,
-    tuning: Tuning = Tuning(),
+    tuning: Tuning,
     constrain: Callable[[], None] | None = None,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting

@@ -48,10 +48,11 @@ def topology_requests(annotations: Mapping[str, str]) -> tuple[str, str]:
     return annotations.get(REQUIRED_TOPOLOGY, ""), annotations.get(PREFERRED_TOPOLOGY, "")
 
 
-def unconstrained(annotations: Mapping[str, str]) -> bool:
-    """Whether the pod's PodSet asks for Kueue's unconstrained topology: TAS places it on the
-    Topology's nodes with no level to share. A required or preferred request wins over it, as
-    in Kueue, and a value ``strconv.ParseBool`` rejects reads as false."""
-    if REQUIRED_TOPOLOGY in annotations or PREFERRED_TOPOLOGY in annotations:
-        return False
-    return annotations.get(UNCONSTRAINED_TOPOLOGY) in _PARSE_BOOL_TRUE
+def unconstrained(annotations: Mapping[str, str]) -> bool | None:
+    """The pod's PodSet's unconstrained topology request: True places it on the Topology's
+    nodes with no level to share; False (a value ``strconv.ParseBool`` reads as false or
+    cannot read) is a TAS request naming no level, which no flavor holds; None when there is
+    none, or a required or preferred request wins over it, as in Kueue."""
+    if REQUIRED_TOPOLOGY in annotations or PREFERRED_TOPOLOGY in annotations or UNCONSTRAINED_TOPOLOGY not in annotations:
+        return None
+    return annotations[UNCONSTRAINED_TOPOLOGY] in _PARSE_BOOL_TRUE

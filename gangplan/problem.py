@@ -322,7 +322,7 @@ def build_problem(
             )
             # Kueue's unconstrained topology: no level to share, but only the Topology's nodes.
             unconstrained = topology is None and tree is not None and any(
-                kueue.unconstrained(p.annotations) for p in (*gang.running, *gang.pending)
+                kueue.unconstrained(p.annotations) is True for p in gang.members
             )
             role_ids, excluded, filter_keys = _build_roles(
                 gang, g_index, eligibility, resources, requests, roles, _INSIDE_ONLY if unconstrained else topology
@@ -695,9 +695,9 @@ def _terms(
             f"PodGroup {gang.key}: its affinity terms are beside spec.affinity.podGroupAffinity, not inside it "
             "(as in seed 003's third example); gangplan reads them, Godel's CRD drops them there"
         )
-    members = [*gang.running, *gang.pending]
+    members = gang.members  # a finished member asks what the others ask, as verify reads it
     requests = [
-        (*kueue.topology_requests(pod.annotations), "true" if kueue.unconstrained(pod.annotations) else "")
+        (*kueue.topology_requests(pod.annotations), {True: "true", False: "false", None: ""}[kueue.unconstrained(pod.annotations)])
         for pod in members
     ]
     for which, annotation in enumerate((kueue.REQUIRED_TOPOLOGY, kueue.PREFERRED_TOPOLOGY, kueue.UNCONSTRAINED_TOPOLOGY)):
@@ -716,6 +716,9 @@ def _terms(
         # required, kubernetes.io/hostname included; a group already running was admitted.
         shown = "; ".join(f"{t.name}: {', '.join(t.levels) or 'none'}" for t in kueue_topologies)
         return (), (), f"Kueue admits no workload asking for {shown_key(refused[0])}: not a level of any Topology ({shown})"
+    if kueue_topologies and not gang.running and any(request[2] == "false" for request in requests):
+        # An unconstrained request read as false asks for TAS at no level: no flavor holds it.
+        return (), (), f"Kueue admits no workload whose {kueue.UNCONSTRAINED_TOPOLOGY} is not true and names no level"
     for key, preferred_key, _ in requests:
         if key:
             required.append(key)

@@ -9,7 +9,7 @@ nodes, a few thousand (role, node) pairs where the whole problem has tens of tho
 
 from __future__ import annotations
 
-from .cpsat import solve_cpsat
+from .cpsat import Tuning, solve_cpsat
 from .greedy import complete
 from .objective import Assignment, Term
 from .problem import Problem, beside, candidate_count
@@ -28,6 +28,7 @@ def repack_level(
     *,
     time_limit: float,
     seed: int = 0,
+    tuning: Tuning,
 ) -> tuple[Assignment | None, float]:
     """``plan`` with priority level ``priority`` placed again by the node-level model: the
     JobGroups ``wanted`` or ``plan`` has at that level, on the room the levels above leave
@@ -51,7 +52,7 @@ def repack_level(
         {(r, n): c for (r, n), c in plan.counts.items() if problem.gangs[problem.roles[r].gang].job_group in level},
         plan.placed & level,
     )
-    result = solve_cpsat(sub, mine, start, time_limit=time_limit, workers=1, seed=seed)
+    result = solve_cpsat(sub, mine, start, time_limit=time_limit, workers=1, seed=seed, tuning=tuning)
     if result.assignment is None:
         return None, result.deterministic_time
     counts = dict(held)

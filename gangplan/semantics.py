@@ -216,6 +216,11 @@ class Gang:
         return self.group.key
 
     @property
+    def members(self) -> list[Pod]:
+        """Every pod of the group, whatever its phase: they share its PodSets' requests."""
+        return [*self.running, *self.pending, *self.blocked, *self.finished]
+
+    @property
     def succeeded(self) -> list[Pod]:
         """Members that finished well: they count toward its minimums, as Volcano's ready tasks
         and scheduler-plugins' assigned pods do, but hold no room and pin no domain."""

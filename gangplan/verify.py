@@ -728,14 +728,16 @@ def _named_terms(gang: _Gang) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(required)), list(dict.fromkeys(preferred))
 
 
-def _unconstrained(gang: _Gang) -> bool:
-    """Kueue's unconstrained topology on any member with no required or preferred request:
-    TAS keeps such a PodSet on nodes of its Topology."""
-    return any(
-        _KUEUE_REQUIRED not in pod.annotations and _KUEUE_PREFERRED not in pod.annotations
-        and pod.annotations.get(_KUEUE_UNCONSTRAINED) in _GO_TRUE
+def _unconstrained(gang: _Gang) -> set[bool]:
+    """Kueue's unconstrained topology requests of the members with no required or preferred
+    one: true keeps the PodSet on its Topology's nodes; anything else is a request for TAS at
+    no level, which Kueue admits on no flavor."""
+    return {
+        pod.annotations[_KUEUE_UNCONSTRAINED] in _GO_TRUE
         for pod in gang.members
-    )
+        if _KUEUE_UNCONSTRAINED in pod.annotations
+        and _KUEUE_REQUIRED not in pod.annotations and _KUEUE_PREFERRED not in pod.annotations
+    }
 
 
 def _binding(keys: Sequence[str], levels: Sequence[str]) -> list[str]:
@@ -838,7 +840,13 @@ def _topology_checks(
             message = _required_message(key, located, levels)
             if message is not None:
                 found.append(Violation("required-topology", gang.key, message))
-        unconstrained = _unconstrained(gang)
+        asked = _unconstrained(gang)
+        unconstrained = True in asked
+        if False in asked and snapshot.topologies and not any(_is_running(p) for p in gang.members):
+            found.append(Violation(
+                "required-topology", gang.key,
+                f"{_KUEUE_UNCONSTRAINED} is not true and names no level: Kueue admits no such workload",
+            ))
         if (required or preferred or unconstrained) and levels:
             terms = [f"required {k}" for k in required] + [f"preferred {k}" for k in preferred]
             terms += ["Kueue's unconstrained topology"] if unconstrained else []

@@ -9,7 +9,7 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, stage_objective, stage_upper, staged_solve, term_bounds
+from gangplan.cpsat import Pace, Tuning, _hinted_value, _unreached_gap, stage_objective, stage_upper, staged_solve, term_bounds
 from gangplan.objective import Term
 
 
@@ -57,7 +57,7 @@ def _solve(
     return staged_solve(
         model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
         time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, pace=pace, optional=optional,
-        known=known,
+        known=known, tuning=Tuning(),
     )
 
 
@@ -125,6 +125,7 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
             model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y,
             _hinter(model, variables), _reader(variables), {"x": 0, "y": 0},
             time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, learn=learn, pace=pace,
+            tuning=Tuning(),
         )
 
     result = solve(Pace())
@@ -203,7 +204,7 @@ def _lazy(hint: dict[str, int], pace: Pace = Pace(), optional: bool = False):
     result = staged_solve(
         model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
         time_limit=5, workers=1, seed=0, reporter=None, start=0.0, pace=pace, optional=optional,
-        constrain=constrain,
+        constrain=constrain, tuning=Tuning(),
     )
     return result, len(calls), len(model.proto.constraints)
 
@@ -243,7 +244,7 @@ def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
         model, [Term("score", "maximize", upper=9, exact=False)], lambda t: 2 * x + y,
         _hinter(model, variables), _reader(variables), {"x": 0, "y": 0},
         time_limit=5, workers=1, seed=0, reporter=None, start=0.0,
-        refine=lambda s, left: s if s["x"] <= 1 else None, learn=learn,
+        refine=lambda s, left: s if s["x"] <= 1 else None, learn=learn, tuning=Tuning(),
     )
     assert solves == [6.0, 4.0]
     assert [(stage.value, stage.bound) for stage in result.stages] == [(4, 6)]

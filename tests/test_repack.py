@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from gangplan.cpsat import Tuning
 from gangplan.greedy import greedy
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
 from gangplan.objective import Assignment, objective_terms, score
@@ -35,7 +36,7 @@ def test_the_level_is_rearranged_so_the_jobgroup_greedy_left_out_fits() -> None:
     r = {problem.gangs[problem.roles[k].gang].key.split("/")[1]: k for k in range(len(problem.roles))}
     plan = Assignment({(r["top"], 2): 1, (r["a"], 0): 1, (r["b"], 1): 1}, frozenset({j["top"], j["a"], j["b"]}))
     terms = objective_terms(problem)
-    repacked, seconds = repack_level(problem, terms, plan, frozenset({j["c"]}), 10, time_limit=5.0)
+    repacked, seconds = repack_level(problem, terms, plan, frozenset({j["c"]}), 10, time_limit=5.0, tuning=Tuning())
     assert repacked is not None and seconds > 0
     assert repacked.placed == {j["top"], j["a"], j["b"], j["c"]}
     assert repacked.counts[r["top"], 2] == 1
@@ -55,7 +56,7 @@ def test_a_level_with_nothing_above_reaches_the_exhaustive_optimum(seed: int) ->
     terms = objective_terms(problem)
     start = greedy(problem)
     everyone = frozenset(j for j, jg in enumerate(problem.job_groups) if jg.feasible)
-    repacked, _ = repack_level(problem, terms, start, everyone, 10, time_limit=10.0)
+    repacked, _ = repack_level(problem, terms, start, everyone, 10, time_limit=10.0, tuning=Tuning())
     assert repacked is not None
     assert verify(snapshot, name_pods(problem, repacked), ()).ok
     mine = plan_objective(snapshot, SimpleNamespace(groups=outcomes(problem, repacked)))
@@ -75,7 +76,7 @@ def test_the_levels_above_stay_where_the_plan_put_them(seed: int) -> None:
     start = greedy(problem)
     lowest = levels[-1]
     everyone = frozenset(j for j, jg in enumerate(problem.job_groups) if jg.feasible)
-    repacked, _ = repack_level(problem, terms, start, everyone, lowest, time_limit=10.0)
+    repacked, _ = repack_level(problem, terms, start, everyone, lowest, time_limit=10.0, tuning=Tuning())
     assert repacked is not None
     assert verify(snapshot, name_pods(problem, repacked), ()).ok
     above = {(r, n): c for (r, n), c in start.counts.items()
@@ -127,7 +128,7 @@ def test_a_jobgroup_alone_on_the_room_left() -> None:
         t.task: sorted(t.roles) for t in problem.gangs[problem.job_groups[tf].gangs[0]].tasks
     }
 
-    result = solve_cpsat(sub, objective_terms(sub), Assignment({}, frozenset()), time_limit=5.0)
+    result = solve_cpsat(sub, objective_terms(sub), Assignment({}, frozenset()), time_limit=5.0, tuning=Tuning())
     assert result.assignment is not None and result.assignment.placed == {0}
     counts = {**held, **{(origin[i], n): c for (i, n), c in result.assignment.counts.items()}}
     check = verify(snapshot, name_pods(problem, Assignment(counts, frozenset({first, tf}))))

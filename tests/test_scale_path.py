@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from gangplan.cpsat import Tuning
 from gangplan.aggregate import cluster_bound, expand, make_buckets, solve_buckets
 from gangplan.errors import UsageError
 from gangplan.generate import generate
@@ -66,7 +67,7 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
         assert len({frozenset(eligible[n]) for n in nodes}) == 1  # the Zobrist sums merge no two sets
     terms = objective_terms(problem)
     start = greedy(problem)
-    outcome = solve_buckets(problem, terms, start, time_limit=2, workers=1, seed=0)
+    outcome = solve_buckets(problem, terms, start, time_limit=2, workers=1, seed=0, tuning=Tuning())
     assert outcome.whole and outcome.solve.assignment is not None
     tentative = expand(problem, outcome.buckets, outcome.solve.assignment)
     fixed = repair(problem, tentative)
@@ -213,7 +214,7 @@ def _realised(monkeypatch, problem, terms, chosen: frozenset[int]):
         return greedy_pass(problem, order, prefer)
 
     monkeypatch.setattr(aggregate, "greedy", recorded)
-    _, kept, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, 1, time_limit=1.0, workers=1, seed=0, reporter=None)
+    _, kept, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, 1, time_limit=1.0, workers=1, seed=0, reporter=None, tuning=Tuning())
     return orders, kept
 
 

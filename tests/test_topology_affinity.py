@@ -469,6 +469,35 @@ def test_kueue_unconstrained_topology_keeps_the_group_on_the_topologys_nodes(sol
     assert not any("unconstrained" in w for w in result.warnings)
 
 
+@pytest.mark.parametrize("value", ["false", "0", "yes"])
+def test_with_a_kueue_topology_an_unconstrained_request_not_true_is_not_admitted(value: str) -> None:
+    """Kueue reads such a value as Unconstrained=false: a TAS request naming no level, which
+    no flavor holds (review 21 F3). Without a Topology object TAS is not in view: nothing asked."""
+    from gangplan.model import Topology
+
+    nodes = (node("n0", "mp0", "t0"), node("n1", "mp0", "t1"))
+    pods = kueue_pods("off", 2, 8, "kueue.x-k8s.io/podset-unconstrained-topology", value)
+    result = planned(Snapshot(nodes=nodes, pods=tuple(pods), topologies=(Topology("net", (MINIPOD, TOR)),)))
+    off = outcome(result, "ml/off")
+    assert not off.placed and off.reason == (
+        "Kueue admits no workload whose kueue.x-k8s.io/podset-unconstrained-topology is not true and names no level"
+    )
+    assert outcome(planned(Snapshot(nodes=nodes, pods=tuple(pods)), levels=(MINIPOD, TOR)), "ml/off").placed
+
+
+@pytest.mark.parametrize("phase", [PodPhase.SUCCEEDED, PodPhase.FAILED])
+def test_a_finished_kueue_member_asks_for_its_group_too(phase: PodPhase) -> None:
+    """The planner read only running and pending members' requests, the verifier every
+    member's: a finished member with the request made plan exit 3 (review 21 F1)."""
+    loose = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
+    nodes = (node("n0", "mp0", "t0"), loose)
+    pods = kueue_pods("g", 3, 8, "kueue.x-k8s.io/podset-unconstrained-topology", "true")
+    done = replace(pods[0], phase=phase, node_name="n0")
+    rest = [replace(p, annotations={"kueue.x-k8s.io/pod-group-total-count": "3"}) for p in pods[1:]]
+    result = planned(Snapshot(nodes=nodes, pods=(done, *rest)), levels=(MINIPOD, TOR))
+    assert not outcome(result, "ml/g").placed  # two pods need n0 and the loose node
+
+
 def test_kueue_preferred_topology_climbs_every_level_above() -> None:
     from gangplan.problem import build_problem
 

@@ -6,6 +6,7 @@ in the verifier would let the solver's off-by-one through.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
 import pytest
@@ -894,6 +895,29 @@ def test_kueue_unconstrained_topology_keeps_the_group_inside(value: str) -> None
 def test_a_kueue_unconstrained_value_go_reads_as_false_binds_nothing(value: str) -> None:
     pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
     assert topo_check(pods, place(("a", "n1"), ("b", "out"))).ok
+
+
+def test_a_kueue_unconstrained_request_read_as_false_is_no_admissible_workload() -> None:
+    """With a Topology object (Kueue's TAS in use), an unconstrained request that is not true
+    asks for TAS at no level: Kueue admits it on no flavor, so placing it breaks a rule. A
+    group already running was admitted."""
+    from gangplan.model import Topology
+
+    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": "false"}) for n in "ab"]
+    snapshot = Snapshot(nodes=tuple(TOPO_NODES), pods=tuple(pods), topologies=(Topology("net", LEVELS),))
+    violation = only(verify(snapshot, place(("a", "n1"), ("b", "n2")), LEVELS), "required-topology")
+    assert violation.subject == "ns/train" and "Kueue admits no such workload" in violation.message
+    first = kueue_pod("r", **{"kueue.x-k8s.io/podset-unconstrained-topology": "false"})
+    running = [replace(first, phase=PodPhase.RUNNING, node_name="n1"), pods[0]]
+    assert verify(replace(snapshot, pods=tuple(running)), place(("a", "n2")), LEVELS).ok
+
+
+def test_a_finished_member_asks_for_its_group_too() -> None:
+    """Kueue's request is its PodSet's: a Succeeded member carrying it holds the others to it."""
+    done = kueue_pod("d", total=3, **{"kueue.x-k8s.io/podset-unconstrained-topology": "true"})
+    pods = [replace(done, phase=PodPhase.SUCCEEDED, node_name="n1"), kueue_pod("a", total=3), kueue_pod("b", total=3)]
+    assert topo_check(pods, place(("a", "n1"), ("b", "n2"))).ok
+    assert only(topo_check(pods, place(("a", "n1"), ("b", "out"))), "outside-topology").subject == "ns/b"
 
 
 def test_kueue_annotation_on_a_podgroup_member_adds_a_required_term() -> None:
