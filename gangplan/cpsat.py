@@ -454,6 +454,7 @@ def staged_solve(
         solver.parameters.num_workers = workers
     for key, value in tuning.parameters:
         _set(solver.parameters, key, value)
+    solver.parameters.log_to_stdout = False  # stdout carries only the output, whatever was asked
     for name in ignore_subsolvers:
         solver.parameters.ignore_subsolvers.append(name)
     if light_presolve:

@@ -187,6 +187,22 @@ def test_version_and_python_dash_m() -> None:
 
 
 
+@pytest.mark.parametrize("params", ["log_search_progress:true", "log_to_stdout:true log_search_progress:true"])
+def test_solver_parameters_cannot_send_its_log_to_stdout(params: str) -> None:
+    """CP-SAT logs to stdout when asked to log with no callback: GANGPLAN_CPSAT_PARAMS could
+    turn ``-o json`` into 146 KB of log and JSON (review 21)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GANGPLAN_CPSAT_PARAMS": params}
+    small = str(ROOT / "snapshots" / "small.yaml")
+    proc = subprocess.run([sys.executable, "-m", "gangplan", "plan", small, "-o", "json"], env=env,
+                          capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["kind"] == "List"
+
+
 def test_the_solver_log_goes_to_stderr_and_stdout_keeps_only_the_output() -> None:
     """GANGPLAN_CPSAT_LOG=1 shows CP-SAT's search; CP-SAT writes it to the process's stdout
     unless told otherwise, which would break ``-o name | xargs ...`` and ``-o json | kubectl``."""
