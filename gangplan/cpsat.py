@@ -16,7 +16,7 @@ from ortools.sat.python import cp_model
 
 from .errors import SolverError
 from .objective import Assignment, Counts, Term, candidate_domains, used_domains
-from .problem import Problem
+from .problem import GangTopology, Problem
 
 # Weighted stages stay below this: CP-SAT bounds objectives in doubles, and proofs need exact steps.
 _STAGE_RANGE = 2**40
@@ -193,7 +193,8 @@ def _topology(
     A required level allows one domain; spans and sort-rank terms count these booleans.
     """
     uses: dict[tuple[int, int, int], cp_model.IntVar] = {}
-    links: list[tuple[int, int, dict[int, list[tuple[int, int]]]]] = []  # (gang, level, its nodes per domain)
+    # Per (gang, level): its terms, its (role, node) pairs per domain, and its domains' booleans.
+    links: list[tuple[GangTopology, int, dict[int, list[tuple[int, int]]], dict[int, cp_model.IntVar]]] = []
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
         if topo is None or not problem.job_groups[spec.job_group].feasible:
@@ -205,22 +206,20 @@ def _topology(
                     d = problem.domain(level, n)
                     if d is not None:
                         members.setdefault(d, []).append((r, n))
+            domains = {}
             for d in candidate_domains(problem, g, level):
-                uses[g, level, d] = model.new_bool_var(f"uses[{g},{level},{d}]")
-            links.append((g, level, members))
+                domains[d] = uses[g, level, d] = model.new_bool_var(f"uses[{g},{level},{d}]")
+            links.append((topo, level, members, domains))
 
     def constrain() -> None:
-        for g, level, members in links:
-            topo = problem.gangs[g].topology
-            assert topo is not None
-            for d in candidate_domains(problem, g, level):
-                var = uses[g, level, d]
+        for topo, level, members, domains in links:
+            for d, var in domains.items():
                 keys = members.get(d, [])
                 model.add(sum(count[k] for k in keys) <= sum(upper[k] for k in keys) * var)
                 if (level, d) in topo.held:
                     model.add(var == 1)
             if level in topo.required and members:
-                model.add(sum(uses[g, level, d] for d in members) <= 1)
+                model.add(sum(domains[d] for d in members) <= 1)
 
     return uses, constrain
 
@@ -441,7 +440,6 @@ def staged_solve(
     solver.parameters.random_seed = seed
     if tuning.log is not None:
         solver.parameters.log_search_progress = True
-        solver.parameters.log_to_stdout = False  # stdout carries only the output
         solver.log_callback = tuning.log
     solver.parameters.catch_sigint_signal = False  # the CLI handles Ctrl-C itself
     if deterministic:

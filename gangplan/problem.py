@@ -696,12 +696,14 @@ def _terms(
             "(as in seed 003's third example); gangplan reads them, Godel's CRD drops them there"
         )
     members = gang.members  # a finished member asks what the others ask, as verify reads it
-    requests = [
-        (*kueue.topology_requests(pod.annotations), {True: "true", False: "false", None: ""}[kueue.unconstrained(pod.annotations)])
-        for pod in members
-    ]
-    for which, annotation in enumerate((kueue.REQUIRED_TOPOLOGY, kueue.PREFERRED_TOPOLOGY, kueue.UNCONSTRAINED_TOPOLOGY)):
-        asked = {request[which] for request in requests}
+    requests = [kueue.topology_requests(pod.annotations) for pod in members]
+    unconstrained = [kueue.unconstrained(pod.annotations) for pod in members]
+    asked_by = {
+        kueue.REQUIRED_TOPOLOGY: {required_key for required_key, _ in requests},
+        kueue.PREFERRED_TOPOLOGY: {preferred_key for _, preferred_key in requests},
+        kueue.UNCONSTRAINED_TOPOLOGY: {"" if free is None else str(free).lower() for free in unconstrained},
+    }
+    for annotation, asked in asked_by.items():
         if len(asked) > 1:
             # Kueue keeps one request per PodSet; gangplan has one per group.
             shown = ", ".join(sorted(value or "(none)" for value in asked))
@@ -709,17 +711,17 @@ def _terms(
                 f"PodGroup {gang.key}: its pods ask different {annotation} ({shown}); "
                 "each one given holds for the whole group"
             )
-    kueue_asked = {key for request in requests for key in request[:2] if key}
+    kueue_asked = {key for request in requests for key in request if key}
     listed = {key for topology in kueue_topologies for key in topology.levels}
     if kueue_topologies and not gang.running and (refused := sorted(kueue_asked - listed)):
         # Kueue's TAS admits no workload asking for a level no Topology lists, preferred or
         # required, kubernetes.io/hostname included; a group already running was admitted.
         shown = "; ".join(f"{t.name}: {', '.join(t.levels) or 'none'}" for t in kueue_topologies)
         return (), (), f"Kueue admits no workload asking for {shown_key(refused[0])}: not a level of any Topology ({shown})"
-    if kueue_topologies and not gang.running and any(request[2] == "false" for request in requests):
+    if kueue_topologies and not gang.running and False in unconstrained:
         # An unconstrained request read as false asks for TAS at no level: no flavor holds it.
         return (), (), f"Kueue admits no workload whose {kueue.UNCONSTRAINED_TOPOLOGY} is not true and names no level"
-    for key, preferred_key, _ in requests:
+    for key, preferred_key in requests:
         if key:
             required.append(key)
         if key := preferred_key:
