@@ -638,21 +638,26 @@ def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
 def _neighbourhood(
     problem: Problem, caps: dict[tuple[int, int], int], hinted: dict[tuple[int, int], int], limit: int
 ) -> dict[tuple[int, int], int]:
-    """Each role keeps the buckets the hint uses, then its roomiest ones, within ``limit``."""
-    per_role: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for (r, b), cap in caps.items():
-        per_role[r].append((b, cap))
-    share = max(2, limit // max(1, len(per_role)))
-    kept: dict[tuple[int, int], int] = {}
-    used = {key for key, c in hinted.items() if c > 0}
-    for r, items in per_role.items():
-        items.sort(key=lambda bc: ((r, bc[0]) not in used, -bc[1], bc[0]))
-        for b, cap in items[:share]:
-            kept[r, b] = cap
-        for b, cap in items[share:]:
-            if hinted.get((r, b), 0):
-                kept[r, b] = cap
-    return kept
+    """Each role keeps the buckets the hint uses, then its roomiest ones, within ``limit``.
+    Sorted with numpy: at 8,192 nodes there are a million (role, bucket) pairs."""
+    if not caps:
+        return {}
+    keys = np.fromiter(itertools.chain.from_iterable(caps), dtype=np.int64, count=2 * len(caps)).reshape(-1, 2)
+    roles, buckets = keys[:, 0], keys[:, 1]
+    room = np.fromiter(caps.values(), dtype=np.int64, count=len(caps))
+    width = int(buckets.max()) + 1
+    used = np.array([r * width + b for (r, b), c in hinted.items() if c > 0 and 0 <= b < width], dtype=np.int64)
+    unused = ~np.isin(roles * width + buckets, used)
+    distinct, first = np.unique(roles, return_index=True)
+    appearance = np.empty(len(distinct), dtype=np.int64)  # roles in the order caps lists them
+    appearance[np.argsort(first, kind="stable")] = np.arange(len(distinct))
+    rank = appearance[np.searchsorted(distinct, roles)]
+    order = np.lexsort((buckets, -room, unused, rank))
+    starts = np.searchsorted(rank[order], np.arange(len(distinct)))
+    within = np.arange(len(order)) - starts[rank[order]]
+    share = max(2, limit // len(distinct))
+    kept = order[(within < share) | ~unused[order]]
+    return dict(zip(zip(roles[kept].tolist(), buckets[kept].tolist()), room[kept].tolist()))
 
 
 def _room(
@@ -669,14 +674,15 @@ def _room(
     free = problem.matrix("free")[nodes]
     requests = np.array([problem.roles[r].request for r, _, _ in items], dtype=np.int64)
     most = np.array([cap for _, _, cap in items], dtype=np.int64)
+    most_float, variables = most.astype(np.float64), [var for _, var, _ in items]
 
     def at_most(coefficients: np.ndarray, limit: int) -> None:
         # Left out when the counts' caps keep it anyway; the int64 sum is trusted only where
         # the float one shows it cannot overflow (bytes times pods).
-        if float(coefficients.astype(np.float64) @ most) < 2.0**62 and int(coefficients @ most) <= limit:
+        if float(coefficients @ most_float) < 2.0**62 and int(coefficients @ most) <= limit:
             return
-        used = np.flatnonzero(coefficients).tolist()
-        model.add(cp_model.LinearExpr.weighted_sum([items[i][1] for i in used], coefficients[used].tolist()) <= limit)
+        used = np.flatnonzero(coefficients)
+        model.add(cp_model.LinearExpr.weighted_sum([variables[i] for i in used.tolist()], coefficients[used].tolist()) <= limit)
 
     for k in range(free.shape[1]):
         at_most(requests[:, k], int(free[:, k].sum()))
@@ -721,25 +727,26 @@ def _whole_node_cuts(
     where = np.asarray(nodes, dtype=np.int64)
     order = np.argsort(where, kind="stable")
     ascending = where[order]
-    fits: dict[int, np.ndarray] = {}
+    least: dict[int, np.ndarray] = {}  # big pod -> per resource, the least free of the nodes here it fits on
+    left = 0  # the most of the scarce resource a big pod leaves on a node here it fits on
     for i in big.tolist():
         role = problem.roles[items[i][0]]
-        mine = role.nodes[role.caps > 0]
-        at = np.searchsorted(ascending, mine)
-        inside = at < len(where)
-        at, mine = at[inside], mine[inside]
-        fits[i] = order[at[ascending[at] == mine]]  # rows of ``free``
-    fits = {i: rows for i, rows in fits.items() if len(rows)}
-    if not fits:
+        # The bucket's few nodes looked up in the role's candidates (ascending), not the other way.
+        at = np.minimum(np.searchsorted(role.nodes, ascending), len(role.nodes) - 1)
+        rows = order[(role.nodes[at] == ascending) & (role.caps[at] > 0)] if len(role.nodes) else order[:0]
+        if len(rows):
+            room = free[rows]
+            least[i] = room.min(axis=0)
+            left = max(left, int(room[:, scarce].max()) - int(requests[i, scarce]))
+    if not least:
         return
-    left = max(int((column[rows] - requests[i, scarce]).max()) for i, rows in fits.items())
-    small = (requests[:, scarce] > max(left, 0)) & (2 * requests[:, scarce] <= column.max())
+    small = (requests[:, scarce] > left) & (2 * requests[:, scarce] <= column.max())
     if not small.any():
         return
     for k in range(free.shape[1]):
         coefficients = np.where(small, requests[:, k], 0)
-        for i, rows in fits.items():
-            coefficients[i] = int(free[rows, k].min())
+        for i, room in least.items():
+            coefficients[i] = room[k]
         at_most(coefficients, int(free[:, k].sum()))
 
 

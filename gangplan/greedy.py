@@ -176,8 +176,8 @@ def place_pods(
         pick = nodes[valid]
         take = takes[valid]
         if len(used):
-            after = state.free[np.ix_(pick, used)] - np.outer(take, request[used])
-            leftover = (after / state.allocatable[np.ix_(pick, used)]).max(axis=1)
+            after = state.free[pick][:, used] - np.outer(take, request[used])  # not np.ix_: twice as slow
+            leftover = (after / state.allocatable[pick][:, used]).max(axis=1)
         else:
             leftover = np.zeros(len(pick))
         complete = take == remaining

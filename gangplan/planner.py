@@ -170,7 +170,8 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
             raise SolverError(f"the plan breaks a rule ({broken}); this is a bug in gangplan")
         warnings += (f"the {solver_name} plan breaks a rule ({broken}); this is a bug in gangplan: the greedy plan is used",)
         chosen, placements, status, gap, gap_stage, proven = baseline, fallback, "GREEDY", None, None, set()
-    values = {t.name: term_value(t, problem, chosen) for t in terms}
+    used = used_domains(problem, chosen.counts)
+    values = {t.name: term_value(t, problem, chosen, used) for t in terms}
     bounds = {t.name: values[t.name] for t in terms if t.name in proven}
     if gap and gap_stage is not None and gap_stage.bound is not None:
         by_name = {t.name: t for t in terms}

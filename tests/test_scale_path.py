@@ -35,6 +35,11 @@ def test_a_512_node_cluster_takes_the_bucket_path_and_its_plan_holds(cluster) ->
     assert candidate_count(problem) > BUCKET_FROM
     result = plan(cluster, Options(time_limit=3))
     assert "node buckets" in result.solver.note
+    _holds_beats_greedy_and_repeats(cluster, result)
+
+
+def _holds_beats_greedy_and_repeats(cluster, result) -> None:
+    """The plan verifies, is no worse than greedy's on objective 1, and comes out the same again."""
     assert verify(cluster, result.placements, result.levels).ok
     baseline = plan(cluster, Options(solver="greedy"))
     primary = [o.name for o in result.solver.objective if o.name.split("@")[0] in ("quorum-demand", "job-groups")]
@@ -253,3 +258,43 @@ def test_the_model_one_level_up_is_also_put_on_nodes_largest_pods_first(monkeypa
     orders, chosen = _realised(monkeypatch, problem, terms, frozenset({heavy, b, c}))
     assert orders == [[heavy, b, c]] * 2 + [[b, c, heavy]] * 2
     assert chosen is not None and chosen.placed == {b, c}
+
+
+def test_past_the_bucket_model_limit_a_neighbourhood_of_the_start_is_searched_and_its_plan_holds(
+    cluster, monkeypatch
+) -> None:
+    """At 8,192 nodes and up the bucket model keeps each role's hinted buckets and its roomiest
+    (``_neighbourhood``); here the limit is lowered so that 512 nodes take that path."""
+    from gangplan import aggregate
+
+    problem = build_problem(cluster)
+    monkeypatch.setattr(aggregate, "BUCKET_MODEL_LIMIT", len(aggregate._caps(problem, make_buckets(problem))) // 4)
+    result = plan(cluster, Options(time_limit=3))
+    assert "a neighbourhood of the greedy plan" in result.solver.note
+    _holds_beats_greedy_and_repeats(cluster, result)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_neighbourhood_keeps_every_hinted_bucket_then_each_roles_roomiest(seed: int) -> None:
+    import random
+
+    from gangplan.aggregate import _neighbourhood
+
+    rng = random.Random(seed)
+    caps = {
+        (r, b): rng.randint(1, 6)
+        for r in rng.sample(range(30), rng.randint(1, 8))
+        for b in sorted(rng.sample(range(25), rng.randint(1, 20)))
+    }
+    hinted = {key: rng.choice([0, 1, 4]) for key in rng.sample(sorted(caps), rng.randint(0, len(caps)))}
+    limit = rng.randint(1, 80)
+    kept = _neighbourhood(None, caps, hinted, limit)  # type: ignore[arg-type]
+    roles = {r for r, _ in caps}
+    share = max(2, limit // len(roles))
+    assert all(caps[key] == cap for key, cap in kept.items())
+    for r in roles:
+        mine = [(b, cap) for (s, b), cap in caps.items() if s == r]
+        hint = {b for b, _ in mine if hinted.get((r, b), 0) > 0}
+        others = sorted((b for b, _ in mine if b not in hint), key=lambda b: (-caps[r, b], b))
+        expected = hint | set(others[: max(0, share - len(hint))])
+        assert {b for (s, b) in kept if s == r} == expected
