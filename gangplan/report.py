@@ -398,8 +398,8 @@ def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tup
         + (f'<div class="note">{_e(s.note)}</div>' if s.note else "")
         + "</div>\n</div>\n"
         '<div class="row">\n'
-        f'<table class="util"><caption>Cluster utilisation, before → after the plan '
-        f'<span class="key"><i></i> in use <em></em> added by the plan</span></caption>\n'
+        '<table class="util"><caption>Cluster utilisation, before → after the plan '
+        '<span class="key"><i></i> in use <em></em> added by the plan</span></caption>\n'
         + "\n".join(rows)
         + "\n</table>\n"
         + _key(page)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gangplan.errors import InputError, UsageError
+from gangplan.errors import UsageError
 from gangplan.generate import (
     BIGPOD,
     DEFAULT_FLAVOURS,

@@ -51,9 +51,9 @@ def test_a_jobgroup_whose_domain_filled_up_is_placed_afresh_in_another() -> None
     nodes = tuple(Node(f"n{i}", {"rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
     required = {"kueue.x-k8s.io/podset-required-topology": "rack"}
     pods, groups = [], []
-    for name, count, priority, annotations in [("top", 1, 100, {}), ("large", 2, 10, required)]:
+    for name, count, priority, notes in [("top", 1, 100, {}), ("large", 2, 10, required)]:
         groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=count, creation_timestamp="2024-01-01T00:00:00Z"))
-        pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name}, annotations=annotations,
+        pods += [Pod("default", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name}, annotations=notes,
                      containers=(Container("main", {"cpu": 1000, GPU: 2}),), priority=priority) for i in range(count)]
     snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
     problem = build_problem(snapshot, levels=("rack",))

@@ -7,7 +7,6 @@ import functools
 from fractions import Fraction
 from pathlib import Path
 
-import pytest
 import yaml
 
 from gangplan import objective
