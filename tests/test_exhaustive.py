@@ -2,8 +2,9 @@
 (some groups with a required topology term at the `rack` level, some nodes outside it), and
 on 100 more where some of those terms are at kubernetes.io/hostname (the node itself); and
 objectives 2 and 5 (pods beyond minMember, nodes newly opened) on 120 tiny clusters, and
-objective 3 (spans at preferred, enclosing and lower levels) on 150 more, against every
-placement of the pending pods of the groups the plan places.
+objective 3 (spans at preferred, enclosing and lower levels) on 150 more, and objective 4
+(the sort-rule rank of the domains used) on 200 more, against every placement of the pending
+pods of the groups the plan places.
 
 The search here shares nothing with the solver: it enumerates every set of JobGroups,
 best first by objective 1 (quorum demand, then JobGroups placed, priority level by level),
@@ -15,12 +16,14 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from fractions import Fraction
-from itertools import combinations, product
+from itertools import combinations, combinations_with_replacement, product
 from typing import Callable
 
 import pytest
 
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Toleration
+from gangplan.model import (
+    Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule, Taint, Toleration,
+)
 from gangplan.objective import objective_terms
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
@@ -596,3 +599,209 @@ def test_spans_reach_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> 
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}
     assert (len(node_of), spans_key(snapshot, node_of)) == best_spans(snapshot, placed)
+
+
+GIB = 2**30
+SORTED = {"CPU": "cpu", "GPU": "nvidia.com/gpu", "Memory": "memory"}  # DESIGN: GPU is nvidia.com/gpu by default
+
+
+def rank_snapshot(seed: int) -> Snapshot:
+    """Up to 4 nodes in 2 zones and 2 racks (rack names repeat across zones) of differing CPU,
+    GPU and memory, up to 3 Godel groups of up to 3 pending pods with required and/or preferred
+    terms (kubernetes.io/hostname among them) and 0 to 2 sort rules (none: Godel's default);
+    running pods, some of them a group's, so that Available differs from Capacity. Pods never
+    ask for memory (sort rules rank on it all the same) and all nodes are Ready, schedulable
+    and inside the topology."""
+    rng = random.Random(30_000 + seed)
+    nodes = [
+        Node(
+            f"n{i}",
+            {"zone": rng.choice("ab"), "rack": rng.choice(["r1", "r2"])},
+            {"cpu": rng.choice([2000, 4000, 6000]), "nvidia.com/gpu": rng.choice([0, 2, 4]),
+             "memory": rng.choice([8, 16, 32]) * GIB, "pods": 110},
+        )
+        for i in range(rng.randint(2, 4))
+    ]
+    levels = (*TOPOLOGY, HOSTNAME)
+    pods: list[Pod] = []
+    groups: list[PodGroup] = []
+
+    def left(node: Node) -> dict[str, int]:
+        return {k: v - sum(p.containers[0].requests.get(k, 0) for p in pods if p.node_name == node.name)
+                for k, v in node.allocatable.items()}
+
+    budget = 6  # pending pods in all
+    for g in range(rng.randint(1, 3)):
+        size = min(rng.randint(1, 3), budget)
+        if not size:
+            break
+        budget -= size
+        name = f"g{g}"
+        required: tuple[str, ...] = ()
+        preferred: tuple[str, ...] = ()
+        while not required and not preferred:
+            at = rng.choice([None, 0, 1, 2])
+            required = () if at is None else (levels[at],)
+            below = [k for k in levels[(at if at is not None else -1) + 1:] if rng.random() < 0.5]
+            preferred = tuple(below)
+        rules = tuple(
+            SortRule(rng.choice(sorted(SORTED)), rng.choice(["Capacity", "Available"]),
+                     rng.choice(["Ascending", "Descending"]))
+            for _ in range(rng.choice([0, 1, 1, 2]))
+        )
+        request = {"cpu": rng.choice([500, 1000, 2000]), "nvidia.com/gpu": rng.choice([0, 0, 1])}
+        host = rng.choice(nodes)  # a running member, where it fits
+        running = 1 if rng.random() < 0.2 and all(left(host)[k] >= v for k, v in request.items()) else 0
+        groups.append(PodGroup("default", name, PodGroupAPI.GODEL_BYTEDANCE, min_member=rng.randint(1, size + running),
+                               required_topology=required, preferred_topology=preferred, sort_rules=rules,
+                               creation_timestamp=f"2024-01-01T00:00:0{g}Z"))
+        for p in range(size + running):
+            pods.append(Pod("default", f"{name}-{p}", labels={"scheduling.x-k8s.io/pod-group": name},
+                            containers=(Container("main", {k: v for k, v in request.items() if v}),), priority=100,
+                            node_name=host.name if p < running else None,
+                            phase=PodPhase.RUNNING if p < running else PodPhase.PENDING))
+    for i in range(rng.randint(0, 3)):  # within the room left: no node is overcommitted
+        node = rng.choice(nodes)
+        room = left(node)
+        request = {"cpu": min(rng.choice([500, 1000, 2000]), room["cpu"]),
+                   "nvidia.com/gpu": min(rng.choice([0, 1, 2]), room["nvidia.com/gpu"]),
+                   "memory": min(rng.choice([1, 4, 8]) * GIB, room["memory"])}
+        pods.append(Pod("kube-system", f"busy-{i}",
+                        containers=(Container("c", {k: v for k, v in request.items() if v > 0}),),
+                        node_name=node.name, phase=PodPhase.RUNNING))
+    return Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=tuple(groups))
+
+
+def _level_domain(node: Node, at: int) -> object:
+    """The domain of ``node`` at level ``at`` of zone > rack > node: the path of label values
+    from the top, or the node's name at the node level."""
+    return node.name if at == len(TOPOLOGY) else tuple(node.labels[k] for k in TOPOLOGY[: at + 1])
+
+
+def sort_ranks(snapshot: Snapshot, rules: tuple[SortRule, ...], at: int) -> dict[object, int]:
+    """Each domain's rank at level ``at``, 0 best, as DESIGN states the sort rules: in rule
+    order, the domain's total of the rule's resource over its nodes, allocatable (Capacity) or
+    allocatable less the requests of the running pods there (Available), ascending or
+    descending; Godel's CPU, Capacity, Ascending without rules; ties by domain path."""
+    used: dict[str, dict[str, int]] = {n.name: {} for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if pod.node_name and pod.phase is PodPhase.RUNNING:
+            for k, v in pod.containers[0].requests.items():
+                used[pod.node_name][k] = used[pod.node_name].get(k, 0) + v
+    totals: dict[object, list[int]] = {}
+    for node in snapshot.nodes:
+        key = []
+        for rule in rules or (SortRule("CPU", "Capacity", "Ascending"),):
+            resource = SORTED[rule.resource]
+            amount = node.allocatable.get(resource, 0)
+            if rule.dimension == "Available":
+                amount = max(0, amount - used[node.name].get(resource, 0))
+            key.append(amount if rule.order == "Ascending" else -amount)
+        total = totals.setdefault(_level_domain(node, at), [0] * len(key))
+        for i, v in enumerate(key):
+            total[i] += v
+    order = sorted(totals, key=lambda d: (totals[d], d))
+    return {d: i for i, d in enumerate(order)}
+
+
+def rank_key(snapshot: Snapshot, placed: set[str], node_of: dict[str, str]) -> tuple[tuple[int, ...], int]:
+    """Objective 3 as DESIGN and README state it (spans at preferred levels; at the levels
+    above the smallest preferred one, below any required one, that no preferred term names;
+    at every level below the group's terms, down to nodes: each a sum over groups, to
+    minimise in that order), then objective 4: the sum over groups and their affinity levels
+    (required and preferred) of the ranks of the domains their pods, running ones included,
+    occupy there. Over the groups ``placed``: the others' running pods stay where they are."""
+    by_name = {n.name: n for n in snapshot.nodes}
+    levels = (*TOPOLOGY, HOSTNAME)
+    kinds: dict[str, list[int]] = {k: [0] * len(levels) for k in ("preferred", "enclosing", "compact")}
+    rank = 0
+    for group in snapshot.pod_groups:
+        if group.name not in placed:
+            continue
+        required = [levels.index(k) for k in group.required_topology]
+        named = [levels.index(k) for k in group.preferred_topology]
+        lowest = max(required + named)
+        used = [by_name[p.node_name] for p in snapshot.pods if p.node_name and p.phase is PodPhase.RUNNING
+                and p.labels.get("scheduling.x-k8s.io/pod-group") == group.name]
+        used += [by_name[node] for pod, node in node_of.items() if pod.startswith(f"default/{group.name}-")]
+        for at in range(len(levels)):
+            spans = len({_level_domain(n, at) for n in used})
+            if at in named:
+                kinds["preferred"][at] += spans
+            elif max(required, default=-1) < at < max(named, default=0):
+                kinds["enclosing"][at] += spans
+            elif at > lowest:
+                kinds["compact"][at] += spans
+        for at in {*required, *named}:
+            ranks = sort_ranks(snapshot, group.sort_rules, at)
+            rank += sum(ranks[d] for d in {_level_domain(n, at) for n in used})
+    return tuple(kinds["preferred"] + kinds["enclosing"] + kinds["compact"]), rank
+
+
+def best_rank(snapshot: Snapshot, placed: set[str]) -> tuple[int, tuple[int, ...], int]:
+    """Over every placement of the pending pods that places exactly the groups ``placed`` (each
+    at least its minMember with its running members, required terms kept with them): the most
+    pods placed, then the least spans (``rank_key``), then the least rank."""
+    levels = (*TOPOLOGY, HOSTNAME)
+    free = {n.name: dict(n.allocatable) for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if pod.node_name and pod.phase is PodPhase.RUNNING:
+            for k, v in _request(pod).items():
+                free[pod.node_name][k] -= v
+    by_name = {n.name: n for n in snapshot.nodes}
+    per_group = []  # (group, its pending pods, the ways to put them: a multiset of nodes, None unplaced)
+    for group in snapshot.pod_groups:
+        if group.name not in placed:
+            continue
+        members = [p for p in snapshot.pods if p.labels.get("scheduling.x-k8s.io/pod-group") == group.name]
+        pending = [p for p in members if p.node_name is None]
+        running = [by_name[p.node_name] for p in members if p.node_name]
+        ways = []
+        for way in combinations_with_replacement([None, *snapshot.nodes], len(pending)):
+            on = [n for n in way if n is not None]
+            if len(on) + len(running) < group.min_member:
+                continue
+            if any(len({_level_domain(n, levels.index(k)) for n in on + running}) > 1 for k in group.required_topology):
+                continue
+            ways.append(on)
+        per_group.append((group, pending, ways))
+    best: tuple[int, tuple[int, ...], int] | None = None
+    for choice in product(*(ways for _, _, ways in per_group)):
+        room = {k: dict(v) for k, v in free.items()}
+        ok = True
+        node_of = {}
+        for (_, pending, _), on in zip(per_group, choice):
+            for pod, node in zip(pending, on):
+                node_of[pod.key] = node.name
+                for k, v in _request(pod).items():
+                    room[node.name][k] -= v
+                    ok = ok and room[node.name][k] >= 0
+        if not ok:
+            continue
+        spans, rank = rank_key(snapshot, placed, node_of)
+        value = (-len(node_of), spans, rank)
+        best = value if best is None or value < best else best
+    assert best is not None, "the plan's own placement is one of the ways"
+    return -best[0], best[1], best[2]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_sort_rank_reaches_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> None:
+    """Objective 4 (the sort-rule rank of the domains used at the affinity levels), after
+    objectives 2 and 3, shown optimal by enumerating every placement of the placed groups'
+    pending pods, with the ranks re-derived here from node labels, allocatable and running
+    pods; and, without running members, the value the plan reports for it is the one re-derived."""
+    snapshot = rank_snapshot(seed)
+    result = plan(snapshot, Options(levels=TOPOLOGY))
+    assert verify(snapshot, result.placements, result.levels).ok
+    assert plan_objective(snapshot, result) == exhaustive_best(snapshot, domains(TOPOLOGY))[0]
+    placed = {o.key.split("/")[1] for o in result.groups if o.placed}
+    node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}
+    mine = (len(node_of), *rank_key(snapshot, placed, node_of))
+    assert mine == best_rank(snapshot, placed)
+    if not any(p.node_name for p in snapshot.pods if p.namespace == "default"):
+        # The value the plan reports is the same. (Where a group has a running member, it counts
+        # the rank of a domain that member holds only where the group's pending pods could go
+        # too, unplaced groups included: a constant, which no choice of placement changes.)
+        reported = {o.name: o.value for o in result.solver.objective}
+        assert reported.get("sort-rank", 0) == mine[2]
