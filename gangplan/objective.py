@@ -176,7 +176,9 @@ class DomainRanks(DomainWeights):
 
 def topology_terms(problem: Problem) -> list[Term]:
     """Objectives 3 and 4: spans at preferred levels, then at the levels enclosing the smallest
-    preferred one, then compactness below, then sort rank."""
+    preferred one, then compactness below, then sort rank; each largest level first. Ranks are
+    not summed over levels: Godel tries a gang's NodeGroups in sort-rule order before it looks
+    below them, so a node's rank must not outweigh its zone's."""
     if problem.tree is None:
         return []
     levels = range(len(problem.tree.levels) + 1)
@@ -191,10 +193,10 @@ def topology_terms(problem: Problem) -> list[Term]:
                 upper = uses.bound()
                 if upper:
                     terms.append(Term(f"{kind}-spans@{problem.level_name(level)}", "minimize", uses=uses, upper=upper))
-    ranked = DomainRanks(problem, {g: frozenset(topo.ranks) for g, topo in with_terms if topo.ranks})
-    upper = ranked.bound()
-    if upper:
-        terms.append(Term("sort-rank", "minimize", uses=ranked, upper=upper))
+    for level in levels:
+        ranked = DomainRanks(problem, {g: frozenset({level}) for g, topo in with_terms if level in topo.ranks})
+        if ranked and (upper := ranked.bound()):
+            terms.append(Term(f"sort-rank@{problem.level_name(level)}", "minimize", uses=ranked, upper=upper))
     return terms
 
 
