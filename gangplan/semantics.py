@@ -316,9 +316,11 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                     implicit=True,
                 )
                 kueue_gangs[gang.key] = gang
-            elif total > gang.group.min_member:
-                # Every member carries the count (Kueue requires it); the largest is the quorum.
-                gang.group = replace(gang.group, min_member=total)
+            else:
+                # Every member carries the count (Kueue requires it); the largest is the quorum. The
+                # group queues by its earliest member, whichever the snapshot lists first.
+                created = min(filter(None, (gang.group.creation_timestamp, pod.creation_timestamp)), default="")
+                gang.group = replace(gang.group, min_member=max(total, gang.group.min_member), creation_timestamp=created)
             totals[gang.key].add(total)
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)

@@ -522,6 +522,25 @@ def test_kueue_plain_pod_group():
     assert [p.name for p in gang.pending] == ["p0", "p1", "p2"]
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_kueue_group_queues_by_its_earliest_member_whatever_the_order_listed(reverse: bool) -> None:
+    """Review 22 S F4: the group took the creation time of whichever member the snapshot listed
+    first, so a recreated member listed first sent the group behind a PodGroup created between
+    the two, and reordering the dump's documents changed the plan."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "kg"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
+    members = [
+        mkpod("k-0", labels=labels, annotations=annotations, creation_timestamp="2024-01-03T00:00:00Z"),
+        mkpod("k-1", labels=labels, annotations=annotations, creation_timestamp="2024-01-01T00:00:00Z"),
+    ]
+    other = mkpod("g-0", labels={"scheduling.x-k8s.io/pod-group": "g"}, creation_timestamp="2024-01-02T00:00:00Z")
+    pods = (*(reversed(members) if reverse else members), other)
+    group = PodGroup("ns", "g", PodGroupAPI.SCHEDULER_PLUGINS, min_member=1, creation_timestamp="2024-01-02T00:00:00Z")
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(group,)))
+    assert [jg.key for jg in grouping.job_groups] == ["ns/kg", "ns/g"]
+    assert grouping.job_groups[0].top.group.creation_timestamp == "2024-01-01T00:00:00Z"
+
+
 def test_kueue_groups_are_per_namespace():
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
