@@ -816,7 +816,8 @@ def _topology_checks(
     carried = {key for node in snapshot.nodes for key in node.labels}
     for gang, is_gang in checked:
         named_required, named_preferred = _named_terms(gang)
-        found.extend(Violation("required-topology", gang.key, why) for why in _unheld(named_required, levels, snapshot, carried))
+        unheld = _unheld(named_required, levels, snapshot, carried)
+        found.extend(Violation("required-topology", gang.key, why) for why in unheld)
         located: list[tuple[Pod, Node]] = []
         unknown: list[Pod] = []  # running on a node the snapshot lacks: in no domain we can name
         for pod in gang.members:
@@ -840,6 +841,17 @@ def _topology_checks(
             message = _required_message(key, located, levels)
             if message is not None:
                 found.append(Violation("required-topology", gang.key, message))
+        listed = {level for topology in snapshot.topologies for level in topology.levels}
+        kueue_asked = {
+            key for pod in gang.members for annotation in (_KUEUE_REQUIRED, _KUEUE_PREFERRED)
+            if (key := pod.annotations.get(annotation, ""))
+        }
+        if not unheld and snapshot.topologies and not any(_is_running(p) for p in gang.members) and (refused := sorted(kueue_asked - listed)):
+            # Preferred keys too, and kubernetes.io/hostname: Kueue's TAS finds no level for them.
+            found.append(Violation(
+                "required-topology", gang.key,
+                f"Kueue admits no workload asking for {refused[0]!r}: not a level of any Topology",
+            ))
         asked = _unconstrained(gang)
         unconstrained = True in asked
         if False in asked and snapshot.topologies and not any(_is_running(p) for p in gang.members):

@@ -912,6 +912,32 @@ def test_a_kueue_unconstrained_request_read_as_false_is_no_admissible_workload()
     assert verify(replace(snapshot, pods=tuple(running)), place(("a", "n2")), LEVELS).ok
 
 
+@pytest.mark.parametrize(
+    "annotation, key",
+    [
+        ("kueue.x-k8s.io/podset-preferred-topology", "example.com/zone"),
+        ("kueue.x-k8s.io/podset-preferred-topology", "kubernetes.io/hostname"),
+        ("kueue.x-k8s.io/podset-required-topology", "kubernetes.io/hostname"),
+    ],
+)
+def test_a_kueue_request_for_a_level_no_topology_lists_is_no_admissible_workload(annotation: str, key: str) -> None:
+    """The planner leaves such a group unplaced (Kueue's TAS admits no workload asking for a
+    level no Topology lists, preferred or required, the node level included); verify accepted a
+    plan placing it (session 22's semantics review F5). A group already running was admitted,
+    and a level another Topology lists is one Kueue can find."""
+    from gangplan.model import Topology
+
+    pods = [kueue_pod(n, **{annotation: key}) for n in "ab"]
+    snapshot = Snapshot(nodes=tuple(TOPO_NODES), pods=tuple(pods), topologies=(Topology("net", LEVELS),))
+    violation = only(verify(snapshot, place(("a", "n1"), ("b", "n1")), LEVELS), "required-topology")
+    assert violation.subject == "ns/train"
+    assert violation.message == f"Kueue admits no workload asking for {key!r}: not a level of any Topology"
+    running = [replace(pods[0], phase=PodPhase.RUNNING, node_name="n1"), pods[1]]
+    assert verify(replace(snapshot, pods=tuple(running)), place(("b", "n1")), LEVELS).ok
+    listed = replace(snapshot, topologies=(Topology("net", LEVELS), Topology("other", (key,))))
+    assert verify(listed, place(("a", "n1"), ("b", "n1")), LEVELS).ok
+
+
 def test_a_finished_member_asks_for_its_group_too() -> None:
     """Kueue's request is its PodSet's: a Succeeded member carrying it holds the others to it."""
     done = kueue_pod("d", total=3, **{"kueue.x-k8s.io/podset-unconstrained-topology": "true"})
