@@ -93,7 +93,8 @@ def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> di
         for gang in jg.gangs
         if not gang.implicit
     }
-    outcomes = {g.key: g for g in plan.groups if g.key in objects}
+    # A bare pod or a Kueue pod group may share a PodGroup's namespace/name: match the API too.
+    outcomes = {g.key: g for g in plan.groups if g.key in objects and g.api == objects[g.key].api.value}
     missing = [key for key in objects if key not in outcomes]
     if missing:
         raise ValueError(
@@ -104,7 +105,7 @@ def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> di
     seen: set[str] = set()
     for outcome in plan.groups:
         key = outcome.key
-        if key not in objects or key in seen:
+        if outcomes.get(key) is not outcome or key in seen:
             continue
         seen.add(key)
         pg = objects[key]

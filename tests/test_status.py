@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -107,6 +108,20 @@ def test_placeable_group_is_scheduled_with_its_count() -> None:
         "succeeded": 0,
         "failed": 0,
     }
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_pod_named_like_a_podgroup_does_not_lend_it_its_outcome(first: bool) -> None:
+    """A bare pod (a group of one) ns/g beside the PodGroup ns/g: the PodGroup cannot fit, the
+    pod can. -o status wrote the pod's outcome (Scheduled, no condition) for the PodGroup, to be
+    applied to the cluster (session 22's semantics review F3)."""
+    lone = replace(pod("g", cpu=1000), creation_timestamp="2023-01-01T00:00:00Z")  # queued first
+    members = [pod(f"g-{i}", "g", cpu=3000) for i in range(2)]
+    pods = (lone, *members) if first else (*members, lone)
+    snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("g", 2),))
+    [item] = run(snapshot)["items"]
+    assert item["status"]["phase"] == "PreScheduling" and item["status"].get("scheduled", 0) == 0
+    assert [c["reason"] for c in item["status"]["conditions"]] == ["NotEnoughResources"]
 
 
 def test_group_whose_quorum_runs_is_running() -> None:
