@@ -317,7 +317,7 @@ def build_problem(
         for gang in jg.gangs:
             g_index = len(gangs)
             topology = _gang_topology(
-                gang, tree, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
+                gang, tree, nodes, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies,
             )
             # Kueue's unconstrained topology: no level to share, but only the Topology's nodes.
@@ -761,6 +761,7 @@ def _terms(
 def _gang_topology(
     gang: Gang,
     tree: TopologyTree | None,
+    nodes: Sequence[Node],
     node_index: Mapping[str, int],
     allocatable: np.ndarray,
     free: np.ndarray,
@@ -784,8 +785,7 @@ def _gang_topology(
     pinned: dict[int, int] = {}
     away = next((p for p in gang.running if p.node_name not in node_index), None)
     for level in required:
-        of = _domain_array(tree, level)
-        held = {int(of[node_index[p.node_name]]) for p in gang.running if p.node_name in node_index}
+        held = {_running_domain(tree, nodes[node_index[p.node_name]], node_index[p.node_name], level) for p in gang.running if p.node_name in node_index}
         if away is not None:
             broken = (
                 f"required {level_key(tree, level)}: running member {away.key} is on node {away.node_name}, "
@@ -820,6 +820,22 @@ def _gang_topology(
         if level not in preferred
     )
     return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held), enclosing, sort)
+
+
+def _running_domain(tree: TopologyTree, node: Node, n: int, level: int) -> int:
+    """The domain at ``level`` a running member's node lies in, -1 for none. A node outside the
+    topology (it lacks a lower level's label, which may be one only another group's term names)
+    still lies in the domain its labels down to ``level`` name, as the verifier reads it: its
+    running member pins that domain, though new pods never go to such a node."""
+    if level == len(tree.levels):
+        return -1 if n in tree.outside else n
+    found = tree.domain_of[level][n]
+    if found is None and all(key in node.labels for key in tree.levels[: level + 1]):
+        try:
+            found = tree.domain_index(level, tuple(node.labels[key] for key in tree.levels[: level + 1]))
+        except KeyError:  # no node inside the topology shares that path
+            pass
+    return -1 if found is None else found
 
 
 _SORT_RESOURCE = {"CPU": "cpu", "Memory": "memory"}
