@@ -521,6 +521,7 @@ def _with_gangs(snapshot: Snapshot, gangs: Optional[list[str]]) -> Snapshot:
                 where = "is given twice" if owner[path] == name else f"is already in --gang {owner[path]}"
                 raise UsageError(f"--gang {name}: {path} {where}")
             owner[path] = name
+        _State.inputs = _State.inputs | files_read(paths)
         objects = within_limits(read_objects(paths, limits=_State.limits), _State.limits, workloads=True)
         group, pods = gang_from_objects(name, objects)
         snapshot = with_gang(snapshot, group, pods)
@@ -1058,6 +1059,7 @@ def read_plan(path: str) -> Plan:
     """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool."""
     if os.path.isdir(path):
         raise InputError("is a directory, not a Plan or a List of Bindings", Position(path))
+    _State.inputs = _State.inputs | files_read([path])
     stdin = _read_stdin() if path == "-" else None
     documents = read_documents(path, limits=_State.limits, stdin=stdin)  # size, aliases and nesting bounded
     if len(documents) > 1:
@@ -1294,8 +1296,9 @@ def generate_command(
     """
     nodes_from = None
     if from_trace is not None:
-        from .traces import trace_nodes
+        from .traces import inventory_file, trace_nodes
 
+        _State.inputs = _State.inputs | {os.path.realpath(inventory_file(str(from_trace)))}
         nodes_from = trace_nodes(str(from_trace))
     from .generate import DEFAULT_FLAVOURS, generate
 

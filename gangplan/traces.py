@@ -89,14 +89,20 @@ _FORMATS = (
 _PAI_COLUMNS = 5
 
 
-def trace_nodes(path: str) -> list[NodeSpec]:
-    """The node inventory in ``path``: one of the CSVs above, or the trace folder holding it."""
+def inventory_file(path: str) -> str:
+    """The CSV ``trace_nodes`` reads: ``path`` itself, or the inventory in a trace folder."""
     if os.path.isdir(path):
         found = [f for f in _FORMATS if os.path.isfile(os.path.join(path, f.folder_file))]
         if not found:
             names = ", ".join(f.folder_file for f in _FORMATS)
             raise InputError(f"no node inventory here: expected one of {names}", Position(path))
         path = os.path.join(path, found[0].folder_file)
+    return path
+
+
+def trace_nodes(path: str) -> list[NodeSpec]:
+    """The node inventory in ``path``: one of the CSVs above, or the trace folder holding it."""
+    path = inventory_file(path)
     try:
         with open(path, newline="", encoding="utf-8") as stream:
             rows = list(csv.reader(stream))

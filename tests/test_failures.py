@@ -621,6 +621,38 @@ def test_an_output_file_that_is_an_input_or_another_output_is_refused(tmp_path: 
     assert runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(tmp_path / "p.json")]).exit_code == 0
 
 
+def test_no_output_replaces_a_gang_file_a_plan_file_or_a_trace_inventory(tmp_path: Path) -> None:
+    """Only snapshot files were inputs: --output-file, --report or --junit-file naming a --gang
+    workload file, `diff --plan`'s plan or `generate --from-trace`'s CSV replaced it, exit 0.
+    Every file gangplan reads is an input: exit 2, the file as it was."""
+    gang = tmp_path / "deploy.yaml"
+    gang.write_text(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: ml}\nspec:\n  replicas: 2\n"
+        "  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n"
+    )
+    kept = gang.read_text()
+    for args in (
+        ["plan", str(SMALL), "--gang", f"t={gang}", "--output-file", str(gang)],
+        ["plan", str(SMALL), "--gang", f"t={gang}", "--report", str(gang)],
+        ["check", str(SMALL), "--gang", f"t={gang}", "--junit-file", str(gang)],
+    ):
+        only_error(invoke("-q", *args), 2, f"{gang} is also an input")
+        assert gang.read_text() == kept, args
+    made = tmp_path / "p.json"
+    assert invoke("plan", str(SMALL), "-o", "plan", "--output-file", str(made)).exit_code == 0
+    kept = made.read_text()
+    for args in (["diff", str(SMALL), "--plan", str(made)], ["diff", "--plan", str(made), "--plan", str(made)]):
+        only_error(invoke(*args, "--output-file", str(made)), 2, f"{made} is also an input")
+        assert made.read_text() == kept, args
+    inventory = tmp_path / "openb_node_list_gpu_node.csv"
+    inventory.write_text("sn,cpu_milli,memory_mib,gpu,model\n" + "".join(f"n{i},96000,393216,8,G2\n" for i in range(4)))
+    kept = inventory.read_text()
+    for given in (inventory, tmp_path):
+        result = invoke("generate", "--shape", "1x1x2x2", "--groups", "1", "--from-trace", str(given), "--output-file", str(inventory))
+        only_error(result, 2, f"{inventory} is also an input")
+        assert inventory.read_text() == kept
+
+
 @pytest.mark.parametrize("imports", ["from gangplan import Options, plan", "from gangplan import Plan, plan", "import gangplan.loader; from gangplan import plan, Options"])
 def test_the_python_api_gives_the_plan_function_in_any_import_order(imports: str) -> None:
     """Review 18 O F2: with the package's imports made lazy (for a fast start-up), importing
