@@ -357,6 +357,24 @@ def _read_next_time(target: str, folders: set[str]) -> str:
     return ""
 
 
+def _claim_outputs(inputs: Sequence[str], *outputs: Optional[Path]) -> None:
+    """Before any work, as for a missing folder: an output naming a file the run reads, or two
+    outputs naming one file, is bad usage that ``write_output`` would find only after planning."""
+    _State.inputs = _State.inputs | files_read(inputs)
+    _refuse_clashes([path for path in outputs if path is not None and str(path) != "-"])
+
+
+def _refuse_clashes(paths: Sequence[Path]) -> None:
+    seen: dict[str, Path] = {}
+    for path in paths:
+        target = os.path.realpath(path)
+        if target in _State.inputs:
+            raise UsageError(f"{path} is also an input; write the output to another file")
+        if target in seen:
+            raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
+        seen[target] = path
+
+
 def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]) -> None:
     """stdout (also for ``-``), or a file replaced atomically: never a half-written output file.
     ``more`` files are written with it, every one staged before any is replaced, so a failure
@@ -365,14 +383,7 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
     if output_file is not None and str(output_file) == "-":
         output_file = None
     files = [*([(text, output_file)] if output_file is not None else []), *more]
-    seen: dict[str, Path] = {}
-    for _, path in files:
-        target = os.path.realpath(path)
-        if target in _State.inputs:
-            raise UsageError(f"{path} is also an input; write the output to another file")
-        if target in seen:
-            raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
-        seen[target] = path
+    _refuse_clashes([path for _, path in files])
     staged: list[tuple[str, Path, Path]] = []
     into: list[tuple[str, Path]] = []
     path = Path()
@@ -504,6 +515,11 @@ GangOpt = Annotated[
         help="NAME=FILE[,FILE...]: plan the Pods and workloads in these files as one gang (all of them); repeatable.",
     ),
 ]
+
+
+def _gang_files(gangs: Optional[list[str]]) -> list[str]:
+    """The files --gang NAME=FILE[,FILE...] names, for the checks made before reading them."""
+    return [path for spec in gangs or [] for path in spec.partition("=")[2].split(",") if path]
 
 
 def _with_gangs(snapshot: Snapshot, gangs: Optional[list[str]]) -> Snapshot:
@@ -700,6 +716,7 @@ def plan_command(
       gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
       gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
+    _claim_outputs([*snapshot, *_gang_files(gang)], output_file, report)
     if output in (Output.status, Output.json, Output.yaml):
         _refuse_objects_in_inputs(output_file, snapshot)
     loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
@@ -774,6 +791,7 @@ def check_command(
     # A --groups-from path the inputs already read (the same folder, or a file in one) is not read twice.
     read = files_read(snapshot)
     inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not (files := files_read([p])) or not files <= read)]
+    _claim_outputs([*inputs, *_gang_files(gang)], output_file, junit_file)
     try:
         if "-" in (groups_from or ()):
             raise UsageError("--groups-from takes a file or folder, not - (stdin)")
@@ -909,6 +927,7 @@ def diff_command(
     if gang and not snapshot:
         raise UsageError("diff --gang adds to a snapshot: give the snapshot too")
     _stdin_once([*(snapshot or []), *plan_files])
+    _claim_outputs([*(snapshot or []), *_gang_files(gang), *plan_files], output_file)
     loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
     plans = [read_plan(path) for path in plan_files]
     given = _levels(levels)
@@ -1196,6 +1215,7 @@ def topology_command(
     Example:
       gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
     """
+    _claim_outputs(snapshot, output_file)
     loaded = _load(snapshot)
     keys, warnings = resolve_levels(loaded, _levels(levels))
     tree = build_tree(loaded.nodes, keys)
@@ -1298,7 +1318,7 @@ def generate_command(
     if from_trace is not None:
         from .traces import inventory_file, trace_nodes
 
-        _State.inputs = _State.inputs | {os.path.realpath(inventory_file(str(from_trace)))}
+        _claim_outputs([inventory_file(str(from_trace))], output_file)
         nodes_from = trace_nodes(str(from_trace))
     from .generate import DEFAULT_FLAVOURS, generate
 

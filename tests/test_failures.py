@@ -653,6 +653,29 @@ def test_no_output_replaces_a_gang_file_a_plan_file_or_a_trace_inventory(tmp_pat
         assert inventory.read_text() == kept
 
 
+def test_an_output_naming_an_input_or_another_output_is_refused_before_planning(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """It was refused only once the plan was made (19 s on a big snapshot), unlike a missing
+    folder or an output in an input folder."""
+
+    def no_planning(*args: object, **kwargs: object) -> None:
+        raise AssertionError("planned")
+
+    monkeypatch.setattr(cli, "make_plan", no_planning)
+    snapshot, gang, out = tmp_path / "snap.yaml", tmp_path / "gang.yaml", tmp_path / "out"
+    snapshot.write_text(SMALL.read_text())
+    gang.write_text("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: ml}\nspec: {replicas: 1}\n")
+    for args, phrase in (
+        (["plan", str(snapshot), "--output-file", str(snapshot)], "is also an input"),
+        (["plan", str(snapshot), "--gang", f"t={gang}", "--report", str(gang)], "is also an input"),
+        (["plan", str(snapshot), "--output-file", str(out), "--report", str(out)], "are the same file"),
+        (["check", str(snapshot), "-o", "junit", "--junit-file", str(snapshot)], "is also an input"),
+        (["check", str(snapshot), "--output-file", str(out), "--junit-file", str(out)], "are the same file"),
+    ):
+        only_error(invoke(*args), 2, phrase)
+    assert snapshot.read_text() == SMALL.read_text()
+    no_files_but(tmp_path, "snap.yaml", "gang.yaml")
+
+
 @pytest.mark.parametrize("imports", ["from gangplan import Options, plan", "from gangplan import Plan, plan", "import gangplan.loader; from gangplan import plan, Options"])
 def test_the_python_api_gives_the_plan_function_in_any_import_order(imports: str) -> None:
     """Review 18 O F2: with the package's imports made lazy (for a fast start-up), importing
