@@ -776,7 +776,9 @@ def check_command(
     ] = None,
     junit_file: Annotated[
         Optional[Path],
-        typer.Option("--junit-file", metavar="FILE", help="Also write the JUnit report to FILE, whatever --format prints."),
+        typer.Option(
+            "--junit-file", metavar="FILE", help="Also write the JUnit report to FILE, whatever --format prints.", callback=_writable
+        ),
     ] = None,
 ) -> None:
     """For CI: plan, then exit 0 when every selected group is placed and 1 when any is not.

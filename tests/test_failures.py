@@ -253,16 +253,19 @@ def test_ctrl_c_while_writing_leaves_the_old_file(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize("where,phrase", [("missing/out.json", "no such directory"), (".", "is a directory")])
-@pytest.mark.parametrize("option", ["--output-file", "--report"])
+@pytest.mark.parametrize("option", ["--output-file", "--report", "--junit-file"])
 def test_an_output_path_that_cannot_be_written_is_bad_usage_before_planning(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str, phrase: str, option: str
 ) -> None:
+    """--junit-file was checked only when written, after planning: exit 3."""
+
     def must_not_plan(*args: object, **kwargs: object) -> None:
         raise AssertionError("planned before the output path was checked")
 
     monkeypatch.setattr(cli, "make_plan", must_not_plan)
     other = "--report" if option == "--output-file" else "--output-file"
-    result = invoke("plan", str(SMALL), "-o", "json", option, str(tmp_path / where), other, str(tmp_path / "other"))
+    command = ["check", str(SMALL)] if option == "--junit-file" else ["plan", str(SMALL), "-o", "json"]
+    result = invoke(*command, option, str(tmp_path / where), other, str(tmp_path / "other"))
     only_error(result, 2, phrase)
     no_files_but(tmp_path)
 
