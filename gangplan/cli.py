@@ -12,6 +12,7 @@ import functools
 import io
 import re
 import signal
+import stat
 import threading
 import time
 import json
@@ -389,10 +390,10 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
     path = Path()
     try:
         for content, path in files:
-            target = Path(os.path.realpath(path))
-            if target.exists() and not target.is_file():
-                into.append((content, target))
+            if _written_into(path):
+                into.append((content, path))
                 continue
+            target = Path(os.path.realpath(path))
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=_directory(target))
             staged.append((tmp, target, path))
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -412,6 +413,15 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
         if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+def _written_into(path: Path) -> bool:
+    """An existing path that is not a regular file (a device, a FIFO, /dev/stdout on a pipe) is
+    opened and written: there is no file to replace, and realpath cannot name a pipe."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def write_stdout(text: str) -> None:

@@ -345,6 +345,15 @@ def test_output_file_writes_through_a_symlink_into_a_fifo_and_dash_is_stdout(tmp
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # written into, not replaced by a regular file
 
 
+def test_output_file_dev_stdout_writes_into_a_pipe() -> None:
+    """`--output-file /dev/stdout | cat` was 'cannot write /dev/stdout', exit 3: the path was
+    resolved to /proc/PID/fd/pipe:[N], which does not exist, to put a temporary file beside."""
+    args = [sys.executable, "-m", "gangplan", "-q", "plan", str(SMALL), "-o", "name", "--output-file", "/dev/stdout"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == invoke("plan", str(SMALL), "-o", "name").stdout
+
+
 def test_an_unwritable_output_is_one_error_line_not_an_internal_error(tmp_path: Path) -> None:
     # Not /dev/full: code that replaces the path instead of writing into it would replace the device.
     result = invoke("plan", str(SMALL), "-o", "name", "--output-file", "/proc/gangplan-plan.txt")
