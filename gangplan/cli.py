@@ -15,6 +15,7 @@ import signal
 import stat
 import threading
 import time
+import traceback
 import json
 import math
 import os
@@ -216,14 +217,12 @@ def _run(command: F) -> F:
         except typer.Exit:
             raise
         except InputError as exc:
-            if _State.debug:
-                raise
+            _traceback()
             if exc.position is None and exc.origin is not None:
                 exc.position = locate(exc.origin, exc.field)
             _fail(str(exc), exc.exit_code)
         except GangplanError as exc:
-            if _State.debug:
-                raise
+            _traceback()
             _fail(str(exc), exc.exit_code)
         except KeyboardInterrupt as exc:
             stopped = exc.signum if isinstance(exc, _Terminated) else 0
@@ -235,18 +234,24 @@ def _run(command: F) -> F:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(141)
         except MemoryError:
-            if _State.debug:
-                raise
+            _traceback()
             _fail(
                 "out of memory: the input is too large for the memory available (nothing was written)",
                 3,
             )
         except Exception as exc:  # a bug: say so in one line, exit 3
-            if _State.debug:
-                raise
-            _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)", 3)
+            _traceback()
+            hint = "" if _State.debug else " (run with --debug for a traceback)"
+            _fail(f"internal error: {type(exc).__name__}: {exc}{hint}", 3)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _traceback() -> None:
+    """--debug adds the traceback before the error line; it changes neither the line nor the
+    exit code, which scripts and `check` in CI read."""
+    if _State.debug:
+        _to_stderr(lambda: traceback.print_exc(file=sys.stderr))
 
 
 def _version(value: bool) -> None:
@@ -272,7 +277,7 @@ def _byte_size(option: str, text: str) -> int:
 
 @app.callback()
 def _main(
-    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on errors.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Also show a traceback on errors; the exit code stays the same.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Nothing on stderr but errors.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colour (also: NO_COLOR=1).")] = False,
     max_file_size: Annotated[

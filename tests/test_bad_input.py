@@ -267,3 +267,28 @@ def test_a_kueue_total_count_with_a_sign_is_held_to_int32(tmp_path: Path) -> Non
     assert result.stderr.strip().splitlines()[-1] == (
         f"error: {path}:7:55: metadata.annotations[\"kueue.x-k8s.io/pod-group-total-count\"]: +3000000000 is more than 2147483647"
     )
+
+
+@pytest.mark.parametrize("command", ["plan", "check"])
+def test_debug_adds_a_traceback_and_keeps_the_error_line_and_exit_code(tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--debug re-raised: bad input printed a bare traceback and exited 1 (for check: 'a group
+    is unplaceable'), an internal error 1 rather than 3."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(NODE.replace('cpu: "4"', "cpu: [4]"))
+    plain = runner.invoke(app, [command, str(path)])
+    debug = runner.invoke(app, ["--debug", command, str(path)])
+    assert plain.exit_code == debug.exit_code == 2
+    assert "Traceback (most recent call last)" in debug.stderr and "Traceback" not in plain.stderr
+    assert debug.stderr.splitlines()[-1] == plain.stderr.splitlines()[-1] and plain.stderr.startswith(f"error: {path}:7:10: ")
+
+    import gangplan.cli as cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "make_plan", broken)
+    node = tmp_path / "node.yaml"
+    node.write_text(NODE)
+    result = runner.invoke(app, [command, str(node), "--debug"])
+    assert result.exit_code == 3 and "Traceback (most recent call last)" in result.stderr
+    assert result.stderr.splitlines()[-1] == "error: internal error: RuntimeError: boom"
