@@ -451,6 +451,11 @@ def write_stdout(text: str) -> None:
         raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
 
 
+def _is_terminal(stream: Any) -> bool:
+    """False for a closed stream too (``>&-`` leaves sys.stdout None): write_stdout says so."""
+    return stream is not None and stream.isatty()
+
+
 def _directory(path: Path) -> Path:
     return path.parent if str(path.parent) else Path(".")
 
@@ -971,7 +976,7 @@ def _emit_diff(result: PlanDiff, output: DiffOutput, output_file: Optional[Path]
         return
     lines = result.unified_lines()
     stream = sys.stderr if to_stderr else sys.stdout
-    colour = output_file is None and stream.isatty() and not (_State.no_color or "NO_COLOR" in os.environ)
+    colour = output_file is None and _is_terminal(stream) and not (_State.no_color or "NO_COLOR" in os.environ)
     if colour:
         console = Console(file=stream, highlight=False, soft_wrap=True)
         for kind, text in lines:
@@ -1413,7 +1418,7 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
 def _rendered(renderable: Any, to_terminal: bool) -> str:
     """Rich output as text: styled on a terminal, plain and one line per row otherwise (as
     kubectl's, for grep and awk): wide enough for any row."""
-    interactive = to_terminal and sys.stdout.isatty()
+    interactive = to_terminal and _is_terminal(sys.stdout)
     console = Console(
         width=None if interactive else 1_000_000,
         no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,

@@ -330,6 +330,21 @@ def test_a_closed_stdin_or_stdout_is_one_error_line(closed: str) -> None:
     )
 
 
+@pytest.mark.parametrize("command", [["plan"], ["plan", "-o", "wide"], ["topology"], ["diff", "--plan"]], ids=" ".join)
+def test_a_closed_stdout_is_the_same_error_line_for_every_output(command: list[str], tmp_path: Path) -> None:
+    """The table, wide, topology and diff outputs asked sys.stdout, None when closed, whether it
+    is a terminal: 'internal error: AttributeError', where -o name says stdout is closed."""
+    args = [str(SMALL), *command[1:]]
+    if command[0] == "diff":
+        made = tmp_path / "plan.json"
+        assert invoke("plan", str(SMALL), "--solver", "greedy", "-o", "plan", "--output-file", str(made)).exit_code == 0
+        args.append(str(made))
+    proc = subprocess.run([sys.executable, "-m", "gangplan", "-q", command[0], *args], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 3
+    assert proc.stderr == "error: cannot write the output: stdout is closed\n"
+
+
 def test_output_file_writes_through_a_symlink_into_a_fifo_and_dash_is_stdout(tmp_path: Path) -> None:
     target, link = tmp_path / "target.txt", tmp_path / "link"
     link.symlink_to(target.name)
