@@ -1415,12 +1415,16 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
     return _rendered(root, to_terminal)
 
 
+# A styled line's end: its cells' padding, inside the row's style codes.
+_STYLED_END = re.compile(r"(?:\s|\x1b\[[0-9;]*m)+$")
+
+
 def _rendered(renderable: Any, to_terminal: bool) -> str:
-    """Rich output as text: styled on a terminal, plain and one line per row otherwise (as
-    kubectl's, for grep and awk): wide enough for any row."""
+    """Rich output as text, one line per row, wide enough for any row: kubectl drops no column
+    to fit a terminal (it wraps the line), and grep and awk read whole rows. Styled on a terminal."""
     interactive = to_terminal and _is_terminal(sys.stdout)
     console = Console(
-        width=None if interactive else 1_000_000,
+        width=1_000_000,
         no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,
         force_terminal=interactive,
         record=True,
@@ -1428,7 +1432,9 @@ def _rendered(renderable: Any, to_terminal: bool) -> str:
     )
     console.print(renderable, markup=False, highlight=False)
     text = console.export_text(styles=interactive)
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    if not interactive:
+        return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return "\n".join(_STYLED_END.sub("\x1b[0m", line) if "\x1b[" in line else line.rstrip() for line in text.splitlines()) + "\n"
 
 
 def main() -> None:

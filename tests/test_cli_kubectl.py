@@ -111,6 +111,24 @@ def test_no_color_and_plain_output_when_piped() -> None:
         assert result.exit_code == 0 and "\x1b[" not in result.stdout and "\x1b[" not in result.stderr
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.mark.parametrize("output", ["table", "wide"])
+def test_the_table_on_a_narrow_terminal_keeps_every_column(monkeypatch: pytest.MonkeyPatch, output: str) -> None:
+    """On an 80-column terminal the table fitted its width: PODS and REASON went, the other
+    columns were cut. kubectl prints whole rows and lets the terminal wrap them."""
+    import gangplan.cli as cli
+
+    piped = runner.invoke(app, ["plan", SMALL, "--solver", "greedy", "-o", output]).stdout
+    monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = runner.invoke(app, ["plan", SMALL, "--solver", "greedy", "-o", output])
+    assert result.exit_code == 0 and "\x1b[" in result.stdout  # styled, as on a terminal
+    assert ANSI.sub("", result.stdout) == piped
+    assert max(map(len, piped.splitlines())) > 80 and "PODS" in piped and "REASON" in piped
+
+
 def test_output_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     out = tmp_path / "bindings.json"
     out.write_text("previous")
