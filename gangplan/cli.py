@@ -451,6 +451,10 @@ def write_stdout(text: str) -> None:
         raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
 
 
+def _no_colour() -> bool:
+    return _State.no_color or "NO_COLOR" in os.environ
+
+
 def _is_terminal(stream: Any) -> bool:
     """False for a closed stream too (``>&-`` leaves sys.stdout None): write_stdout says so."""
     return stream is not None and stream.isatty()
@@ -579,7 +583,7 @@ class _Progress:
         self.bound: float | None = None
         self.live: Live | None = None
         if not _State.quiet and sys.stderr.isatty():
-            console = Console(stderr=True, no_color=_State.no_color or "NO_COLOR" in os.environ)
+            console = Console(stderr=True, no_color=_no_colour())
             self.live = Live(self, console=console, refresh_per_second=4, transient=True)
 
     def __enter__(self) -> "_Progress":
@@ -976,7 +980,7 @@ def _emit_diff(result: PlanDiff, output: DiffOutput, output_file: Optional[Path]
         return
     lines = result.unified_lines()
     stream = sys.stderr if to_stderr else sys.stdout
-    colour = output_file is None and _is_terminal(stream) and not (_State.no_color or "NO_COLOR" in os.environ)
+    colour = output_file is None and _is_terminal(stream) and not _no_colour()
     if colour:
         console = Console(file=stream, highlight=False, soft_wrap=True)
         for kind, text in lines:
@@ -1422,17 +1426,11 @@ _STYLED_END = re.compile(r"(?:\s|\x1b\[[0-9;]*m)+$")
 def _rendered(renderable: Any, to_terminal: bool) -> str:
     """Rich output as text, one line per row, wide enough for any row: kubectl drops no column
     to fit a terminal (it wraps the line), and grep and awk read whole rows. Styled on a terminal."""
-    interactive = to_terminal and _is_terminal(sys.stdout)
-    console = Console(
-        width=1_000_000,
-        no_color=_State.no_color or "NO_COLOR" in os.environ or not interactive,
-        force_terminal=interactive,
-        record=True,
-        file=io.StringIO(),
-    )
+    styled = to_terminal and _is_terminal(sys.stdout) and not _no_colour()
+    console = Console(width=1_000_000, no_color=not styled, force_terminal=styled, record=True, file=io.StringIO())
     console.print(renderable, markup=False, highlight=False)
-    text = console.export_text(styles=interactive)
-    if not interactive:
+    text = console.export_text(styles=styled)  # the recorded styles, whatever no_color says
+    if not styled:
         return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
     return "\n".join(_STYLED_END.sub("\x1b[0m", line) if "\x1b[" in line else line.rstrip() for line in text.splitlines()) + "\n"
 

@@ -129,6 +129,20 @@ def test_the_table_on_a_narrow_terminal_keeps_every_column(monkeypatch: pytest.M
     assert max(map(len, piped.splitlines())) > 80 and "PODS" in piped and "REASON" in piped
 
 
+def test_no_color_holds_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table re-emitted the recorded styles on a terminal (a bold header, red unplaced rows)
+    whatever --no-color or NO_COLOR said; diff honoured them."""
+    import gangplan.cli as cli
+
+    monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
+    plain = runner.invoke(app, ["plan", SMALL, "--solver", "greedy"], env={"NO_COLOR": None})
+    assert "\x1b[" in plain.stdout
+    for args, env in ((["--no-color", "plan", SMALL], {"NO_COLOR": None}), (["plan", SMALL], {"NO_COLOR": "1"})):
+        result = runner.invoke(app, [*args, "--solver", "greedy"], env=env)
+        assert result.exit_code == 0 and "\x1b[" not in result.stdout
+        assert result.stdout == ANSI.sub("", plain.stdout)
+
+
 def test_output_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     out = tmp_path / "bindings.json"
     out.write_text("previous")
