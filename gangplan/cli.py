@@ -1048,24 +1048,44 @@ def explain_command(
 @app.command("verify")
 @_run
 def verify_command(
-    snapshot: SnapshotArg,
-    plan_file: Annotated[
-        str, typer.Option("--plan", metavar="FILE", help="A Plan (-o plan) or a List of Bindings (-o json/yaml).")
+    snapshot: Annotated[
+        list[str],
+        typer.Argument(
+            help="Snapshot files, folders, or - for stdin; then the plan file, unless --plan names it.",
+            show_default=False,
+            metavar="SNAPSHOT",
+        ),
     ],
+    plan_file: Annotated[
+        Optional[str],
+        typer.Option(
+            "--plan",
+            metavar="FILE",
+            help="A Plan (-o plan) or a List of Bindings (-o json/yaml); without it, the one file among the arguments that holds one.",
+        ),
+    ] = None,
     levels: LevelsOpt = None,
     gang: GangOpt = None,
 ) -> None:
     """Check a placement against every rule, independently of the solver; report spans. Exit 1 on a violation.
 
-    Topology levels come from the snapshot's Topology object when it has one, else from the Plan when it records them, else as for `plan`.
+    The plan is --plan FILE, or else the one file named among the arguments that holds a Plan
+    or a List of Bindings. Topology levels come from the snapshot's Topology object when it has
+    one, else from the Plan when it records them, else as for `plan`.
 
     \b
-    Example:
+    Examples:
+      gangplan verify snapshots/small.yaml plan.json
       gangplan verify snapshots/small.yaml --plan plan.json
     """
+    documents = None
+    if plan_file is None:
+        snapshot, plan_file, documents = _plan_among(snapshot)
     _stdin_once([*snapshot, plan_file])
     loaded = _with_gangs(_load(snapshot), gang)
-    given = read_plan(plan_file)
+    if documents is not None and (others := sorted(k for k in loaded.skipped_kinds if k in ("Plan", "Binding"))):
+        raise UsageError(f"{plan_file} holds the plan, and the other inputs hold {' and '.join(others)} objects too; name the plan with --plan FILE")
+    given = read_plan(plan_file, documents)
     placements = list(given.placements)
     own = resolve_levels(loaded, _levels(levels))[0]
     # The snapshot's Topology object defines the levels, whatever the Plan records (an edited
@@ -1100,13 +1120,42 @@ def _stdin_once(paths: list[str]) -> None:
         raise UsageError("- (stdin) is given twice; it can feed one input")
 
 
-def read_plan(path: str) -> Plan:
-    """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool."""
+def _plan_among(paths: list[str]) -> tuple[list[str], str, list[Any]]:
+    """`verify SNAPSHOT... PLAN` (DESIGN's form): the one file named that holds a Plan or a List
+    of Bindings, its documents, and the other paths. Looked for from the last, where the plan
+    usually is, so that the snapshot is not parsed twice; verify_command refuses a second."""
+    for path in reversed(paths):
+        if path != "-" and os.path.isfile(path):
+            documents = read_documents(path, limits=_State.limits)
+            if len(documents) == 1 and _is_plan(documents[0]):
+                rest = [p for p in paths if p != path]
+                if not rest:
+                    raise UsageError(f"verify {path}: give the snapshot the plan was made from too")
+                return rest, path, documents
+    raise UsageError("verify needs a plan: verify SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings)")
+
+
+def _is_plan(document: Any) -> bool:
+    """A Plan, or a List of Bindings (Pods with nodeName beside them, as -o json writes for pods
+    to create): not a List of Pods alone, which is a snapshot."""
+    if not isinstance(document, dict):
+        return False
+    if document.get("kind") in ("Plan", "BindingList"):
+        return True
+    items = document.get("items") if document.get("kind") == "List" else None
+    kinds = {item.get("kind") for item in items if isinstance(item, dict)} if isinstance(items, list) else set()
+    return "Binding" in kinds and kinds <= {"Binding", "Pod"}
+
+
+def read_plan(path: str, documents: Optional[list[Any]] = None) -> Plan:
+    """A Plan (-o plan) or a v1 List of Bindings / Pods with nodeName, from gangplan or any tool
+    (``documents``: the file's, when already read)."""
     if os.path.isdir(path):
         raise InputError("is a directory, not a Plan or a List of Bindings", Position(path))
     _State.inputs = _State.inputs | files_read([path])
-    stdin = _read_stdin() if path == "-" else None
-    documents = read_documents(path, limits=_State.limits, stdin=stdin)  # size, aliases and nesting bounded
+    if documents is None:
+        stdin = _read_stdin() if path == "-" else None
+        documents = read_documents(path, limits=_State.limits, stdin=stdin)  # size, aliases and nesting bounded
     if len(documents) > 1:
         raise InputError(f"expected one Plan or List of Bindings, found {len(documents)} documents", Position(path))
     try:

@@ -176,6 +176,28 @@ def test_verify_reports_a_broken_plan(tmp_path: Path) -> None:
     assert "unschedulable" in result.stdout
 
 
+def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path) -> None:
+    """DESIGN section 4 says `verify SNAPSHOT PLAN`; only --plan was taken, and the plan file
+    was read as a snapshot (a skipped Plan) before "Missing option '--plan'"."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    made, bindings, other = tmp_path / "plan.json", tmp_path / "bindings.yaml", tmp_path / "other.json"
+    assert invoke("plan", snapshot, "--solver", "greedy", "-o", "plan", "--output-file", str(made)).exit_code == 0
+    assert invoke("plan", snapshot, "--solver", "greedy", "-o", "yaml", "--output-file", str(bindings)).exit_code == 0
+    for plan in (made, bindings):
+        expected = invoke("verify", snapshot, "--plan", str(plan))
+        assert expected.exit_code == 0, expected.stderr
+        for args in ([snapshot, str(plan)], [str(plan), snapshot]):
+            result = invoke("verify", *args)
+            assert result.exit_code == 0 and result.stdout == expected.stdout and result.stderr == expected.stderr, result.stderr
+    other.write_text(made.read_text())
+    twice = invoke("verify", snapshot, str(other), str(made))
+    assert twice.exit_code == 2 and twice.stderr.splitlines()[-1].endswith("name the plan with --plan FILE")
+    none = invoke("verify", snapshot)
+    assert none.exit_code == 2 and none.stderr == "error: verify needs a plan: verify SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings)\n"
+    alone = invoke("verify", str(made))
+    assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
+
+
 def test_version_and_python_dash_m() -> None:
     import subprocess
     import sys
