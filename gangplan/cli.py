@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, Sequence, TypeVar
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
@@ -85,10 +85,32 @@ def _globals_first(args: list[str], commands: Any) -> list[str]:
     return [*args[:at], *moved, args[at], *rest]
 
 
+class _Argument(TyperArgument):
+    """kubectl's metavars: `SNAPSHOT...` and `GROUP`, where typer writes `{SNAPSHOT}...` in the
+    usage line and the Python type (`SNAPSHOT <list[str]>`, `GROUP <str>`) in the help."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    def _rich_display_name(self) -> str:
+        return self.display_name_raw + ("..." if self.nargs != 1 else "")
+
+    def display_type_rich(self, ctx: Any) -> None:
+        return None
+
+
 class _Commands(TyperGroup):
     """Click's usage errors print usage, a hint and the message on three lines; gangplan's
     contract for bad input is one `error:` line and exit 2, for option values too. Global
     options are taken after the command as well."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():
+            for param in command.params:
+                if type(param) is TyperArgument:
+                    param.__class__ = _Argument  # typer offers no way to choose the class
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, _globals_first(args, self.commands))
@@ -502,7 +524,9 @@ def _levels(levels: Optional[str]) -> tuple[str, ...] | None:
 
 OutputFileOpt = Annotated[
     Optional[Path],
-    typer.Option("--output-file", help="Write the output here (atomically) instead of stdout.", callback=_writable),
+    typer.Option(
+        "--output-file", metavar="FILE", help="Write the output here (atomically) instead of stdout.", callback=_writable
+    ),
 ]
 
 
@@ -528,7 +552,7 @@ ModelOpt = Annotated[
         "bucket of alike nodes in a tor, then put on nodes), or auto (buckets above 8,000 candidate pairs)."
     ),
 ]
-TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="Solver budget in seconds.")]
+TimeLimitOpt = Annotated[float, typer.Option("--time-limit", metavar="SECONDS", help="Solver budget in seconds.")]
 WorkersOpt = Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")]
 SeedOpt = Annotated[int, typer.Option(help="CP-SAT random seed.")]
 GangOpt = Annotated[
@@ -728,7 +752,9 @@ def plan_command(
     model: ModelOpt = Model.auto,
     report: Annotated[
         Optional[Path],
-        typer.Option("--report", help="Also write a self-contained HTML page of the plan here.", callback=_writable),
+        typer.Option(
+            "--report", metavar="FILE", help="Also write a self-contained HTML page of the plan here.", callback=_writable
+        ),
     ] = None,
     diff: Annotated[bool, typer.Option("--diff", help="Also show what the plan changes against the snapshot (on stderr, even with --quiet: you asked for it).")] = False,
     gang: GangOpt = None,
@@ -1371,6 +1397,7 @@ def generate_command(
         Optional[Path],
         typer.Option(
             "--from-trace",
+            metavar="PATH",
             help="Take the nodes from a public trace's inventory: a folder or CSV of Alibaba's cluster-trace-gpu-v2023, cluster-trace-gpu-v2020 (PAI) or cluster-trace-v2026-spot-gpu (the topology and the groups stay synthetic). Every node of it is taken: --shape's last three numbers lay them out, the number of bigPods follows.",
         ),
     ] = None,

@@ -97,6 +97,15 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
     assert examples and all(line.count("gangplan ") == 1 for line in examples)
     options = [line for line in lines if line.lstrip().startswith("--")]
     assert options and not any("<list[str]>" in line or "<str>" in line for line in options)
+    # The usage line and the arguments too, as kubectl's: `SNAPSHOT...`, `GROUP`, not `{GROUP}
+    # {SNAPSHOT}...` and `SNAPSHOT <list[str]>` (user review); files are FILE, not <path>.
+    usage = lines[0]
+    assert usage.startswith("Usage: ") and "{" not in usage and "<" not in usage
+    if command != "generate":
+        assert usage.endswith(("[OPTIONS] SNAPSHOT...", "[OPTIONS] [SNAPSHOT]...", "[OPTIONS] GROUP SNAPSHOT..."))
+        arguments = lines[lines.index("Arguments:") + 1 : lines.index("Options:")]
+        assert any(line.startswith("  SNAPSHOT...  ") for line in arguments) and not any("<" in line for line in arguments)
+    assert not any("<path>" in line for line in lines)
 
 
 def test_shell_completion_script() -> None:
