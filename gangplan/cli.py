@@ -171,6 +171,7 @@ class _State:
     quiet = False
     no_color = False
     limits = Limits()
+    limit_names: dict[str, str] = {}  # option -> the environment variable that set it instead
     inputs: set[str] = set()  # real paths of the input files named, which no output may replace
 
 
@@ -299,6 +300,7 @@ def _byte_size(option: str, text: str) -> int:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     debug: Annotated[bool, typer.Option("--debug", help="Also show a traceback on errors; the exit code stays the same.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Nothing on stderr but errors.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colour (also: NO_COLOR=1).")] = False,
@@ -335,17 +337,27 @@ def _main(
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
     _State.inputs = set()
+    # A limit set in the environment is named by its variable: the user typed no option.
+    _State.limit_names = {
+        f"--{name.replace('_', '-')}": f"GANGPLAN_{name.upper()}"
+        for name in ("max_file_size", "max_documents", "max_objects")
+        if getattr(ctx.get_parameter_source(name), "name", "") == "ENVIRONMENT"
+    }
     try:
         for option, value in (("--max-documents", max_documents), ("--max-objects", max_objects)):
             if value < 1:
-                raise UsageError(f"{option} must be at least 1, got {value}")
+                raise UsageError(f"{_limit_name(option)} must be at least 1, got {value}")
         _State.limits = Limits(
-            max_file_bytes=_byte_size("--max-file-size", max_file_size),
+            max_file_bytes=_byte_size(_limit_name("--max-file-size"), max_file_size),
             max_documents=max_documents,
             max_objects=max_objects,
         )
     except UsageError as exc:
         _fail(str(exc), exc.exit_code)
+
+
+def _limit_name(option: str) -> str:
+    return _State.limit_names.get(option, option)
 
 
 def _load(paths: list[str]) -> Snapshot:
@@ -1428,7 +1440,7 @@ def generate_command(
     nodes = math.prod(dimensions)
     if nodes + groups > _State.limits.max_objects:  # what gangplan would refuse to read back
         raise UsageError(
-            f"--shape {shape} and --groups {groups} make more than --max-objects {_State.limits.max_objects} "
+            f"--shape {shape} and --groups {groups} make more than {_limit_name('--max-objects')} {_State.limits.max_objects} "
             f"objects ({nodes} nodes)"
         )
     try:

@@ -124,6 +124,25 @@ def test_the_file_size_limit_covers_files_and_stdin(tmp_path: Path) -> None:
         one_error(invoke(option, "0", "plan", str(path)), option)
 
 
+def test_a_bad_limit_from_the_environment_names_the_variable(tmp_path: Path) -> None:
+    """GANGPLAN_MAX_DOCUMENTS=0 said '--max-documents must be at least 1', an option the user
+    did not type; an option given wins over the variable, and is named."""
+    path = tmp_path / "s.json"
+    path.write_text(listed(NODE))
+    for name, value, said in (
+        ("GANGPLAN_MAX_DOCUMENTS", "0", "must be at least 1, got 0"),
+        ("GANGPLAN_MAX_OBJECTS", "-1", "must be at least 1, got -1"),
+        ("GANGPLAN_MAX_FILE_SIZE", "lots", "must be a positive number of bytes"),
+    ):
+        line = one_error(invoke("plan", str(path), env={name: value}))
+        assert line.startswith(f"error: {name} {said}"), line
+        option = "--" + name[len("GANGPLAN_"):].lower().replace("_", "-")
+        line = one_error(invoke(option, "0", "plan", str(path), env={name: value}))
+        assert line.startswith(f"error: {option} must be"), line
+    line = one_error(invoke("generate", "--shape", "1x1x1x20", "--groups", "1", env={"GANGPLAN_MAX_OBJECTS": "10"}))
+    assert "make more than GANGPLAN_MAX_OBJECTS 10 objects" in line
+
+
 def test_the_object_limit_counts_list_items_one_by_one(tmp_path: Path) -> None:
     items = [NODE] + [pod(f"p{i}", {"cpu": "100m"}) for i in range(10)]
     path = tmp_path / "s.json"
