@@ -279,6 +279,8 @@ def plan_from_dict(data: Any) -> Plan:
     if not isinstance(data, dict) or data.get("kind") != "Plan":
         raise PlanFormatError("expected an object with kind: Plan")
     version = data.get("schemaVersion")
+    if version is None:
+        raise PlanFormatError(f"schemaVersion is missing (expected {SCHEMA_VERSION}, as -o plan writes it)")
     if version != SCHEMA_VERSION:
         raise PlanFormatError(f"schemaVersion {version!r} is not supported (expected {SCHEMA_VERSION})")
     placements = []

@@ -198,6 +198,22 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
     assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
 
 
+def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> None:
+    """It said 'schemaVersion None is not supported (expected 1)', Python's None for a key not there."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    data = plan_json(snapshot, "--solver", "greedy")
+    for value in ("absent", None, 2):
+        if value == "absent":
+            del data["schemaVersion"]
+        else:
+            data["schemaVersion"] = value
+        made = tmp_path / "plan.json"
+        made.write_text(json.dumps(data))
+        result = invoke("verify", snapshot, "--plan", str(made))
+        said = "schemaVersion 2 is not supported (expected 1)" if value == 2 else "schemaVersion is missing (expected 1, as -o plan writes it)"
+        assert result.exit_code == 2 and result.stderr.splitlines()[-1] == f"error: {made}:1:1: {said}", result.stderr
+
+
 def test_version_and_python_dash_m() -> None:
     import subprocess
     import sys
