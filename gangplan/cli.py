@@ -37,7 +37,7 @@ from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError
 from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
-from .model import Node, Origin, Snapshot
+from .model import Node, Origin, PodGroupAPI, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
@@ -872,7 +872,7 @@ def check_command(
         chosen = list(dict.fromkeys(keys))
         written = written_in(groups_from or (), where)
         chosen += [g.key for g in result.groups if g.key in written and g.key not in chosen]
-        by_key = {g.key: g for g in result.groups}
+        by_key = _by_key(result.groups)
         selected = [by_key[key] for key in chosen]
     else:
         # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails,
@@ -933,6 +933,19 @@ def _input_error_for_ci(
         write_output(text, output_file, *more)  # staged together, as the normal path writes them
     elif more:
         write_output(*more[0])
+
+
+def _by_key(groups: Sequence[GroupOutcome]) -> dict[str, GroupOutcome]:
+    """Groups by namespace/name. A bare pod or a Kueue pod group may have a PodGroup's name in
+    its namespace (both are planned, with a warning): the PodGroup is the one a name asks for."""
+    found: dict[str, GroupOutcome] = {}
+    for g in groups:
+        if g.key not in found or found[g.key].api in _IMPLICIT_APIS:
+            found[g.key] = g
+    return found
+
+
+_IMPLICIT_APIS = frozenset({PodGroupAPI.POD.value, PodGroupAPI.KUEUE_POD_GROUP.value})
 
 
 def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
@@ -1055,7 +1068,7 @@ def explain_command(
     _, result, (key,) = _planned(
         snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, (group,), "explain"
     )
-    g = next(g for g in result.groups if g.key == key)
+    g = _by_key(result.groups)[key]
     lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
     finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
     lines.append(f"pods: {g.running} running, {finished}{g.pending} pending, minMember {g.min_member}")

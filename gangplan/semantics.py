@@ -364,6 +364,13 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue_gangs.values(), *lone]
+    for gang in [*kueue_gangs.values(), *lone]:
+        if gang.key in gangs:
+            what = "Kueue pod group" if gang.group.api is PodGroupAPI.KUEUE_POD_GROUP else "pod (a group of one)"
+            warnings.append(
+                f"{what} {gang.key} has the name of a PodGroup in its namespace: both are planned, and "
+                "explain, check --group and -o status take the PodGroup"
+            )
     guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
     unmodelled = _unmodelled(all_gangs, guards)
     warnings.extend(unmodelled_warnings(unmodelled))

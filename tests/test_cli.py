@@ -1266,3 +1266,31 @@ def test_the_readme_shows_what_the_command_prints(command: str) -> None:
     assert shown[len(shown) - len(out):] == out
     said = [line.rsplit(" | ", 1)[0] for line in result.stderr.splitlines()]
     assert [line.rsplit(" | ", 1)[0] for line in shown[: len(shown) - len(out)]] == said[: len(shown) - len(out)]
+
+
+@pytest.mark.parametrize("pod_first", [True, False])
+def test_explain_and_check_take_the_podgroup_a_bare_pod_is_named_like(pod_first: bool, tmp_path: Path) -> None:
+    """Session 22's semantics review F3: a bare pod default/g beside the PodGroup default/g that
+    cannot fit. explain explained the pod, and check --group judged whichever came last."""
+    lone = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "g", "namespace": "default",
+            "creationTimestamp": "2023-01-01T00:00:00Z"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    members = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"g-{i}", "namespace": "default",
+                "labels": {"scheduling.x-k8s.io/pod-group": "g"}},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]}} for i in range(2)]
+    pods = [lone, *members] if pod_first else [*members, lone]
+    snapshot = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "pods": "110"}}},
+        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+         "metadata": {"name": "g", "namespace": "default", "creationTimestamp": "2024-01-01T00:00:00Z"},
+         "spec": {"minMember": 2}},
+        *pods,
+    ]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(snapshot))
+    explained = invoke("explain", "default/g", str(path))
+    assert explained.exit_code == 0
+    assert explained.stdout.startswith("default/g (scheduler-plugins") and "not placed" in explained.stdout
+    checked = invoke("check", str(path), "--group", "default/g")
+    assert checked.exit_code == 1, checked.stdout
+    assert "has the name of a PodGroup in its namespace" in checked.stderr

@@ -541,6 +541,28 @@ def test_a_kueue_group_queues_by_its_earliest_member_whatever_the_order_listed(r
     assert grouping.job_groups[0].top.group.creation_timestamp == "2024-01-01T00:00:00Z"
 
 
+def test_a_pod_or_kueue_group_named_like_a_podgroup_is_said() -> None:
+    """Session 22's semantics review F3: outputs looked groups up by namespace/name, so the two
+    lent each other their outcome; the user is told which one the lookups take."""
+    kueue = {"kueue.x-k8s.io/pod-group-name": "g"}
+    pods = (
+        mkpod("g"),
+        mkpod("k-0", labels=kueue, annotations={"kueue.x-k8s.io/pod-group-total-count": "1"}),
+        mkpod("m-0", labels={"scheduling.x-k8s.io/pod-group": "g"}),
+    )
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("g"),)))
+    said = [w for w in grouping.warnings if "has the name of a PodGroup" in w]
+    assert said == [
+        "Kueue pod group ns/g has the name of a PodGroup in its namespace: both are planned, and "
+        "explain, check --group and -o status take the PodGroup",
+        "pod (a group of one) ns/g has the name of a PodGroup in its namespace: both are planned, and "
+        "explain, check --group and -o status take the PodGroup",
+    ]
+    assert sorted(g.group.api.value for jg in grouping.job_groups for g in jg.gangs) == sorted(
+        ["v1/Pod", "kueue.x-k8s.io/pod-group", "scheduling.x-k8s.io/v1alpha1"]
+    )
+
+
 def test_kueue_groups_are_per_namespace():
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
