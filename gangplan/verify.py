@@ -814,6 +814,7 @@ def _topology_checks(
     found: list[Violation] = []
     spans: dict[str, dict[str, int]] = {}
     carried = {key for node in snapshot.nodes for key in node.labels}
+    listed = {level for topology in snapshot.topologies for level in topology.levels}
     for gang, is_gang in checked:
         named_required, named_preferred = _named_terms(gang)
         unheld = _unheld(named_required, levels, snapshot, carried)
@@ -841,7 +842,6 @@ def _topology_checks(
             message = _required_message(key, located, levels)
             if message is not None:
                 found.append(Violation("required-topology", gang.key, message))
-        listed = {level for topology in snapshot.topologies for level in topology.levels}
         kueue_asked = {
             key for pod in gang.members for annotation in (_KUEUE_REQUIRED, _KUEUE_PREFERRED)
             if (key := pod.annotations.get(annotation, ""))
