@@ -793,7 +793,8 @@ def plan_command(
             shown = ", ".join(gated[:3]) + (f" and {len(gated) - 3} more" if len(gated) > 3 else "")
             _say(
                 f"warning: no Bindings for the pods of {shown}: they wait for Kueue to admit their workload "
-                "(scheduling gate kueue.x-k8s.io/...), and the API server binds no gated pod; the table and -o plan show where they would go"
+                "(scheduling gate kueue.x-k8s.io/...), and the API server binds no gated pod (pods to create are "
+                "given unbound, with their gate); the table and -o plan show where they would go"
             )
     page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
     if diff:

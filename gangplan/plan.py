@@ -383,6 +383,8 @@ def plan_from_document(data: Any) -> Plan:
         if not isinstance(item.get(holder) or {}, dict):
             raise _wrong((*at, holder), "an object", item.get(holder))
         node = (item.get(holder) or {}).get(key)
+        if holder == "spec" and not node and (item.get("spec") or {}).get("schedulingGates"):
+            continue  # a gated pod to create comes unbound (-o json): no placement to check
         target_kind = (item.get(holder) or {}).get("kind") if holder == "target" else None
         if target_kind not in (None, "", "Node"):
             # The API server refuses it: "must be empty or Node".

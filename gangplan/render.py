@@ -46,17 +46,20 @@ _Dumper.add_representer(str, _represent_str)
 def bindings_list(plan: Plan) -> dict[str, Any]:
     """A v1 List of v1 Bindings, as kube-scheduler's binder would create them.
 
-    Pods that do not exist yet (Gang, Volcano Job, --gang) come as v1 Pods with spec.nodeName.
+    Pods that do not exist yet (Gang, Volcano Job, --gang) come as v1 Pods with spec.nodeName;
+    such a pod behind a scheduling gate comes as given, unbound (the API server refuses a
+    nodeName beside a gate), so that applying the list still creates the whole workload.
     """
     items = []
     for p in plan.placements:
-        if p.gated:
-            continue  # the API server binds no gated pod: the plan's warning says so
         if p.manifest is not None:
             pod = copy.deepcopy(dict(p.manifest))
-            pod["spec"] = {**pod.get("spec", {}), "nodeName": p.node}
+            if not p.gated:
+                pod["spec"] = {**pod.get("spec", {}), "nodeName": p.node}
             items.append(pod)
             continue
+        if p.gated:
+            continue  # the API server binds no gated pod: the plan's warning says so
         metadata: dict[str, Any] = {"name": p.name, "namespace": p.namespace}
         if p.uid:
             metadata["uid"] = p.uid
@@ -129,7 +132,10 @@ def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None) -> str:
     if output == "yaml":
         return to_yaml(bindings_list(plan))
     if output == "name":
-        return "".join(f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n" for p in plan.placements if not p.gated)
+        return "".join(
+            f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n"
+            for p in plan.placements if p.manifest is not None or not p.gated
+        )
     if output == "plan":
         return to_json(plan_to_dict(plan))
     raise ValueError(f"unknown output {output!r}")

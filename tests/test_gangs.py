@@ -746,3 +746,36 @@ def test_host_ports_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
         "pod ml/mpi-0, pod ml/mpi-1 ask for it",
         "ok: 3 placements satisfy every rule gangplan checks",
     ]
+
+
+def test_a_gated_pod_to_create_comes_unbound_so_the_whole_workload_is_created(tmp_path: Path) -> None:
+    """Session 22's workload review F7: a --gang of a Kueue-gated Job and a Deployment printed only
+    the Deployment's pods in -o json and -o name, so applying them created part of a gang the
+    plan called placed. A gated pod to create now comes as given, with its gate and no nodeName
+    (the API server refuses a nodeName beside a gate); the others are bound as planned."""
+    cluster = write(tmp_path, [node("only", gpus=4, cpu="8")])
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\nspec:\n  parallelism: 2\n"
+        "  template:\n    spec:\n      schedulingGates: [{name: kueue.x-k8s.io/admission}]\n      restartPolicy: Never\n"
+        "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+    )
+    web = tmp_path / "web.yaml"
+    web.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ml}\nspec:\n  replicas: 1\n"
+        "  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+    )
+    result = runner.invoke(app, ["plan", cluster, "--gang", f"g={job},{web}", "-o", "json"])
+    assert result.exit_code == 0, result.stderr
+    items = json.loads(result.stdout)["items"]
+    assert [i["kind"] for i in items] == ["Pod"] * 3
+    gated = [i for i in items if i["spec"].get("schedulingGates")]
+    assert len(gated) == 2 and all("nodeName" not in i["spec"] for i in gated)
+    assert [i["spec"]["nodeName"] for i in items if not i["spec"].get("schedulingGates")] == ["only"]
+    named = runner.invoke(app, ["plan", cluster, "--gang", f"g={job},{web}", "-o", "name"])
+    assert len(named.stdout.splitlines()) == 3 and all(line.startswith("pod/") for line in named.stdout.splitlines())
+    listed = tmp_path / "plan.json"
+    listed.write_text(result.stdout)
+    checked = runner.invoke(app, ["verify", cluster, "--gang", f"g={job},{web}", "--plan", str(listed)])
+    assert checked.exit_code == 1  # read, not refused (exit 2): the Bindings alone do not make the gang
+    assert "min-member ml/g: 1 of minMember 3 (running 0 + placed 1)" in checked.stdout
