@@ -86,7 +86,9 @@ def status_list(plan: Plan, snapshot: Snapshot, *, now: str | None = None) -> di
     """
     # Only PodGroup objects as given: groups made from a Gang, a Volcano Job or --gang
     # workloads have no PodGroup object to print, like Kueue groups and lone pods.
-    objects = {pg.key: pg for pg in snapshot.pod_groups if pg.raw.get("kind") == "PodGroup"}
+    objects = {
+        pg.key: pg for pg in snapshot.pod_groups if pg.raw.get("kind") == "PodGroup" and pg.api is not PodGroupAPI.MANIFESTS
+    }
     gangs: dict[str, Gang] = {
         gang.key: gang
         for jg in group_pods(snapshot).job_groups

@@ -494,3 +494,16 @@ def test_a_scheduler_plugins_group_with_a_failed_member_is_failed() -> None:
         snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("a", min_member),))
         [item] = run(snapshot)["items"]
         assert item["status"]["phase"] == phase, pods
+
+
+def test_a_gang_of_workloads_has_no_podgroup_to_write_status_to() -> None:
+    """Session 22's workload review F6: -o status printed a PodGroup for a --gang, an object the
+    cluster does not have (kubectl replace --subresource=status gets NotFound)."""
+    from gangplan.manifests import gang_from_objects, with_gang
+    from gangplan.model import NOWHERE
+
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "ns"},
+                  "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}}
+    group, pods = gang_from_objects("x", [(deployment, NOWHERE)])
+    snapshot = with_gang(Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("a", 1),), pods=(pod("a-0", "a"),)), group, pods)
+    assert [item["metadata"]["name"] for item in run(snapshot)["items"]] == ["a"]
