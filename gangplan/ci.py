@@ -24,6 +24,7 @@ __all__ = [
     "group_positions",
     "junit_error",
     "junit_report",
+    "made_in",
     "warning_annotation",
     "written_in",
 ]
@@ -36,6 +37,18 @@ def group_positions(snapshot: Snapshot) -> dict[str, Position]:
         for gang in job_group.gangs:
             positions[gang.key] = locate(gang.group.origin, ())
     return positions
+
+
+def made_in(snapshot: Snapshot) -> dict[str, list[Position]]:
+    """Where the workloads that make each group's pods still to create are written: a job
+    folder's Job whose pods join a PodGroup the cluster already has is that group's change."""
+    made: dict[str, list[Position]] = {}
+    for job_group in group_pods(snapshot).job_groups:
+        for gang in job_group.gangs:
+            found = [locate(pod.origin, ()) for pod in gang.pending if pod.manifest is not None]
+            if found:
+                made[gang.key] = found
+    return made
 
 
 def escape_data(text: str) -> str:
@@ -74,17 +87,20 @@ def annotation(title: str, position: Optional[Position], message: str) -> str:
     return f"::error {','.join(properties)}::{escape_data(message)}\n"
 
 
-def written_in(paths: Sequence[str], where: Mapping[str, Position]) -> set[str]:
-    """The groups whose object (or first pod) is written in one of ``paths`` or under it."""
+def written_in(paths: Sequence[str], where: Mapping[str, Position], made: Mapping[str, Sequence[Position]] = {}) -> set[str]:
+    """The groups whose object (or first pod), or a workload making their pods, is written in
+    one of ``paths`` or under it."""
     roots = [Path(p).resolve() for p in paths]
-    found = set()
-    for key, position in where.items():
+
+    def inside(position: Position) -> bool:
         if position.file in ("-", STDIN):
-            continue
+            return False
         file = Path(position.file).resolve()
-        if any(file == root or root in file.parents for root in roots):
-            found.add(key)
-    return found
+        return any(file == root or root in file.parents for root in roots)
+
+    return {key for key, position in where.items() if inside(position)} | {
+        key for key, positions in made.items() if any(map(inside, positions))
+    }
 
 
 def junit_report(

@@ -41,7 +41,7 @@ from .model import Node, Origin, PodGroupAPI, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
-from .ci import annotation, github_annotation, group_positions, junit_error, junit_report, warning_annotation, written_in
+from .ci import annotation, made_in, github_annotation, group_positions, junit_error, junit_report, warning_annotation, written_in
 from .cpsat import Reporter, Tuning, parse_parameters
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
@@ -871,7 +871,7 @@ def check_command(
     where = group_positions(loaded)
     if group or groups_from:
         chosen = list(dict.fromkeys(keys))
-        written = written_in(groups_from or (), where)
+        written = written_in(groups_from or (), where, made_in(loaded))
         chosen += [g.key for g in result.groups if g.key in written and g.key not in chosen]
         by_key = _by_key(result.groups)
         selected = [by_key[key] for key in chosen]

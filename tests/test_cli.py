@@ -655,6 +655,21 @@ spec:
 """
 
 
+@pytest.mark.parametrize("gpus", [4, 64])
+def test_check_groups_from_checks_a_job_whose_podgroup_the_cluster_already_has(gpus: int, tmp_path: Path) -> None:
+    """Session 22's workload review F3: a job folder's Job whose pods join a PodGroup already in
+    the snapshot (created earlier, waiting for its pods) selected nothing: '0/0 groups placed',
+    exit 0, even for 64 GPUs a pod on an 8-GPU cluster. The group is the folder's change."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    podgroup, job = job_manifest("train", 2, gpus).split("---\n", 1)
+    cluster.write_text(CLUSTER + "---\n" + podgroup)
+    jobs.mkdir()
+    (jobs / "job.yaml").write_text(job)
+    checked = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert checked.exit_code == (0 if gpus == 4 else 1), checked.stdout
+    assert checked.stdout.startswith("1/1 groups placed" if gpus == 4 else "FAIL ml/train")
+
+
 def test_a_job_manifest_beside_its_podgroup_is_checked_before_its_pods_exist(tmp_path: Path) -> None:
     """review 18 H F1/F4: a PodGroup and the Job that makes its pods, the usual CI manifest,
     gave "0/0 groups placed" and exit 0 even for 64 GPUs on an 8-GPU cluster: the Job was
