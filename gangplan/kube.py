@@ -491,7 +491,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         unmodelled.append("device allocation for resource claims (kube-scheduler's DynamicResources filter)")
     volumes = r.sequence(spec, "volumes", _SPEC)
     if any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes):
-        unmodelled.append("persistent volume claim binding (kube-scheduler's VolumeBinding and VolumeZone filters)")
+        unmodelled.append(VOLUME_BINDING)
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
     if isinstance(annotations, dict) and kueue.SLICE_REQUIRED_TOPOLOGY in annotations:
         unmodelled.append(f"Kueue topology slices ({kueue.SLICE_REQUIRED_TOPOLOGY})")
@@ -565,6 +565,7 @@ def _sort_rule(r: _Reader, raw: object, path: Path) -> SortRule:
 
 _AFFINITY_FIELDS = ("required", "preferred", "sortRules", "nodeSelector")
 VOLCANO_HARD_NETWORK = "Volcano networkTopology (mode hard; HyperNode tiers)"
+VOLUME_BINDING = "persistent volume claim binding (kube-scheduler's VolumeBinding and VolumeZone filters)"
 
 
 def volcano_hard_network_topology(spec: Mapping[str, Any]) -> bool:

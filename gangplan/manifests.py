@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gangplan.errors import InputError, Position, UsageError
-from gangplan.kube import DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, _Reader, name_problem, to_pod, volcano_hard_network_topology
+from gangplan.kube import DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, VOLUME_BINDING, _Reader, name_problem, to_pod, volcano_hard_network_topology
 from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.semantics import (
     GODEL_POD_GROUP_KEY,
@@ -110,6 +110,9 @@ class _Template:
     annotations: dict[str, str]
     spec: dict[str, Any]
     origin: Origin  # of the template: to_pod reads the built Pod's metadata.* and spec.* here
+    # Volumes its controller adds from claims: (volume, claim), a claim of None being the pod's
+    # own, ``<volume>-<pod>`` (a StatefulSet's volumeClaimTemplates).
+    claims: tuple[tuple[str, str | None], ...] = ()
 
 
 def _unbound(r: _Reader, spec: Mapping[str, Any], at: Path) -> None:
@@ -180,6 +183,12 @@ def _expand(
             metadata["annotations"] = pod_annotations
         # Each pod has its own spec mapping, so that setting one's nodeName leaves the others.
         manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": {**t.spec}}
+        if t.claims:
+            claimed = {volume for volume, _ in t.claims}
+            manifest["spec"]["volumes"] = [
+                *(v for v in t.spec.get("volumes") or [] if not (isinstance(v, dict) and v.get("name") in claimed)),
+                *({"name": volume, "persistentVolumeClaim": {"claimName": claim or f"{volume}-{name}"}} for volume, claim in t.claims),
+            ]
         if first is None:  # the template is read once; its pods differ only in metadata
             first = to_pod(manifest, t.origin)
         pods.append(
@@ -353,6 +362,7 @@ def expand_volcano_job(
     queue = r.string(spec, "queue", _SPEC) or "default"
     priority_class = r.string(spec, "priorityClassName", _SPEC) or None
     job_minimum = r.integer(spec, "minAvailable", _SPEC, default=0, minimum=0) or 0
+    volumes = _volcano_volumes(r, spec)
     tasks = r.sequence(spec, "tasks", _SPEC, required=True)
     if not tasks:
         r.fail(("spec", "tasks"), "a Volcano Job needs at least one task")
@@ -382,6 +392,8 @@ def expand_volcano_job(
         total += replicas
         default_minimum += replicas if minimum is None else minimum
         template = _template(r, task, "template", at, _NAME)
+        if volumes:
+            template = _with_volcano_volumes(template, volumes)
         if priority_class and not template.spec.get("priorityClassName"):
             spec_with_class = {**template.spec, "priorityClassName": priority_class}
             template = replace(template, spec=spec_with_class)
@@ -423,9 +435,36 @@ def expand_volcano_job(
         uid=r.string(meta, "uid", _META) or None,
         raw=obj,
         origin=origin,
-        unmodelled=(VOLCANO_HARD_NETWORK,) if volcano_hard_network_topology(spec) else (),
+        unmodelled=(
+            *((VOLCANO_HARD_NETWORK,) if volcano_hard_network_topology(spec) else ()),
+            *((VOLUME_BINDING,) if any(claim is None for _, claim in volumes) else ()),
+        ),
     )
     return group, pods
+
+
+def _volcano_volumes(r: _Reader, spec: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """A Volcano Job's ``spec.volumes`` as (mountPath, claim): its controller mounts each claim
+    in every container of every pod; a claim it creates for a ``volumeClaim`` is named at random
+    (None here: those pods can only come from the Job itself)."""
+    found = []
+    for i, raw in enumerate(r.sequence(spec, "volumes", _SPEC)):
+        at = ("spec", "volumes", i)
+        volume = r.entry(raw, at)
+        found.append((r.string(volume, "mountPath", at, required=True), r.string(volume, "volumeClaimName", at) or None))
+    return found
+
+
+def _with_volcano_volumes(template: _Template, volumes: Sequence[tuple[str, str | None]]) -> _Template:
+    named = [(path, claim) for path, claim in volumes if claim is not None]
+    if not named:
+        return template
+    containers = [
+        {**c, "volumeMounts": [*(c.get("volumeMounts") or []), *({"name": claim, "mountPath": path} for path, claim in named)]}
+        if isinstance(c, dict) else c
+        for c in template.spec.get("containers") or []
+    ]
+    return replace(template, spec={**template.spec, "containers": containers}, claims=tuple((claim, claim) for _, claim in named))
 
 
 def waiting_volcano_jobs(
@@ -580,6 +619,13 @@ def _workload(r: _Reader, obj: Mapping[str, Any], kind: str, object_name: str) -
             at = ("spec", "ordinals")
             start = r.integer(ordinals, "start", at, default=0, minimum=0) or 0
     template = _template(r, spec, "template", _SPEC, _NAME)
+    if kind == "StatefulSet":
+        # Its controller gives each pod a volume per claim template: the claim <template>-<pod>.
+        names = []
+        for i, claim in enumerate(r.sequence(spec, "volumeClaimTemplates", _SPEC)):
+            at = ("spec", "volumeClaimTemplates", i)
+            names.append(r.string(r.mapping(r.entry(claim, at), "metadata", at), "name", at + ("metadata",), required=True))
+        template = replace(template, claims=tuple((claim, None) for claim in names))
     return template, [f"{object_name}-{k}" for k in range(start, start + count)]
 
 

@@ -539,3 +539,56 @@ def test_a_gang_name_clash_is_bad_input_in_every_check_format(form: str) -> None
     assert "duplicate Pod default/web-1 from --gang g (first at snap.yaml:4:9)" in result.stdout
     if form == "github":
         assert result.stdout.startswith("::error file=sts.yaml,line=4,col=9,")
+
+
+STATEFUL_SET_WITH_CLAIMS = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: t}
+spec:
+  replicas: 2
+  template:
+    spec:
+      volumes: [{name: data, emptyDir: {}}, {name: cfg, configMap: {name: c}}]
+      containers: [{name: c, resources: {requests: {cpu: "1"}}, volumeMounts: [{name: data, mountPath: /d}]}]
+  volumeClaimTemplates: [{metadata: {name: data}, spec: {resources: {requests: {storage: 1Gi}}}}]
+"""
+
+
+def test_a_statefulsets_pods_get_its_claim_templates_volumes() -> None:
+    """Session 22's workload review F1: the pods made for a StatefulSet with volumeClaimTemplates
+    mounted a volume they did not have, which the API server refuses, and no warning said that
+    volume binding is not modelled. Each pod gets the volume its controller adds, the claim
+    <template>-<pod>, in place of a template volume of that name."""
+    objects = read_objects([write("sts.yaml", STATEFUL_SET_WITH_CLAIMS)])
+    _, pods = gang_from_objects("x", objects)
+    assert [p.manifest["spec"]["volumes"] for p in pods] == [  # type: ignore[index]
+        [{"name": "cfg", "configMap": {"name": "c"}}, {"name": "data", "persistentVolumeClaim": {"claimName": f"data-db-{i}"}}]
+        for i in range(2)
+    ]
+    assert all(p.unmodelled and "VolumeBinding" in p.unmodelled[0] for p in pods)
+
+
+def test_a_volcano_jobs_volumes_are_mounted_in_its_pods() -> None:
+    """Session 22's workload review F2: spec.volumes was dropped. Volcano's controller mounts a
+    named claim in every container; a claim it makes for a volumeClaim is named at random, so
+    only the group says volume binding is not modelled."""
+    job = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vv, namespace: ml}
+spec:
+  volumes: [{mountPath: /data, volumeClaimName: shared}, {mountPath: /scratch, volumeClaim: {accessModes: [ReadWriteOnce]}}]
+  tasks:
+  - {name: w, replicas: 2, template: {spec: {containers: [{name: a, volumeMounts: [{name: x, mountPath: /x}]}, {name: b}]}}}
+"""
+    snapshot = load_snapshot([write("vv.yaml", job)])
+    (group,) = snapshot.pod_groups
+    assert group.unmodelled and "VolumeBinding" in group.unmodelled[0]
+    for pod in snapshot.pods:
+        spec = pod.manifest["spec"]  # type: ignore[index]
+        assert spec["volumes"] == [{"name": "shared", "persistentVolumeClaim": {"claimName": "shared"}}]
+        assert [c["volumeMounts"] for c in spec["containers"]] == [
+            [{"name": "x", "mountPath": "/x"}, {"name": "shared", "mountPath": "/data"}],
+            [{"name": "shared", "mountPath": "/data"}],
+        ]
