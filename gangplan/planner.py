@@ -441,7 +441,10 @@ def _member_reason(reason: str, member: str, job_group: str, members: int) -> st
 
 
 def resource_totals(problem: Problem, assignment: Assignment) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-    """(used, allocatable) per resource over all nodes, before and after the plan."""
+    """(used, allocatable) per resource over all nodes, before and after the plan.
+
+    Used is the running pods' requests as ``kubectl describe nodes`` adds them up, over 100%
+    on an over-committed node, not allocatable less the free room (which stops at zero)."""
     before, after = {}, {}
     added = defaultdict(int)
     for (r, _), n in assignment.counts.items():
@@ -449,7 +452,7 @@ def resource_totals(problem: Problem, assignment: Assignment) -> tuple[dict[str,
             added[k] += want * n
     for k, name in enumerate(problem.resources):
         total = sum(a[k] for a in problem.allocatable)
-        used = sum(a[k] - f[k] for a, f in zip(problem.allocatable, problem.free))
+        used = sum(u[k] for u in problem.used)
         before[name] = (used, total)
         after[name] = (used + added[k], total)
     return before, after

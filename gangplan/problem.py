@@ -175,6 +175,9 @@ class Problem:
     # pods): its allocatable and free per node (nodes x those resources), which no
     # placement changes. Each rule's column counts past ``resources`` into these.
     sort_only: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False)
+    # The running pods' requests per node, uncapped: ``free`` stops at zero on an
+    # over-committed node, which is right for planning but understates what is in use.
+    used: tuple[Vector, ...] = ()
 
     def domain(self, level: int, node: int) -> int | None:
         """The node's domain index at ``level``; the node level is the node itself."""
@@ -282,9 +285,8 @@ def build_problem(
     resources = tuple(sorted(pending_resources | {"pods"}))
     alloc_maps = [node_allocatable(n) for n in nodes]
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
-    free = tuple(
-        tuple(max(0, a - used[i].get(r, 0)) for a, r in zip(allocatable[i], resources)) for i in range(len(nodes))
-    )
+    requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
+    free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))
     usable_total = {
         r: sum(alloc_maps[i].get(r, 0) for i, n in enumerate(nodes) if node_usable(n)) for r in pending_resources
     }
@@ -395,6 +397,7 @@ def build_problem(
         tree=tree,
         warnings=tuple(grouping.warnings) + tuple(warnings),
         sort_only=sort_room,
+        used=requested,
     )
 
 

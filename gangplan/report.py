@@ -74,8 +74,9 @@ class _Figures:
 def _node_figures(
     snapshot: Snapshot, plan: Plan, resources: tuple[str, ...]
 ) -> tuple[dict[str, _Figures], list[str]]:
-    """Per node name; running pods' requests (capped at allocatable, as the planner counts
-    them) are the use before, the plan's placements what it adds."""
+    """Per node name; running pods' requests are the use before (over allocatable on an
+    over-committed node, as ``kubectl describe nodes`` and the summary line show it), the
+    plan's placements what it adds."""
     running: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     pods_by_key = {}
     for pod in snapshot.pods:
@@ -92,7 +93,7 @@ def _node_figures(
         f = _Figures(nodes=1, unusable=int(not node_usable(node)))
         for name in resources:
             f.capacity[name] = allocatable.get(name, 0)
-            f.before[name] = min(f.capacity[name], running[node.name].get(name, 0))
+            f.before[name] = running[node.name].get(name, 0)
         figures[node.name] = f
     problems: list[str] = []
     unknown_nodes: set[str] = set()

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from gangplan.diff import diff_snapshot
 from gangplan.loader import load_snapshot
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.plan import Plan
 from gangplan.planner import Options, plan
 from gangplan.report import render_report
@@ -281,3 +282,20 @@ def test_an_empty_plan_renders() -> None:
     parse(page)
     assert '<div class="big">0/0</div>' in page
     assert "<script" not in page  # no groups to find, no script
+
+
+def test_an_over_committed_node_counts_all_its_requests() -> None:
+    """Running pods that ask for more than a node's allocatable count in full, as ``kubectl
+    describe nodes`` adds them up and as the diff does: not capped at the node's allocatable."""
+    over = Pod("ml", "over", node_name="n0", phase=PodPhase.RUNNING, containers=(Container("main", {"cpu": 96000}),))
+    group, pods = gang("job", 2, 4)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}), gpu_node("n1", {})), pods=(over, *pods), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy"))
+    assert result.resources_before["cpu"] == (96000, 128000)
+    assert result.resources_after["cpu"] == (98000, 128000)
+    total = diff_snapshot(snapshot, result).total
+    assert total is not None
+    assert (total.resource("cpu").before, total.resource("cpu").after) == (96000, 98000)
+    page = render_report(snapshot, result)
+    assert "75.0% → <b>76.6%</b>" in page  # the header: 96 → 98 of 128 cores
+    assert "CPU: 96 → 96 of 64 cores (150% → 150%)" in page  # n0's tooltip
