@@ -19,13 +19,14 @@ snapshot) are returned in ``warnings`` for the caller to show on stderr.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
 from .quantity import plural
-from .semantics import consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
+from .semantics import Gang, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
 from .topology import DEFAULT_GPU_RESOURCE, build_tree
 
 __all__ = [
@@ -89,10 +90,14 @@ class GroupChange:
       plan). Informational: it changes nothing, so it does not make the diff non-empty.
     - ``grown``: snapshot mode only, a group already running to minMember that the plan gives
       more pods. Its pods are in ``pods``; shown as context.
-    - ``stale``: snapshot mode only, a group the plan places none of whose placements this
-      snapshot can take (its pods bound since, or gone): the plan was made from another one.
+    - ``stale``: snapshot mode only, a group the plan places that this snapshot no longer lets
+      it place: none of its placements apply (its pods bound since, or gone), or those that
+      do, with the members the snapshot runs, fall short of minMember. The plan was made
+      from another snapshot.
 
-    Counts are the newer side's (the plan; B, or A when B lacks the group).
+    Counts are the newer side's (the plan; B, or A when B lacks the group); in snapshot mode,
+    for a group some of whose placements are stale, the snapshot's members and the
+    placements that apply.
     """
 
     key: str
@@ -376,13 +381,27 @@ def diff_snapshot(
         )
     )
     groups = []
-    fresh = {p.group for p in pods if not p.stale}
-    stale = {p.group for p in pods if p.stale}
+    fresh = Counter(p.group for p in pods if not p.stale)
+    stale = Counter(p.group for p in pods if p.stale)
+    gangs: dict[str, Gang] | None = None
     for g in plan.groups:
-        if g.placed and g.key in stale and g.key not in fresh:
+        if g.placed and stale[g.key] and not fresh[g.key]:
             # Every placement of it is one this snapshot cannot take: not placed by this plan here.
             groups.append(_group_change(g, "stale", "this snapshot can take none of the plan's placements of it"))
             continue
+        if g.placed and stale[g.key]:
+            # Some placements apply: the group is placed only if they, with the members this
+            # snapshot runs (some may be the plan's pods, bound since), reach minMember.
+            if gangs is None:
+                gangs = {gang.key: gang for jg in group_pods(snapshot).job_groups for gang in jg.gangs}
+            g = _as_in(g, gangs.get(g.key), fresh[g.key])
+            if g.counted + g.scheduled < g.min_member:
+                reason = (
+                    f"this snapshot can take {g.scheduled} of the plan's {g.scheduled + stale[g.key]} placements of it: "
+                    f"{g.counted + g.scheduled}/{g.min_member} with the members it runs, short of minMember"
+                )
+                groups.append(_group_change(g, "stale", reason))
+                continue
         if g.placed and g.counted < g.min_member:
             change = "placed"
         elif g.placed and g.scheduled > 0:
@@ -495,6 +514,14 @@ def _member_of(snapshot: Snapshot, placements: Sequence[Placement]) -> dict[str,
         for gang in jg.gangs
         for pod in (*gang.running, *gang.pending)
     }
+
+
+def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
+    """``g`` as this snapshot has it: its running and succeeded members here (the plan's when
+    the snapshot lacks the group) and ``applies`` pods placed."""
+    if gang is None:
+        return replace(g, scheduled=applies)
+    return replace(g, running=len(gang.running), succeeded=len(gang.succeeded), scheduled=applies)
 
 
 def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:

@@ -252,6 +252,36 @@ def test_a_group_whose_placements_are_all_stale_is_not_called_placed() -> None:
     assert ("remove", f"! group {placed.key}: this snapshot can take none of the plan's placements of it") in diff.unified_lines()
 
 
+def test_a_group_whose_placements_that_apply_fall_short_of_min_member_is_not_called_placed() -> None:
+    """One of group a's two planned pods is gone from the snapshot: the plan places 1 of its
+    minMember 2 here, so it is not placed, and its counts are what applies. Had that pod been
+    bound since instead, the one placement left would complete it (2/2)."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    gone = Snapshot(
+        nodes=snapshot.nodes, pods=tuple(p for p in snapshot.pods if p.key != "ml/a-1"), pod_groups=snapshot.pod_groups
+    )
+    diff = diff_snapshot(gone, result)
+    (change,) = [g for g in diff.groups if g.key == "ml/a"]
+    assert (change.change, change.running, change.scheduled, change.members) == ("stale", 0, 1, 1)
+    assert (
+        "remove",
+        "! group ml/a: this snapshot can take 1 of the plan's 2 placements of it: 1/2 with the members it runs, "
+        "short of minMember",
+    ) in diff.unified_lines()
+
+    node_of = {p.pod: p.node for p in result.placements}
+    bound = Snapshot(
+        nodes=snapshot.nodes,
+        pods=tuple(
+            replace(p, node_name=node_of[p.key], phase=PodPhase.RUNNING) if p.key == "ml/a-1" else p for p in snapshot.pods
+        ),
+        pod_groups=snapshot.pod_groups,
+    )
+    (change,) = [g for g in diff_snapshot(bound, result).groups if g.key == "ml/a"]
+    assert (change.change, change.running, change.scheduled) == ("placed", 1, 1)
+
+
 def test_nothing_to_place_is_an_empty_diff() -> None:
     snapshot = Snapshot(nodes=tiny().nodes, pods=(tiny().pods[0],))
     result = plan(snapshot, Options(solver="greedy"))
