@@ -993,6 +993,9 @@ def diff_command(
 ) -> None:
     """What a plan changes against the snapshot, or what differs between two plans.
 
+    Topology levels come from the snapshot's Topology object, else --levels, else the levels
+    the plans agree on, else as for `plan`, whichever plan is given first.
+
     \b
     Examples:
       gangplan diff snapshots/gpu-cluster.yaml --plan plan.json
@@ -1008,15 +1011,14 @@ def diff_command(
     _claim_outputs([*(snapshot or []), *_gang_files(gang), *plan_files], output_file)
     loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
     plans = [read_plan(path) for path in plan_files]
+    # Levels by diff_levels' rule: Topology, --levels, what the plans agree on, inferred.
     given = _levels(levels)
-    # A List of Bindings names no levels: the snapshot's own (Topology object, or inferred) then.
-    explicit = given if given is not None else resolve_levels(loaded)[0] if loaded is not None else ()
     if len(plans) == 1:
         assert loaded is not None
-        result = diff_snapshot(loaded, plans[0], levels=explicit, gpu_resource=gpu_resource, new_label=plan_files[0])
+        result = diff_snapshot(loaded, plans[0], levels=given, gpu_resource=gpu_resource, new_label=plan_files[0])
     else:
         result = diff_plans(
-            plans[0], plans[1], loaded, levels=explicit, gpu_resource=gpu_resource,
+            plans[0], plans[1], loaded, levels=given, gpu_resource=gpu_resource,
             old_label=plan_files[0], new_label=plan_files[1],
         )
     _emit_diff(result, output, output_file)

@@ -12,6 +12,10 @@ Two modes:
 - ``diff_plans``: plan A against plan B. Utilisation (only with a snapshot) is the running
   pods plus A's placements against the running pods plus B's.
 
+Topology levels follow one rule whichever plan is given first (``diff_levels``): the
+snapshot's Topology object, else ``levels`` (``--levels``), else the levels every plan that
+records some agrees on, else those gangplan infers from the snapshot, as ``plan`` does.
+
 Everything is sorted (pods and groups by namespace/name, domains by level then path), so
 equal inputs give equal output. Problems found on the way (a plan made from another
 snapshot) are returned in ``warnings`` for the caller to show on stderr.
@@ -27,7 +31,7 @@ from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
 from .quantity import plural
 from .semantics import Gang, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
-from .topology import DEFAULT_GPU_RESOURCE, build_tree
+from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
 
 __all__ = [
     "DomainUse",
@@ -35,6 +39,7 @@ __all__ = [
     "PlanDiff",
     "PodChange",
     "ResourceUse",
+    "diff_levels",
     "diff_plans",
     "diff_snapshot",
 ]
@@ -358,16 +363,17 @@ def diff_snapshot(
     snapshot: Snapshot,
     plan: Plan,
     *,
-    levels: Sequence[str] = (),
+    levels: Sequence[str] | None = None,
     gpu_resource: str = DEFAULT_GPU_RESOURCE,
     old_label: str = "snapshot",
     new_label: str = "plan",
 ) -> PlanDiff:
     """What applying ``plan`` to ``snapshot`` changes.
 
-    Levels are the plan's when it names any, else ``levels``.
+    Levels as ``diff_levels`` chooses them; ``levels`` is ``--levels`` (None: not given).
     """
-    warnings: list[str] = []
+    chosen, said = diff_levels(snapshot, {new_label: plan}, levels)
+    warnings: list[str] = list(said)
     member_of = _member_of(snapshot, plan.placements)
     known = {pod.key: pod for pod in snapshot.pods}
     nodes = {node.name for node in snapshot.nodes}
@@ -413,7 +419,6 @@ def diff_snapshot(
         groups.append(_group_change(g, change, g.reason if change == "pending" else ""))
     groups.sort(key=lambda c: _key(c.key))
 
-    chosen = plan.topology_levels(levels)
     base = _running_usage(snapshot, gpu_resource)
     after = _with_placements(snapshot, base, plan.placements, gpu_resource, new_label, warnings)
     utilisation = _utilisation(snapshot, chosen, base, after, gpu_resource)
@@ -435,16 +440,18 @@ def diff_plans(
     b: Plan,
     snapshot: Snapshot | None = None,
     *,
-    levels: Sequence[str] = (),
+    levels: Sequence[str] | None = None,
     gpu_resource: str = DEFAULT_GPU_RESOURCE,
     old_label: str = "A",
     new_label: str = "B",
 ) -> PlanDiff:
     """What differs between plan ``a`` and plan ``b``; utilisation only with a snapshot.
 
-    Levels are B's when it names any, else A's, else ``levels``.
+    Levels as ``diff_levels`` chooses them, the same whichever plan is ``a``; ``levels`` is
+    ``--levels`` (None: not given).
     """
-    warnings: list[str] = []
+    chosen, said = diff_levels(snapshot, {old_label: a, new_label: b}, levels)
+    warnings: list[str] = list(said)
     member_of = _member_of(snapshot, (*a.placements, *b.placements)) if snapshot is not None else {}
     in_a = {p.pod: p for p in a.placements}
     in_b = {p.pod: p for p in b.placements}
@@ -478,7 +485,6 @@ def diff_plans(
                 GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason, ga.succeeded)
             )
 
-    chosen = b.topology_levels(a.topology_levels(levels))
     utilisation: tuple[DomainUse, ...] = ()
     if snapshot is not None:
         base = _running_usage(snapshot, gpu_resource)
@@ -496,6 +502,38 @@ def diff_plans(
         utilisation=utilisation,
         warnings=tuple(warnings),
     )
+
+
+def diff_levels(
+    snapshot: Snapshot | None, plans: Mapping[str, Plan], levels: Sequence[str] | None = None
+) -> tuple[tuple[str, ...], list[str]]:
+    """The topology levels a diff uses, and warnings: the snapshot's Topology object, else
+    ``levels`` (``--levels``; None when not given), else the levels the plans that record
+    some (a List of Bindings records none) agree on, else those inferred from the snapshot.
+
+    One rule for every order of the plans, so that A against B and B against A compare the
+    same domains; plans that disagree are warned about, since their domains differ."""
+    recorded = {label: tuple(p.levels) for label, p in plans.items() if p.levels is not None}
+    agreed = set(recorded.values())
+    warnings: list[str] = []
+    if snapshot is not None and (snapshot.topologies or levels is not None or len(agreed) != 1):
+        chosen, said = resolve_levels(snapshot, levels)
+        if levels is not None:  # what became of --levels; the rest is the plan's to say
+            warnings = said
+        source = (
+            "the snapshot's Topology's" if snapshot.topologies
+            else "--levels" if levels is not None
+            else "the levels inferred from the snapshot"
+        )
+    elif snapshot is None and levels is not None:
+        chosen, source = tuple(levels), "--levels"
+    else:
+        chosen, source = (agreed.pop() if len(agreed) == 1 else ()), "none"
+    if len(agreed) > 1:
+        shown = "; ".join(f"{label}: {', '.join(keys) or 'none'}" for label, keys in recorded.items())
+        using = f"; utilisation is compared on {source} ({', '.join(chosen) or 'none'})" if snapshot is not None else ""
+        warnings.insert(0, f"the plans were made with different topology levels ({shown}){using}")
+    return chosen, warnings
 
 
 def _key(namespaced: str) -> tuple[str, str]:

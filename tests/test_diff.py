@@ -130,13 +130,38 @@ def test_snapshot_diff_on_a_tiny_cluster_by_hand(options: Options) -> None:
 
 
 def test_levels_fall_back_to_the_argument_when_the_plan_has_none() -> None:
-    snapshot = tiny()
+    snapshot = replace(tiny(), topologies=())
     result = plan(snapshot, Options(solver="greedy"))
-    bare = Plan(result.placements, result.groups, result.solver)  # levels ()
+    bare = Plan(result.placements, result.groups, result.solver)  # levels not recorded
     diff = diff_snapshot(snapshot, bare, levels=(BLOCK,))
     assert diff.levels == (BLOCK,)
     assert [d.label for d in diff.utilisation] == ["total", f"{BLOCK}=b0", f"{BLOCK}=b1"]
-    assert [d.label for d in diff_snapshot(snapshot, bare).utilisation] == ["total"]
+    assert diff_snapshot(snapshot, bare, levels=()).levels == ()
+    assert diff_snapshot(snapshot, bare).levels == (RACK,)  # inferred: group a names the rack
+
+
+def test_diff_levels_follow_one_rule_whatever_the_order_of_the_plans() -> None:
+    """The levels were the newer plan's, else the older's, else --levels: --levels was
+    overridden, A against B used other domains than B against A, and a List of Bindings took
+    the other plan's. Now: Topology, else --levels, else what the plans agree on, else inferred."""
+    snapshot = replace(tiny(), topologies=())
+    result = plan(snapshot, Options(solver="greedy"))
+    both = Plan(result.placements, result.groups, result.solver, levels=(BLOCK, RACK))
+    block = Plan(result.placements, result.groups, result.solver, levels=(BLOCK,))
+    bindings = Plan(result.placements, (), result.solver, bindings=True)  # records no levels
+
+    assert diff_snapshot(snapshot, both, levels=(BLOCK,)).levels == (BLOCK,)  # --levels is not overridden
+    assert diff_snapshot(snapshot, both).levels == (BLOCK, RACK)
+    for a, b in ((both, block), (block, both)):
+        diff = diff_plans(a, b, snapshot)
+        assert diff.levels == (RACK,)  # they disagree: inferred from the snapshot
+        assert diff.warnings[0].startswith("the plans were made with different topology levels")
+        assert diff.warnings[0].endswith("utilisation is compared on the levels inferred from the snapshot (example.com/rack)")
+        assert diff_plans(a, b, snapshot, levels=(BLOCK,)).levels == (BLOCK,)
+    for a, b in ((both, bindings), (bindings, both)):
+        assert diff_plans(a, b, snapshot).levels == (BLOCK, RACK)  # the one plan that records levels
+        assert diff_plans(a, b, snapshot).warnings == ()
+    assert diff_plans(block, bindings, tiny()).levels == (BLOCK, RACK)  # the Topology object wins
 
 
 def expected_added(snapshot: Snapshot, result: Plan, levels: tuple[str, ...]) -> dict[str, dict[str, int]]:
