@@ -292,8 +292,8 @@ class PlanDiff:
                 groups.append(("remove", f"! group {g.key}: {g.reason}"))
             elif g.change == "pending":  # pending before and after: context, not a removal
                 groups.append(("context", f"  group {g.key} stays pending: {g.reason or 'not placed'}"))
-            elif g.change == "grown":
-                text = f"  group {g.key} already running {count}: +{g.scheduled} pods"
+            elif g.change == "grown":  # what runs now: the plan's pods are the "+"
+                text = f"  group {g.key} already running ({g.running + g.succeeded}/{g.min_member}): +{plural(g.scheduled, 'pod')}"
                 groups.append(("context", text))
         if groups:
             body += [("header", "@@ groups @@"), *groups]
