@@ -357,7 +357,9 @@ def _bar(before: float | None, after: float | None, cls: str = "ub") -> str:
 def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tuple[str, ...]) -> str:
     groups = len(plan.groups)
     placed = sum(1 for g in plan.groups if g.placed)
-    bound = len(plan.placements)
+    # What -o json binds: a pod a Kueue gate holds gets no Binding until its workload is admitted.
+    bound = sum(1 for p in plan.placements if not p.gated)
+    held = len(plan.placements) - bound
     s = plan.solver
     solver_bits = [f"solver <b>{_e(s.solver or '?')}</b>", f"policy <b>{_e(s.policy or '?')}</b>",
                    f"status <b>{_e(s.status or '?')}</b>"]  # fmt: skip
@@ -384,7 +386,7 @@ def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tup
             f"{len(row)} {_e(_short(level))}" for level, row in zip(page.levels, page.tree.domains)
         )
         outside = len(page.tree.outside)
-        shape += f" · {outside} node(s) outside" if outside else ""
+        shape += f" · {outside} node{_s(outside)} outside" if outside else ""
     else:
         shape = "no topology levels"
     unplaced = groups - placed
@@ -393,8 +395,9 @@ def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tup
         f'<h1>{_e(title)}</h1>\n<div class="cards">\n'
         f'<div class="card{" warn" if unplaced else ""}"><div class="big">{placed}/{groups}</div>'
         f"<div>groups placed{f' · {unplaced} not' if unplaced else ''}</div></div>\n"
-        f'<div class="card"><div class="big">{bound}</div><div>pods bound by this plan</div></div>\n'
-        f'<div class="card"><div class="big">{total.nodes}</div><div>nodes · {shape}</div></div>\n'
+        f'<div class="card"><div class="big">{bound}</div><div>pod{_s(bound)} bound by this plan'
+        f"{f' · {held} placed but held by a Kueue gate' if held else ''}</div></div>\n"
+        f'<div class="card"><div class="big">{total.nodes}</div><div>node{_s(total.nodes)} · {shape}</div></div>\n'
         f'<div class="card solver"><div>{" · ".join(solver_bits)}</div>'
         + (f'<div class="note">{_e(s.note)}</div>' if s.note else "")
         + "</div>\n</div>\n"
@@ -438,17 +441,24 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
     outcome: dict[str, GroupOutcome] = {}
     for g in plan.groups:
         outcome.setdefault(g.key, g)
-    bound: dict[str, int] = defaultdict(int)
+    placed: dict[str, int] = defaultdict(int)
     for f in figures.values():
         for key, pods in f.pods.items():
-            bound[key] += len(pods)
+            placed[key] += len(pods)
+    held: dict[str, int] = defaultdict(int)  # no Binding for these until Kueue admits them
+    for p in plan.placements:
+        if p.gated and p.node in figures:
+            held[p.group or p.pod] += 1
     out = [
         f'<section class="panel"><h2>Placed groups <small>({len(order)}) · hover or click to find'
         '</small></h2>\n<ul class="groups">\n'
     ]
     for i, key in enumerate(order):
         g = outcome.get(key)
-        facts = [f"{bound[key]} pod{'s' if bound[key] != 1 else ''} bound"]
+        bound = placed[key] - held[key]
+        facts = [f"{bound} pod{_s(bound)} bound"] if bound or not held[key] else []
+        if held[key]:
+            facts.append(f"{held[key]} placed but held by a Kueue gate")
         if g is not None:
             facts.append(f"minMember {g.min_member}")
             if g.running:
@@ -506,7 +516,7 @@ def _key(page: _Page) -> str:
         "plan (CPU where it has no GPUs); its thin bars and label show before → after.</p>\n"
         '<p><span class="n demo"><i style="background:linear-gradient(90deg,'
         f'{_USED} 0 37.5%,{demo} 37.5% 75%,{_FREE} 75%)"></i><b style="background:{demo}"></b></span>'
-        " A tile is a node. Its bar: GPUs in use before (grey), bound by this plan (group colour), "
+        " A tile is a node. Its bar: GPUs in use before (grey), placed by this plan (group colour), "
         "free (white); the strip under it: every group placed there.</p>\n"
         '<p><span class="n demo cpu"><i style="background:linear-gradient(90deg,'
         f'{_USED} 0 50%,{_FREE} 50%)"></i></span> dashed: no GPUs (bar shows CPU) &nbsp; '
@@ -611,7 +621,7 @@ def _domain(page: _Page, domain: Domain) -> str:
     name = page.primary(f)
     after = f.ratio(name, True)
     level = page.levels[domain.level]
-    lines = [f"{level}={domain.value}", f"path {domain.name}", f"{f.nodes} nodes"
+    lines = [f"{level}={domain.value}", f"path {domain.name}", f"{f.nodes} node{_s(f.nodes)}"
              + (f", {f.unusable} NotReady or cordoned" if f.unusable else "")]  # fmt: skip
     lines += _usage_lines(page, f)
     last = domain.level == len(page.levels) - 1

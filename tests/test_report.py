@@ -299,3 +299,52 @@ def test_an_over_committed_node_counts_all_its_requests() -> None:
     page = render_report(snapshot, result)
     assert "75.0% → <b>76.6%</b>" in page  # the header: 96 → 98 of 128 cores
     assert "CPU: 96 → 96 of 64 cores (150% → 150%)" in page  # n0's tooltip
+
+
+KUEUE_GATED = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status:
+    allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+    conditions: [{type: Ready, status: "True"}]
+""" + "".join(
+    f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: k-{i}
+    namespace: default
+    uid: u{i}
+    labels: {{kueue.x-k8s.io/pod-group-name: kg}}
+    annotations: {{kueue.x-k8s.io/pod-group-total-count: "2"}}
+  spec:
+    schedulingGates: [{{name: kueue.x-k8s.io/admission}}]
+    containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+  status: {{phase: Pending}}
+"""
+    for i in range(2)
+)
+
+
+def test_pods_a_kueue_gate_holds_are_not_counted_as_bound(tmp_path: Path) -> None:
+    """The card said '2 pods bound by this plan' (and '1 nodes') where -o json holds no
+    Binding for the two gated pods: it counts what -o json binds, and says the rest apart."""
+    import json
+
+    from gangplan.render import render
+
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(KUEUE_GATED)
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy"))
+    assert len(result.placements) == 2 and json.loads(render(result, "json", snapshot=snapshot))["items"] == []
+    page = render_report(snapshot, result)
+    parse(page)
+    assert '<div class="big">0</div><div>pods bound by this plan · 2 placed but held by a Kueue gate</div>' in page
+    assert '<div class="big">1</div><div>node · no topology levels</div>' in page
+    assert "default/kg</b> <span class=\"muted\">2 placed but held by a Kueue gate · minMember 2" in page
+    assert "pods bound" not in page.split("</header>", 1)[1]  # nor in the legend
