@@ -355,8 +355,12 @@ def _bar(before: float | None, after: float | None, cls: str = "ub") -> str:
 
 
 def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tuple[str, ...]) -> str:
-    groups = len(plan.groups)
-    placed = sum(1 for g in plan.groups if g.placed)
+    # As the summary line and check count: the groups with pods to place (or gated, or a
+    # manifest without its pods); those already running with nothing to place are said apart.
+    waiting = [g for g in plan.groups if g.waiting]
+    groups = len(waiting)
+    placed = sum(1 for g in waiting if g.placed)
+    settled = len(plan.groups) - groups
     # What -o json binds: a pod a Kueue gate holds gets no Binding until its workload is admitted.
     bound = sum(1 for p in plan.placements if not p.gated)
     held = len(plan.placements) - bound
@@ -394,7 +398,8 @@ def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tup
         "<header>\n"
         f'<h1>{_e(title)}</h1>\n<div class="cards">\n'
         f'<div class="card{" warn" if unplaced else ""}"><div class="big">{placed}/{groups}</div>'
-        f"<div>groups placed{f' · {unplaced} not' if unplaced else ''}</div></div>\n"
+        f"<div>groups placed{f' · {unplaced} not' if unplaced else ''}"
+        f"{f' · {settled} more with nothing to place' if settled else ''}</div></div>\n"
         f'<div class="card"><div class="big">{bound}</div><div>pod{_s(bound)} bound by this plan'
         f"{f' · {held} placed but held by a Kueue gate' if held else ''}</div></div>\n"
         f'<div class="card"><div class="big">{total.nodes}</div><div>node{_s(total.nodes)} · {shape}</div></div>\n'

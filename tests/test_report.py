@@ -107,8 +107,24 @@ def test_every_group_is_listed_and_unplaced_ones_with_their_reasons(gpu_cluster)
     for group in unplaced:
         assert group.reason
         assert f'<div class="reason">{html.escape(group.reason)}</div>' in page
-    placed = sum(g.placed for g in result.groups)
-    assert f'<div class="big">{placed}/{len(result.groups)}</div>' in page
+
+
+def test_the_groups_card_counts_as_the_summary_line_does(gpu_cluster) -> None:
+    """The card said 21/23 groups placed where the summary line said 12/14: it counted the
+    groups already running with nothing to place. It counts the groups with pods to place,
+    and says the others apart."""
+    from gangplan.cli import _summary
+
+    _, result, page = gpu_cluster
+    waiting = [g for g in result.groups if g.waiting]
+    placed = sum(g.placed for g in waiting)
+    settled = len(result.groups) - len(waiting)
+    assert settled and f"groups placed {placed}/{len(waiting)} |" in _summary(result)
+    unplaced = len(waiting) - placed
+    assert (
+        f'<div class="big">{placed}/{len(waiting)}</div>'
+        f"<div>groups placed · {unplaced} not · {settled} more with nothing to place</div>"
+    ) in page
 
 
 def test_node_tiles_carry_the_groups_placed_on_them(gpu_cluster) -> None:
