@@ -38,7 +38,7 @@ from .errors import GangplanError, InputError, OutputError, Position, UsageError
 from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, PodGroupAPI, Snapshot
-from .quantity import QuantityError, describe_amount, parse_quantity, plural
+from .quantity import QuantityError, describe_amount, parse_quantity, percent_apart, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
 from .ci import annotation, made_in, github_annotation, group_positions, junit_error, junit_report, warning_annotation, written_in
@@ -1224,10 +1224,6 @@ def read_plan(path: str, documents: Optional[list[Any]] = None) -> Plan:
         ) from None
 
 
-def _percent(used: int, total: int) -> str:
-    return f"{100 * used / total:.0f}%" if total else "-"
-
-
 def _summary(result: Plan) -> str:
     groups = [g for g in result.groups if g.waiting]  # the groups check takes by default
     placed = sum(1 for g in groups if g.placed)
@@ -1236,7 +1232,8 @@ def _summary(result: Plan) -> str:
         if name == "pods":
             continue
         (before, total), (after, _) = result.resources_before[name], result.resources_after[name]
-        parts.append(f"{name} {_percent(before, total)} -> {_percent(after, total)}")
+        shown = percent_apart(before, after, total) if total else ("-", "-")  # digits enough to show a change
+        parts.append(f"{name} {shown[0]} -> {shown[1]}")
     s = result.solver
     # The ordered policy's status is each step's (one group at a time), not the whole plan's.
     status = f"{s.solver} {s.status}"

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
-from .quantity import plural
+from .quantity import percent_apart, plural
 from .semantics import Gang, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
 
@@ -344,16 +344,7 @@ def _figures(domain: DomainUse, gpu_resource: str) -> str:
 
 
 def _percentages(r: ResourceUse) -> tuple[str, str]:
-    """Whole percent, with more digits when rounding would hide the change; the raw
-    figures when even three decimals would, or when nothing is allocatable."""
-    if r.allocatable <= 0:
-        return f"{r.before}/0", f"{r.after}/0"
-    for digits in (0, 1, 2, 3):
-        before = f"{100 * r.before / r.allocatable:.{digits}f}%"
-        after = f"{100 * r.after / r.allocatable:.{digits}f}%"
-        if before != after:
-            return before, after
-    return f"{r.before}/{r.allocatable}", f"{r.after}/{r.allocatable}"
+    return percent_apart(r.before, r.after, r.allocatable)
 
 
 # ---------------------------------------------------------------- building

@@ -17,6 +17,7 @@ __all__ = [
     "QuantityError",
     "describe_amount",
     "format_amount",
+    "percent_apart",
     "parse_quantity",
     "to_amount",
 ]
@@ -136,6 +137,19 @@ def describe_apart(resource: str, first: int, second: int) -> tuple[str, str]:
                 if pair[0] != pair[1]:
                     return pair
     return str(first), str(second)
+
+
+def percent_apart(before: int, after: int, total: int) -> tuple[str, str]:
+    """Both amounts as percentages of ``total``: whole percent, with more digits when rounding
+    would hide a change ("0% -> 0%" for 124 -> 204 of 253000); the raw figures when even three
+    decimals would, or when ``total`` is not positive."""
+    if total <= 0:
+        return f"{before}/{total}", f"{after}/{total}"
+    for digits in (0, 1, 2, 3):
+        pair = f"{100 * before / total:.{digits}f}%", f"{100 * after / total:.{digits}f}%"
+        if pair[0] != pair[1] or before == after:
+            return pair
+    return f"{before}/{total}", f"{after}/{total}"
 
 
 def describe_amount(resource: str, amount: int) -> str:

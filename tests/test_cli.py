@@ -293,6 +293,23 @@ def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     assert "gap 12.50% at quorum-demand@1000 |" in _summary(Plan((), (), demand))
 
 
+def test_the_summary_does_not_round_a_change_away() -> None:
+    """'rdma/hca_shared_devices_a 0% -> 0%' for 124 -> 204 of 253000: the summary adds digits
+    where whole percent would hide a change, as diff does; an unchanged figure stays whole."""
+    from gangplan.cli import _summary
+    from gangplan.plan import Plan, SolverReport
+
+    result = Plan(
+        (),
+        (),
+        SolverReport("greedy", "optimal", "GREEDY", "greedy"),
+        resources_before={"cpu": (400, 1000), "example.com/dev": (124, 253000), "example.com/none": (0, 0)},
+        resources_after={"cpu": (400, 1000), "example.com/dev": (204, 253000), "example.com/none": (0, 0)},
+    )
+    line = _summary(result)
+    assert "| cpu 40% -> 40% | example.com/dev 0.0% -> 0.1% | example.com/none - -> - |" in line
+
+
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_global_options_are_taken_before_or_after_the_command(where: str) -> None:
     """As kubectl's: `gangplan plan x.yaml -q --max-objects 1` is where a user types them."""
