@@ -11,6 +11,7 @@ import difflib
 import functools
 import io
 import re
+import shlex
 import signal
 import stat
 import threading
@@ -1151,7 +1152,8 @@ def verify_command(
             _say(f"warning: the Plan's levels ({shown}) are not the snapshot's Topology's ({theirs}); checked on the Topology's")
         else:
             # Domains are paths from the top level down: other levels are other domains.
-            _say(f"warning: the Plan's levels ({shown}) are not the snapshot's ({theirs}); checked on the Plan's; --levels {','.join(own)} checks them on the snapshot's")
+            # Quoted as a shell needs it: a bare "--levels" with no levels is a usage error.
+            _say(f"warning: the Plan's levels ({shown}) are not the snapshot's ({theirs}); checked on the Plan's; --levels {shlex.quote(','.join(own))} checks them on the snapshot's")
     claims = None if given.placements_only else claims_of(given.groups, given.pending_said)
     for warning in unmodelled_warnings(group_pods(loaded).unmodelled, "verify does not check it"):
         _say(f"warning: {warning}")

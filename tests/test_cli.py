@@ -70,6 +70,19 @@ def test_a_flat_plan_records_its_levels_and_verifies_by_them(tmp_path: Path) -> 
     assert invoke("verify", snapshot, "--plan", str(bindings), "--levels", "").exit_code == 0
 
 
+def test_verify_suggests_levels_a_shell_can_pass_when_the_snapshot_infers_none(tmp_path: Path) -> None:
+    """A plan made with --levels on a snapshot whose groups name no level: verify's warning
+    suggested '--levels ' with no value, a usage error; it says --levels '' now."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    out = tmp_path / "plan.json"
+    made = invoke("plan", snapshot, "--levels", "topology.kubernetes.io/zone", "-o", "plan", "--output-file", str(out))
+    assert made.exit_code == 0, made.output
+    assert json.loads(out.read_text())["topology"]["levels"]
+    checked = invoke("verify", snapshot, "--plan", str(out))
+    assert "are not the snapshot's (none); checked on the Plan's; --levels '' checks them on the snapshot's" in checked.stderr
+    assert invoke("verify", snapshot, "--plan", str(out), "--levels", "").exit_code == 0
+
+
 def test_a_binding_whose_target_is_not_a_node_is_bad_input(tmp_path: Path) -> None:
     """The API server refuses it ("must be empty or Node"); verify said ok (user review C)."""
     snapshot = str(ROOT / "snapshots" / "small.yaml")
