@@ -547,7 +547,10 @@ def gang_from_objects(
                 hint = " (a Volcano Job is a gang by itself: give it as an input)"
             expected = GANG_KINDS[kind]
             r.fail(("apiVersion",), f"{kind} {api} is not supported; expected {expected}{hint}")
-        object_name = r.string(meta, "name", _META, required=True)
+        # As for a workload given as an input, a name from generateName is its prefix.
+        object_name = r.string(meta, "name", _META) or r.string(meta, "generateName", _META).rstrip("-")
+        if not object_name:
+            r.fail(_NAME, "required field is missing (a workload names its pods with name or generateName)")
         given = r.string(meta, "namespace", _META)
         what = f"{kind} {object_name}"
         if given and namespace is not None and given != namespace:

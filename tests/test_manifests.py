@@ -592,3 +592,22 @@ spec:
             [{"name": "x", "mountPath": "/x"}, {"name": "shared", "mountPath": "/data"}],
             [{"name": "shared", "mountPath": "/data"}],
         ]
+
+
+def test_a_gang_workload_may_be_named_by_generate_name() -> None:
+    """Session 22's workload review F7: --gang refused a Job named by generateName ('metadata.name:
+    required field is missing') that the same Job given as an input expands, with the prefix."""
+    job = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {generateName: train-, namespace: ml}
+spec:
+  parallelism: 2
+  template: {spec: {restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+"""
+    _, pods = gang_from_objects("x", read_objects([write("job.yaml", job)]))
+    assert [p.name for p in pods] == ["train-0", "train-1"]
+    nameless = job.replace("generateName: train-, ", "")
+    assert "a workload names its pods with name or generateName" in error(
+        lambda: gang_from_objects("x", read_objects([write("nameless.yaml", nameless)]))
+    )
