@@ -174,6 +174,11 @@ def reason(
         lone = group.api == PodGroupAPI.POD
         if lone and gang.blocked and not exist:
             return f"SchedulingGated: {gang.blocked.split(': ', 1)[1]}"  # the pod's own condition reason
+        if exist:
+            # Volcano's gang plugin checks each task's minTaskMember before minMember.
+            for task in gang.tasks:
+                if (have := task.counted + task.pending) < task.minimum:
+                    return f"{who}NotEnoughTasks: task {task.task}: {_exist(have)}, minTaskMember is {task.minimum}"
         if exist < gang.min_member:
             there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
             blocked = f" ({gang.blocked})" if gang.blocked else ""
@@ -182,9 +187,6 @@ def reason(
             if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
                 unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
             return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}{unmade}"
-        for task in gang.tasks:
-            if (have := task.counted + task.pending) < task.minimum:
-                return f"{who}NotEnoughTasks: task {task.task}: {_exist(have)}, minTaskMember is {task.minimum}"
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -211,7 +211,7 @@ def group_status(
 def _unschedulable_reason(pg: PodGroup, outcome: GroupOutcome, too_few: bool) -> str:
     """NotEnoughTasks (too few pods), NotEnoughResources; Volcano says NotEnoughPodsOfTask
     when a task has fewer pods than its minTaskMember."""
-    if not too_few and pg.api is PodGroupAPI.VOLCANO and _TASK_SHORT.match(outcome.reason):
+    if pg.api is PodGroupAPI.VOLCANO and _TASK_SHORT.match(outcome.reason):
         return NOT_ENOUGH_PODS_OF_TASK
     return NOT_ENOUGH_TASKS if too_few or _TASKS_SHORT.match(outcome.reason) else NOT_ENOUGH_RESOURCES
 

@@ -1163,6 +1163,13 @@ def test_volcano_status_says_not_enough_pods_of_task(tmp_path: Path) -> None:
     result = invoke("plan", str(snapshot), "-o", "status")
     (condition,) = yaml.safe_load(result.stdout)["items"][0]["status"]["conditions"]
     assert (condition["reason"], condition["message"]) == ("NotEnoughPodsOfTask", "NotEnoughTasks: task worker: 1 pod exists, minTaskMember is 2")
+    # Short of minMember as well (2 of 3): Volcano's gang plugin checks the tasks first
+    # (CheckTaskValid, then ValidTaskNum), so it is still NotEnoughPodsOfTask (session 22's
+    # workload review F5).
+    snapshot.write_text(snapshot.read_text().replace(pod.format(name="tf-ps-1", task="ps"), ""))
+    result = invoke("plan", str(snapshot), "-o", "status")
+    (condition,) = yaml.safe_load(result.stdout)["items"][0]["status"]["conditions"]
+    assert (condition["reason"], condition["message"]) == ("NotEnoughPodsOfTask", "NotEnoughTasks: task worker: 1 pod exists, minTaskMember is 2")
 
 
 def test_a_volcano_job_waiting_to_be_enqueued_is_planned_with_its_podgroup(tmp_path: Path) -> None:
