@@ -338,13 +338,9 @@ def _figures(domain: DomainUse, gpu_resource: str) -> str:
     parts = []
     for r in shown:
         name = "gpu" if r.resource == gpu_resource else r.resource
-        before, after = _percentages(r)
+        before, after = percent_apart(r.before, r.after, r.allocatable)
         parts.append(f"{name} {before} -> {after}")
     return "  ".join(parts)
-
-
-def _percentages(r: ResourceUse) -> tuple[str, str]:
-    return percent_apart(r.before, r.after, r.allocatable)
 
 
 # ---------------------------------------------------------------- building

@@ -787,8 +787,9 @@ def _gang_topology(
     compact = tuple(range(lowest + 1, len(tree.levels) + 1))
     pinned: dict[int, int] = {}
     away = next((p for p in gang.running if p.node_name not in node_index), None)
+    running_on = [node_index[p.node_name] for p in gang.running if p.node_name in node_index]
     for level in required:
-        held = {_running_domain(tree, nodes[node_index[p.node_name]], node_index[p.node_name], level) for p in gang.running if p.node_name in node_index}
+        held = {_running_domain(tree, nodes[n], n, level) for n in running_on}
         if away is not None:
             broken = (
                 f"required {level_key(tree, level)}: running member {away.key} is on node {away.node_name}, "
