@@ -271,7 +271,7 @@ def solve_buckets(
 
     add_quorum(model, problem, placed, role_vars)
 
-    eligible = _bucket_room(model, problem, buckets, count, caps, scarce, confined=len(count) <= CONFINED_CUTS_UP_TO)
+    eligible = _bucket_room(_Cuts(model), problem, buckets, count, caps, scarce, confined=len(count) <= CONFINED_CUTS_UP_TO)
     covers = _required(model, problem, buckets, count, caps, placed)
 
     def expression(term: Term) -> cp_model.LinearExprT:
@@ -371,7 +371,7 @@ def cluster_bound(
     count = {r: model.new_int_var(0, cap, f"x[{r}]") for r, cap in caps.items()}
     add_quorum(model, problem, placed, {r: [var] for r, var in count.items()})
     nodes = np.unique(np.concatenate([role.nodes for role in problem.roles] or [np.zeros(0, np.int64)]))
-    _room(model, problem, nodes.tolist(), [(r, var, caps[r]) for r, var in count.items()],
+    _room(_Cuts(model), problem, nodes.tolist(), [(r, var, caps[r]) for r, var in count.items()],
           _scarce(problem, gpu_resource), whole_node=False)
 
     def expression(term: Term) -> cp_model.LinearExprT:
@@ -395,7 +395,7 @@ def _in_buckets(assignment: Assignment, buckets: Buckets) -> dict[tuple[int, int
 
 
 def _bucket_room(
-    model: cp_model.CpModel,
+    cuts: _Cuts,
     problem: Problem,
     buckets: Buckets,
     count: dict[tuple[int, int], cp_model.IntVar],
@@ -413,13 +413,13 @@ def _bucket_room(
         in_bucket[b].append(r)
     eligible = _splitter(problem, buckets)
     for b, roles in in_bucket.items():
-        _room(model, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce, whole_node)
+        _room(cuts, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce, whole_node)
         if not confined:
             continue
         sets = {r: frozenset(eligible(r, b).tolist()) for r in roles}
         for nodes in sorted({e for e in sets.values() if len(e) < len(buckets.nodes[b])}, key=sorted):
             inside = [(r, count[r, b], caps[r, b]) for r in roles if sets[r] <= nodes]
-            _room(model, problem, sorted(nodes), inside, scarce, whole_node)
+            _room(cuts, problem, sorted(nodes), inside, scarce, whole_node)
     return eligible
 
 
@@ -486,10 +486,11 @@ def _upper(
     add_quorum(model, problem, placed, role_vars)
     # No whole-node cuts here: on miniPods and the whole cluster they are dense, and at 2,048
     # nodes the top level took 1.5 deterministic s to prove instead of 0.7 (wall over 10 s).
-    _bucket_room(model, problem, upper, count, caps, scarce, confined=True, whole_node=False)
+    cuts = _Cuts(model)
+    _bucket_room(cuts, problem, upper, count, caps, scarce, confined=True, whole_node=False)
     cluster = sorted(n for nodes in upper.nodes for n in nodes)
     _room(
-        model, problem, cluster,
+        cuts, problem, cluster,
         [(r, sum(role_vars[r]), min(problem.roles[r].count, room[r])) for r in sorted(role_vars)], scarce,
         whole_node=False,
     )
@@ -660,8 +661,25 @@ def _neighbourhood(
     return dict(zip(zip(roles[kept].tolist(), buckets[kept].tolist()), room[kept].tolist()))
 
 
+class _Cuts:
+    """The room cuts of one model, each added once. A set of nodes some roles are confined to
+    often gives its bucket's cut again, term for term: at 2,048 nodes that was half the terms
+    of the model one level up, which CP-SAT parsed and presolved (0.5 s of wall) only to
+    drop."""
+
+    def __init__(self, model: cp_model.CpModel) -> None:
+        self.model = model
+        self._added: set[tuple[tuple[int, ...], tuple[int, ...], int]] = set()
+
+    def add(self, variables: list[cp_model.LinearExprT], coefficients: list[int], limit: int) -> None:
+        key = (tuple(map(id, variables)), tuple(coefficients), limit)  # the model holds its variables
+        if key not in self._added:
+            self._added.add(key)
+            self.model.add(cp_model.LinearExpr.weighted_sum(variables, coefficients) <= limit)
+
+
 def _room(
-    model: cp_model.CpModel,
+    cuts: _Cuts,
     problem: Problem,
     nodes: list[int],
     items: list[tuple[int, cp_model.IntVar, int]],
@@ -682,7 +700,7 @@ def _room(
         if float(coefficients @ most_float) < 2.0**62 and int(coefficients @ most) <= limit:
             return
         used = np.flatnonzero(coefficients)
-        model.add(cp_model.LinearExpr.weighted_sum([variables[i] for i in used.tolist()], coefficients[used].tolist()) <= limit)
+        cuts.add([variables[i] for i in used.tolist()], coefficients[used].tolist(), limit)
 
     for k in range(free.shape[1]):
         at_most(requests[:, k], int(free[:, k].sum()))

@@ -12,7 +12,7 @@ from itertools import product
 import pytest
 from ortools.sat.python import cp_model
 
-from gangplan.aggregate import Meter, _pack_exactly, _room
+from gangplan.aggregate import Meter, _Cuts, _pack_exactly, _room
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.problem import Problem, build_problem
 
@@ -77,7 +77,7 @@ def _cuts_allow(problem: Problem, counts: tuple[int, ...]) -> bool:
     model = cp_model.CpModel()
     variables = [model.new_int_var(c, c, f"x{r}") for r, c in enumerate(counts)]
     items = [(r, var, role.count) for r, (var, role) in enumerate(zip(variables, problem.roles))]
-    _room(model, problem, list(range(len(problem.nodes))), items, problem.resources.index(GPU))
+    _room(_Cuts(model), problem, list(range(len(problem.nodes))), items, problem.resources.index(GPU))
     return cp_model.CpSolver().solve(model) == cp_model.OPTIMAL
 
 
@@ -236,3 +236,20 @@ def test_guarded_steer_keeps_other_gangs_off_the_nodes_a_tight_gang_needs() -> N
     guarded = greedy(problem, order, _guard(problem, prefer, [tight]))
     assert guarded.placed == set(order)
     assert {n for (r, n), c in guarded.counts.items() if c and problem.roles[r].gang == other} == {2}
+
+
+def test_a_room_cut_repeated_term_for_term_is_added_once_and_a_tighter_one_kept() -> None:
+    # A node subset some roles are confined to often repeats its bucket's cut exactly; CP-SAT
+    # would parse and presolve every copy (half the terms of the 2,048-node top-level model).
+    model = cp_model.CpModel()
+    x, y = model.new_int_var(0, 9, "x"), model.new_int_var(0, 9, "y")
+    cuts = _Cuts(model)
+    cuts.add([x, y], [1, 2], 5)
+    cuts.add([x, y], [1, 2], 5)
+    assert len(model.proto.constraints) == 1
+    cuts.add([x, y], [1, 2], 4)
+    cuts.add([x, y], [1, 3], 5)
+    assert len(model.proto.constraints) == 3
+    model.maximize(x + y)
+    solver = cp_model.CpSolver()
+    assert solver.solve(model) == cp_model.OPTIMAL and solver.value(x) + 2 * solver.value(y) <= 4
