@@ -131,6 +131,20 @@ class DomainWeights(Mapping[tuple[int, int, int], int]):
     def _weigh(self, g: int, level: int, domains: np.ndarray) -> int:
         return len(domains)
 
+    def held_beyond(self, used: Iterable[tuple[int, int, int]]) -> int:
+        """The weight of the ``used`` domains a gang holds only by a running member, where it
+        could add no pod. The same in every plan, so no model counts it; a reported value adds
+        it, or spans would say one tor where the group is in two."""
+        beyond: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for g, level, d in used:
+            if level in self._levels.get(g, ()):
+                beyond[g, level].append(d)
+        total = 0
+        for (g, level), found in beyond.items():
+            wanted = np.array(found, dtype=np.int64)
+            total += self._weigh(g, level, wanted[~np.isin(wanted, self._domains(g, level))])
+        return total
+
     def bound(self) -> int:
         """At least ``len(self)``, without listing every domain: a term's ``upper``."""
         problem = self._problem

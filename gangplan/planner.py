@@ -19,7 +19,7 @@ from .errors import SolverError, UsageError
 from .explain import reasons
 from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexicographic_greedy
 from .model import Snapshot
-from .objective import Assignment, Term, objective_terms, score, term_value, used_domains
+from .objective import Assignment, DomainWeights, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
 from .problem import Problem, alone, build_problem, candidate_count, restrict
 from .verify import claim_violations, verify
@@ -178,7 +178,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         bounds |= term_bounds([by_name[name] for name in gap_stage.terms], gap_stage.bound, values)
         if all(bounds.get(t.name) == values[t.name] for t in terms if t.primary):
             gap = 0.0  # the stage went on past objective 1 (into extra pods), and only that part is short
-    objective = tuple(ObjectiveValue(t.name, values[t.name], t.sense, bounds.get(t.name)) for t in terms)
+    objective = tuple(_reported(t, values[t.name], bounds.get(t.name), used) for t in terms)
     before, after = resource_totals(problem, chosen)
     report = SolverReport(
         solver=solver_name,
@@ -207,6 +207,13 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         levels=problem.tree.levels if problem.tree else (),
         warnings=warnings,
     )
+
+
+def _reported(term: Term, value: int, bound: int | None, used: set[tuple[int, int, int]]) -> ObjectiveValue:
+    """A term as the plan scores it, with what running members alone hold (the same in every
+    plan, so left out of the models and of their bounds) added to its value and bound alike."""
+    held = term.uses.held_beyond(used) if isinstance(term.uses, DomainWeights) else 0
+    return ObjectiveValue(term.name, value + held, term.sense, None if bound is None else bound + held)
 
 
 def _broken_rule(snapshot: Snapshot, problem: Problem, placements: tuple[Placement, ...]) -> str:

@@ -760,3 +760,22 @@ def test_kueue_requests_gangplan_cannot_honour_are_said(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["check", str(path)])
     assert ("FAIL ml/z: required zone: a level of Topology b-zones, but gangplan plans on one Topology's levels (rack), "
             "so it cannot be held") in result.stdout
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_the_reported_spans_and_sort_rank_count_a_domain_only_a_running_member_holds(solver: str) -> None:
+    # tor ta's one node is full (the member and a filler), so the gang can add no pod there, yet
+    # the member keeps it in ta: its two pending pods in tb make two tors, as the group says.
+    # Largest tor first ranks tb 0, tc 1 and ta 2, so the plan's sort rank is 2.
+    nodes = [node("a0", "mp0", "ta"), *(node(f"{t}{i}", "mp0", f"t{t}") for t in "bc" for i in range(2))]
+    group, pods = gang("held", 3, 4, preferred=(TOR,), running_on=("a0",),
+                       sort_rules=(SortRule("GPU", "Capacity", "Descending"),))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=(*pods, filler("f", "a0", 4)), pod_groups=(group,))
+    result = planned(snapshot, solver)
+    held = outcome(result, "ml/held")
+    assert held.placed and held.spans == {TOR: 2}
+    values = {o.name: o for o in result.solver.objective}
+    spans, rank = values[f"preferred-spans@{TOR}"], values[f"sort-rank@{TOR}"]
+    assert {p.node for p in result.placements} == {"b0", "b1"} or {p.node for p in result.placements} == {"b0"}
+    assert (spans.value, rank.value) == (2, 2)
+    assert spans.bound in (None, 2) and rank.bound in (None, 2)
