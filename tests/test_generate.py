@@ -423,3 +423,56 @@ def test_generated_volcano_pods_name_their_task_where_volcano_reads_it() -> None
     doc = generate(shape=(1, 2, 3, 4), groups=40, seed=2, max_gang=16)
     volcano = [p for p in of_kind(doc, "Pod") if "scheduling.k8s.io/group-name" in (p["metadata"].get("annotations") or {})]
     assert volcano and all(p["metadata"]["annotations"]["volcano.sh/task-spec"] == "worker" for p in volcano)
+
+
+# ---------------------------------------------------------------- review of issue 6 point 1
+
+
+def test_benchmark_snapshot_has_every_mix_the_issue_asks_for() -> None:
+    """Issue 6 point 1, on the benchmark's M case: gangs of 1 to 256 pods, 1 to 8 GPUs a pod,
+    required and preferred terms, several priorities whose classes exist, and a share of
+    groups with nodeSelectors (each matching some node) and tolerations (of a taint some node has)."""
+    doc = generate(shape=(4, 4, 8, 16), groups=400, seed=1)
+    pending = [p for p in of_kind(doc, "Pod") if "nodeName" not in p["spec"]]
+    sizes = Counter(group_of(p) for p in pending)
+    assert min(sizes.values()) == 1 and max(sizes.values()) == 256
+    gpus = Counter(requests(p).get(GPU, 0) for p in pending)
+    assert set(gpus) <= set(range(1, 9)) and {1, 2, 4, 8} <= set(gpus)
+    classes = {c["metadata"]["name"]: c["value"] for c in of_kind(doc, "PriorityClass")}
+    assert all(classes[p["spec"]["priorityClassName"]] == p["spec"]["priority"] for p in of_kind(doc, "Pod"))
+    assert {p["spec"]["priorityClassName"] for p in pending} == set(classes) and len(classes) >= 3
+    affinities = [g["spec"].get("affinity", {}).get("podGroupAffinity", {}) for g in of_kind(doc, "PodGroup")]
+    assert sum("required" in a for a in affinities) and sum("preferred" in a for a in affinities)
+    labels = [n["metadata"]["labels"] for n in of_kind(doc, "Node")]
+    taints = [t for n in of_kind(doc, "Node") for t in n["spec"].get("taints", [])]
+    selecting = {group_of(p) for p in pending if p["spec"].get("nodeSelector")}
+    selecting |= {(g["metadata"]["namespace"], g["metadata"]["name"])
+                  for g, a in zip(of_kind(doc, "PodGroup"), affinities) if "nodeSelector" in a}
+    tolerating = {group_of(p) for p in pending if p["spec"].get("tolerations")}
+    assert 0 < len(selecting) < 400 and 0 < len(tolerating) < 400
+    for pod in pending:
+        selector = pod["spec"].get("nodeSelector", {})
+        assert any(all(node.get(k) == v for k, v in selector.items()) for node in labels)
+        for toleration in pod["spec"].get("tolerations", []):
+            assert any(t["key"] == toleration["key"] and t["effect"] == toleration["effect"] for t in taints)
+
+
+def test_generated_kubernetes_objects_validate_strictly() -> None:
+    """What kubectl would dump: every Node, Pod and PriorityClass passes the API's OpenAPI
+    schema (strict: no unknown fields) at the oldest and newest versions kubernetes-validate knows."""
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    from kubernetes_validate.utils import all_versions
+
+    versions = sorted(set(all_versions()), key=lambda v: tuple(int(x) for x in v.split(".")))
+    doc = generate(shape=(1, 2, 2, 4), groups=20, seed=5, max_gang=8, selector_share=1.0,
+                   toleration_share=1.0, required_share=0.5, preferred_share=0.5)
+    kinds = Counter()
+    for item in doc["items"]:
+        if item["kind"] in ("Node", "Pod", "PriorityClass"):
+            kinds[item["kind"]] += 1
+            for version in (versions[0], versions[-1]):
+                kubernetes_validate.validate(item, version, strict=True)
+    assert kinds["Node"] == 16 and kinds["Pod"] > 20 and kinds["PriorityClass"] == 3
+    bound = [p for p in of_kind(doc, "Pod") if p["spec"].get("nodeName")]
+    assert bound and {p["status"]["phase"] for p in bound} == {"Running", "Succeeded"}
+    assert all(p["status"]["phase"] == "Pending" for p in of_kind(doc, "Pod") if not p["spec"].get("nodeName"))
