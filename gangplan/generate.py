@@ -61,6 +61,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import itertools
+import math
 import random
 import time
 import uuid
@@ -69,6 +70,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import UsageError
+from .kube import label_problem
 
 __all__ = [
     "BIGPOD",
@@ -822,6 +824,59 @@ class _Builder:
 # ---------------------------------------------------------------- the entry point
 
 
+def _flavour_problem(flavour: Flavour) -> str | None:
+    """Why the generator cannot write nodes of ``flavour``, or None.
+
+    Its instance type and GPU product are label values, or gangplan (and the API server)
+    refuse the Nodes. A node is cut into ``units`` slots of at least 100m CPU and 256Mi
+    memory (``requests``), so a flavour whose allocatable holds fewer would get running
+    pods over-committing it, or a negative allocatable memory.
+    """
+    if not all(isinstance(v, int) for v in (flavour.cpu, flavour.memory, flavour.gpus)):
+        return "cpu, memory and gpus must be integers"
+    if flavour.cpu <= 0 or flavour.memory <= 0 or flavour.gpus < 0:
+        return "cpu and memory must be positive and gpus at least 0"
+    if not flavour.instance_type:
+        return "its instance type must not be empty"
+    for key, value in ((INSTANCE_TYPE, flavour.instance_type),
+                       ("nvidia.com/gpu.product", flavour.gpu_product)):
+        if flavour.gpus or key == INSTANCE_TYPE:
+            if (problem := label_problem(key, value)) is not None:
+                return problem
+    units = flavour.units
+    if flavour.allocatable_cpu < units * 100 or flavour.allocatable_memory < units * 256 * MI:
+        return (
+            f"its allocatable ({_cpu(max(flavour.allocatable_cpu, 0))} CPU, "
+            f"{_memory(flavour.allocatable_memory) if flavour.allocatable_memory > 0 else '0'} "
+            f"memory after the kubelet's reservations) is too small for {units} "
+            f"slot{'s' if units != 1 else ''} of at least 100m CPU and 256Mi memory"
+        )
+    return None
+
+
+def _check_flavours(flavours: Sequence[Flavour], weighted: bool) -> None:
+    """UsageError naming the first flavour the generator cannot write (see _flavour_problem),
+    one instance type given two shapes (the Godel groups' nodeSelector picks a flavour by its
+    instance type), or, when the weights are drawn from, a weight that is not a positive
+    finite number or weights whose sum is not finite (``random.choices`` refuses them)."""
+    shapes: dict[str, Flavour] = {}
+    for flavour in flavours:
+        problem = _flavour_problem(flavour)
+        if problem is None and weighted and not (
+            isinstance(flavour.weight, (int, float)) and 0 < flavour.weight < math.inf
+        ):
+            problem = f"its weight must be a positive finite number, got {flavour.weight!r}"
+        if problem is not None:
+            raise UsageError(f"flavour {flavour.instance_type!r}: {problem}")
+        other = shapes.setdefault(flavour.instance_type, flavour)
+        if (other.cpu, other.memory, other.gpus, other.gpu_product) != (
+            flavour.cpu, flavour.memory, flavour.gpus, flavour.gpu_product
+        ):
+            raise UsageError(f"flavour {flavour.instance_type!r} is given two different shapes")
+    if weighted and not math.isfinite(sum(f.weight for f in flavours)):
+        raise UsageError("the flavours' weights must have a finite sum")
+
+
 def _share(name: str, value: float) -> None:
     if not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
         raise UsageError(f"{name} must be a number between 0 and 1, got {value!r}")
@@ -932,14 +987,14 @@ def _build(
             specs.append(item)
         if not specs:
             raise UsageError("nodes_from is empty")
+        _check_flavours(list(dict.fromkeys(s.flavour for s in specs)), weighted=False)
         if len({s.name for s in specs}) != len(specs):
             raise UsageError("nodes_from names a node twice")
         builder.layout_inventory(specs, shape)
     else:
-        if not flavours or not all(f.weight > 0 and f.cpu > 0 and f.memory > 0 for f in flavours):
-            raise UsageError(
-                "flavours must be one or more, each with positive cpu, memory and weight"
-            )
+        if not flavours:
+            raise UsageError("flavours must be one or more")
+        _check_flavours(flavours, weighted=True)
         builder.layout_generated(shape, flavours)
     builder.fill(utilisation)
     builder.gangs(groups, shape, selector_share, toleration_share, required_share, preferred_share, hostname_share)

@@ -476,3 +476,48 @@ def test_generated_kubernetes_objects_validate_strictly() -> None:
     bound = [p for p in of_kind(doc, "Pod") if p["spec"].get("nodeName")]
     assert bound and {p["status"]["phase"] for p in bound} == {"Running", "Succeeded"}
     assert all(p["status"]["phase"] == "Pending" for p in of_kind(doc, "Pod") if not p["spec"].get("nodeName"))
+
+
+def _cli(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from gangplan.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    "flavour",
+    [
+        Flavour("tiny-gpu", 1_000, 2 * 2**30, 8),  # 940m and 1.4Gi allocatable: not 8 slots of 100m and 256Mi
+        Flavour("tiny-cpu", 100, 100 * 2**20),  # allocatable memory below zero
+        Flavour("huge-gpu", 96_000, 2**40, 100_000),  # 100,000 GPUs on 96 cores
+        Flavour("bad^name", 96_000, 2**40, 8),  # not a label value
+        Flavour("gpu-a", 96_000, 2**40, 8, weight=math.inf),
+    ],
+)
+def test_flavours_it_cannot_write_are_refused(flavour: Flavour) -> None:
+    """A flavour too small to cut into its slots got running pods that over-committed its nodes
+    (up to 104 times a node's CPU at 100,000 GPUs) or a negative allocatable; a bad instance type wrote Nodes
+    gangplan refuses to load; an infinite weight was an internal error."""
+    with pytest.raises(UsageError):
+        generate(shape=(1, 1, 2, 2), groups=2, flavours=(flavour,))
+
+
+def test_two_flavours_with_one_instance_type_are_refused() -> None:
+    """The Godel groups' nodeSelector picks a flavour by instance type: two shapes under one
+    name would let it pick nodes the group's requests were not sized for."""
+    with pytest.raises(UsageError):
+        generate(flavours=(Flavour("gpu-a", 96_000, 2**40, 8), Flavour("gpu-a", 64_000, 2**39, 4)))
+
+
+@pytest.mark.parametrize(
+    "flavour", ["a:8:96:1Ti:inf", "a:8:1:2Gi", "bad^name:8:96:1Ti", "a:100000:96:1Ti"]
+)
+def test_generate_command_refuses_flavours_in_one_line(tmp_path: Path, flavour: str) -> None:
+    """An infinite weight was exit 3 (internal error); the others wrote snapshots."""
+    out = tmp_path / "s.json"
+    out.write_text("previous")
+    result = _cli("generate", "--shape", "1x1x2x2", "--groups", "2", "--flavour", flavour, "--output-file", str(out))
+    assert result.exit_code == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    assert out.read_text() == "previous"
