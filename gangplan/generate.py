@@ -877,6 +877,21 @@ def _check_flavours(flavours: Sequence[Flavour], weighted: bool) -> None:
         raise UsageError("the flavours' weights must have a finite sum")
 
 
+def _extended_resource_problem(name: str) -> str | None:
+    """Why ``name`` is not an extended resource a Node and a container may carry, or None.
+
+    The API server's rule: a domain-prefixed qualified name outside kubernetes.io and not
+    ``requests.*``. ``memory`` or ``cpu`` would overwrite the Node's own capacity with its GPU
+    count; an unprefixed ``gpu`` makes Pods the API server and gangplan refuse.
+    """
+    prefix, slash, _ = name.partition("/")
+    if not slash or label_problem(name, "") is not None:
+        return "must be a domain-prefixed resource name like nvidia.com/gpu"
+    if prefix == "kubernetes.io" or prefix.endswith(".kubernetes.io") or name.startswith("requests."):
+        return "must be an extended resource, outside the kubernetes.io domain"
+    return None
+
+
 def _share(name: str, value: float) -> None:
     if not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
         raise UsageError(f"{name} must be a number between 0 and 1, got {value!r}")
@@ -943,6 +958,8 @@ def generate(
         raise UsageError("priority values must be integers")
     if not gpu_resource:
         raise UsageError("gpu_resource must not be empty")
+    if (problem := _extended_resource_problem(gpu_resource)) is not None:
+        raise UsageError(f"gpu_resource {problem}, got {gpu_resource!r}")
 
     # The objects hold no cycles, yet the collector would rescan them again and again as they
     # grow: on a 20,000-node snapshot that doubles the time (the loader does the same).

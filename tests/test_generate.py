@@ -521,3 +521,11 @@ def test_generate_command_refuses_flavours_in_one_line(tmp_path: Path, flavour: 
     result = _cli("generate", "--shape", "1x1x2x2", "--groups", "2", "--flavour", flavour, "--output-file", str(out))
     assert result.exit_code == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
     assert out.read_text() == "previous"
+
+
+@pytest.mark.parametrize("resource", ["memory", "cpu", "gpu", "kubernetes.io/gpu", "bad/na/me"])
+def test_gpu_resource_must_be_an_extended_resource(resource: str) -> None:
+    """--gpu-resource memory overwrote each Node's memory with its GPU count; 'gpu' wrote pods
+    the API server (and gangplan) refuse."""
+    with pytest.raises(UsageError):
+        generate(shape=(1, 1, 1, 2), groups=1, gpu_resource=resource)
