@@ -1471,6 +1471,13 @@ def generate_command(
         if first.isidentifier() and f"--{first.replace('_', '-')}" in _GENERATE_OPTIONS:
             raise UsageError(f"--{first.replace('_', '-')} {rest}") from None
         raise
+    # The check above bounds the work; the pods are only known now, and a snapshot with more
+    # objects than the limit would be refused by every other command under the same limit.
+    if len(data["items"]) > _State.limits.max_objects:
+        raise UsageError(
+            f"--shape {shape} and --groups {groups} make {len(data['items'])} objects with their pods, more than "
+            f"{_limit_name('--max-objects')} {_State.limits.max_objects}"
+        )
     write_output(json.dumps(data, indent=1) + "\n" if output is GenerateOutput.json else to_yaml(data), output_file)
 
 

@@ -395,7 +395,7 @@ def test_generate_refuses_more_objects_than_gangplan_would_read() -> None:
         result = runner.invoke(app, args)
         assert result.exit_code == 2 and result.stdout == ""
         assert result.stderr.startswith("error: --shape ") and "--max-objects" in result.stderr
-    assert runner.invoke(app, ["--max-objects", "20", "generate", "--shape", "1x1x2x4", "--groups", "4"]).exit_code == 0
+    assert runner.invoke(app, ["--max-objects", "43", "generate", "--shape", "1x1x2x4", "--groups", "4"]).exit_code == 0  # 43 objects with its pods: at the limit
 
 
 @pytest.mark.parametrize(
@@ -529,3 +529,17 @@ def test_gpu_resource_must_be_an_extended_resource(resource: str) -> None:
     the API server (and gangplan) refuse."""
     with pytest.raises(UsageError):
         generate(shape=(1, 1, 1, 2), groups=1, gpu_resource=resource)
+
+
+def test_generate_command_counts_pods_against_max_objects(tmp_path: Path) -> None:
+    """--max-objects counted nodes and groups but not the pods: a snapshot of 174 objects was
+    written under --max-objects 100, and gangplan then refused to read it back."""
+    out = tmp_path / "s.json"
+    result = _cli("--max-objects", "100", "generate", "--shape", "1x1x2x4", "--groups", "20", "--seed", "1",
+                  "--output-file", str(out))
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("error: --shape ") and "--max-objects" in result.stderr
+    assert not out.exists()
+    assert _cli("--max-objects", "200", "generate", "--shape", "1x1x2x4", "--groups", "20", "--seed", "1",
+                "--output-file", str(out)).exit_code == 0
+    assert _cli("--max-objects", "200", "plan", str(out), "-o", "name").exit_code == 0
