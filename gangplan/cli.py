@@ -1077,7 +1077,10 @@ def explain_command(
     finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
     lines.append(f"pods: {g.running} running, {finished}{g.pending} pending, minMember {g.min_member}")
     if not g.pending and g.placed:
-        if not g.succeeded:
+        if g.finished and g.counted < g.min_member:
+            phase = "Completed" if g.api == PodGroupAPI.VOLCANO.value else "Finished"
+            lines.append(f"nothing to place: its PodGroup is {phase} and no pod of it waits")
+        elif not g.succeeded:
             lines.append("nothing to place: every member is already bound")
         elif not g.running:
             lines.append(f"nothing to place: its members have finished ({g.succeeded} succeeded)")
@@ -1300,6 +1303,8 @@ def _settled(g: GroupOutcome) -> str:
     one whose members all succeeded (`-o status` writes Volcano's Completed there)."""
     if g.counted >= g.min_member:
         return "Finished" if not g.running and g.succeeded else "Running"
+    if g.finished:
+        return "Finished"  # its PodGroup says so, its pods gone
     return "Unknown" if g.counted else "Pending"
 
 

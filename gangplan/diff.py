@@ -395,7 +395,7 @@ def diff_snapshot(
                 )
                 groups.append(_group_change(g, "stale", reason))
                 continue
-        if g.placed and g.counted < g.min_member:
+        if g.placed and g.counted < g.min_member and not g.finished:
             change = "placed"
         elif g.placed and g.scheduled > 0:
             change = "grown"
@@ -464,9 +464,9 @@ def diff_plans(
             elif ga.placed and not gb.placed:
                 groups.append(_group_change(gb, "unplaced", gb.reason))
         elif gb is not None:  # only in B: compare with "not placed", unless nothing was to do
-            if gb.placed and gb.counted < gb.min_member:
+            if gb.placed and gb.counted < gb.min_member and not gb.finished:
                 groups.append(_group_change(gb, "placed"))
-        elif ga is not None and ga.placed and ga.counted < ga.min_member:
+        elif ga is not None and ga.placed and ga.counted < ga.min_member and not ga.finished:
             reason = f"not in {new_label}"
             groups.append(
                 GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason, ga.succeeded)

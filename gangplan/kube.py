@@ -611,7 +611,9 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
     api = PodGroupAPI(r.choice(obj, "apiVersion", (), _POD_GROUP_VERSIONS, None))
     meta = r.mapping(obj, "metadata", ())
     spec = r.mapping(obj, "spec", ())
-    fields: dict[str, Any] = {}
+    phase = r.mapping(obj, "status", ()).get("phase")
+    done = "Completed" if api is PodGroupAPI.VOLCANO else "Finished"  # each controller's word
+    fields: dict[str, Any] = {"finished": phase == done}
     if api is PodGroupAPI.VOLCANO:
         min_member = r.integer(spec, "minMember", _SPEC, default=1, minimum=0)
         task_members = r.mapping(spec, "minTaskMember", _SPEC)
@@ -635,7 +637,7 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
         )
         if api in (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE):
             fields.update(_godel_fields(r, spec))
-            fields["timed_out"] = r.mapping(obj, "status", ()).get("phase") == "Timeout"
+            fields["timed_out"] = phase == "Timeout"
         else:
             fields["min_resources"] = r.resources(spec, "minResources", _SPEC)
     return PodGroup(

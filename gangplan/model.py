@@ -189,6 +189,7 @@ class PodGroup:
     sort_rules: tuple[SortRule, ...] = ()
     affinity_beside: bool = False  # Godel terms written beside podGroupAffinity, not inside it
     timed_out: bool = False  # Godel's final phase Timeout: its scheduler takes its pods no more
+    finished: bool = False  # status.phase Completed (Volcano) or Finished: its job ran to the end
     creation_timestamp: str = ""
     uid: str | None = None
     raw: Mapping[str, object] = field(default_factory=dict)  # the object as given, for -o status

@@ -52,6 +52,7 @@ class GroupOutcome:
     succeeded: int = 0  # finished members, which count toward minMember and hold nothing
     blocked: int = 0  # unbound members kube-scheduler leaves alone (gated, being deleted)
     unmade: bool = False  # a PodGroup manifest none of whose pods runs or waits: check takes it
+    finished: bool = False  # its PodGroup is Completed or Finished and no pod of it waits: done
 
     @property
     def waiting(self) -> bool:
@@ -204,6 +205,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 **({"succeeded": g.succeeded} if g.succeeded else {}),
                 "pending": g.pending,
                 **({"blocked": g.blocked} if g.blocked else {}),
+                **({"finished": True} if g.finished else {}),
                 "scheduled": g.scheduled,
                 "reason": g.reason,
                 "domains": {level: list(values) for level, values in g.domains.items()},
@@ -329,6 +331,7 @@ def plan_from_dict(data: Any) -> Plan:
                 preferred=tuple(_part(item, "spans", dict, at).keys()),
                 succeeded=_number(item, "succeeded", at),
                 blocked=_number(item, "blocked", at),
+                finished=item.get("finished") is True,
             )
         )
     solver = _part(data, "solver", dict)

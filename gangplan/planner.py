@@ -417,7 +417,7 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     job_group=jg_spec.key,
                     placed=j in assignment.placed,
                     priority=jg_spec.priority,
-                    min_member=spec.min_member,
+                    min_member=gang.group.min_member,
                     running=spec.running,
                     pending=spec.pending,
                     scheduled=placed_pods[g],
@@ -434,6 +434,7 @@ def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ..
                     succeeded=spec.succeeded,
                     blocked=len(gang.blocked),
                     unmade=gang.group.manifest and not (gang.running or gang.pending or gang.blocked),
+                    finished=spec.done,
                 )
             )
     return tuple(result)

@@ -124,7 +124,7 @@ class GangSpec:
     key: str
     job_group: int
     roles: tuple[int, ...]
-    min_member: int
+    min_member: int  # 0 for a group already done (Gang.done): it owes no member
     running: int
     pending: int
     need: int  # pending pods it must place to reach minMember
@@ -140,6 +140,7 @@ class GangSpec:
     filtered_free: Vector | None = None
     passing: int = 0
     unconstrained: bool = False  # Kueue's unconstrained topology: no terms, only nodes inside it
+    done: bool = False  # its PodGroup is Completed or Finished and no pod of it waits
 
     @property
     def counted(self) -> int:
@@ -340,10 +341,10 @@ def build_problem(
             for pod in [*gang.running, *gang.succeeded]:
                 for name, amount in requests[id(pod)].items():
                     counted_usage[name] += amount
-            need = max(0, gang.group.min_member - len(gang.running) - len(gang.succeeded))
-            min_resources = tuple(
-                max(0, gang.group.min_resources.get(r, 0) - counted_usage.get(r, 0)) for r in resources
-            )
+            min_member = 0 if gang.done else gang.group.min_member
+            need = max(0, min_member - len(gang.running) - len(gang.succeeded))
+            asked = {} if gang.done else gang.group.min_resources
+            min_resources = tuple(max(0, asked.get(r, 0) - counted_usage.get(r, 0)) for r in resources)
             tasks = _task_minimums(gang, role_ids, roles)
             candidate_room = sum(roles[r].count for r in role_ids if len(roles[r].nodes))
             if need > len(gang.pending) or candidate_room < need or (topology and topology.broken):
@@ -355,7 +356,7 @@ def build_problem(
                     key=gang.key,
                     job_group=rank,
                     roles=tuple(role_ids),
-                    min_member=gang.group.min_member,
+                    min_member=min_member,
                     running=len(gang.running),
                     pending=len(gang.pending),
                     need=need,
@@ -369,6 +370,7 @@ def build_problem(
                     filtered_free=filtered[1],
                     passing=filtered[0],
                     unconstrained=unconstrained,
+                    done=gang.done,
                 )
             )
             gang_ids.append(g_index)
@@ -653,8 +655,8 @@ def _blocked(gang: Gang) -> str:
 
 def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -> tuple[TaskMinimum, ...]:
     """Volcano checks task minimums only when minMember is at least their sum (JobInfo's
-    CheckTaskValid and CheckTaskReady); below it, minMember alone holds."""
-    if gang.group.min_member < sum(gang.group.min_task_member.values()):
+    CheckTaskValid and CheckTaskReady); below it, minMember alone holds. A group done needs none."""
+    if gang.done or gang.group.min_member < sum(gang.group.min_task_member.values()):
         return ()
     result = []
     for task, minimum in sorted(gang.group.min_task_member.items()):

@@ -226,6 +226,14 @@ class Gang:
         and scheduler-plugins' assigned pods do, but hold no room and pin no domain."""
         return [p for p in self.finished if p.phase == PodPhase.SUCCEEDED]
 
+    @property
+    def done(self) -> bool:
+        """Its controller wrote that its job ran to the end (Completed, Finished) and no pod of
+        it waits: it needs no member any more, not even those the snapshot no longer has
+        (garbage-collected once finished), so it holds no JobGroup back. Failed is not done:
+        scheduler-plugins' group goes back to Scheduling once its workload makes the pods again."""
+        return self.group.finished and not self.pending and not self.blocked
+
 
 @dataclass(slots=True)
 class JobGroup:

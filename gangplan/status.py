@@ -133,8 +133,10 @@ def group_status(
 
     old = pg.raw.get("status")
     old = old if isinstance(old, Mapping) else {}
-    if pg.timed_out:
-        return _plain(old)  # final: Godel schedules it no more, so the plan changes nothing
+    if pg.timed_out or (gang is not None and gang.done and not members):
+        # Final (Godel schedules a timed-out group no more), or done with its pods gone: the
+        # plan changes nothing, and the controller's counts are all there is.
+        return _plain(old)
     volcano = pg.api is PodGroupAPI.VOLCANO
     settled = not running and not outcome.pending  # nothing runs or waits
     if settled and old.get("phase") in _TERMINAL_PHASES:

@@ -378,7 +378,12 @@ def _role(pod: Pod) -> str:
 
 def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
     """(rule, message) for each minimum the gang misses with its running, succeeded and placed
-    members (Succeeded ones count, as Volcano's ready tasks do; Failed ones do not)."""
+    members (Succeeded ones count, as Volcano's ready tasks do; Failed ones do not). A PodGroup
+    its controller calls Completed or Finished, none of whose pods waits, misses none: its job
+    ran to the end, though its pods may be gone from the snapshot."""
+    group = gang.pod_group
+    if group is not None and group.finished and not any(_is_pending(p) for p in gang.members):
+        return []
     counted = [p for p in gang.members if _is_running(p) or p.phase == PodPhase.SUCCEEDED or p.key in placed]
     running = sum(1 for p in counted if _is_running(p))
     succeeded = sum(1 for p in counted if p.phase == PodPhase.SUCCEEDED)
@@ -392,7 +397,6 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
                 + f"placed {len(counted) - running - succeeded})",
             )
         )
-    group = gang.pod_group
     if group is None:
         return found
     if group.min_resources:

@@ -107,6 +107,65 @@ def test_job_group_is_placed_as_one_unit_when_it_fits(tmp_path: Path) -> None:
     assert groups["ml/job1"]["scheduled"] + groups["ml/job2"]["scheduled"] == 4
 
 
+def completed_pair(tmp_path: Path, phase: str = "Completed", gpus: int = 4) -> str:
+    """A JobGroup of a Volcano PodGroup in ``phase`` whose pods are gone, and one whose 2 pods wait."""
+    done = pod_group("prep", 2, subGroup="pair")
+    done["metadata"]["uid"] = "6f1c2e3a-0000-4000-8000-000000000001"
+    done["status"] = {"phase": phase, "succeeded": 2}
+    return write(tmp_path, [node("n0"), done, pod_group("train", 2, subGroup="pair"), *pods("train", 2, gpus)])
+
+
+@pytest.mark.parametrize("options", [[], ["--solver", "greedy"], ["--policy", "ordered"]])
+def test_a_completed_member_whose_pods_are_gone_does_not_hold_its_job_group_back(tmp_path: Path, options: list[str]) -> None:
+    """A Volcano PodGroup Completed, its pods garbage-collected or left out of the dump, was
+    short of minMember: its JobGroup was never placed and check failed its pending sibling.
+    Volcano schedules a Completed group no more; nothing of it is left to place."""
+    path = completed_pair(tmp_path)
+    groups = plan_of(path, *options)
+    assert groups["ml/train"]["placed"] and groups["ml/train"]["scheduled"] == 2 and groups["ml/train"]["reason"] == ""
+    assert groups["ml/prep"]["placed"] and groups["ml/prep"]["finished"] and groups["ml/prep"]["reason"] == ""
+
+    table = runner.invoke(app, ["plan", path, "-o", "wide", *options])
+    rows = {line.split()[0]: line.split() for line in table.stdout.splitlines()[1:]}
+    assert rows["ml/prep"][3:5] == ["Finished", "0/2"] and len(rows["ml/prep"]) == 10  # no reason
+    assert rows["ml/train"][3:5] == ["Placed", "2/2"]
+    checked = runner.invoke(app, ["check", path, *options])
+    assert checked.exit_code == 0, checked.output
+    assert "nothing to place: its PodGroup is Completed and no pod of it waits" in explain(path, "ml/prep")
+    out = tmp_path / "plan.json"
+    assert runner.invoke(app, ["plan", path, "-o", "plan", "--output-file", str(out), *options]).exit_code == 0
+    assert runner.invoke(app, ["verify", path, "--plan", str(out)]).exit_code == 0  # its claims too
+    diffed = runner.invoke(app, ["diff", path, "--plan", str(out)]).stdout
+    assert "group ml/train placed (2/2)" in diffed and "ml/prep" not in diffed
+
+    written = yaml.safe_load(runner.invoke(app, ["plan", path, "-o", "status"]).stdout)
+    status = {i["metadata"]["name"]: i["status"] for i in written["items"]}
+    assert status["prep"] == {"phase": "Completed", "succeeded": 2}  # as its controller wrote it
+    assert status["train"]["phase"] == "Running" and "conditions" not in status["train"]
+
+    # Done is the phase's word, not the empty snapshot's: a Running member with no pods is short.
+    running = plan_of(completed_pair(tmp_path, "Running"), *options)
+    assert not running["ml/train"]["placed"] and "finished" not in running["ml/prep"]
+    assert running["ml/train"]["reason"] == (
+        "JobGroup ml/pair cannot be placed: member ml/prep: NotEnoughTasks: 0 pods exist, minMember is 2"
+    )
+    # Nor does a done member stand for its siblings: one that does not fit says so.
+    big = plan_of(completed_pair(tmp_path, gpus=6), *options)
+    assert not big["ml/train"]["placed"] and "ml/prep" not in big["ml/train"]["reason"]
+
+
+def test_a_finished_podgroup_without_pods_is_done_and_a_failed_one_is_not(tmp_path: Path) -> None:
+    """scheduler-plugins' Finished is final; its Failed is not (the workload's controller makes
+    the pods again and the group goes back to Scheduling), so a Failed group with no pods is short."""
+    finished, failed = pod_group("fin", 2, api=SP), pod_group("bad", 2, api=SP)
+    finished["status"], failed["status"] = {"phase": "Finished"}, {"phase": "Failed"}
+    path = write(tmp_path, [node("n0"), finished, failed])
+    groups = plan_of(path)
+    assert groups["ml/fin"]["placed"] and groups["ml/fin"]["finished"] and groups["ml/fin"]["reason"] == ""
+    assert not groups["ml/bad"]["placed"] and "finished" not in groups["ml/bad"]
+    assert groups["ml/bad"]["reason"] == "NotEnoughTasks: 0 pods exist, minMember is 2"
+
+
 @pytest.mark.parametrize("field,value", [("namespace", "other"), ("queue", "research")])
 def test_job_group_across_namespaces_or_queues_is_an_input_error(tmp_path: Path, field: str, value: str) -> None:
     second = pod_group("job2", 1, subGroup="pair")
