@@ -26,4 +26,7 @@ def test_scale_benchmark_smoke() -> None:
         stage = row.split(" gap at ")[1] if " gap at " in row else None
         assert (gap in ("-", "0.00%")) == (stage is None)
         assert stage is None or stage.split("@")[0] in ("quorum-demand", "job-groups", "queue-order")
+        # Objective 1 per priority level only: not the topology terms (sort-rank@<level key>).
+        levels = [part.split(":")[0] for part in row.split("  ")[-1].split("; ")]
+        assert levels == ["p1000", "p100", "p10"], levels
     assert "growth against node count" in out.stdout and "cp-sat      S 512 nodes" in out.stdout
