@@ -719,17 +719,19 @@ def _domain(node: Node, key: str, levels: Sequence[str]) -> tuple[str, ...] | No
 
 def _named_terms(gang: _Gang) -> tuple[list[str], list[str]]:
     """Required and preferred keys a gang names: Godel terms and Kueue pod annotations."""
-    required: list[str] = []
-    preferred: list[str] = []
-    if gang.pod_group is not None:
-        required.extend(gang.pod_group.required_topology)
-        preferred.extend(gang.pod_group.preferred_topology)
-    for pod in gang.members:
-        if key := pod.annotations.get(_KUEUE_REQUIRED, ""):
-            required.append(key)
-        if key := pod.annotations.get(_KUEUE_PREFERRED, ""):
-            preferred.append(key)
+    godel = gang.pod_group
+    kueue_required, kueue_preferred = _kueue_terms(gang)
+    required = [*(godel.required_topology if godel is not None else ()), *kueue_required]
+    preferred = [*(godel.preferred_topology if godel is not None else ()), *kueue_preferred]
     return list(dict.fromkeys(required)), list(dict.fromkeys(preferred))
+
+
+def _kueue_terms(gang: _Gang) -> tuple[list[str], list[str]]:
+    """The keys its members' Kueue annotations ask for, required and preferred, apart: Kueue's
+    own admission rule (a level some Topology lists) applies to these alone."""
+    required = [key for pod in gang.members if (key := pod.annotations.get(_KUEUE_REQUIRED, ""))]
+    preferred = [key for pod in gang.members if (key := pod.annotations.get(_KUEUE_PREFERRED, ""))]
+    return required, preferred
 
 
 def _unconstrained(gang: _Gang) -> set[bool]:
@@ -846,10 +848,7 @@ def _topology_checks(
             message = _required_message(key, located, levels)
             if message is not None:
                 found.append(Violation("required-topology", gang.key, message))
-        kueue_asked = {
-            key for pod in gang.members for annotation in (_KUEUE_REQUIRED, _KUEUE_PREFERRED)
-            if (key := pod.annotations.get(annotation, ""))
-        }
+        kueue_asked = {key for keys in _kueue_terms(gang) for key in keys}
         if not unheld and snapshot.topologies and not any(_is_running(p) for p in gang.members) and (refused := sorted(kueue_asked - listed)):
             # Preferred keys too, and kubernetes.io/hostname: Kueue's TAS finds no level for them.
             found.append(Violation(
