@@ -9,6 +9,7 @@ import random
 from collections import defaultdict
 from itertools import product
 
+import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
@@ -244,11 +245,16 @@ def test_a_room_cut_repeated_term_for_term_is_added_once_and_a_tighter_one_kept(
     model = cp_model.CpModel()
     x, y = model.new_int_var(0, 9, "x"), model.new_int_var(0, 9, "y")
     cuts = _Cuts(model)
-    cuts.add([x, y], [1, 2], 5)
-    cuts.add([x, y], [1, 2], 5)
+    ids = np.array([id(x), id(y)], dtype=np.uint64)
+
+    def add(coefficients: list[int], limit: int) -> None:
+        cuts.add(ids, [x, y], np.array(coefficients, dtype=np.int64), limit)
+
+    add([1, 2], 5)
+    add([1, 2], 5)
     assert len(model.proto.constraints) == 1
-    cuts.add([x, y], [1, 2], 4)
-    cuts.add([x, y], [1, 3], 5)
+    add([1, 2], 4)
+    add([1, 3], 5)
     assert len(model.proto.constraints) == 3
     model.maximize(x + y)
     solver = cp_model.CpSolver()
