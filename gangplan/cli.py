@@ -1421,7 +1421,7 @@ def generate_command(
         typer.Option(
             "--flavour",
             metavar="TYPE:GPUS:CPU:MEMORY[:WEIGHT]",
-            help="A node flavour INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT], e.g. gpu-h100x8:8:192:2Ti:0.5; repeat for a mix (default: H100, A100 and L40S nodes).",
+            help="A node flavour INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT], e.g. gpu-h100x8:8:192:2Ti:0.5; repeat for a mix (default: H100, A100 and L40S nodes); not with --from-trace.",
         ),
     ] = None,
     topology_object: Annotated[bool, typer.Option("--topology-object/--no-topology-object", help="Add a Kueue Topology object naming the levels.")] = False,
@@ -1449,6 +1449,9 @@ def generate_command(
       gangplan generate --shape 4x4x8x16 --groups 400 --seed 1 --output-file m.json
     """
     nodes_from = None
+    if from_trace is not None and flavour:
+        # The trace's inventory gives every node its shape; a flavour would be dropped unseen.
+        raise UsageError("--flavour and --from-trace do not go together: the trace's inventory gives the nodes")
     if from_trace is not None:
         from .traces import inventory_file, trace_nodes
 

@@ -523,6 +523,18 @@ def test_generate_command_refuses_flavours_in_one_line(tmp_path: Path, flavour: 
     assert out.read_text() == "previous"
 
 
+def test_generate_refuses_a_flavour_beside_a_trace_whose_inventory_gives_the_nodes(tmp_path: Path) -> None:
+    """--flavour was dropped without a word when --from-trace gave the nodes."""
+    inventory = tmp_path / "nodes.csv"
+    inventory.write_text("sn,cpu_milli,memory_mib,gpu,model\n" + "".join(f"n{i},96000,393216,8,G2\n" for i in range(4)))
+    out = tmp_path / "s.json"
+    args = ["generate", "--shape", "1x1x2x2", "--groups", "2", "--from-trace", str(inventory), "--output-file", str(out)]
+    result = _cli(*args, "--flavour", "a:8:96:1Ti")
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr == "error: --flavour and --from-trace do not go together: the trace's inventory gives the nodes\n"
+    assert _cli(*args).exit_code == 0 and out.exists()
+
+
 @pytest.mark.parametrize("resource", ["memory", "cpu", "gpu", "kubernetes.io/gpu", "bad/na/me"])
 def test_gpu_resource_must_be_an_extended_resource(resource: str) -> None:
     """--gpu-resource memory overwrote each Node's memory with its GPU count; 'gpu' wrote pods
