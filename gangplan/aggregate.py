@@ -233,19 +233,19 @@ def solve_buckets(
     """Objective 1 (and pods beyond minMember) on the bucket model, from ``hint``."""
     start = time.perf_counter()
     buckets = make_buckets(problem)
-    caps = _caps(problem, buckets)
-    if len(caps) > BUCKET_MODEL_LIMIT:
+    pairs = _cap_pairs(problem, buckets)
+    if pairs.size > BUCKET_MODEL_LIMIT:
         # No bound either way: finer buckets (a tor split by role set) search better here
         # (at 8,192 nodes, 4% more demand at the top level where whole tors found none).
         buckets = make_buckets(problem, by_roles=True)
-        caps = _caps(problem, buckets)
+        pairs = _cap_pairs(problem, buckets)
     scarce = _scarce(problem, gpu_resource)
-    whole = len(caps) <= BUCKET_MODEL_LIMIT
+    whole = pairs.size <= BUCKET_MODEL_LIMIT
     kept = [t for t in terms if t.primary]
     made: list[Assignment] = []
     upper: list[StageResult] = []
     spent = 0.0
-    if whole and kept and len(caps) > LIGHT_PRESOLVE_FROM and buckets.level:
+    if whole and kept and pairs.size > LIGHT_PRESOLVE_FROM and buckets.level:
         upper, chosen, spent = _upper(
             problem, kept, hint, buckets.level - 1, scarce,
             time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter, tuning=tuning,
@@ -255,13 +255,12 @@ def solve_buckets(
             made.append(chosen)
         # The plan stands without the tor model: built only when it would be searched.
         first = stage_budget(time_limit - spent, 0, len(stage_terms(kept)))
-        if workers <= 1 and LIGHT_PACE.too_short(first, len(caps) + len(problem.job_groups), OPTIONAL_MARGIN):
+        if workers <= 1 and LIGHT_PACE.too_short(first, pairs.size + len(problem.job_groups), OPTIONAL_MARGIN):
             return AggregateResult(SolveResult(None, "UNKNOWN", deterministic_time=spent), buckets, whole, made, upper)
     model = cp_model.CpModel()
     hinted = _in_buckets(hint, buckets)
 
-    if not whole:
-        caps = _neighbourhood(problem, caps, hinted, BUCKET_MODEL_LIMIT)
+    caps = pairs.as_dict() if whole else _neighbourhood(problem, pairs, hinted, BUCKET_MODEL_LIMIT)
 
     count = {key: model.new_int_var(0, cap, f"x[{key[0]},{key[1]}]") for key, cap in sorted(caps.items())}
     placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
@@ -371,7 +370,7 @@ def cluster_bound(
     count = {r: model.new_int_var(0, cap, f"x[{r}]") for r, cap in caps.items()}
     add_quorum(model, problem, placed, {r: [var] for r, var in count.items()})
     nodes = np.unique(np.concatenate([role.nodes for role in problem.roles] or [np.zeros(0, np.int64)]))
-    _room(_Cuts(model), problem, nodes.tolist(), [(r, var, caps[r]) for r, var in count.items()],
+    _room(_Cuts(model), problem, nodes.tolist(), [(r, [var], caps[r]) for r, var in count.items()],
           _scarce(problem, gpu_resource), whole_node=False)
 
     def expression(term: Term) -> cp_model.LinearExprT:
@@ -413,12 +412,12 @@ def _bucket_room(
         in_bucket[b].append(r)
     eligible = _splitter(problem, buckets)
     for b, roles in in_bucket.items():
-        _room(cuts, problem, buckets.nodes[b], [(r, count[r, b], caps[r, b]) for r in roles], scarce, whole_node)
+        _room(cuts, problem, buckets.nodes[b], [(r, [count[r, b]], caps[r, b]) for r in roles], scarce, whole_node)
         if not confined:
             continue
         sets = {r: frozenset(eligible(r, b).tolist()) for r in roles}
         for nodes in sorted({e for e in sets.values() if len(e) < len(buckets.nodes[b])}, key=sorted):
-            inside = [(r, count[r, b], caps[r, b]) for r in roles if sets[r] <= nodes]
+            inside = [(r, [count[r, b]], caps[r, b]) for r in roles if sets[r] <= nodes]
             _room(cuts, problem, sorted(nodes), inside, scarce, whole_node)
     return eligible
 
@@ -491,7 +490,7 @@ def _upper(
     cluster = sorted(n for nodes in upper.nodes for n in nodes)
     _room(
         cuts, problem, cluster,
-        [(r, sum(role_vars[r]), min(problem.roles[r].count, room[r])) for r in sorted(role_vars)], scarce,
+        [(r, role_vars[r], min(problem.roles[r].count, room[r])) for r in sorted(role_vars)], scarce,
         whole_node=False,
     )
     _required(model, problem, upper, count, caps, placed)
@@ -623,34 +622,55 @@ def _scarce_need(problem: Problem, g: int, scarce: int) -> int:
     return gang.need * max((problem.roles[r].request[scarce] for r in gang.roles), default=0)
 
 
-def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
-    """(role, bucket) -> how many of the role's pods its candidates there hold, each alone."""
-    caps: dict[tuple[int, int], int] = {}
+@dataclass(frozen=True, slots=True)
+class _CapPairs:
+    """Every (role, bucket) pair a role's candidates reach, with how many of its pods they
+    hold there, each alone; roles in order, buckets ascending within a role. Kept as arrays:
+    at 8,192 nodes there are a million, which only ``_neighbourhood`` reads (as a dict
+    they cost 0.6 s to build, and as much to read back)."""
+
+    roles: np.ndarray
+    buckets: np.ndarray
+    room: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.roles)
+
+    def as_dict(self) -> dict[tuple[int, int], int]:
+        return dict(zip(zip(self.roles.tolist(), self.buckets.tolist()), self.room.tolist()))
+
+
+def _cap_pairs(problem: Problem, buckets: Buckets) -> _CapPairs:
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for r, role in enumerate(problem.roles):
         if not problem.job_groups[problem.gangs[role.gang].job_group].feasible or not len(role.nodes):
             continue
         per = np.bincount(buckets.of_node[role.nodes], weights=role.caps, minlength=len(buckets.nodes))
         held = np.flatnonzero(per)
-        most = np.minimum(per[held], role.count).astype(np.int64)
-        caps.update(zip(zip(itertools.repeat(r), held.tolist()), most.tolist()))
-    return caps
+        parts.append((np.full(len(held), r, dtype=np.int64), held, np.minimum(per[held], role.count).astype(np.int64)))
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return _CapPairs(empty, empty, empty)
+    return _CapPairs(*(np.concatenate(column).astype(np.int64) for column in zip(*parts)))
 
 
-def _neighbourhood(
-    problem: Problem, caps: dict[tuple[int, int], int], hinted: dict[tuple[int, int], int], limit: int
-) -> dict[tuple[int, int], int]:
+def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
+    """(role, bucket) -> how many of the role's pods its candidates there hold, each alone."""
+    return _cap_pairs(problem, buckets).as_dict()
+
+
+def _neighbourhood(problem: Problem, pairs: _CapPairs, hinted: dict[tuple[int, int], int], limit: int) -> dict[tuple[int, int], int]:
     """Each role keeps the buckets the hint uses, then its roomiest ones, within ``limit``.
     Sorted with numpy: at 8,192 nodes there are a million (role, bucket) pairs."""
-    if not caps:
+    if not pairs.size:
         return {}
-    keys = np.fromiter(itertools.chain.from_iterable(caps), dtype=np.int64, count=2 * len(caps)).reshape(-1, 2)
-    roles, buckets = keys[:, 0], keys[:, 1]
-    room = np.fromiter(caps.values(), dtype=np.int64, count=len(caps))
+    roles, buckets, room = pairs.roles, pairs.buckets, pairs.room
     width = int(buckets.max()) + 1
     used = np.array([r * width + b for (r, b), c in hinted.items() if c > 0 and 0 <= b < width], dtype=np.int64)
     unused = ~np.isin(roles * width + buckets, used)
     distinct, first = np.unique(roles, return_index=True)
-    appearance = np.empty(len(distinct), dtype=np.int64)  # roles in the order caps lists them
+    appearance = np.empty(len(distinct), dtype=np.int64)  # roles in the order the pairs list them
     appearance[np.argsort(first, kind="stable")] = np.arange(len(distinct))
     rank = appearance[np.searchsorted(distinct, roles)]
     order = np.lexsort((buckets, -room, unused, rank))
@@ -661,49 +681,64 @@ def _neighbourhood(
     return dict(zip(zip(roles[kept].tolist(), buckets[kept].tolist()), room[kept].tolist()))
 
 
+# CP-SAT's -infinity in a linear constraint's domain, as its own ``<=`` writes it.
+INT64_MIN = -(2**63)
+
+
 class _Cuts:
     """The room cuts of one model, each added once. A set of nodes some roles are confined to
     often gives its bucket's cut again, term for term: at 2,048 nodes that was half the terms
     of the model one level up, which CP-SAT parsed and presolved (0.5 s of wall) only to
-    drop."""
+    drop. Written straight into the model's proto, in the form CP-SAT's own ``<=`` gives
+    (terms by variable index): building a ``LinearExpr`` first cost six times as much, 1.3 s
+    for 8,192 nodes' 10,828 cuts."""
 
     def __init__(self, model: cp_model.CpModel) -> None:
         self.model = model
         self._added: set[tuple[bytes, bytes, int]] = set()
 
-    def add(self, ids: np.ndarray, variables: list[cp_model.LinearExprT], coefficients: np.ndarray, limit: int) -> None:
-        """``ids``: the variables' ``id``s (the model holds them), compared as bytes: a cut of
-        8,192 nodes' buckets has hundreds of terms, and tuples of them cost 1 s at L."""
-        key = (ids.tobytes(), coefficients.tobytes(), limit)
+    def add(self, indices: np.ndarray, coefficients: np.ndarray, limit: int) -> None:
+        """``indices``: the variables' indices in the model, one per coefficient. Compared as
+        bytes: a cut of 8,192 nodes' buckets has hundreds of terms, and tuples cost 1 s there."""
+        variables, at = np.unique(indices, return_inverse=True)
+        merged = np.zeros(len(variables), dtype=np.int64)
+        np.add.at(merged, at, coefficients)
+        kept = merged != 0
+        variables, merged = variables[kept], merged[kept]
+        key = (variables.tobytes(), merged.tobytes(), limit)
         if key not in self._added:
             self._added.add(key)
-            self.model.add(cp_model.LinearExpr.weighted_sum(variables, coefficients.tolist()) <= limit)
+            linear = self.model.proto.constraints.add().linear
+            linear.vars.extend(variables.tolist())
+            linear.coeffs.extend(merged.tolist())
+            linear.domain.extend([INT64_MIN, int(limit)])
 
 
 def _room(
     cuts: _Cuts,
     problem: Problem,
     nodes: list[int],
-    items: list[tuple[int, cp_model.IntVar, int]],
+    items: list[tuple[int, list[cp_model.IntVar], int]],
     scarce: int,
     whole_node: bool = True,
 ) -> None:
-    """What the bucket's nodes can hold: valid for every real packing, exact when simple."""
+    """What the bucket's nodes can hold: valid for every real packing, exact when simple.
+    ``items``: each role with the counts whose sum is its pods here, and the most it can have."""
     if not items:
         return
     free = problem.matrix("free")[nodes]
     requests = np.array([problem.roles[r].request for r, _, _ in items], dtype=np.int64)
     most = np.array([cap for _, _, cap in items], dtype=np.int64)
-    most_float, variables = most.astype(np.float64), [var for _, var, _ in items]
-    ids = np.fromiter(map(id, variables), dtype=np.uint64, count=len(variables))
+    most_float = most.astype(np.float64)
+    indices = np.fromiter((var.index for _, counts, _ in items for var in counts), dtype=np.int64)
+    owner = np.repeat(np.arange(len(items)), [len(counts) for _, counts, _ in items])
 
     def at_most(coefficients: np.ndarray, limit: int) -> None:
         # Left out when the counts' caps keep it anyway; the int64 sum is trusted only where
         # the float one shows it cannot overflow (bytes times pods).
         if float(coefficients @ most_float) < 2.0**62 and int(coefficients @ most) <= limit:
             return
-        used = np.flatnonzero(coefficients)
-        cuts.add(ids[used], [variables[i] for i in used.tolist()], coefficients[used], limit)
+        cuts.add(indices, coefficients[owner], limit)
 
     for k in range(free.shape[1]):
         at_most(requests[:, k], int(free[:, k].sum()))
@@ -730,7 +765,7 @@ def _room(
 def _whole_node_cuts(
     problem: Problem,
     nodes: list[int],
-    items: list[tuple[int, cp_model.IntVar, int]],
+    items: list[tuple[int, list[cp_model.IntVar], int]],
     free: np.ndarray,
     requests: np.ndarray,
     scarce: int,

@@ -77,7 +77,7 @@ def _holdable(problem: Problem) -> set[tuple[int, ...]]:
 def _cuts_allow(problem: Problem, counts: tuple[int, ...]) -> bool:
     model = cp_model.CpModel()
     variables = [model.new_int_var(c, c, f"x{r}") for r, c in enumerate(counts)]
-    items = [(r, var, role.count) for r, (var, role) in enumerate(zip(variables, problem.roles))]
+    items = [(r, [var], role.count) for r, (var, role) in enumerate(zip(variables, problem.roles))]
     _room(_Cuts(model), problem, list(range(len(problem.nodes))), items, problem.resources.index(GPU))
     return cp_model.CpSolver().solve(model) == cp_model.OPTIMAL
 
@@ -245,10 +245,10 @@ def test_a_room_cut_repeated_term_for_term_is_added_once_and_a_tighter_one_kept(
     model = cp_model.CpModel()
     x, y = model.new_int_var(0, 9, "x"), model.new_int_var(0, 9, "y")
     cuts = _Cuts(model)
-    ids = np.array([id(x), id(y)], dtype=np.uint64)
+    indices = np.array([x.index, y.index], dtype=np.int64)
 
     def add(coefficients: list[int], limit: int) -> None:
-        cuts.add(ids, [x, y], np.array(coefficients, dtype=np.int64), limit)
+        cuts.add(indices, np.array(coefficients, dtype=np.int64), limit)
 
     add([1, 2], 5)
     add([1, 2], 5)
@@ -259,3 +259,16 @@ def test_a_room_cut_repeated_term_for_term_is_added_once_and_a_tighter_one_kept(
     model.maximize(x + y)
     solver = cp_model.CpSolver()
     assert solver.solve(model) == cp_model.OPTIMAL and solver.value(x) + 2 * solver.value(y) <= 4
+
+
+def test_a_room_cut_is_written_as_cp_sats_own_less_or_equal_writes_it() -> None:
+    # Written into the proto directly (six times faster at 8,192 nodes): the model must be the
+    # one the LinearExpr route gave, terms by variable index and a variable given twice summed,
+    # or presolve, and the plans, could change.
+    ours, theirs = cp_model.CpModel(), cp_model.CpModel()
+    for model in (ours, theirs):
+        x, y, z = (model.new_int_var(0, 9, name) for name in "xyz")
+    _Cuts(ours).add(np.array([2, 0, 2, 1], dtype=np.int64), np.array([3, 5, 4, 0], dtype=np.int64), 17)
+    theirs.add(cp_model.LinearExpr.weighted_sum([z, x, z, y], [3, 5, 4, 0]) <= 17)
+    assert str(ours.proto) == str(theirs.proto)
+    assert list(ours.proto.constraints[0].linear.vars) == [0, 2]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from gangplan.cpsat import Tuning
@@ -278,7 +279,7 @@ def test_past_the_bucket_model_limit_a_neighbourhood_of_the_start_is_searched_an
 def test_a_neighbourhood_keeps_every_hinted_bucket_then_each_roles_roomiest(seed: int) -> None:
     import random
 
-    from gangplan.aggregate import _neighbourhood
+    from gangplan.aggregate import _CapPairs, _neighbourhood
 
     rng = random.Random(seed)
     caps = {
@@ -288,7 +289,8 @@ def test_a_neighbourhood_keeps_every_hinted_bucket_then_each_roles_roomiest(seed
     }
     hinted = {key: rng.choice([0, 1, 4]) for key in rng.sample(sorted(caps), rng.randint(0, len(caps)))}
     limit = rng.randint(1, 80)
-    kept = _neighbourhood(None, caps, hinted, limit)  # type: ignore[arg-type]
+    pairs = _CapPairs(*(np.array(c, dtype=np.int64) for c in zip(*((r, b, cap) for (r, b), cap in caps.items()))))
+    kept = _neighbourhood(None, pairs, hinted, limit)  # type: ignore[arg-type]
     roles = {r for r, _ in caps}
     share = max(2, limit // len(roles))
     assert all(caps[key] == cap for key, cap in kept.items())
