@@ -700,9 +700,12 @@ class _Cuts:
     def add(self, indices: np.ndarray, coefficients: np.ndarray, limit: int) -> None:
         """``indices``: the variables' indices in the model, one per coefficient. Compared as
         bytes: a cut of 8,192 nodes' buckets has hundreds of terms, and tuples cost 1 s there."""
-        variables, at = np.unique(indices, return_inverse=True)
-        merged = np.zeros(len(variables), dtype=np.int64)
-        np.add.at(merged, at, coefficients)
+        order = np.argsort(indices, kind="stable")
+        variables, merged = indices[order], coefficients[order]
+        if (variables[1:] == variables[:-1]).any():  # a variable given twice: its terms summed
+            variables, at = np.unique(variables, return_inverse=True)
+            merged = np.zeros(len(variables), dtype=np.int64)
+            np.add.at(merged, at, coefficients[order])
         kept = merged != 0
         variables, merged = variables[kept], merged[kept]
         key = (variables.tobytes(), merged.tobytes(), limit)
@@ -732,6 +735,8 @@ def _room(
     most_float = most.astype(np.float64)
     indices = np.fromiter((var.index for _, counts, _ in items for var in counts), dtype=np.int64)
     owner = np.repeat(np.arange(len(items)), [len(counts) for _, counts, _ in items])
+    order = np.argsort(indices, kind="stable")  # once here, not in every cut
+    indices, owner = indices[order], owner[order]
 
     def at_most(coefficients: np.ndarray, limit: int) -> None:
         # Left out when the counts' caps keep it anyway; the int64 sum is trusted only where
