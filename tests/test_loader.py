@@ -813,6 +813,9 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
             VOLCANO + "  minTaskMember:\n    worker: two\n",
             '6:13: spec.minTaskMember.worker: expected a non-negative integer, got "two"',
         ),
+        # A PodGroup's status is read (a finished group needs no member), so it is checked too.
+        (POD_GROUP + "  minMember: 1\nstatus: Running\n", '7:9: status: expected a mapping, got "Running"'),
+        (VOLCANO + "  minMember: 1\nstatus: [Completed]\n", "6:9: status: expected a mapping, got a list"),
         (
             GODEL_PG.replace("resource: GPU", "resource: Disk"),
             "25:19: spec.affinity.podGroupAffinity.sortRules[0].resource: "
