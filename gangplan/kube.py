@@ -90,6 +90,9 @@ NAME_LIMIT, LABEL_LIMIT = 253, 63
 LABEL_VALUE = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 
 
+# Labels repeat endlessly in a cluster dump (every node has the same keys, and a rack's or a
+# job's values are shared by many objects); checking each pair once matters.
+@lru_cache(maxsize=8192)
 def label_problem(key: str, value: str) -> str | None:
     """Why a label is not one the API server accepts, or None: its values name topology
     domains and Kueue groups in every output, so a newline or an escape must not get in."""
