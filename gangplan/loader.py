@@ -319,6 +319,7 @@ def _named(
 
 _INT32 = 2**31 - 1
 _REPLICATED = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+_EXPANDING = ("Gang", "Job", *_REPLICATED)  # the kinds _replicas counts pods of
 _MEMBERSHIP_KEYS = frozenset({*POD_GROUP_LABELS, *POD_GROUP_ANNOTATIONS, GODEL_POD_GROUP_KEY})
 
 
@@ -354,9 +355,9 @@ def _replicas(obj: dict[str, Any], workloads: bool) -> Iterator[tuple[int, tuple
         for i, task in enumerate(tasks if isinstance(tasks, list) else []):
             if isinstance(task, dict):
                 counts.append((task.get("replicas"), ("spec", "tasks", i, "replicas")))
-    elif (workloads or _expanded_workload(obj, spec)) and kind in _REPLICATED:
+    elif kind in _REPLICATED and (workloads or _expanded_workload(obj, spec)):
         counts.append((spec.get("replicas"), ("spec", "replicas")))
-    elif (workloads or _expanded_workload(obj, spec)) and kind == "Job":
+    elif kind == "Job" and (workloads or _expanded_workload(obj, spec)):
         # A Job runs parallelism pods at once, never more than its completions.
         parallelism, completions = spec.get("parallelism"), spec.get("completions")
         if type(parallelism) is int and type(completions) is int and 0 <= completions < parallelism:
@@ -382,15 +383,16 @@ def within_limits(
                 "the pods of workloads (raise the limit with --max-objects)",
                 locate(origin),
             )
-        for count, at in _replicas(obj, workloads):
-            total += count
-            if total > limits.max_objects:
-                shown = count if count < 10**15 else f"{count:.3e}"
-                raise InputError(
-                    f"{_dotted(at)}: {shown} pods would make more than {limits.max_objects} "
-                    "objects in the input (raise the limit with --max-objects)",
-                    locate(origin, at),
-                )
+        if obj.get("kind") in _EXPANDING:  # Pods and Nodes, nearly every object, expand into none
+            for count, at in _replicas(obj, workloads):
+                total += count
+                if total > limits.max_objects:
+                    shown = count if count < 10**15 else f"{count:.3e}"
+                    raise InputError(
+                        f"{_dotted(at)}: {shown} pods would make more than {limits.max_objects} "
+                        "objects in the input (raise the limit with --max-objects)",
+                        locate(origin, at),
+                    )
         yield obj, origin
 
 
