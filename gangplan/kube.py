@@ -120,6 +120,19 @@ def name_problem(name: str, limit: int = NAME_LIMIT, pattern: re.Pattern[str] = 
 _amount = lru_cache(maxsize=4096)(to_amount)
 
 
+@lru_cache(maxsize=4096)
+def _utc(value: str) -> str | None:
+    """An RFC 3339 time in UTC, whole seconds, with ``Z``, or None if it is not one.
+    Memoised: a job's pods are made in a burst and mostly share their creation second."""
+    if not _RFC3339.fullmatch(value):
+        return None
+    try:
+        when = datetime.fromisoformat(value).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+    return f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
+
+
 def _show(value: object) -> str:
     if value is None:
         return "null"
@@ -200,17 +213,10 @@ class _Reader:
         value = self.string(d, key, at)
         if not value:
             return ""
-        when = None
-        if _RFC3339.fullmatch(value):
-            try:
-                when = datetime.fromisoformat(value).astimezone(timezone.utc)
-            except (ValueError, OverflowError):
-                pass
-        if when is None:
+        kept = _utc(value)
+        if kept is None:
             self.wrong(at + (key,), "an RFC 3339 time like 2024-06-09T00:00:00Z", value)
-        return (
-            f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
-        )
+        return kept
 
     def integer(
         self,
