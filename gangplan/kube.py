@@ -70,6 +70,7 @@ TOPOLOGY_APIS = (
 _POD_GROUP_VERSIONS = tuple(api.value for api in POD_GROUP_APIS)
 _SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memory"}
 _PHASES = tuple(phase.value for phase in PodPhase)
+_PHASE_OF = {phase.value: phase for phase in PodPhase}
 _RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -79,6 +80,10 @@ _META: Path = ("metadata",)
 _SPEC: Path = ("spec",)
 _STATUS: Path = ("status",)
 _NAME: Path = ("metadata", "name")
+_AFFINITY: Path = ("spec", "affinity")
+_NODE_AFFINITY: Path = ("spec", "affinity", "nodeAffinity")
+_ANTI_AFFINITY: Path = ("spec", "affinity", "podAntiAffinity")
+_TOLERATION_EFFECTS = ("", *TAINT_EFFECTS)
 
 # Object names (RFC 1123). A namespace is a label; so is a name that is also a label value
 # (a PodGroup's, a Volcano task's), which keeps a subdomain's letters within a label's length.
@@ -440,7 +445,7 @@ def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
         r.fail(path + ("value",), "must be empty when operator is Exists")
     if not key and operator != "Exists":
         r.fail(path + ("operator",), "must be Exists when key is empty (tolerate every taint)")
-    effect = r.choice(toleration, "effect", path, ("", *TAINT_EFFECTS), "")
+    effect = r.choice(toleration, "effect", path, _TOLERATION_EFFECTS, "")
     return Toleration(key, operator, value, effect)
 
 
@@ -466,21 +471,24 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         for i, raw in enumerate(r.sequence(spec, "schedulingGates", _SPEC))
     )
     node_affinity = None
-    at = ("spec", "affinity", "nodeAffinity")
     affinity = r.mapping(spec, "affinity", _SPEC)
-    nodes = r.mapping(affinity, "nodeAffinity", at[:2])
-    # DESIGN's filters stop at node selection: say which hard rules the plan may break.
-    unmodelled = [
-        f"required {words}"
-        for key, words in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity"))
-        if r.mapping(affinity, key, at[:2]).get(_REQUIRED_AFFINITY)
-    ]
+    nodes: dict[str, Any] = {}
+    unmodelled: list[str] = []
+    if affinity:  # most pods have none
+        nodes = r.mapping(affinity, "nodeAffinity", _AFFINITY)
+        # DESIGN's filters stop at node selection: say which hard rules the plan may break.
+        unmodelled += [
+            f"required {words}"
+            for key, words in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity"))
+            if r.mapping(affinity, key, _AFFINITY).get(_REQUIRED_AFFINITY)
+        ]
     namespace = r.string(meta, "namespace", _META) or "default"
-    anti_at = at[:2] + ("podAntiAffinity",)
-    anti_affinity = tuple(
-        _anti_affinity_term(r, raw, anti_at + (_REQUIRED_AFFINITY, i), namespace)
-        for i, raw in enumerate(r.sequence(r.mapping(affinity, "podAntiAffinity", at[:2]), _REQUIRED_AFFINITY, anti_at))
-    )
+    anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    if affinity:
+        anti_affinity = tuple(
+            _anti_affinity_term(r, raw, _ANTI_AFFINITY + (_REQUIRED_AFFINITY, i), namespace)
+            for i, raw in enumerate(r.sequence(r.mapping(affinity, "podAntiAffinity", _AFFINITY), _REQUIRED_AFFINITY, _ANTI_AFFINITY))
+        )
     host_network = r.boolean(spec, "hostNetwork", _SPEC)
     ports = [
         port
@@ -505,8 +513,8 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     if isinstance(annotations, dict) and kueue.SLICE_REQUIRED_TOPOLOGY in annotations:
         unmodelled.append(f"Kueue topology slices ({kueue.SLICE_REQUIRED_TOPOLOGY})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
-        required = r.mapping(nodes, _REQUIRED_AFFINITY, at)
-        node_affinity = r.node_selector(required, at + (_REQUIRED_AFFINITY,))
+        required = r.mapping(nodes, _REQUIRED_AFFINITY, _NODE_AFFINITY)
+        node_affinity = r.node_selector(required, _NODE_AFFINITY + (_REQUIRED_AFFINITY,))
     containers = tuple(
         _container(r, c, ("spec", "containers", i), False) for i, c in enumerate(r.sequence(spec, "containers", _SPEC))
     )
@@ -541,7 +549,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         priority=r.integer(spec, "priority", _SPEC),
         priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
         node_name=r.string(spec, "nodeName", _SPEC) or None,
-        phase=PodPhase(r.choice(status, "phase", _STATUS, _PHASES, "Pending")),
+        phase=_PHASE_OF[r.choice(status, "phase", _STATUS, _PHASES, "Pending")],
         creation_timestamp=r.timestamp(meta, "creationTimestamp", _META),
         owners=tuple(owners),
         origin=origin,
