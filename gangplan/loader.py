@@ -290,17 +290,25 @@ def _name_error(kind: str, field: str, value: str, problem: str, position: Posit
     )
 
 
+@functools.lru_cache(maxsize=1024)
+def _namespace_problem(namespace: str) -> str | None:
+    """Why a namespace is not a DNS-1123 label, or None; memoised, as every pod names one."""
+    return kube.name_problem(namespace, kube.LABEL_LIMIT, kube.DNS_LABEL)
+
+
+_NAME_RULES = (("name", kube.name_problem), ("namespace", _namespace_problem))
+
+
 def _check_name(kind: str, meta: Any, origin: Origin, own_path: tuple[str | int, ...] = ()) -> None:
     """Names gangplan may write into bindings and pods must be Kubernetes names; anything else
     (a newline, a quote, a path) is refused here, so no output can carry it."""
     if not isinstance(meta, dict):
         return  # kube reports the wrong type
-    rules = (("name", kube.NAME_LIMIT, kube.DNS_SUBDOMAIN), ("namespace", kube.LABEL_LIMIT, kube.DNS_LABEL))
-    for field, limit, pattern in rules:
+    for field, problem_of in _NAME_RULES:
         value = meta.get(field)
         if type(value) is not str or (field == "namespace" and (value == "" or kind == "Node")):
             continue  # a wrong type or a missing name is kube's to report; "" is "default"
-        problem = kube.name_problem(value, limit, pattern)
+        problem = problem_of(value)
         if problem is not None:
             position = locate(origin, own_path + ("metadata", field))
             raise _name_error(kind, field, value, problem, position)
