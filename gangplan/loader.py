@@ -455,6 +455,8 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
             path = ("metadata", "annotations", kueue.TOTAL_COUNT)
             message = f"{_dotted(path)}: {pod.annotations[kueue.TOTAL_COUNT][:20]} is more than {_INT32}"
             raise InputError(message, locate(pod.origin, path))
+    if _amounts_fit(snapshot):
+        return
     totals: dict[tuple[str, str], int] = {}
     asked = {"pods"}  # resources some pod or PodGroup asks for: the only ones nodes are checked for
 
@@ -487,6 +489,46 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
             if name in asked:
                 path = ("status", "allocatable", name)
                 add(name, amount, "nodes' allocatable", node.origin, path)
+
+
+def _amounts_fit(snapshot: Snapshot) -> bool:
+    """Whether every total that ``_check_snapshot`` adds up stays within MAX_TOTAL_AMOUNT: the
+    same sums, without building for every amount of every pod the path that would say where
+    one does not. Amounts are never negative (quantities refuse a sign), so a running total
+    passes the limit only if its final one does; a negative amount, were there one, is left
+    to that walk."""
+    pods: dict[str, int] = {}
+    for pod in snapshot.pods:
+        for containers in (pod.containers, pod.init_containers):
+            for container in containers:
+                for name, amount in container.requests.items():
+                    if amount < 0:
+                        return False
+                    pods[name] = pods.get(name, 0) + amount
+        for name, amount in pod.overhead.items():
+            if amount < 0:
+                return False
+            pods[name] = pods.get(name, 0) + amount
+    sums = [pods]
+    asked = {"pods", *pods}
+    groups: dict[str, dict[str, int]] = {}  # by key, as _check_snapshot names them
+    for group in snapshot.pod_groups:
+        own = groups.setdefault(group.key, {})
+        for name, amount in group.min_resources.items():
+            if amount < 0:
+                return False
+            own[name] = own.get(name, 0) + amount
+            asked.add(name)
+    sums += groups.values()
+    nodes: dict[str, int] = {}
+    for node in snapshot.nodes:
+        for name, amount in node.allocatable.items():
+            if name in asked:
+                if amount < 0:
+                    return False
+                nodes[name] = nodes.get(name, 0) + amount
+    sums.append(nodes)
+    return all(total <= MAX_TOTAL_AMOUNT for totals in sums for total in totals.values())
 
 
 def files_read(paths: Sequence[str]) -> set[str]:
