@@ -40,6 +40,32 @@ def _divisors(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     return hit[1], hit[2]
 
 
+_FIXED: dict[int, "_Fixed"] = {}
+
+
+class _Fixed:
+    """What a greedy pass reads of a problem and no placement changes, built on first use and
+    kept per problem: a plan runs a dozen passes on one (baseline, starts, realisations) and
+    explain starts a state per group left out (1,310 at 20,480 nodes)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.nodes: dict[int, np.ndarray] = {}
+        self.masks: dict[int, np.ndarray] = {}
+        self.requests: dict[int, np.ndarray] = {}
+        self.shares: dict[int, float] = {}
+        self.gangs: dict[int, np.ndarray] = {}
+
+
+def _fixed(problem: Problem) -> _Fixed:
+    hit = _FIXED.get(id(problem))
+    if hit is None or hit.problem is not problem:
+        if len(_FIXED) > 4:  # each holds its problem: a plan places on one or two
+            _FIXED.clear()
+        hit = _FIXED[id(problem)] = _Fixed(problem)
+    return hit
+
+
 class _State:
     """Free capacity (a nodes x resources numpy matrix) with an undo log, so a gang that does
     not fit leaves no trace. Node choices are vectorised: a 20,000-node cluster is scanned in C.
@@ -59,10 +85,8 @@ class _State:
         self.on_nodes: dict[int, dict[int, int]] = defaultdict(dict)  # role -> node -> pods, as counts
         self.touched = np.zeros(len(problem.nodes), dtype=bool)
         self.log: list[tuple[int, int, int, bool]] = []
-        self._nodes: dict[int, np.ndarray] = {}
-        self._masks: dict[int, np.ndarray] = {}
-        self._requests: dict[int, np.ndarray] = {}
-        self._gangs: dict[int, np.ndarray] = {}
+        fixed = self.fixed = _fixed(problem)
+        self._nodes, self._masks, self._requests, self._gangs = fixed.nodes, fixed.masks, fixed.requests, fixed.gangs
 
     def gang_nodes(self, g: int) -> np.ndarray:
         """Every candidate node of a gang's roles, computed once per gang."""
@@ -81,8 +105,10 @@ class _State:
         """Whether each node of the cluster is a candidate of role ``r``."""
         found = self._masks.get(r)
         if found is None:
-            found = self._masks[r] = np.zeros(len(self.problem.nodes), dtype=bool)
+            found = np.zeros(len(self.problem.nodes), dtype=bool)
             found[self.nodes_of(r)] = True
+            found.flags.writeable = False
+            self._masks[r] = found
         return found
 
     def candidates(self, r: int, among: np.ndarray) -> np.ndarray:
@@ -97,8 +123,11 @@ class _State:
 
     def share(self, r: int) -> float:
         """Dominant share of one pod of role ``r``: how big it is, across resources."""
-        request = self.problem.roles[r].request
-        return max((w / t for w, t in zip(request, self.totals.tolist())), default=0.0)
+        found = self.fixed.shares.get(r)
+        if found is None:
+            request = self.problem.roles[r].request
+            found = self.fixed.shares[r] = max((w / t for w, t in zip(request, self.totals.tolist())), default=0.0)
+        return found
 
     def fits(self, role: Role, nodes: np.ndarray) -> np.ndarray:
         return pods_that_fit(self.free[nodes], role.request, role.count)
@@ -106,7 +135,9 @@ class _State:
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)
         if found is None:
-            found = self._requests[r] = np.array(self.problem.roles[r].request, dtype=np.int64)
+            found = np.array(self.problem.roles[r].request, dtype=np.int64)
+            found.flags.writeable = False
+            self._requests[r] = found
         return found
 
     def put(self, r: int, node: int, count: int) -> None:
