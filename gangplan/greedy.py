@@ -55,6 +55,9 @@ class _Fixed:
         self.requests: dict[int, np.ndarray] = {}
         self.shares: dict[int, float] = {}
         self.gangs: dict[int, np.ndarray] = {}
+        # (gang, level) -> the gang's candidates by domain there: the domains, each
+        # candidate's, the candidates grouped by domain (stable) and where each group starts.
+        self.groups: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
 
 def _fixed(problem: Problem) -> _Fixed:
@@ -324,8 +327,8 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             keep = np.zeros(len(state.problem.nodes), dtype=bool)
             keep[among] = True
             usable = keep[everything]
-        for at in _node_groups(state, topo, everything, room, usable):
-            if _place_in_circles(state, topo, chosen, everything[at], [(fit[at], take) for fit, take in room]):
+        for at in _node_groups(state, g, topo, room, usable):
+            if _place_in_circles(state, g, topo, chosen, at, [(fit[at], take) for fit, take in room]):
                 return True
             state.undo(mark)
     return False
@@ -339,32 +342,47 @@ def _candidates(problem: Problem, g: int) -> np.ndarray:
 
 
 def _node_groups(
-    state: _State, topo: GangTopology, nodes: np.ndarray, room: list[tuple[np.ndarray, int]], usable: np.ndarray | None
+    state: _State, g: int, topo: GangTopology, room: list[tuple[np.ndarray, int]], usable: np.ndarray | None
 ) -> Iterator[np.ndarray]:
-    """Positions in ``nodes`` (the gang's candidates, ascending; ``usable`` those it may try now)
-    per domain of its deepest required level (a domain there is a path, so it fixes the domains
-    above it), in that level's sort-rule order: ranks are distinct per domain, so they alone
-    order the NodeGroups. Only the NodeGroups that pass ``_fill``'s cheap check for ``room``
-    (``state.room`` of ``nodes``) are given, found at once: at the node level there is one per
-    candidate node."""
-    problem = state.problem
-    if not topo.required:
-        domains, labels = np.zeros(1, dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
+    """Positions in the gang's candidates (``state.gang_nodes``, ascending; ``usable`` those it
+    may try now) per domain of its deepest required level (a domain there is a path, so it fixes
+    the domains above it), in that level's sort-rule order: ranks are distinct per domain, so
+    they alone order the NodeGroups. Only the NodeGroups that pass ``_fill``'s cheap check for
+    ``room`` (``state.room`` of the candidates) are given, found at once: at the node level
+    there is one per candidate node."""
+    deepest = max(topo.required) if topo.required else -1
+    domains, labels, by_domain, starts = _grouped(state, g, deepest)
+    if usable is None:  # every candidate may be tried
+        ok = _enough(room, labels, len(domains)) & (starts[1:] > starts[:-1])
     else:
-        deepest = max(topo.required)
-        domains, labels = np.unique(problem.domain_array(deepest)[nodes], return_inverse=True)
-        labels = labels.reshape(-1)
-    mask = np.ones(len(nodes), dtype=bool) if usable is None else usable
-    ok = _enough([(fit * mask, take) for fit, take in room], labels, len(domains))
-    ok &= np.bincount(labels, weights=mask, minlength=len(domains)) > 0
+        ok = _enough([(fit * usable, take) for fit, take in room], labels, len(domains))
+        ok &= np.bincount(labels, weights=usable, minlength=len(domains)) > 0
     tries = np.flatnonzero(ok).tolist()
     if topo.required:
         tries.sort(key=lambda i: topo.ranks[deepest][int(domains[i])])
-    by_domain = np.argsort(labels, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(np.bincount(labels, minlength=len(domains)))))
     for i in tries:
         at = by_domain[starts[i] : starts[i + 1]]
-        yield at[mask[at]]
+        yield at if usable is None else at[usable[at]]
+
+
+def _grouped(state: _State, g: int, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The gang's candidates by domain at ``level`` (-1: all in one): the domains (ascending),
+    each candidate's position among them, the candidates' positions grouped by domain (in
+    order inside each) and where each group starts; once per problem, as candidates are."""
+    found = state.fixed.groups.get((g, level))
+    if found is None:
+        nodes = state.gang_nodes(g)
+        if level < 0:
+            domains, labels = np.zeros(1, dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
+        else:
+            domains, labels = np.unique(state.problem.domain_array(level)[nodes], return_inverse=True)
+            labels = labels.reshape(-1)
+        by_domain = np.argsort(labels, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(labels, minlength=len(domains)))))
+        for array in (domains, labels, by_domain, starts):
+            array.flags.writeable = False
+        found = state.fixed.groups[(g, level)] = (domains, labels, by_domain, starts)
+    return found
 
 
 def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) -> np.ndarray:
@@ -377,18 +395,27 @@ def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) 
 
 
 def _place_in_circles(
-    state: _State, topo: GangTopology, chosen: list[tuple[int, int]], nodes: np.ndarray, room: list[tuple[np.ndarray, int]]
+    state: _State,
+    g: int,
+    topo: GangTopology,
+    chosen: list[tuple[int, int]],
+    at: np.ndarray,
+    room: list[tuple[np.ndarray, int]],
 ) -> bool:
-    """``room``: ``state.room(chosen, nodes)``; a failed try is undone, so it holds for every try.
+    """``at``: a NodeGroup, as positions in the gang's candidates (``state.gang_nodes``);
+    ``room``: ``state.room`` of those nodes; a failed try is undone, so it holds for every try.
     A domain running members already occupy comes first: pods there add no span. When no
     domain of a preferred level holds the gang, one of each level enclosing the smallest
     preferred one is tried, nearest first, before the whole candidate set."""
     problem = state.problem
+    nodes = state.gang_nodes(g)[at]
     if not topo.preferred:
         return _fill(state, chosen, nodes)
     for level in sorted(topo.preferred, reverse=True):
-        domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
-        labels = labels.reshape(-1)
+        # Domains numbered among all the gang's candidates: those the NodeGroup lacks fail the
+        # check (each role of ``chosen`` takes a pod), and the rest keep their order.
+        domains, labels = _grouped(state, g, level)[:2]
+        labels = labels[at]
         tries = np.flatnonzero(_enough(room, labels, len(domains))).tolist()
         rank = _held_first(topo, level)
         for i in sorted(tries, key=lambda i: rank[domains[i]]):
