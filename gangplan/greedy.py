@@ -180,30 +180,36 @@ def place_pods(
     Tightest first: a node that takes every remaining pod with the least room left over, else
     the node that takes the most; nodes that would be newly opened come last.
     """
-    problem = state.problem
-    role = problem.roles[r]
     if candidates is None:
         nodes = state.nodes_of(r)
     else:
         among = candidates if isinstance(candidates, np.ndarray) else np.fromiter(candidates, dtype=np.int64)
         nodes = state.candidates(r, among)
-    placed = 0
     if wanted <= 0 or not len(nodes):
         return 0
+    return _place(state, r, wanted, nodes, state.fits(state.problem.roles[r], nodes), ordered)
+
+
+def _place(state: _State, r: int, wanted: int, nodes: np.ndarray, fit: np.ndarray, ordered: bool) -> int:
+    """``place_pods`` on candidates ``nodes`` of role ``r`` that hold ``fit`` of its pods now
+    (``state.fits``, which this updates as it places): a pick changes only its node's room, so
+    only that node is counted again, where the whole candidate set was after each pick."""
+    role = state.problem.roles[r]
+    placed = 0
     if ordered:
-        for node, fit in zip(nodes.tolist(), state.fits(role, nodes).tolist()):
-            take = min(fit, wanted - placed)
+        for node, holds in zip(nodes.tolist(), fit.tolist()):
+            take = min(holds, wanted - placed)
             if take > 0:
                 state.put(r, node, take)
                 placed += take
             if placed == wanted:
                 break
         return placed
-    request = np.array(role.request, dtype=np.int64)
+    request = state.request(r)
     used = np.nonzero(request)[0]
     while placed < wanted:
         remaining = wanted - placed
-        takes = np.minimum(state.fits(role, nodes), remaining)
+        takes = np.minimum(fit, remaining)
         valid = takes > 0
         if not valid.any():
             break
@@ -221,18 +227,30 @@ def place_pods(
             best = int(order[0])
             state.put(r, int(pick[best]), int(take[best]))
             placed += int(take[best])
+            _refit(state, role, nodes, fit, [int(pick[best])])
             continue
         # No node takes all that is left, so each pick fills a node (its room, not the role's
         # count, bounds it) and leaves the others' keys as they are: take them in this order
         # until one of the rest could take all that is then left, as a pick at a time would.
         taken = take[order]
         rest = np.maximum.accumulate(taken[::-1])[::-1]  # the most any of order[k:] takes
+        picked: list[int] = []
         for k, best in enumerate(order.tolist()):
             if k and (rest[k] >= wanted - placed or int(taken[k - 1]) >= role.count):
                 break
             state.put(r, int(pick[best]), int(take[best]))
             placed += int(take[best])
+            picked.append(int(pick[best]))
+        _refit(state, role, nodes, fit, picked)
     return placed
+
+
+def _refit(state: _State, role: Role, nodes: np.ndarray, fit: np.ndarray, changed: list[int]) -> None:
+    """``fit`` (``state.fits`` of ``nodes`` before the room of ``changed`` nodes moved) made
+    current: every other node holds what it held."""
+    if changed:
+        stale = np.flatnonzero(nodes == changed[0] if len(changed) == 1 else np.isin(nodes, changed))
+        fit[stale] = state.fits(role, nodes[stale])
 
 
 def _place_quorum(state: _State, j: int) -> bool:
@@ -294,14 +312,36 @@ def _quorum_roles(state: _State, g: int) -> list[tuple[int, int]] | None:
     return [(r, n) for r, n in taken.items() if n]
 
 
-def _fill(state: _State, chosen: list[tuple[int, int]], nodes: Iterable[int] | None, ordered: bool = False) -> bool:
+def _fill(
+    state: _State,
+    chosen: list[tuple[int, int]],
+    nodes: Iterable[int] | None,
+    ordered: bool = False,
+    room: list[tuple[np.ndarray, int]] | None = None,
+) -> bool:
+    """Place ``chosen`` (role, pods) in ``nodes`` (None: anywhere), all or none. ``room``:
+    ``state.room(chosen, nodes)``, when it is current; else it is counted here."""
     if nodes is not None and not isinstance(nodes, np.ndarray):
         nodes = np.fromiter(nodes, dtype=np.int64)
-    for r, take in chosen:  # a cheap necessary condition before any pod is placed
-        among = state.nodes_of(r) if nodes is None else state.candidates(r, nodes)
-        if int(state.fits(state.problem.roles[r], among).sum()) < take:
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    for i, (r, take) in enumerate(chosen):  # a cheap necessary condition before any pod is placed
+        if nodes is None:
+            among = state.nodes_of(r)
+            fit = state.fits(state.problem.roles[r], among)
+        else:
+            mine = state.mask(r)[nodes]
+            among = nodes[mine]
+            fit = state.fits(state.problem.roles[r], among) if room is None else room[i][0][mine]
+        if int(fit.sum()) < take:
             return False
-    return all(place_pods(state, r, take, nodes, ordered) == take for r, take in chosen)
+        found.append((among, fit))
+    mark = state.mark()
+    for (r, take), (among, fit) in zip(chosen, found):
+        # The roles placed before this one changed the room of their nodes only.
+        _refit(state, state.problem.roles[r], among, fit, sorted({n for _, n, _, _ in state.log[mark:]}))
+        if (_place(state, r, take, among, fit, ordered) if take > 0 and len(among) else 0) != take:
+            return False
+    return True
 
 
 def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
@@ -410,7 +450,7 @@ def _place_in_circles(
     problem = state.problem
     nodes = state.gang_nodes(g)[at]
     if not topo.preferred:
-        return _fill(state, chosen, nodes)
+        return _fill(state, chosen, nodes, room=room)
     for level in sorted(topo.preferred, reverse=True):
         # Domains numbered among all the gang's candidates: those the NodeGroup lacks fail the
         # check (each role of ``chosen`` takes a pod), and the rest keep their order.
@@ -420,7 +460,8 @@ def _place_in_circles(
         rank = _held_first(topo, level)
         for i in sorted(tries, key=lambda i: rank[domains[i]]):
             mark = state.mark()
-            if _fill(state, chosen, nodes[labels == i]):
+            inside = labels == i
+            if _fill(state, chosen, nodes[inside], room=[(fit[inside], take) for fit, take in room]):
                 return True
             state.undo(mark)
     enclosing = topo.enclosing if state.as_scheduler else ()
@@ -432,10 +473,11 @@ def _place_in_circles(
         first = _first(labels, len(domains), np.arange(len(nodes)))
         for i in sorted(np.flatnonzero(_enough(room, labels, len(domains))).tolist(), key=lambda i: first[i]):
             mark = state.mark()
-            if _fill(state, chosen, nodes[labels == i], ordered=True):
+            inside = labels == i
+            if _fill(state, chosen, nodes[inside], ordered=True, room=[(fit[inside], take) for fit, take in room]):
                 return True
             state.undo(mark)
-    return _fill(state, chosen, nodes, ordered=True)
+    return _fill(state, chosen, nodes, ordered=True, room=room)
 
 
 def _circle_order(problem: Problem, topo: GangTopology, nodes: np.ndarray, enclosing: tuple[int, ...]) -> np.ndarray:
