@@ -418,9 +418,12 @@ def frozen(values: object) -> np.ndarray:
 def pods_that_fit(room: np.ndarray, request: Sequence[int], most: int) -> np.ndarray:
     """How many pods of ``request`` each row of free resources ``room`` holds, at most ``most``."""
     best = np.full(len(room), most, dtype=np.int64)
+    columns = room.T.copy()  # a resource's room in one run: dividing a strided column is 3x slower
     for k, want in enumerate(request):
         if want:
-            np.minimum(best, room[:, k] // want, out=best)
+            column = columns[k]
+            column //= want
+            np.minimum(best, column, out=best)
     return best
 
 
