@@ -660,7 +660,9 @@ def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
     return _cap_pairs(problem, buckets).as_dict()
 
 
-def _neighbourhood(problem: Problem, pairs: _CapPairs, hinted: dict[tuple[int, int], int], limit: int) -> dict[tuple[int, int], int]:
+def _neighbourhood(
+    problem: Problem, pairs: _CapPairs, hinted: dict[tuple[int, int], int], limit: int
+) -> dict[tuple[int, int], int]:
     """Each role keeps the buckets the hint uses, then its roomiest ones, within ``limit``.
     Sorted with numpy: at 8,192 nodes there are a million (role, bucket) pairs."""
     if not pairs.size:

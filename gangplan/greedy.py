@@ -256,11 +256,8 @@ def _leftover(state: _State, pick: np.ndarray, take: np.ndarray, request: np.nda
 def _refit(state: _State, role: Role, nodes: np.ndarray, fit: np.ndarray, changed: list[int]) -> None:
     """``fit`` (``state.fits`` of ``nodes`` before the room of ``changed`` nodes moved) made
     current: every other node holds what it held."""
-    if len(changed) == 1:  # a pick: one node's count in plain Python, not a numpy pass
-        room = state.free[changed[0]].tolist()
-        fit[nodes == changed[0]] = min([role.count] + [left // want for left, want in zip(room, role.request) if want])
-    elif changed:
-        stale = np.flatnonzero(np.isin(nodes, changed))
+    if changed:
+        stale = np.flatnonzero(nodes == changed[0] if len(changed) == 1 else np.isin(nodes, changed))
         fit[stale] = state.fits(role, nodes[stale])
 
 

@@ -135,7 +135,9 @@ def _utc(value: str) -> str | None:
         when = datetime.fromisoformat(value).astimezone(timezone.utc)
     except (ValueError, OverflowError):
         return None
-    return f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
+    return (
+        f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
+    )
 
 
 def _show(value: object) -> str:
@@ -487,7 +489,9 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
     if affinity:
         anti_affinity = tuple(
             _anti_affinity_term(r, raw, _ANTI_AFFINITY + (_REQUIRED_AFFINITY, i), namespace)
-            for i, raw in enumerate(r.sequence(r.mapping(affinity, "podAntiAffinity", _AFFINITY), _REQUIRED_AFFINITY, _ANTI_AFFINITY))
+            for i, raw in enumerate(
+                r.sequence(r.mapping(affinity, "podAntiAffinity", _AFFINITY), _REQUIRED_AFFINITY, _ANTI_AFFINITY)
+            )
         )
     host_network = r.boolean(spec, "hostNetwork", _SPEC)
     ports = [

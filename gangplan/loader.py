@@ -327,7 +327,6 @@ def _named(
 
 _INT32 = 2**31 - 1
 _REPLICATED = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
-_EXPANDING = ("Gang", "Job", *_REPLICATED)  # the kinds _replicas counts pods of
 _MEMBERSHIP_KEYS = frozenset({*POD_GROUP_LABELS, *POD_GROUP_ANNOTATIONS, GODEL_POD_GROUP_KEY})
 
 
@@ -391,16 +390,15 @@ def within_limits(
                 "the pods of workloads (raise the limit with --max-objects)",
                 locate(origin),
             )
-        if obj.get("kind") in _EXPANDING:  # Pods and Nodes, nearly every object, expand into none
-            for count, at in _replicas(obj, workloads):
-                total += count
-                if total > limits.max_objects:
-                    shown = count if count < 10**15 else f"{count:.3e}"
-                    raise InputError(
-                        f"{_dotted(at)}: {shown} pods would make more than {limits.max_objects} "
-                        "objects in the input (raise the limit with --max-objects)",
-                        locate(origin, at),
-                    )
+        for count, at in _replicas(obj, workloads):
+            total += count
+            if total > limits.max_objects:
+                shown = count if count < 10**15 else f"{count:.3e}"
+                raise InputError(
+                    f"{_dotted(at)}: {shown} pods would make more than {limits.max_objects} "
+                    "objects in the input (raise the limit with --max-objects)",
+                    locate(origin, at),
+                )
         yield obj, origin
 
 
@@ -455,8 +453,6 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
             path = ("metadata", "annotations", kueue.TOTAL_COUNT)
             message = f"{_dotted(path)}: {pod.annotations[kueue.TOTAL_COUNT][:20]} is more than {_INT32}"
             raise InputError(message, locate(pod.origin, path))
-    if _amounts_fit(snapshot):
-        return
     totals: dict[tuple[str, str], int] = {}
     asked = {"pods"}  # resources some pod or PodGroup asks for: the only ones nodes are checked for
 
@@ -489,46 +485,6 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
             if name in asked:
                 path = ("status", "allocatable", name)
                 add(name, amount, "nodes' allocatable", node.origin, path)
-
-
-def _amounts_fit(snapshot: Snapshot) -> bool:
-    """Whether every total that ``_check_snapshot`` adds up stays within MAX_TOTAL_AMOUNT: the
-    same sums, without building for every amount of every pod the path that would say where
-    one does not. Amounts are never negative (quantities refuse a sign), so a running total
-    passes the limit only if its final one does; a negative amount, were there one, is left
-    to that walk."""
-    pods: dict[str, int] = {}
-    for pod in snapshot.pods:
-        for containers in (pod.containers, pod.init_containers):
-            for container in containers:
-                for name, amount in container.requests.items():
-                    if amount < 0:
-                        return False
-                    pods[name] = pods.get(name, 0) + amount
-        for name, amount in pod.overhead.items():
-            if amount < 0:
-                return False
-            pods[name] = pods.get(name, 0) + amount
-    sums = [pods]
-    asked = {"pods", *pods}
-    groups: dict[str, dict[str, int]] = {}  # by key, as _check_snapshot names them
-    for group in snapshot.pod_groups:
-        own = groups.setdefault(group.key, {})
-        for name, amount in group.min_resources.items():
-            if amount < 0:
-                return False
-            own[name] = own.get(name, 0) + amount
-            asked.add(name)
-    sums += groups.values()
-    nodes: dict[str, int] = {}
-    for node in snapshot.nodes:
-        for name, amount in node.allocatable.items():
-            if name in asked:
-                if amount < 0:
-                    return False
-                nodes[name] = nodes.get(name, 0) + amount
-    sums.append(nodes)
-    return all(total <= MAX_TOTAL_AMOUNT for totals in sums for total in totals.values())
 
 
 def files_read(paths: Sequence[str]) -> set[str]:
