@@ -41,6 +41,8 @@ def _divisors(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 
 _FIXED: dict[int, "_Fixed"] = {}
+_ONE_DOMAIN = np.zeros(1, dtype=np.int64)
+_ONE_DOMAIN.flags.writeable = False
 
 
 class _Fixed:
@@ -55,9 +57,10 @@ class _Fixed:
         self.requests: dict[int, np.ndarray] = {}
         self.shares: dict[int, float] = {}
         self.gangs: dict[int, np.ndarray] = {}
-        # (gang, level) -> the gang's candidates by domain there: the domains, each
-        # candidate's, the candidates grouped by domain (stable) and where each group starts.
-        self.groups: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        # (gang, level) -> the gang's candidates' domains there and each one's (_labelled);
+        # the candidates grouped by domain and where each group starts (_grouped).
+        self.labels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.groups: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
 def _fixed(problem: Problem) -> _Fixed:
@@ -414,22 +417,34 @@ def _node_groups(
 
 
 def _grouped(state: _State, g: int, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The gang's candidates by domain at ``level`` (-1: all in one): the domains (ascending),
-    each candidate's position among them, the candidates' positions grouped by domain (in
-    order inside each) and where each group starts; once per problem, as candidates are."""
+    """The gang's candidates by domain at ``level`` (-1: all in one): ``_labelled``'s domains
+    and labels, the candidates' positions grouped by domain (in order inside each) and where
+    each group starts; once per problem, as candidates are."""
+    if level < 0:  # one group of all: made afresh at no cost
+        count = len(state.gang_nodes(g))
+        return _ONE_DOMAIN, np.zeros(count, dtype=np.uint8), np.arange(count), np.array([0, count])
+    domains, labels = _labelled(state, g, level)
     found = state.fixed.groups.get((g, level))
     if found is None:
-        nodes = state.gang_nodes(g)
-        if level < 0:
-            domains, labels = np.zeros(1, dtype=np.int64), np.zeros(len(nodes), dtype=np.int64)
-        else:
-            domains, labels = np.unique(state.problem.domain_array(level)[nodes], return_inverse=True)
-            labels = labels.reshape(-1)
-        by_domain = np.argsort(labels, kind="stable")
+        by_domain = np.argsort(labels, kind="stable").astype(np.int32)
         starts = np.concatenate(([0], np.cumsum(np.bincount(labels, minlength=len(domains)))))
-        for array in (domains, labels, by_domain, starts):
+        for array in (by_domain, starts):
             array.flags.writeable = False
-        found = state.fixed.groups[(g, level)] = (domains, labels, by_domain, starts)
+        found = state.fixed.groups[(g, level)] = (by_domain, starts)
+    return (domains, labels, *found)
+
+
+def _labelled(state: _State, g: int, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """The domains of the gang's candidates at ``level`` (ascending) and each candidate's
+    position among them, in the narrowest unsigned integer that holds it; once per problem (a
+    pair of int64 per candidate and level, with the grouping, was 346 MiB at 20,480 nodes)."""
+    found = state.fixed.labels.get((g, level))
+    if found is None:
+        domains, labels = np.unique(state.problem.domain_array(level)[state.gang_nodes(g)], return_inverse=True)
+        labels = labels.reshape(-1).astype(np.min_scalar_type(len(domains)))
+        for array in (domains, labels):
+            array.flags.writeable = False
+        found = state.fixed.labels[(g, level)] = (domains, labels)
     return found
 
 
@@ -462,7 +477,7 @@ def _place_in_circles(
     for level in sorted(topo.preferred, reverse=True):
         # Domains numbered among all the gang's candidates: those the NodeGroup lacks fail the
         # check (each role of ``chosen`` takes a pod), and the rest keep their order.
-        domains, labels = _grouped(state, g, level)[:2]
+        domains, labels = _labelled(state, g, level)
         labels = labels[at]
         tries = np.flatnonzero(_enough(room, labels, len(domains))).tolist()
         rank = _held_first(topo, level)
