@@ -420,7 +420,7 @@ def _grouped(state: _State, g: int, level: int) -> tuple[np.ndarray, np.ndarray,
     """The gang's candidates by domain at ``level`` (-1: all in one): ``_labelled``'s domains
     and labels, the candidates' positions grouped by domain (in order inside each) and where
     each group starts; once per problem, as candidates are."""
-    if level < 0:  # one group of all: made afresh at no cost
+    if level < 0:  # one group of all: cheap to make afresh, and not worth keeping
         count = len(state.gang_nodes(g))
         return _ONE_DOMAIN, np.zeros(count, dtype=np.uint8), np.arange(count), np.array([0, count])
     domains, labels = _labelled(state, g, level)
