@@ -10,6 +10,10 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes S --trace ../shared/traces/alibaba-gpu-v2023
     python benchmarks/scale.py --sizes '' --trace ../shared/traces/alibaba-pai-gpu-v2020 --trace ../shared/traces/alibaba-spot-gpu-v2026
     python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
+    python benchmarks/scale.py --sizes S,M,L --modes greedy --format yaml
+
+Snapshots are written as `kubectl get -o json` writes them, or with `--format yaml` as
+`kubectl get -o yaml` does (keys sorted), to time the YAML reader instead.
 
 A trace case lays the generated topology (tors of 16 nodes, 8 tors a miniPod, 4 miniPods a
 bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER_GROUP GPUs
@@ -167,24 +171,34 @@ def main() -> None:
     parser.add_argument("--modes", default=DEFAULT_MODES, help=f"comma-separated, of: {', '.join(MODES)}")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--trace", action="append", default=[], help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023; repeat for several")
+    parser.add_argument("--format", choices=("json", "yaml"), default="json", help="how the snapshots are written")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from gangplan.generate import generate
     from gangplan.traces import trace_nodes
 
     workdir = Path(tempfile.mkdtemp(prefix="gangplan-bench-"))
+
+    def write(name: str, snapshot: dict) -> Path:
+        path = workdir / f"{name}.{args.format}"
+        if args.format == "json":
+            path.write_text(json.dumps(snapshot))
+        else:
+            import yaml
+
+            path.write_text(yaml.dump(snapshot, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=True))
+        return path
+
     cases = []
     for size in [s for s in args.sizes.split(",") if s]:
         shape, groups = SIZES[size]
-        path = workdir / f"{size}.json"
-        path.write_text(json.dumps(generate(shape=shape, groups=groups, seed=args.seed)))
+        path = write(size, generate(shape=shape, groups=groups, seed=args.seed))
         cases.append((size, path, shape[0] * shape[1] * shape[2] * shape[3]))
     for trace in args.trace:
         nodes = trace_nodes(trace)
         name = Path(trace).name if Path(trace).is_dir() else Path(trace).stem
         groups = round(sum(node.flavour.gpus for node in nodes) / TRACE_GPUS_PER_GROUP)
-        path = workdir / f"{name}.json"
-        path.write_text(json.dumps(generate(shape=TRACE_SHAPE, groups=groups, seed=args.seed, nodes_from=nodes)))
+        path = write(name, generate(shape=TRACE_SHAPE, groups=groups, seed=args.seed, nodes_from=nodes))
         cases.append((name, path, len(nodes)))
     header = (
         f"{'case':<22} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "

@@ -30,3 +30,17 @@ def test_scale_benchmark_smoke() -> None:
         levels = [part.split(":")[0] for part in row.split("  ")[-1].split("; ")]
         assert levels == ["p1000", "p100", "p10"], levels
     assert "growth against node count" in out.stdout and "cp-sat      S 512 nodes" in out.stdout
+
+
+def test_scale_benchmark_reads_yaml_snapshots() -> None:
+    """``--format yaml`` writes the snapshot as kubectl's YAML, and the plan is the same as from JSON."""
+    rows = {}
+    for form in ("json", "yaml"):
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
+             "--modes", "greedy", "--format", form],
+            capture_output=True, text=True, timeout=600, check=True,
+        )
+        row = next(line for line in out.stdout.splitlines() if line.startswith("S "))
+        rows[form] = row.split()[7:]  # from groups placed on: not the times and memory
+    assert rows["json"] == rows["yaml"] and rows["json"][0] != "0/100"
