@@ -467,18 +467,20 @@ def test_a_signal_while_gangplan_starts_is_answered_without_a_traceback(
 
 def _wait_for_handler(child: subprocess.Popen) -> None:
     """Until the child catches SIGHUP, the last of the signals the entry point takes over
-    (Python catches SIGINT itself from the start); on Linux, from its SigCgt mask."""
+    (Python catches SIGINT itself from the start); on Linux, from its SigCgt mask. Under
+    nohup the child inherits SIGHUP ignored and keeps it so: then SIGTERM, the one before."""
     status = Path(f"/proc/{child.pid}/status")
     if not status.exists():
         time.sleep(0.5)
         return
+    last = signal.SIGTERM if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else signal.SIGHUP
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and child.poll() is None:
         caught = next((line for line in status.read_text().splitlines() if line.startswith("SigCgt:")), "SigCgt: 0")
-        if int(caught.split()[1], 16) >> (signal.SIGHUP - 1) & 1:
+        if int(caught.split()[1], 16) >> (last - 1) & 1:
             return
         time.sleep(0.001)
-    raise AssertionError("the child never caught SIGHUP")
+    raise AssertionError(f"the child never caught {last.name}")
 
 
 def _cpu_seconds_of_children() -> float:
