@@ -204,6 +204,7 @@ def main() -> None:
         f"{'case':<22} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
         f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7} {'mem x':>6}  objective 1 per priority vs greedy"
     )
+    print(f"snapshots ({args.format}) in {workdir}")
     print(header)
     print("-" * len(header))
     rows = []

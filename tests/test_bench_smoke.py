@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,13 +37,18 @@ def test_scale_benchmark_smoke() -> None:
 
 def test_scale_benchmark_reads_yaml_snapshots() -> None:
     """``--format yaml`` writes the snapshot as kubectl's YAML, and the plan is the same as from JSON."""
-    rows = {}
+    rows, written = {}, {}
     for form in ("json", "yaml"):
         out = subprocess.run(
             [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
              "--modes", "greedy", "--format", form],
             capture_output=True, text=True, timeout=600, check=True,
         )
-        row = next(line for line in out.stdout.splitlines() if line.startswith("S "))
+        lines = out.stdout.splitlines()
+        assert lines[0].startswith(f"snapshots ({form}) in ")
+        written[form] = (Path(lines[0].split(" in ", 1)[1]) / f"S.{form}").read_text()
+        row = next(line for line in lines if line.startswith("S "))
         rows[form] = row.split()[7:]  # from groups placed on: not the times and memory
     assert rows["json"] == rows["yaml"] and rows["json"][0] != "0/100"
+    assert written["yaml"].startswith("apiVersion: v1\n")  # YAML as kubectl writes it, not JSON
+    assert yaml.load(written["yaml"], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) == json.loads(written["json"])
