@@ -1,0 +1,114 @@
+"""``locate`` from parser events against ``locate`` from composed nodes: the same line and
+column for every path into a file, or no answer where only the composer can tell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings, strategies as st
+
+from gangplan import loader
+from gangplan.errors import Position
+from gangplan.model import Origin
+
+SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "small.yaml"
+
+TEXTS = {
+    "plain.yaml": "a:\n  b: [1, {c: x, d: ''}]\n  e:\n  f: {}\nlist:\n- x\n- {k: v, \"q\": 'w'}\n- - 1\n  - 2\n---\nsecond: 2\n",
+    "anchors.yaml": "base: &b {k: 1, m: [1, 2]}\nuse: *b\nmerged:\n  <<: *b\n  own: 2\n",
+    "dups.json": '{"a": {"b": 1}, "c": [1, 2], "a": {"b": 2, "z": [3]}}',
+    "stream.json": '{"a": 1}\n{"a": 2, "b": [1]}\n',
+    "broken.yaml": "a: {b: 1}\n---\nc: [\n",
+}
+
+
+def composed(origin: Origin) -> Position:
+    loader._walks[origin.file] = loader._WALKS_PER_FILE
+    return loader.locate(origin)
+
+
+@pytest.fixture(autouse=True)
+def _files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, text in TEXTS.items():
+        Path(name).write_text(text)
+    Path("small.yaml").write_text(SNAPSHOT.read_text())
+
+
+def paths(value: object) -> st.SearchStrategy:
+    """Paths into ``value``: mostly real steps, sometimes one that is not there."""
+    @st.composite
+    def walk(draw: st.DrawFn) -> tuple:
+        node, steps = value, []
+        for _ in range(draw(st.integers(0, 8))):
+            if isinstance(node, dict) and node and draw(st.integers(0, 5)):
+                step = draw(st.sampled_from(sorted(node, key=str)))
+            elif isinstance(node, list) and node and draw(st.integers(0, 5)):
+                step = draw(st.integers(0, len(node) - 1))
+            else:
+                step = draw(st.sampled_from(["nope", 0, 7, -1, "a"]))
+            steps.append(step)
+            node = node.get(step) if isinstance(node, dict) else node[step] if isinstance(node, list) and isinstance(step, int) and -1 < step < len(node) else None
+        return tuple(steps)
+
+    return walk()
+
+
+SMALL = yaml.safe_load(SNAPSHOT.read_text())
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(paths(SMALL))
+def test_a_kubectl_dump_is_walked_to_where_the_composer_points(steps: tuple) -> None:
+    mark = loader._walked("small.yaml", 0, steps)
+    assert mark is not None  # nothing in a kubectl dump needs the composer
+    assert Position("small.yaml", mark.line + 1, mark.column + 1) == composed(Origin("small.yaml", 0, steps))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(sorted(TEXTS)), st.integers(0, 2), st.data())
+def test_odd_files_are_walked_the_same_or_left_to_the_composer(name: str, document: int, data: st.DataObject) -> None:
+    text = TEXTS[name]
+    try:
+        values = list(yaml.load_all(text, Loader=loader._Loader))
+    except yaml.YAMLError:
+        values = [json.loads(line) for line in text.splitlines()] if name.endswith(".json") else [{}]
+    steps = data.draw(paths(values[document] if document < len(values) else {}))
+    mark = loader._walked(name, document, steps)
+    expected = composed(Origin(name, document, steps))
+    if mark is not None:
+        assert Position(name, mark.line + 1, mark.column + 1) == expected
+
+
+def test_what_the_walk_leaves_to_the_composer() -> None:
+    assert loader._walked("anchors.yaml", 0, ("use", "k")) is None  # an alias on the way
+    assert loader._walked("anchors.yaml", 0, ("merged", "k")) is None  # a merge key
+    assert loader._walked("dups.json", 0, ("a", "b")) is None  # JSON keeps the last "a"
+    assert composed(Origin("dups.json", 0, ("a", "b"))) == Position("dups.json", 1, 41)  # the second "b": 2
+    assert loader._walked("stream.json", 1, ("b", 0)) is None  # two JSON values: not one YAML stream
+    assert loader._walked("broken.yaml", 0, ("a", "b")) is None  # the composer cannot read it either
+    assert composed(Origin("broken.yaml", 0, ("a", "b"))) == Position("broken.yaml")
+    # And what it answers (0-based): an empty value's key, a quoted empty value itself, the
+    # nearest node that is there, in the document asked for.
+    def at(document: int, steps: tuple) -> tuple[int, int]:
+        mark = loader._walked("plain.yaml", document, steps)
+        assert mark is not None
+        return mark.line, mark.column
+
+    assert at(0, ("a", "e")) == (2, 2)
+    assert at(0, ("a", "b", 1, "d")) == (1, 19)
+    assert at(0, ("a", "b", 5)) == at(0, ("a", "b")) == (1, 5)
+    assert at(1, ("second",)) == (10, 8)
+
+
+def test_locate_walks_the_first_few_places_then_composes_the_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    composing = []
+    real = loader._composed
+    monkeypatch.setattr(loader, "_composed", lambda file: composing.append(file) or real(file))
+    loader._walks.pop("small.yaml", None)
+    places = [loader.locate(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
+    assert composing == ["small.yaml", "small.yaml"]  # the fourth and fifth, from one composition (cached)
+    assert places == [composed(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
