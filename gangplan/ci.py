@@ -35,7 +35,7 @@ def group_positions(snapshot: Snapshot) -> dict[str, Position]:
     positions: dict[str, Position] = {}
     for job_group in group_pods(snapshot).job_groups:
         for gang in job_group.gangs:
-            positions[gang.key] = locate(gang.group.origin, ())
+            positions[gang.key] = locate(gang.group.origin, (), many=True)
     return positions
 
 
@@ -45,7 +45,7 @@ def made_in(snapshot: Snapshot) -> dict[str, list[Position]]:
     made: dict[str, list[Position]] = {}
     for job_group in group_pods(snapshot).job_groups:
         for gang in job_group.gangs:
-            found = [locate(pod.origin, ()) for pod in gang.pending if pod.manifest is not None]
+            found = [locate(pod.origin, (), many=True) for pod in gang.pending if pod.manifest is not None]
             if found:
                 made[gang.key] = found
     return made

@@ -960,17 +960,17 @@ def _composed_version(file: str, version: tuple[int, int, int]) -> list[Any] | N
     return roots
 
 
-def locate(origin: Origin, field_path: tuple[str | int, ...] = ()) -> Position:
+def locate(origin: Origin, field_path: tuple[str | int, ...] = (), *, many: bool = False) -> Position:
     """Where ``field_path`` of the object at ``origin`` is written, for an error message.
 
     Falls back to the nearest enclosing node that exists, and to the bare file name when the
     file cannot be read or composed again. The first few places asked for in a file are found
     by reading its parser events (``_walked``): composing a 56 MB dump into nodes took over a
-    minute and 2 GB for one error's line and column. After those, the file is composed once
-    and kept, for ``check``, which locates every group.
+    minute and 2 GB for one error's line and column. After those, or at once when the caller
+    will ask for ``many`` (``check`` locates every group), the file is composed once and kept.
     """
     steps = origin.path + field_path
-    if _walks.get(origin.file, 0) < _WALKS_PER_FILE:
+    if not many and _walks.get(origin.file, 0) < _WALKS_PER_FILE:
         _walks[origin.file] = _walks.get(origin.file, 0) + 1
         mark = _walked(origin.file, origin.document, steps)
         if mark is not None:

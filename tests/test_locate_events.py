@@ -112,3 +112,8 @@ def test_locate_walks_the_first_few_places_then_composes_the_file_once(monkeypat
     places = [loader.locate(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
     assert composing == ["small.yaml", "small.yaml"]  # the fourth and fifth, from one composition (cached)
     assert places == [composed(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
+    # Asked for many at once (check), the file is composed from the first.
+    composing.clear()
+    loader._walks.pop("plain.yaml", None)
+    assert loader.locate(Origin("plain.yaml", 0, ("list", 1)), many=True) == Position("plain.yaml", 7, 3)
+    assert composing == ["plain.yaml"] and "plain.yaml" not in loader._walks
