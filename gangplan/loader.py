@@ -141,7 +141,7 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 class _Unusual(Exception):
-    """A document ``_load_all`` leaves to PyYAML's composer and constructor."""
+    """YAML the event readers (``_load_all``, ``_walked``) leave to PyYAML's composer."""
 
 
 _NO_KEY = object()
