@@ -121,7 +121,7 @@ def to_json(data: Any) -> str:
 
 
 def to_yaml(data: Any) -> str:
-    """PyYAML's block YAML, byte for byte. Its Python emitter takes 10 to 20 µs a node: 7 s of
+    """PyYAML's block YAML, byte for byte. Its Python emitter takes about 10 µs a node: 7 s of
     ``generate -o yaml`` at 2,048 nodes, 2 s of ``plan -o yaml`` at 8,192. Data made only of
     mappings with string keys, lists, integers, booleans, null and printable strings that
     PyYAML writes plain or single-quoted is written here directly: each distinct string's
