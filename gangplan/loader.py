@@ -1073,6 +1073,8 @@ def _value_of(key: str, events: Iterator[Any]) -> Any:
         event = next(events)
         if type(event) is yaml.MappingEndEvent:
             return None
+        if type(event) is yaml.AliasEvent:
+            raise _Unusual  # a key the composer may read as the scalar it stands for
         if type(event) is yaml.ScalarEvent:
             if event.value == "<<" and event.implicit[0]:
                 raise _Unusual  # a merge key

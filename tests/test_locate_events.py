@@ -18,7 +18,7 @@ SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "small.yaml"
 
 TEXTS = {
     "plain.yaml": "a:\n  b: [1, {c: x, d: ''}]\n  e:\n  f: {}\nlist:\n- x\n- {k: v, \"q\": 'w'}\n- - 1\n  - 2\n---\nsecond: 2\n",
-    "anchors.yaml": "base: &b {k: 1, m: [1, 2]}\nuse: *b\nmerged:\n  <<: *b\n  own: 2\n",
+    "anchors.yaml": "base: &b {k: 1, m: [1, 2]}\nuse: *b\nmerged:\n  <<: *b\n  own: 2\nname: &n k\nkeyed: {*n : 5}\n",
     "dups.json": '{"a": {"b": 1}, "c": [1, 2], "a": {"b": 2, "z": [3]}}',
     "stream.json": '{"a": 1}\n{"a": 2, "b": [1]}\n',
     "broken.yaml": "a: {b: 1}\n---\nc: [\n",
@@ -86,6 +86,8 @@ def test_odd_files_are_walked_the_same_or_left_to_the_composer(name: str, docume
 def test_what_the_walk_leaves_to_the_composer() -> None:
     assert loader._walked("anchors.yaml", 0, ("use", "k")) is None  # an alias on the way
     assert loader._walked("anchors.yaml", 0, ("merged", "k")) is None  # a merge key
+    assert loader._walked("anchors.yaml", 0, ("keyed", "k")) is None  # an alias for a key
+    assert composed(Origin("anchors.yaml", 0, ("keyed", "k"))) == Position("anchors.yaml", 7, 14)  # the 5: the alias read as "k"
     assert loader._walked("dups.json", 0, ("a", "b")) is None  # JSON keeps the last "a"
     assert composed(Origin("dups.json", 0, ("a", "b"))) == Position("dups.json", 1, 41)  # the second "b": 2
     assert loader._walked("stream.json", 1, ("b", 0)) is None  # two JSON values: not one YAML stream
