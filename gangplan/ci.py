@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 from xml.etree import ElementTree
 
 from .errors import Position
-from .loader import STDIN, locate
-from .model import Snapshot
+from .loader import STDIN, locate_all
+from .model import Origin, Snapshot
 from .plan import GroupOutcome, SolverReport
 from .semantics import group_pods
 
@@ -30,22 +30,25 @@ __all__ = [
 ]
 
 
-def group_positions(snapshot: Snapshot) -> dict[str, Position]:
+def group_origins(snapshot: Snapshot) -> dict[str, Origin]:
     """Where each group was written: its PodGroup object, or its first pod for implicit groups."""
-    positions: dict[str, Position] = {}
-    for job_group in group_pods(snapshot).job_groups:
-        for gang in job_group.gangs:
-            positions[gang.key] = locate(gang.group.origin, (), many=True)
-    return positions
+    return {gang.key: gang.group.origin for job_group in group_pods(snapshot).job_groups for gang in job_group.gangs}
 
 
-def made_in(snapshot: Snapshot) -> dict[str, list[Position]]:
-    """Where the workloads that make each group's pods still to create are written: a job
+def group_positions(origins: Mapping[str, Origin], keys: Iterable[str]) -> dict[str, Position]:
+    """The file, line and column of the groups ``keys`` names, found together: locating each
+    one alone composed a big dump into nodes (33 s at L)."""
+    chosen = [key for key in dict.fromkeys(keys) if key in origins]
+    return dict(zip(chosen, locate_all([(origins[key], ()) for key in chosen])))
+
+
+def made_in(snapshot: Snapshot) -> dict[str, list[str]]:
+    """The files that write the workloads making each group's pods still to create: a job
     folder's Job whose pods join a PodGroup the cluster already has is that group's change."""
-    made: dict[str, list[Position]] = {}
+    made: dict[str, list[str]] = {}
     for job_group in group_pods(snapshot).job_groups:
         for gang in job_group.gangs:
-            found = [locate(pod.origin, (), many=True) for pod in gang.pending if pod.manifest is not None]
+            found = [pod.origin.file for pod in gang.pending if pod.manifest is not None]
             if found:
                 made[gang.key] = found
     return made
@@ -87,19 +90,19 @@ def annotation(title: str, position: Optional[Position], message: str) -> str:
     return f"::error {','.join(properties)}::{escape_data(message)}\n"
 
 
-def written_in(paths: Sequence[str], where: Mapping[str, Position], made: Mapping[str, Sequence[Position]] = {}) -> set[str]:
+def written_in(paths: Sequence[str], origins: Mapping[str, Origin], made: Mapping[str, Sequence[str]] = {}) -> set[str]:
     """The groups whose object (or first pod), or a workload making their pods, is written in
     one of ``paths`` or under it."""
     roots = [Path(p).resolve() for p in paths]
 
-    def inside(position: Position) -> bool:
-        if position.file in ("-", STDIN):
+    def inside(name: str) -> bool:
+        if name in ("-", STDIN):
             return False
-        file = Path(position.file).resolve()
+        file = Path(name).resolve()
         return any(file == root or root in file.parents for root in roots)
 
-    return {key for key, position in where.items() if inside(position)} | {
-        key for key, positions in made.items() if any(map(inside, positions))
+    return {key for key, origin in origins.items() if inside(origin.file)} | {
+        key for key, files in made.items() if any(map(inside, files))
     }
 
 

@@ -42,7 +42,7 @@ from .model import Node, Origin, PodGroupAPI, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, percent_apart, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
-from .ci import annotation, made_in, github_annotation, group_positions, junit_error, junit_report, warning_annotation, written_in
+from .ci import annotation, github_annotation, group_origins, group_positions, junit_error, junit_report, made_in, warning_annotation, written_in
 from .cpsat import Reporter, Tuning, parse_parameters
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
@@ -869,10 +869,10 @@ def check_command(
     except (InputError, UsageError) as exc:
         _input_error_for_ci(exc, format, output_file, junit_file)
         raise
-    where = group_positions(loaded)
+    origins = group_origins(loaded)
     if group or groups_from:
         chosen = list(dict.fromkeys(keys))
-        written = written_in(groups_from or (), where, made_in(loaded))
+        written = written_in(groups_from or (), origins, made_in(loaded))
         chosen += [g.key for g in result.groups if g.key in written and g.key not in chosen]
         by_key = _by_key(result.groups)
         selected = [by_key[key] for key in chosen]
@@ -895,17 +895,21 @@ def check_command(
             unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
         _say(f"warning: {unread}")
     failed = [g for g in selected if not g.placed]
-    junit = junit_report(selected, where, result.solver, unread, result.warnings)
+    junit = None
+    if format is CheckFormat.junit or junit_file is not None:
+        where = group_positions(origins, (g.key for g in selected))
+        junit = junit_report(selected, where, result.solver, unread, result.warnings)
     if format is CheckFormat.junit:
         text = junit
     elif format is CheckFormat.github:
+        where = group_positions(origins, (g.key for g in failed))
         # A gate that passes on a stale snapshot should say so where reviewers look.
         text = "".join(warning_annotation("gangplan check", w) for w in [unread, *result.warnings] if w)
         text += "".join(github_annotation(g, where.get(g.key)) for g in failed)
     else:
         text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
         text += f"{len(selected) - len(failed)}/{len(selected)} groups placed\n"
-    write_output(text, output_file, *([(junit, junit_file)] if junit_file is not None else []))
+    write_output(text, output_file, *([(junit, junit_file)] if junit is not None and junit_file is not None else []))
     if failed:
         raise typer.Exit(1)
 

@@ -25,6 +25,12 @@ TEXTS = {
 }
 
 
+def walked(file: str, document: int, steps: tuple) -> yaml.Mark | None:
+    """The walk's answer for one place."""
+    marks = loader._walked(file, {(document, steps)})
+    return None if marks is None else loader._nearest(marks, document, steps)
+
+
 def composed(origin: Origin) -> Position:
     loader._walks[origin.file] = loader._WALKS_PER_FILE
     return loader.locate(origin)
@@ -63,7 +69,7 @@ SMALL = yaml.safe_load(SNAPSHOT.read_text())
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
 @given(paths(SMALL))
 def test_a_kubectl_dump_is_walked_to_where_the_composer_points(steps: tuple) -> None:
-    mark = loader._walked("small.yaml", 0, steps)
+    mark = walked("small.yaml", 0, steps)
     assert mark is not None  # nothing in a kubectl dump needs the composer
     assert Position("small.yaml", mark.line + 1, mark.column + 1) == composed(Origin("small.yaml", 0, steps))
 
@@ -77,26 +83,26 @@ def test_odd_files_are_walked_the_same_or_left_to_the_composer(name: str, docume
     except yaml.YAMLError:
         values = [json.loads(line) for line in text.splitlines()] if name.endswith(".json") else [{}]
     steps = data.draw(paths(values[document] if document < len(values) else {}))
-    mark = loader._walked(name, document, steps)
+    mark = walked(name, document, steps)
     expected = composed(Origin(name, document, steps))
     if mark is not None:
         assert Position(name, mark.line + 1, mark.column + 1) == expected
 
 
 def test_what_the_walk_leaves_to_the_composer() -> None:
-    assert loader._walked("anchors.yaml", 0, ("use", "k")) is None  # an alias on the way
-    assert loader._walked("anchors.yaml", 0, ("merged", "k")) is None  # a merge key
-    assert loader._walked("anchors.yaml", 0, ("keyed", "k")) is None  # an alias for a key
+    assert walked("anchors.yaml", 0, ("use", "k")) is None  # an alias on the way
+    assert walked("anchors.yaml", 0, ("merged", "k")) is None  # a merge key
+    assert walked("anchors.yaml", 0, ("keyed", "k")) is None  # an alias for a key
     assert composed(Origin("anchors.yaml", 0, ("keyed", "k"))) == Position("anchors.yaml", 7, 14)  # the 5: the alias read as "k"
-    assert loader._walked("dups.json", 0, ("a", "b")) is None  # JSON keeps the last "a"
+    assert walked("dups.json", 0, ("a", "b")) is None  # JSON keeps the last "a"
     assert composed(Origin("dups.json", 0, ("a", "b"))) == Position("dups.json", 1, 41)  # the second "b": 2
-    assert loader._walked("stream.json", 1, ("b", 0)) is None  # two JSON values: not one YAML stream
-    assert loader._walked("broken.yaml", 0, ("a", "b")) is None  # the composer cannot read it either
+    assert walked("stream.json", 1, ("b", 0)) is None  # two JSON values: not one YAML stream
+    assert walked("broken.yaml", 0, ("a", "b")) is None  # the composer cannot read it either
     assert composed(Origin("broken.yaml", 0, ("a", "b"))) == Position("broken.yaml")
     # And what it answers (0-based): an empty value's key, a quoted empty value itself, the
     # nearest node that is there, in the document asked for.
     def at(document: int, steps: tuple) -> tuple[int, int]:
-        mark = loader._walked("plain.yaml", document, steps)
+        mark = walked("plain.yaml", document, steps)
         assert mark is not None
         return mark.line, mark.column
 
@@ -114,8 +120,38 @@ def test_locate_walks_the_first_few_places_then_composes_the_file_once(monkeypat
     places = [loader.locate(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
     assert composing == ["small.yaml", "small.yaml"]  # the fourth and fifth, from one composition (cached)
     assert places == [composed(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
-    # Asked for many at once (check), the file is composed from the first.
-    composing.clear()
-    loader._walks.pop("plain.yaml", None)
-    assert loader.locate(Origin("plain.yaml", 0, ("list", 1)), many=True) == Position("plain.yaml", 7, 3)
-    assert composing == ["plain.yaml"] and "plain.yaml" not in loader._walks
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.lists(paths(SMALL), min_size=1, max_size=12), st.data())
+def test_many_places_are_found_in_one_walk(many: list[tuple], data: st.DataObject) -> None:
+    """Places sharing prefixes, repeated, or in documents of other files, found together
+    without composing any file that one walk can read."""
+    places = [(Origin("small.yaml", 0, steps[:cut]), steps[cut:]) for steps in many for cut in [data.draw(st.integers(0, len(steps)))]]
+    places += [(Origin("plain.yaml", 1, ()), ("second",)), (Origin("plain.yaml", 0, ("list",)), (2, 1))]
+    expected = [composed(Origin(origin.file, origin.document, origin.path + more)) for origin, more in places]
+    composing = []
+    real = loader._composed
+    loader._composed = lambda file: composing.append(file) or real(file)  # type: ignore[assignment]
+    try:
+        assert loader.locate_all(places) == expected
+    finally:
+        loader._composed = real  # type: ignore[assignment]
+    assert composing == []
+
+
+def test_files_one_walk_cannot_read_are_composed_for_every_place() -> None:
+    places = [
+        (Origin("anchors.yaml", 0, ()), ("merged", "k")),
+        (Origin("anchors.yaml", 0, ()), ("name",)),
+        (Origin("dups.json", 0, ()), ("a", "b")),
+        (Origin("dups.json", 0, ()), ("c", 1)),
+        (Origin("stream.json", 1, ()), ("b", 0)),
+        (Origin("plain.yaml", 2, ()), ()),  # no third document
+        (Origin("plain.yaml", 0, ()), ("a", "b", 1, "c")),
+    ]
+    assert loader._walked("anchors.yaml", {(0, ("merged", "k")), (0, ("name",))}) is None
+    assert loader._walked("dups.json", {(0, ("c", 1))}) is not None  # the twice-given key is off the way
+    assert loader._walked("dups.json", {(0, ("a", "b")), (0, ("c", 1))}) is None
+    assert loader.locate_all(places) == [composed(Origin(o.file, o.document, o.path + more)) for o, more in places]
+    assert loader.locate_all(places)[2] == Position("dups.json", 1, 41)  # the second "b", as JSON reads it
