@@ -13,7 +13,10 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes S,M,L --modes greedy --format yaml
 
 Snapshots are written as `kubectl get -o json` writes them, or with `--format yaml` as
-`kubectl get -o yaml` does (keys sorted), to time the YAML reader instead.
+`kubectl get -o yaml` does (keys sorted), to time the YAML reader instead. The generator
+writes only what gangplan reads; `--kubectl-fields` adds what a live cluster's dump also
+holds (node images, conditions and nodeInfo; pod env, volumes, conditions and container
+statuses), about eight times the bytes, to time loading a real dump.
 
 A trace case lays the generated topology (tors of 16 nodes, 8 tors a miniPod, 4 miniPods a
 bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER_GROUP GPUs
@@ -23,6 +26,7 @@ bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import statistics
@@ -89,6 +93,74 @@ def one(path: str, mode: str, time_limit: float) -> None:
         "placed": sum(1 for g in result.groups if g.pending and g.placed),
         "groups": sum(1 for g in result.groups if g.pending),
     }))
+
+
+def with_kubectl_fields(snapshot: dict) -> dict:
+    """The snapshot padded as a live cluster's `kubectl get nodes,pods -o yaml` is (managedFields
+    hidden, kubectl's default since 1.21). Only fields gangplan does not read are added, and no
+    label is changed, so the plans stay the same."""
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    images = [
+        {"names": [f"registry.example.com/team{i % 7}/image-{i}@sha256:{digest(str(i))}",
+                   f"registry.example.com/team{i % 7}/image-{i}:v1.{i}.0"], "sizeBytes": 10**9 + i * 7919}
+        for i in range(50)  # the kubelet reports up to 50 images
+    ]
+    stamp = "2024-06-13T09:18:14Z"
+    for obj in snapshot["items"]:
+        name = obj["metadata"]["name"]
+        obj["metadata"]["resourceVersion"] = str(int(digest(name)[:8], 16))
+        if obj["kind"] == "Node":
+            labels = obj["metadata"].setdefault("labels", {})
+            for flag in ("ADX", "AESNI", "AVX", "AVX2", "AVX512BW", "AVX512F", "FMA3", "SHA", "VMX"):
+                labels.setdefault(f"feature.node.kubernetes.io/cpu-cpuid.{flag}", "true")
+            for key, value in {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux", "nvidia.com/cuda.driver.major": "535",
+                               "node.kubernetes.io/instance-type": "p5.48xlarge"}.items():
+                labels.setdefault(key, value)
+            obj["metadata"].setdefault("annotations", {}).update({
+                "node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+                "csi.volume.kubernetes.io/nodeid": json.dumps({"ebs.csi.aws.com": "i-" + digest(name)[:17]}),
+            })
+            obj["spec"].update(podCIDR="10.1.0.0/24", providerID="aws:///us-east-1a/i-" + digest(name)[:17])
+            status = obj["status"]
+            status["addresses"] = [{"address": "10.0.0.1", "type": "InternalIP"}, {"address": name, "type": "Hostname"}]
+            status.setdefault("conditions", []).extend(
+                {"type": kind, "status": "False", "reason": reason, "message": f"kubelet has {reason[9:]}",
+                 "lastHeartbeatTime": stamp, "lastTransitionTime": stamp}
+                for kind, reason in [("MemoryPressure", "KubeletHasSufficientMemory"), ("DiskPressure", "KubeletHasNoDiskPressure"),
+                                     ("PIDPressure", "KubeletHasSufficientPID")]
+            )
+            status["daemonEndpoints"] = {"kubeletEndpoint": {"Port": 10250}}
+            status["images"] = [dict(image, names=list(image["names"])) for image in images]  # no YAML aliases
+            status["nodeInfo"] = {
+                "architecture": "amd64", "bootID": digest(name + "b")[:36], "containerRuntimeVersion": "containerd://1.7.11",
+                "kernelVersion": "5.10.205-195.807.amzn2.x86_64", "kubeProxyVersion": "v1.29.0", "kubeletVersion": "v1.29.0",
+                "machineID": digest(name + "m")[:32], "operatingSystem": "linux", "osImage": "Amazon Linux 2",
+            }
+        elif obj["kind"] == "Pod":
+            spec, status = obj["spec"], obj["status"]
+            for container in spec["containers"]:
+                container["env"] = [{"name": f"ENV_{i}", "value": f"value-{i}"} for i in range(8)] + [
+                    {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}]
+                container["volumeMounts"] = [{"mountPath": "/dev/shm", "name": "dshm"},
+                                             {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access", "readOnly": True}]
+                container.update(command=["torchrun", "--nproc-per-node=8", "train.py"], imagePullPolicy="IfNotPresent",
+                                 terminationMessagePath="/dev/termination-log", terminationMessagePolicy="File")
+            spec.update(dnsPolicy="ClusterFirst", enableServiceLinks=True, restartPolicy="Never", serviceAccountName="default",
+                        terminationGracePeriodSeconds=30)
+            spec["volumes"] = [{"name": "dshm", "emptyDir": {"medium": "Memory"}}, {"name": "kube-api-access", "projected": {
+                "defaultMode": 420, "sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                                                {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}}]}}]
+            status["qosClass"] = "Burstable"
+            if status.get("phase") == "Running":
+                status["containerStatuses"] = [
+                    {"name": c["name"], "image": c["image"], "containerID": "containerd://" + digest(name), "ready": True,
+                     "restartCount": 0, "started": True, "state": {"running": {"startedAt": stamp}}, "lastState": {}}
+                    for c in spec["containers"]
+                ]
+                status.update(hostIP="10.0.0.1", podIP="10.1.0.5", podIPs=[{"ip": "10.1.0.5"}], startTime=stamp)
+    return snapshot
 
 
 def peak_rss_mib() -> float:
@@ -172,6 +244,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--trace", action="append", default=[], help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023; repeat for several")
     parser.add_argument("--format", choices=("json", "yaml"), default="json", help="how the snapshots are written")
+    parser.add_argument("--kubectl-fields", action="store_true", help="pad the snapshots with what a live cluster's dump also holds")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from gangplan.generate import generate
@@ -181,6 +254,8 @@ def main() -> None:
 
     def write(name: str, snapshot: dict) -> Path:
         path = workdir / f"{name}.{args.format}"
+        if args.kubectl_fields:
+            snapshot = with_kubectl_fields(snapshot)
         if args.format == "json":
             path.write_text(json.dumps(snapshot))
         else:
@@ -204,7 +279,7 @@ def main() -> None:
         f"{'case':<22} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
         f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7} {'mem x':>6}  objective 1 per priority vs greedy"
     )
-    print(f"snapshots ({args.format}) in {workdir}")
+    print(f"snapshots ({args.format}{', with kubectl fields' if args.kubectl_fields else ''}) in {workdir}")
     print(header)
     print("-" * len(header))
     rows = []

@@ -35,20 +35,25 @@ def test_scale_benchmark_smoke() -> None:
     assert "growth against node count" in out.stdout and "cp-sat      S 512 nodes" in out.stdout
 
 
-def test_scale_benchmark_reads_yaml_snapshots() -> None:
-    """``--format yaml`` writes the snapshot as kubectl's YAML, and the plan is the same as from JSON."""
+def test_scale_benchmark_reads_yaml_snapshots_and_padded_dumps() -> None:
+    """``--format yaml`` writes the snapshot as kubectl's YAML, and ``--kubectl-fields`` pads it
+    with what a live cluster's dump also holds; the plans are the same as from the plain JSON."""
     rows, written = {}, {}
-    for form in ("json", "yaml"):
+    for form, *more in (("json",), ("yaml",), ("json", "--kubectl-fields")):
         out = subprocess.run(
             [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
-             "--modes", "greedy", "--format", form],
+             "--modes", "greedy", "--format", form, *more],
             capture_output=True, text=True, timeout=600, check=True,
         )
         lines = out.stdout.splitlines()
-        assert lines[0].startswith(f"snapshots ({form}) in ")
-        written[form] = (Path(lines[0].split(" in ", 1)[1]) / f"S.{form}").read_text()
+        assert lines[0].startswith(f"snapshots ({form}{', with kubectl fields' if more else ''}) in ")
+        key = form + "".join(more)
+        written[key] = (Path(lines[0].split(" in ", 1)[1]) / f"S.{form}").read_text()
         row = next(line for line in lines if line.startswith("S "))
-        rows[form] = row.split()[7:]  # from groups placed on: not the times and memory
-    assert rows["json"] == rows["yaml"] and rows["json"][0] != "0/100"
+        rows[key] = row.split()[7:]  # from groups placed on: not the times and memory
+    assert rows["json"] == rows["yaml"] == rows["json--kubectl-fields"] and rows["json"][0] != "0/100"
     assert written["yaml"].startswith("apiVersion: v1\n")  # YAML as kubectl writes it, not JSON
     assert yaml.load(written["yaml"], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) == json.loads(written["json"])
+    padded = json.loads(written["json--kubectl-fields"])
+    assert len(written["json--kubectl-fields"]) > 5 * len(written["json"])
+    assert all(len(node["status"]["images"]) == 50 for node in padded["items"] if node["kind"] == "Node")
