@@ -895,14 +895,14 @@ def check_command(
             unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
         _say(f"warning: {unread}")
     failed = [g for g in selected if not g.placed]
-    junit = None
-    if format is CheckFormat.junit or junit_file is not None:
-        where = group_positions(origins, (g.key for g in selected))
-        junit = junit_report(selected, where, result.solver, unread, result.warnings)
+    # Lines only for the reports that print them, found in one read of each file.
+    with_junit = format is CheckFormat.junit or junit_file is not None
+    shown = selected if with_junit else failed if format is CheckFormat.github else []
+    where = group_positions(origins, (g.key for g in shown))
+    junit = junit_report(selected, where, result.solver, unread, result.warnings) if with_junit else None
     if format is CheckFormat.junit:
         text = junit
     elif format is CheckFormat.github:
-        where = group_positions(origins, (g.key for g in failed))
         # A gate that passes on a stale snapshot should say so where reviewers look.
         text = "".join(warning_annotation("gangplan check", w) for w in [unread, *result.warnings] if w)
         text += "".join(github_annotation(g, where.get(g.key)) for g in failed)
