@@ -34,9 +34,13 @@ class _Dumper(yaml.SafeDumper):
     something else are quoted."""
 
 
-def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+def _kubectl_reads_otherwise(text: str) -> bool:
     # go-yaml drops every "_" before it tries a number: "1_0e5" is 1000000 to kubectl.
-    if _GO_YAML_NOT_STRING.fullmatch(text) or ("_" in text and _GO_YAML_NOT_STRING.fullmatch(text.replace("_", ""))):
+    return bool(_GO_YAML_NOT_STRING.fullmatch(text) or ("_" in text and _GO_YAML_NOT_STRING.fullmatch(text.replace("_", ""))))
+
+
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    if _kubectl_reads_otherwise(text):
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="'")
     return dumper.represent_str(text)
 
@@ -216,10 +220,17 @@ def _scalar(value: Any, column: int, indent: int) -> str:
     raise _NotSimple
 
 
+# Names, uids, images, quantities: nothing in them that PyYAML's emitter would quote, so such a
+# string is written plain unless a reader would take it for something else (``_styled``).
+_PLAIN_CHARACTERS = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*")
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _styled(text: str) -> tuple[str, str]:
     """PyYAML's style for ``text`` ("" plain or "'") and the text so written on one line: the
     style does not depend on where the scalar stands, only the folding does."""
+    if _PLAIN_CHARACTERS.fullmatch(text) and not _kubectl_reads_otherwise(text) and _reads_as_str(text):
+        return "", text  # what yaml.dump gives, without its 50 µs (XL's uids and names)
     if not text.isprintable():  # line breaks among them
         raise _NotSimple
     written = yaml.dump(text, Dumper=_Dumper, allow_unicode=True, width=1 << 30)
@@ -227,6 +238,16 @@ def _styled(text: str) -> tuple[str, str]:
     if "\n" in written or written.startswith('"'):  # double quotes may break anywhere
         raise _NotSimple
     return ("'" if written.startswith("'") else ""), written
+
+
+def _reads_as_str(text: str) -> bool:
+    """Whether PyYAML's own resolver reads ``text`` written plain as a string (not 1.5, yes,
+    2024-06-13 or null): the serializer's test for writing it plain."""
+    resolvers = _Dumper.yaml_implicit_resolvers
+    for _, pattern in resolvers.get(text[0], []) + resolvers.get(None, []):
+        if pattern.match(text):
+            return False
+    return True
 
 
 @functools.lru_cache(maxsize=1 << 12)

@@ -73,3 +73,17 @@ def test_the_direct_writer_hands_pyyaml_what_it_does_not_write_itself() -> None:
     # Folding follows the column: the same message folds differently two levels down.
     message = " ".join(["lost to higher-priority groups"] * 5)
     assert _block_yaml({"m": message}) == pyyaml({"m": message}) != pyyaml({"a": {"b": {"m": message}}})[len("a:\n  b:\n    "):]
+
+
+# Names, numbers, dates and words YAML resolves: the strings the writer styles without PyYAML.
+NAMELIKE = st.text("0123456789_./-abexyonulTFNIY", min_size=1, max_size=12) | st.sampled_from(
+    ["1e3", "1_0", "0x_", "0x1F", "0o17", "0b101", "1.5", "1.", "12.3.4", "2024-06-13", "2024-06-13T08:03:11Z",
+     "yes", "on", "Off", "null", "NULL", "y", "n", "nan", ".inf", "_", "_1", "1_000", "190_0", "web-0", "a/b.c-d",
+     "-", "--", "---", "...", "-a", "-1", ".x", "/x"]
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(NAMELIKE)
+def test_strings_styled_without_pyyaml_are_written_as_pyyaml_writes_them(text: str) -> None:
+    assert to_yaml({"k": text, text: [text]}) == pyyaml({"k": text, text: [text]})
