@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 import re
 from typing import Any
@@ -243,11 +244,10 @@ def _styled(text: str) -> tuple[str, str]:
 def _reads_as_str(text: str) -> bool:
     """Whether PyYAML's own resolver reads ``text`` written plain as a string (not 1.5, yes,
     2024-06-13 or null): the serializer's test for writing it plain."""
-    resolvers = _Dumper.yaml_implicit_resolvers
-    for _, pattern in resolvers.get(text[0], []) + resolvers.get(None, []):
-        if pattern.match(text):
-            return False
-    return True
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str"
+
+
+_RESOLVER = _Dumper(io.StringIO())  # only its resolver is used
 
 
 @functools.lru_cache(maxsize=1 << 12)
