@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gangplan.cli import app
 from gangplan.errors import InputError
 from gangplan.generate import generate
-from gangplan.loader import MAX_TOTAL_AMOUNT, Limits, load_snapshot
+from gangplan.loader import _ALIAS, _ANCHOR, MAX_TOTAL_AMOUNT, Limits, load_snapshot
 from gangplan.planner import Options, plan
 from gangplan.verify import verify
 
@@ -82,6 +84,23 @@ def test_a_plan_file_is_read_within_the_same_limits(tmp_path: Path) -> None:
     one_error(invoke("verify", str(snapshot), "--plan", str(two)), "found 2 documents")
 
 
+def _indicated(text: str, indicator: str) -> bool:
+    """An anchor or alias as YAML reads it: the indicator at the start or after a space or a
+    flow opener or comma, followed by a character a name may hold."""
+    return any(
+        c == indicator
+        and (i == 0 or text[i - 1].isspace() or text[i - 1] in "[{,")
+        and i + 1 < len(text)
+        and not (text[i + 1].isspace() or text[i + 1] in "[]{},")
+        for i, c in enumerate(text)
+    )
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="&*a ,[]{}\n", max_size=8))
+def test_the_alias_pre_pass_is_triggered_by_every_anchor_and_alias(text: str) -> None:
+    assert bool(_ANCHOR.search(text)) == _indicated(text, "&")
+    assert bool(_ALIAS.search(text)) == _indicated(text, "*")
 @pytest.mark.parametrize(
     "text",
     [
