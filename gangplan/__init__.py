@@ -20,7 +20,7 @@ from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``
 
 
 if TYPE_CHECKING:
-    from .cpsat import Reporter
+    from .stages import Reporter
     from .model import Snapshot
     from .planner import Options
 

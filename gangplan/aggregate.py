@@ -25,7 +25,6 @@ nodes every role may use, this is exact; otherwise it is a relaxation, so:
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections import defaultdict
@@ -35,26 +34,12 @@ from typing import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .cpsat import (
-    DETERMINISTIC_WORKERS,
-    Pace,
-    Reporter,
-    SolveResult,
-    OPTIONAL_MARGIN,
-    StageResult,
-    Tuning,
-    add_quorum,
-    hint_counts,
-    read_counts,
-    stage_budget,
-    stage_objective,
-    stage_terms,
-    staged_solve,
-)
+from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, repair, repair_by_worth
 from .objective import Assignment, Term, score
 from .problem import GangSpec, Problem, candidate_count, pods_that_fit
 from .repack import repack_level
+from .stages import Reporter, SolveResult, StageResult, Tuning, stage_objective, stage_terms
 
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
 # bound proves nothing about the whole problem.

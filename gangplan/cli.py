@@ -43,11 +43,11 @@ from .quantity import QuantityError, describe_amount, parse_quantity, percent_ap
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
 from .ci import annotation, github_annotation, group_origins, group_positions, junit_error, junit_report, made_in, warning_annotation, written_in
-from .cpsat import Reporter, Tuning, parse_parameters
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
 from .report import render_report
 from .semantics import group_pods, unmodelled_warnings
+from .stages import Reporter, Tuning
 from .status import status_list
 from .topology import (
     DEFAULT_GPU_RESOURCE,
@@ -652,10 +652,14 @@ class _Progress:
 def solver_tuning() -> Tuning:
     """For benchmarks and experiments (benchmarks/README): GANGPLAN_CPSAT_LOG sends CP-SAT's
     search log to stderr, GANGPLAN_CPSAT_PARAMS="key:value ..." sets its parameters."""
-    try:
-        parameters = parse_parameters(os.environ.get("GANGPLAN_CPSAT_PARAMS", ""))
-    except ValueError as error:
-        raise UsageError(f"GANGPLAN_CPSAT_PARAMS: {error}") from None
+    parameters: tuple[tuple[str, str], ...] = ()
+    if text := os.environ.get("GANGPLAN_CPSAT_PARAMS", "").strip():
+        from .cpsat import parse_parameters  # OR-Tools, only when asked: see planner
+
+        try:
+            parameters = parse_parameters(text)
+        except ValueError as error:
+            raise UsageError(f"GANGPLAN_CPSAT_PARAMS: {error}") from None
     log = (lambda line: _to_stderr(lambda: sys.stderr.write(line + "\n"))) if os.environ.get("GANGPLAN_CPSAT_LOG") else None
     return Tuning(log, parameters)
 

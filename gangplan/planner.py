@@ -3,6 +3,9 @@
 Greedy runs first; CP-SAT starts from its plan and is kept only when it scores at least
 as well, so a plan is never worse than greedy. Pod names are handed out last, in a fixed
 order, so equal counts always give byte-identical bindings.
+
+OR-Tools (``cpsat``, ``aggregate``) is imported where CP-SAT is run, not here: a greedy plan
+and the commands that only check one start 0.24 s sooner without it (``stages``).
 """
 
 from __future__ import annotations
@@ -10,11 +13,10 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .aggregate import AggregateResult, cluster_bound, realise, solve_buckets
-from .cpsat import Reporter, StageResult, Tuning, solve_cpsat, stage_objective, stage_terms, stage_upper, term_bounds
 from .errors import SolverError, UsageError
 from .explain import reasons
 from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexicographic_greedy
@@ -22,7 +24,11 @@ from .model import Snapshot
 from .objective import Assignment, DomainWeights, Term, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
 from .problem import Problem, alone, build_problem, candidate_count, restrict
+from .stages import Reporter, StageResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
 from .verify import claim_violations, verify
+
+if TYPE_CHECKING:
+    from .aggregate import AggregateResult
 
 # Above this many (role, node) candidates, objective 1 is solved on pod counts per
 # (role, bucket of nodes) instead of per (role, node).
@@ -129,6 +135,8 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
             problem, terms, baseline, options, reporter
         )
     elif options.solver == "cp-sat":
+        from .cpsat import solve_cpsat
+
         solver_name = "cp-sat"
         result = solve_cpsat(
             problem,
@@ -238,6 +246,9 @@ def _at_scale(
     """Objective 1 on the bucket model, expanded to nodes, then the later terms polished by
     the node-level model near that plan (its JobGroups fixed). Budget: 75% / 25%. The solver
     starts from the better of queue-order and demand-first greedy, level by level."""
+    from .aggregate import realise, solve_buckets
+    from .cpsat import solve_cpsat
+
     start = time.perf_counter()
     deterministic = options.workers <= 1
     start_from, charge = baseline, 0.0
@@ -303,6 +314,8 @@ def _bucket_proof(
     reaches that is proven there too. A bucket model that kept only a neighbourhood of buckets
     (8,192 nodes and up) bounds nothing, so there only the knapsack (up to
     KNAPSACK_PROOF_LIMIT candidate pairs) and the most a stage could be count."""
+    from .aggregate import cluster_bound
+
     runs = [outcome.solve.stages, outcome.upper] if outcome.whole else []
     knapsack_too = outcome.whole or candidate_count(problem) <= KNAPSACK_PROOF_LIMIT
     stages = stage_terms([t for t in terms if t.primary])
@@ -345,6 +358,8 @@ def _ordered(
         if options.solver == "cp-sat" and budget <= 0.0:
             status = "FEASIBLE"
         elif options.solver == "cp-sat":
+            from .cpsat import solve_cpsat
+
             # Its own model, on the room the groups before it left: as small as the JobGroup.
             sub, origin = alone(problem, j, free, opened)
             own = {r: i for i, r in enumerate(origin)}

@@ -9,10 +9,11 @@ nodes, a few thousand (role, node) pairs where the whole problem has tens of tho
 
 from __future__ import annotations
 
-from .cpsat import Tuning, solve_cpsat
+from .cpsat import solve_cpsat
 from .greedy import complete
 from .objective import Assignment, Term
 from .problem import Problem, beside, candidate_count
+from .stages import Tuning
 
 # Above this many (role, node) candidates the level is not repacked: the model would not be
 # searched in the seconds a stage has (the node-level model's presolve alone grows with it).

@@ -1368,3 +1368,34 @@ def test_check_places_every_group_from_one_walk_of_the_dump(snapshot: Path, monk
     assert walked.stdout == composed.stdout
     cases = [case for case in ElementTree.fromstring(walked.stdout) if case.tag == "testcase"]
     assert cases and all(case.get("line") for case in cases)
+
+
+def test_only_a_cp_sat_plan_imports_or_tools(tmp_path: Path) -> None:
+    """OR-Tools (and the pandas it imports) is a quarter of the CLI's start: a greedy plan and
+    the commands that only read, check or compare plans must not load it."""
+    import subprocess
+    import sys
+
+    small = str(ROOT / "snapshots" / "small.yaml")
+    saved = tmp_path / "plan.yaml"
+    assert invoke("plan", small, "--solver", "greedy", "-o", "plan", "--output-file", str(saved)).exit_code == 0
+    runs = {
+        "greedy": ["plan", small, "--solver", "greedy", "-o", "json"],
+        "check": ["check", small, "--solver", "greedy"],
+        "verify": ["verify", small, "--plan", str(saved)],
+        "diff": ["diff", small, "--plan", str(saved)],
+        "topology": ["topology", small],
+        "generate": ["generate", "--shape", "1x1x2x2", "--groups", "2"],
+        "cp-sat": ["plan", small, "-o", "json"],
+    }
+    script = (
+        "import sys\nfrom gangplan.cli import app\nsys.argv = ['gangplan', *sys.argv[1:]]\n"
+        "try:\n    app()\nexcept SystemExit as done:\n    code = done.code\n"
+        "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'ortools', 'pandas'}), file=sys.stderr)\n"
+    )
+    loaded = {}
+    for name, args in runs.items():
+        proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, check=True)
+        loaded[name] = proc.stderr.splitlines()[-1]
+    # check exits 1: one group of the small snapshot does not fit
+    assert loaded == {**{name: "0 []" for name in runs}, "check": "1 []", "cp-sat": "0 ['ortools', 'pandas']"}

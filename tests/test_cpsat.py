@@ -9,7 +9,8 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gangplan.cpsat import Pace, Tuning, _hinted_value, _unreached_gap, stage_objective, stage_upper, staged_solve, term_bounds
+from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, staged_solve
+from gangplan.stages import Tuning, stage_objective, stage_upper, term_bounds
 from gangplan.objective import Term
 
 

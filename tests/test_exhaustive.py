@@ -317,13 +317,13 @@ def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum
     monkeypatch.setattr(aggregate, "LIGHT_PRESOLVE_FROM", -1)
     monkeypatch.setattr(aggregate, "UPPER_DETAIL", 4)
     runs = []
-    solve = planner.solve_buckets
+    solve = aggregate.solve_buckets
 
     def recorded(*args, **kwargs):
         runs.append(solve(*args, **kwargs))
         return runs[-1]
 
-    monkeypatch.setattr(planner, "solve_buckets", recorded)
+    monkeypatch.setattr(aggregate, "solve_buckets", recorded)
     snapshot = random_snapshot(seed)
     options = Options(levels=("zone", "rack"))
     best, names = exhaustive_best(snapshot, domains(options.levels))
@@ -351,7 +351,7 @@ def test_the_cluster_knapsack_bounds_every_stage_of_the_exhaustive_optimum(seed:
     reaches there, is at least what it reaches at the stage: the bound the scale path reports
     a gap against holds for a plan it never saw."""
     from gangplan.aggregate import cluster_bound
-    from gangplan.cpsat import stage_objective, stage_terms
+    from gangplan.stages import stage_objective, stage_terms
 
     snapshot = random_snapshot(seed)
     _, names = exhaustive_best(snapshot)
@@ -371,7 +371,7 @@ def test_the_cluster_knapsack_counts_the_room_two_gangs_share() -> None:
     """Two 4-GPU gangs of one priority and one 4-GPU node: the knapsack's bound on the quorum
     demand is one gang's, not both (what "every JobGroup placed" would say)."""
     from gangplan.aggregate import cluster_bound
-    from gangplan.cpsat import stage_objective, stage_terms, stage_upper
+    from gangplan.stages import stage_objective, stage_terms, stage_upper
 
     snapshot = Snapshot(
         nodes=(Node("n0", {}, {"cpu": 8000, "nvidia.com/gpu": 4, "pods": 110}),),

@@ -21,9 +21,9 @@ import yaml
 from typer.testing import CliRunner
 
 import gangplan.cli as cli
+import gangplan.cpsat as cpsat
 import gangplan.planner as planner
 from gangplan.cli import app
-from gangplan.cpsat import SolveResult
 from gangplan.errors import SolverError
 from gangplan.generate import generate
 from gangplan.loader import load_snapshot
@@ -31,6 +31,7 @@ from gangplan.objective import Assignment
 from gangplan.plan import Placement
 from gangplan.planner import Options, plan
 from gangplan.render import check_output_names, render
+from gangplan.stages import SolveResult
 from gangplan.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +85,7 @@ def test_when_cp_sat_has_nothing_better_the_greedy_plan_is_used(monkeypatch: pyt
     used, and the status says GREEDY, not FEASIBLE or OPTIMAL."""
     snapshot = load_snapshot([str(SMALL)])
     greedy_only = plan(snapshot, Options(solver="greedy"))
-    monkeypatch.setattr(planner, "solve_cpsat", lambda *a, **k: solved)
+    monkeypatch.setattr(cpsat, "solve_cpsat", lambda *a, **k: solved)
     result = plan(snapshot, Options())
     assert result.solver.status == "GREEDY" and result.solver.chosen == "greedy"
     assert "greedy plan is used" in result.solver.note
@@ -102,7 +103,7 @@ def test_a_solver_plan_that_breaks_a_rule_is_replaced_by_greedys(monkeypatch: py
     problem = planner.build_problem(snapshot)
     crammed = {(r, int(role.nodes[0])): role.count for r, role in enumerate(problem.roles) if len(role.nodes)}
     every = frozenset(range(len(problem.job_groups)))
-    monkeypatch.setattr(planner, "solve_cpsat", lambda *a, **k: SolveResult(Assignment(crammed, every), "OPTIMAL"))
+    monkeypatch.setattr(cpsat, "solve_cpsat", lambda *a, **k: SolveResult(Assignment(crammed, every), "OPTIMAL"))
     result = plan(snapshot, Options())
     assert result.solver.status == "GREEDY" and result.solver.chosen == "greedy"
     assert result.placements == greedy_only.placements
@@ -236,7 +237,7 @@ def test_the_solver_failing_inside_plan(monkeypatch: pytest.MonkeyPatch) -> None
     def fail(*args: object, **kwargs: object) -> None:
         raise SolverError("CP-SAT returned MODEL_INVALID on a model whose hint is feasible; this is a bug")
 
-    monkeypatch.setattr(planner, "solve_cpsat", fail)
+    monkeypatch.setattr(cpsat, "solve_cpsat", fail)
     only_error(invoke("check", str(SMALL)), 3, "error: CP-SAT returned MODEL_INVALID")
 
 

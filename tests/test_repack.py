@@ -7,13 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from gangplan.cpsat import Tuning
 from gangplan.greedy import greedy
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
 from gangplan.objective import Assignment, objective_terms, score
 from gangplan.planner import name_pods, outcomes
 from gangplan.problem import build_problem
 from gangplan.repack import repack_level
+from gangplan.stages import Tuning
 from gangplan.verify import verify
 
 from test_exhaustive import exhaustive_objective, plan_objective, random_snapshot

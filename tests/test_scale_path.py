@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from gangplan.cpsat import Tuning
+from gangplan.stages import Tuning
 from gangplan.aggregate import cluster_bound, expand, make_buckets, solve_buckets
 from gangplan.errors import UsageError
 from gangplan.generate import generate
@@ -116,7 +116,7 @@ def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
 
 def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cluster, monkeypatch) -> None:
     from gangplan.aggregate import AggregateResult
-    from gangplan.cpsat import SolveResult, StageResult, stage_terms, stage_weights
+    from gangplan.stages import SolveResult, StageResult, stage_terms, stage_weights
     from gangplan.objective import term_value
     from gangplan.planner import _bucket_proof
 
@@ -154,7 +154,7 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
 
 def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
     from gangplan.aggregate import AggregateResult
-    from gangplan.cpsat import SolveResult, StageResult, stage_objective, stage_terms, stage_upper
+    from gangplan.stages import SolveResult, StageResult, stage_objective, stage_terms, stage_upper
     from gangplan.objective import term_value
     from gangplan.planner import _bucket_proof
 
@@ -206,7 +206,7 @@ def _realised(monkeypatch, problem, terms, chosen: frozenset[int]):
     its solution chose ``chosen`` and solved the first stage of ``terms``."""
     import gangplan.aggregate as aggregate
     from gangplan.aggregate import _UpperSolution, _upper
-    from gangplan.cpsat import SolveResult, StageResult, stage_terms
+    from gangplan.stages import SolveResult, StageResult, stage_terms
     from gangplan.objective import Assignment
 
     first = stage_terms(terms)[0]
@@ -231,7 +231,7 @@ def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_large
     needs: only the second order places the large one, and that plan is the one returned."""
     from dataclasses import replace
 
-    from gangplan.cpsat import stage_terms
+    from gangplan.stages import stage_terms
 
     problem, key = _two_racks([("top", 1, 1000, 4, 100, "00"), ("small", 1, 1000, 2, 10, "01"), ("large", 1, 1000, 4, 10, "02")])
     # Rounded weights, as at scale, keep the lower level out of the top level's stage.
