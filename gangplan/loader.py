@@ -11,12 +11,16 @@ import dataclasses
 import gc
 import codecs
 import functools
+import itertools
 import json
+import marshal
 import os
 import re
+import signal
 import sys
+import threading
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, NoReturn, Sequence
 
 import yaml
 from yaml import nodes as _nodes
@@ -160,6 +164,9 @@ def _load_all(text: str) -> Iterator[Any]:
     refuses, deep nesting) is read again by the composer from that document on, so whatever
     it makes of it, value or error, stands.
     """
+    if (whole := _in_halves(text)) is not None:
+        yield whole
+        return
     done = 0
     try:
         for document in _from_events(text):
@@ -244,6 +251,129 @@ def _plain_scalar(loader: _Loader, event: yaml.ScalarEvent) -> Any:
         return loader.yaml_constructors[tag](loader, _nodes.ScalarNode(tag, event.value, event.start_mark, event.end_mark))
     except Exception:  # a merge key (no constructor), an integer Python refuses: the composer's way says
         raise _Unusual from None
+
+
+# A YAML dump this large is read in two halves at once (a live-cluster-sized dump of 2,048
+# nodes, 40 MB: 2.7 -> 1.5 s on 2 cores); below it, forking costs more than it saves.
+PARALLEL_FROM = 4 * 1024**2
+# The `items:` key of a kubectl List is its second; past this many events, the text is read whole.
+_ITEMS_WITHIN = 1_000
+
+
+def _in_halves(text: str) -> Any | None:
+    """The one document of a large kubectl List dump, read in two halves at once; None when
+    the text is to be read in one piece."""
+    if len(text) < PARALLEL_FROM or not _can_fork():
+        return None
+    at = text.find("\n- ", _middle(text))
+    return None if at < 0 else _halves(text, at + 1)
+
+
+def _halves(text: str, at: int) -> Any | None:
+    """``text[:at]`` read here and ``text[at:]``, behind ``items:``, in a forked child, joined.
+
+    ``at`` begins a line with ``- ``. The text is one document (no markers), a mapping whose
+    ``items`` is an indentless sequence. When the first half reads without error as a mapping
+    whose last key is that ``items``, no token runs across ``at`` (an open quote or bracket
+    would have failed it; a ``-`` at column 0 ends plain and block scalars), so the second
+    half's tokens are the whole text's and ``at`` is in that sequence. Anything else (an error
+    in either half, a key given in both, a child that failed) gives None: the text read in one
+    piece then says what is wrong, and where."""
+    if _has_markers(text) or not _indentless_items(text):
+        return None
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        _read_tail(text, at, read, write)
+    os.close(write)
+    source = os.fdopen(read, "rb")
+    read_all = False
+    try:
+        try:
+            head = list(_from_events(text[:at]))
+        except Exception:
+            return None
+        blob = source.read()
+        read_all = True
+    finally:
+        if not read_all:
+            os.kill(child, signal.SIGKILL)
+        source.close()
+        os.waitpid(child, 0)
+    try:
+        tail = marshal.loads(blob)
+    except (EOFError, ValueError, TypeError):  # the child wrote nothing: it failed
+        return None
+    if len(head) != 1 or len(tail) != 1 or type(head[0]) is not dict or type(tail[0]) is not dict:
+        return None
+    first, rest = head[0], tail[0]
+    if not first or next(reversed(first)) != "items" or type(first["items"]) is not list:
+        return None
+    if type(rest.get("items")) is not list or any(key in first for key in rest if key != "items"):
+        return None
+    first["items"].extend(rest.pop("items"))
+    first.update(rest)
+    return first
+
+
+def _read_tail(text: str, at: int, read: int, write: int) -> NoReturn:
+    """The forked child: the second half, marshalled to ``write``; nothing at all if it fails."""
+    try:
+        for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stop, signal.SIG_DFL)  # the parent answers a Ctrl-C; the child just ends
+        os.close(read)
+        blob = marshal.dumps(list(_from_events("items:\n" + text[at:])))
+        with os.fdopen(write, "wb") as sink:
+            sink.write(blob)
+    finally:
+        os._exit(0)
+
+
+def _can_fork() -> bool:
+    """A second core to read on, and no thread a fork could leave holding a lock (the CLI
+    starts its first after loading)."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1 and len(os.sched_getaffinity(0)) > 1
+
+
+def _has_markers(text: str) -> bool:
+    """Document markers or directives: a stream of several documents is read in one piece."""
+    return text.startswith(("---", "...", "%")) or "\n---" in text or "\n..." in text or "\n%" in text
+
+
+def _indentless_items(text: str) -> bool:
+    """Whether the first document is a mapping with an ``items`` key among its first ones, whose
+    value is a block sequence at column 0, as kubectl prints a List."""
+    loader = _Loader(text)
+    try:
+        events = itertools.islice(iter(loader.get_event, None), _ITEMS_WITHIN)
+        opening = [type(next(events)) for _ in range(3)]
+        if opening != [yaml.StreamStartEvent, yaml.DocumentStartEvent, yaml.MappingStartEvent]:
+            return False
+        for key in events:
+            if type(key) is not yaml.ScalarEvent:
+                return False
+            value = next(events)
+            if key.value == "items":
+                return type(value) is yaml.SequenceStartEvent and value.start_mark.column == 0
+            _skip(value, events)
+        return False
+    except (yaml.YAMLError, StopIteration):
+        return False
+    finally:
+        loader.dispose()
+
+
+def _middle(text: str) -> int:
+    """Where half the lines are behind, to a 64th: reading time goes with lines more than with
+    bytes (a node's images are long lines, a pod's spec short ones)."""
+    step = max(1, len(text) // 64)
+    counts = [text.count("\n", start, start + step) for start in range(0, len(text), step)]
+    half, behind = sum(counts) // 2, 0
+    for index, count in enumerate(counts):
+        if behind + count >= half:
+            return index * step
+        behind += count
+    return 0
 
 
 @dataclass(frozen=True, slots=True)
