@@ -256,8 +256,10 @@ def _plain_scalar(loader: _Loader, event: yaml.ScalarEvent) -> Any:
 # A YAML dump this large is read in two halves at once (a live-cluster-sized dump of 2,048
 # nodes, 40 MB: 2.7 -> 1.5 s on 2 cores); below it, forking costs more than it saves.
 PARALLEL_FROM = 4 * 1024**2
-# The `items:` key of a kubectl List is its second; past this many events, the text is read whole.
+# The `items:` key of a kubectl List is its second: it is looked for in the text's first
+# lines, within this many characters, and then this many events.
 _ITEMS_WITHIN = 1_000
+_ITEMS_FROM = 1 << 16
 
 
 def _in_halves(text: str) -> Any | None:
@@ -282,7 +284,12 @@ def _halves(text: str, at: int) -> Any | None:
     if _has_markers(text) or not _indentless_items(text):
         return None
     read, write = os.pipe()
-    child = os.fork()
+    try:
+        child = os.fork()
+    except OSError:  # no room for another process: read it here
+        os.close(read)
+        os.close(write)
+        return None
     if child == 0:
         _read_tail(text, at, read, write)
     os.close(write)
@@ -342,8 +349,9 @@ def _has_markers(text: str) -> bool:
 
 def _indentless_items(text: str) -> bool:
     """Whether the first document is a mapping with an ``items`` key among its first ones, whose
-    value is a block sequence at column 0, as kubectl prints a List."""
-    loader = _Loader(text)
+    value is a block sequence at column 0, as kubectl prints a List. The first lines are
+    enough: cut at a line's end, they give the whole text's events up to the cut."""
+    loader = _Loader(text[: text.rfind("\n", 0, _ITEMS_FROM) + 1])
     try:
         events = itertools.islice(iter(loader.get_event, None), _ITEMS_WITHIN)
         opening = [type(next(events)) for _ in range(3)]
