@@ -26,9 +26,11 @@ bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import json
 import math
+import shutil
 import statistics
 import subprocess
 import sys
@@ -245,12 +247,18 @@ def main() -> None:
     parser.add_argument("--trace", action="append", default=[], help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023; repeat for several")
     parser.add_argument("--format", choices=("json", "yaml"), default="json", help="how the snapshots are written")
     parser.add_argument("--kubectl-fields", action="store_true", help="pad the snapshots with what a live cluster's dump also holds")
+    parser.add_argument("--workdir", help="write the snapshots to this folder and keep them (by default a temporary one, removed at the end)")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from gangplan.generate import generate
     from gangplan.traces import trace_nodes
 
-    workdir = Path(tempfile.mkdtemp(prefix="gangplan-bench-"))
+    if args.workdir:
+        workdir = Path(args.workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix="gangplan-bench-"))
+        atexit.register(shutil.rmtree, workdir, True)
 
     def write(name: str, snapshot: dict) -> Path:
         path = workdir / f"{name}.{args.format}"

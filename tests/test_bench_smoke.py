@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -13,6 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_scale_benchmark_smoke() -> None:
+    before = set(Path(tempfile.gettempdir()).glob("gangplan-bench-*"))
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
          "--modes", "greedy,cp-sat", "--time-limit", "0.5"],
@@ -33,16 +35,17 @@ def test_scale_benchmark_smoke() -> None:
         levels = [part.split(":")[0] for part in row.split("  ")[-1].split("; ")]
         assert levels == ["p1000", "p100", "p10"], levels
     assert "growth against node count" in out.stdout and "cp-sat      S 512 nodes" in out.stdout
+    assert set(Path(tempfile.gettempdir()).glob("gangplan-bench-*")) == before  # its snapshots removed
 
 
-def test_scale_benchmark_reads_yaml_snapshots_and_padded_dumps() -> None:
+def test_scale_benchmark_reads_yaml_snapshots_and_padded_dumps(tmp_path: Path) -> None:
     """``--format yaml`` writes the snapshot as kubectl's YAML, and ``--kubectl-fields`` pads it
     with what a live cluster's dump also holds; the plans are the same as from the plain JSON."""
     rows, written = {}, {}
     for form, *more in (("json",), ("yaml",), ("json", "--kubectl-fields")):
         out = subprocess.run(
             [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
-             "--modes", "greedy", "--format", form, *more],
+             "--modes", "greedy", "--format", form, *more, "--workdir", str(tmp_path / (form + "".join(more)))],
             capture_output=True, text=True, timeout=600, check=True,
         )
         lines = out.stdout.splitlines()
