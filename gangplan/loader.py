@@ -254,7 +254,7 @@ def _plain_scalar(loader: _Loader, event: yaml.ScalarEvent) -> Any:
 
 
 # A YAML dump this large is read in two halves at once (a live-cluster-sized dump of 2,048
-# nodes, 40 MB: 2.7 -> 1.5 s on 2 cores); below it, forking costs more than it saves.
+# nodes, 40 MB: 2.7 -> 1.6 s on 2 cores); below it, forking costs more than it saves.
 PARALLEL_FROM = 4 * 1024**2
 # The `items:` key of a kubectl List is its second: it is looked for in the text's first
 # lines, within this many characters, and then this many events.

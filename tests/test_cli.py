@@ -1371,7 +1371,7 @@ def test_check_places_every_group_from_one_walk_of_the_dump(snapshot: Path, monk
 
 
 def test_only_a_cp_sat_plan_imports_or_tools(tmp_path: Path) -> None:
-    """OR-Tools (and the pandas it imports) is a quarter of the CLI's start: a greedy plan and
+    """OR-Tools (and the pandas it imports) is a third of the CLI's start: a greedy plan and
     the commands that only read, check or compare plans must not load it."""
     import subprocess
     import sys

@@ -6,6 +6,7 @@ piece: a split must never turn bad YAML into objects, or read good YAML differen
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,10 @@ def test_bad_yaml_in_either_half_is_the_same_error(tmp_path: Path, monkeypatch: 
     assert errors[0] == errors[1] and f"{path}:" in errors[0]
 
 
-def test_no_fork_while_another_thread_runs() -> None:
+def test_no_fork_while_another_thread_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert _can_fork()
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -155,6 +159,8 @@ def test_no_fork_while_another_thread_runs() -> None:
     finally:
         stop.set()
         other.join()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert not _can_fork()  # one core: nothing to gain
 
 
 def test_the_shipped_gpu_cluster_is_read_in_halves_as_it_is_whole() -> None:
