@@ -1572,13 +1572,24 @@ def main() -> None:
     try:
         app()
     except SystemExit as exc:
-        if _Worker.abandoned():
-            # Interrupted while the solver runs in C++: it cannot be joined, and interpreter
-            # shutdown would wait for it. Nothing is half-written (outputs come after planning).
-            sys.stdout.flush()
-            sys.stderr.flush()
+        # Everything is written by now (outputs are whole files, renamed into place, or stdout),
+        # so the interpreter's shutdown is skipped once stdout and stderr are flushed: it takes
+        # 0.3 s after a CP-SAT plan (OR-Tools' own teardown), 0.1 s otherwise. It is the only
+        # way out after an interrupt while the solver runs on in C++, which cannot be joined.
+        if _flushed() and isinstance(exc.code, int) or _Worker.abandoned():
             os._exit(exc.code if isinstance(exc.code, int) else 1)
         raise
+
+
+def _flushed() -> bool:
+    """False when a stream could not be flushed: the ordinary shutdown then says so as before."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 __all__ = ["app", "main"]
