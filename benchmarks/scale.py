@@ -30,6 +30,7 @@ import atexit
 import hashlib
 import json
 import math
+import os
 import shutil
 import statistics
 import subprocess
@@ -237,7 +238,8 @@ def growth(rows: list[tuple[str, int, str, float, float]]) -> None:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         one(sys.argv[2], sys.argv[3], float(sys.argv[4]))
-        return
+        sys.stdout.flush()
+        os._exit(0)  # as gangplan's CLI leaves: without the interpreter's teardown (cli.main)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="S,M")
     parser.add_argument("--runs", type=int, default=3)
