@@ -1576,7 +1576,7 @@ def main() -> None:
         # so the interpreter's shutdown is skipped once stdout and stderr are flushed: it takes
         # 0.3 s after a CP-SAT plan (OR-Tools' own teardown), 0.1 s otherwise. It is the only
         # way out after an interrupt while the solver runs on in C++, which cannot be joined.
-        if _flushed() and isinstance(exc.code, int) or _Worker.abandoned():
+        if (_flushed() and isinstance(exc.code, int)) or _Worker.abandoned():
             os._exit(exc.code if isinstance(exc.code, int) else 1)
         raise
 
