@@ -1349,23 +1349,37 @@ def test_explain_and_check_take_the_podgroup_a_bare_pod_is_named_like(pod_first:
 
 
 @pytest.mark.parametrize("snapshot", SNAPSHOTS, ids=lambda p: p.name)
-def test_check_places_every_group_from_one_walk_of_the_dump(snapshot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """JUnit names each group's line: found in one read of the dump's parser events, where
-    composing it into nodes took 33 s at L, and the same lines the composer gives."""
+@pytest.mark.parametrize("as_json", [False, True], ids=["yaml", "json"])
+def test_check_places_every_group_from_its_items_text(
+    snapshot: Path, as_json: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JUnit names each group's line: read from each group's List item alone (a walk of the
+    whole dump's parser events took 8 s at L from a live cluster's YAML, composing it into
+    nodes 33 s), and the same lines the walk and the composer give."""
     from xml.etree import ElementTree
 
     from gangplan import loader
 
-    def no_composing(file: str) -> None:
-        raise AssertionError(f"{file} composed")
+    if as_json:  # as kubectl get -o json prints it
+        converted = tmp_path / f"{snapshot.stem}.json"
+        converted.write_text(json.dumps(yaml.safe_load(snapshot.read_text()), indent=4))
+        snapshot = converted
+
+    def never(*args: object) -> None:
+        raise AssertionError(f"{args[0]} read whole")
 
     with monkeypatch.context() as patched:
-        patched.setattr(loader, "_composed", no_composing)
+        patched.setattr(loader, "_composed", never)
+        patched.setattr(loader, "_walked", never)
+        from_items = invoke("check", str(snapshot), "--solver", "greedy", "-o", "junit")
+    monkeypatch.setattr(loader, "_in_items", lambda file, places: [None] * len(places))
+    with monkeypatch.context() as patched:
+        patched.setattr(loader, "_composed", never)
         walked = invoke("check", str(snapshot), "--solver", "greedy", "-o", "junit")
     monkeypatch.setattr(loader, "_walked", lambda file, wanted: None)
     composed = invoke("check", str(snapshot), "--solver", "greedy", "-o", "junit")
-    assert walked.exit_code == composed.exit_code and walked.exit_code in (0, 1), walked.output
-    assert walked.stdout == composed.stdout
+    assert from_items.exit_code == walked.exit_code == composed.exit_code and walked.exit_code in (0, 1), walked.output
+    assert from_items.stdout == walked.stdout == composed.stdout
     cases = [case for case in ElementTree.fromstring(walked.stdout) if case.tag == "testcase"]
     assert cases and all(case.get("line") for case in cases)
 

@@ -39,6 +39,7 @@ def composed(origin: Origin) -> Position:
 @pytest.fixture(autouse=True)
 def _files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(loader, "_read_spans", {})
     for name, text in TEXTS.items():
         Path(name).write_text(text)
     Path("small.yaml").write_text(SNAPSHOT.read_text())
@@ -155,3 +156,90 @@ def test_files_one_walk_cannot_read_are_composed_for_every_place() -> None:
     assert loader._walked("dups.json", {(0, ("a", "b")), (0, ("c", 1))}) is None
     assert loader.locate_all(places) == [composed(Origin(o.file, o.document, o.path + more)) for o, more in places]
     assert loader.locate_all(places)[2] == Position("dups.json", 1, 41)  # the second "b", as JSON reads it
+
+
+# A List whose items are written every way YAML allows one to be: block scalars holding a
+# line that starts with "- ", a quoted scalar over lines, nested and flow items, an item that
+# starts on the line after its dash, comments between items, a plain scalar over lines.
+ODD_LIST = """apiVersion: v1
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: a, namespace: "x"}
+  data:
+    block: |
+      line one
+      - not an item
+    folded: >-
+      folded
+      text
+    quoted: "multi
+      line - here"
+- - nested
+  - [1, {k: v}]
+-
+  next: line
+  empty:
+  deep: {a: [1, 2, {b: ''}]}
+- "scalar item"
+- {flow: item,
+   spans: lines}
+# a comment at column 0
+- plain scalar
+  continued
+-   spaced: out
+    more: 1
+- last:
+  - item
+kind: List
+metadata:
+  resourceVersion: ""
+"""
+ODD_VALUE = yaml.safe_load(ODD_LIST)
+ODD_FILES = {
+    "odd.yaml": ODD_LIST,
+    "indented.yaml": "".join(
+        f"  {line}" if 2 < number < ODD_LIST.count("\n") - 2 else line
+        for number, line in enumerate(ODD_LIST.splitlines(keepends=True), 1)
+    ),
+    "odd.json": json.dumps(ODD_VALUE),  # one line
+    "odd-indented.json": json.dumps(ODD_VALUE, indent=4),
+    "dups.json": '{"items": [{"a": 1}], "kind": "List", "items": [{"b": 1}, {"c": [1, {"d": 2}]}]}',
+}
+
+
+def test_the_odd_list_reads_as_intended() -> None:
+    assert yaml.safe_load(ODD_FILES["indented.yaml"]) == ODD_VALUE
+    items = ODD_VALUE["items"]
+    assert len(items) == 8 and items[0]["data"]["block"] == "line one\n- not an item\n" and items[5] == "plain scalar continued"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(sorted(ODD_FILES)), st.data())
+def test_a_place_in_a_list_item_is_found_from_that_items_text(name: str, data: st.DataObject) -> None:
+    """Where each item is written comes from loading (YAML's events) or from JSON's decoder;
+    a place inside one is read from that item's text alone, no walk of the whole file, and
+    lands where the composer points."""
+    Path(name).write_text(ODD_FILES[name])
+    assert loader.read_documents(name)
+    items = json.loads(ODD_FILES[name])["items"] if name.endswith(".json") else ODD_VALUE["items"]
+    index = data.draw(st.integers(0, len(items) - 1))
+    steps = ("items", index, *data.draw(paths(items[index])))
+    walks = []
+    real = loader._walk
+    loader._walk = lambda text, wanted: walks.append(len(text)) or real(text, wanted)  # type: ignore[assignment]
+    try:
+        found = loader._in_items(name, [(0, steps)])
+    finally:
+        loader._walk = real  # type: ignore[assignment]
+    assert found == [composed(Origin(name, 0, steps))]
+    assert walks and max(walks) < len(ODD_FILES[name]) - len("items") * 2
+
+
+def test_item_places_from_a_file_changed_since_it_was_read_are_found_the_old_way() -> None:
+    Path("odd.yaml").write_text(ODD_LIST)
+    loader.read_documents("odd.yaml")
+    Path("odd.yaml").write_text("# one more line\n" + ODD_LIST)
+    steps = ("items", 2, "next")
+    assert loader._in_items("odd.yaml", [(0, steps)]) == [None]
+    assert loader.locate(Origin("odd.yaml", 0, steps)) == Position("odd.yaml", 19, 9)

@@ -114,11 +114,12 @@ def test_a_large_dump_is_read_in_halves_as_it_is_read_whole(tmp_path: Path, monk
     path.write_text(yaml.safe_dump(generate(shape=(1, 2, 4, 8), groups=20, seed=3), sort_keys=False))
     monkeypatch.setattr(loader, "PARALLEL_FROM", 10**12)
     read_whole = load_snapshot([str(path)])
+    spans_whole = loader._read_spans[str(path)]
     joined: list[bool] = []
     real = loader._halves
 
-    def recorded(text: str, at: int) -> Any | None:
-        got = real(text, at)
+    def recorded(text: str, at: int, spans: Any = None) -> Any | None:
+        got = real(text, at, spans)
         joined.append(got is not None)
         return got
 
@@ -127,6 +128,8 @@ def test_a_large_dump_is_read_in_halves_as_it_is_read_whole(tmp_path: Path, monk
     monkeypatch.setattr(loader, "PARALLEL_FROM", 0)
     assert load_snapshot([str(path)]) == read_whole
     assert joined == [True]
+    assert loader._read_spans[str(path)] == spans_whole  # where each item is, for locate
+    assert len(spans_whole[1][0]) == 2 * len(yaml.safe_load(path.read_text())["items"])
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # the child was waited for
 
