@@ -243,3 +243,48 @@ def test_item_places_from_a_file_changed_since_it_was_read_are_found_the_old_way
     steps = ("items", 2, "next")
     assert loader._in_items("odd.yaml", [(0, steps)]) == [None]
     assert loader.locate(Origin("odd.yaml", 0, steps)) == Position("odd.yaml", 19, 9)
+
+
+_ODD_TEXT = st.text(alphabet=st.sampled_from(list("ab -:#'\"{}[],\n é\t&*!|>%@`?")), max_size=12)
+_ITEM_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**6) | _ODD_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ODD_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(_ITEM_VALUES, min_size=1, max_size=4),
+    st.sampled_from(["block", "mixed", "flow", "json", "json-indented", "json-second-line"]),
+    st.sampled_from([12, 80]),
+    st.booleans(),
+    st.data(),
+)
+def test_any_items_written_any_way_are_found_where_the_composer_points(
+    items: list, style: str, width: int, items_first: bool, data: st.DataObject
+) -> None:
+    """Items of every shape, written by PyYAML's emitter in each style (folded and quoted
+    scalars over lines at a narrow width) or by ``json.dumps``: a place in each item, all
+    asked for at once, is found from its item's text where the composer points, and always
+    when the items are a block sequence or the file is one JSON object."""
+    document = {"items": items, "apiVersion": "v1"} if items_first else {"apiVersion": "v1", "items": items}
+    document.update(kind="List", metadata={"resourceVersion": ""})
+    if style.startswith("json"):
+        name = "list.json"
+        text = json.dumps(document, indent=2 if style == "json-indented" else None, ensure_ascii=width == 80)
+        text = "{\n" + text[1:] if style == "json-second-line" else text
+    else:
+        name = "list.yaml"
+        flow = {"block": False, "mixed": None, "flow": True}[style]
+        text = yaml.safe_dump(document, default_flow_style=flow, width=width, allow_unicode=True, sort_keys=False)
+    Path(name).write_text(text)
+    loader.read_documents(name)
+    if loader._composed(name) is None:
+        return  # the composer cannot read this JSON as YAML; nothing to hold it to
+    places = [(0, ("items", index, *data.draw(paths(item)))) for index, item in enumerate(items)]
+    for (_, steps), found in zip(places, loader._in_items(name, places)):  # all at once
+        if found is None:
+            assert style in ("mixed", "flow") and not text.startswith("items:\n-", text.index("items:"))
+        else:
+            assert found == composed(Origin(name, 0, steps))
