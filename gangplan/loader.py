@@ -22,7 +22,7 @@ import sys
 import threading
 from array import array
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, NoReturn, Sequence
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
 import yaml
 from yaml import nodes as _nodes
@@ -204,7 +204,8 @@ def _from_events(text: str, spans: dict[int, array] | None = None) -> Iterator[A
 
 def _event_document(loader: _Loader, plain: dict[str, Any], spans: array | None = None) -> Any:
     """One document's value from its events; ``spans`` gets where each item of its ``items``
-    starts and ends when that is a block sequence under a root mapping (a kubectl List)."""
+    is written when that is a block sequence under a root mapping (a kubectl List): its start's
+    offset, line and column, then its end's offset (``_ITEM``)."""
     scalar, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     open_: list[Any] = []  # the collections being filled, innermost last
@@ -241,7 +242,8 @@ def _event_document(loader: _Loader, plain: dict[str, Any], spans: array | None 
             parent = open_[-1]
             if type(parent) is list:
                 if parent is listed:
-                    spans.append(event.start_mark.index)  # type: ignore[union-attr]
+                    mark = event.start_mark
+                    spans.extend((mark.index, mark.line, mark.column))  # type: ignore[union-attr]
                     if opened is None:
                         spans.append(event.end_mark.index)  # type: ignore[union-attr]
                 parent.append(value)
@@ -348,12 +350,23 @@ def _halves(text: str, at: int, spans: dict[int, array] | None = None) -> Any | 
     first["items"].extend(rest.pop("items"))
     first.update(rest)
     if spans is not None and 0 in head_spans and tail_spans:
-        moved = at - len(_TAIL_KEY)  # the child's text began with the key, then text[at:]
-        spans[0] = head_spans[0] + array("q", [index + moved for index in array("q", tail_spans)])
+        # The child's text began with the key's line, then text[at:].
+        spans[0] = head_spans[0] + _moved(array("q", tail_spans), at - len(_TAIL_KEY), text.count("\n", 0, at) - 1)
     return first
 
 
 _TAIL_KEY = "items:\n"
+# Per List item: where it starts (offset, line, column), then the offset where it ends.
+_ITEM = 4
+
+
+def _moved(spans: array, offset: int, lines: int) -> array:
+    """Item spans read from a later part of the text, as the whole text has them."""
+    for at in range(0, len(spans), _ITEM):
+        spans[at] += offset
+        spans[at + 1] += lines
+        spans[at + 3] += offset
+    return spans
 
 
 def _read_tail(text: str, at: int, read: int, write: int) -> NoReturn:
@@ -1194,28 +1207,20 @@ def _in_items(file: str, places: Sequence[tuple[int, tuple[str | int, ...]]]) ->
         for index, (_, steps) in enumerate(places)
         if len(steps) > 1 and steps[0] == "items" and type(steps[1]) is int and steps[1] >= 0
     ]
-    text = _text(file) if inside else None
-    if text is None:
-        return found
-    spans = _item_spans(file, text)
-    by_item: dict[tuple[int, int], list[int]] = {}
+    spans, piece = _item_spans(file) if inside else ({}, None)
+    by_item: dict[tuple[int, ...], list[int]] = {}
     for index in inside:
         document, steps = places[index]
         known = spans.get(document)
-        if known is not None and 2 * steps[1] + 1 < len(known):
-            start, end = known[2 * steps[1]], known[2 * steps[1] + 1]
-            by_item.setdefault((start, end), []).append(index)
-    line = line_start = counted = 0
-    for start, end in sorted(by_item):
-        line += text.count("\n", counted, start)
-        line_start = max(line_start, text.rfind("\n", counted, start) + 1)
-        counted = start
+        if known is not None and _ITEM * steps[1] < len(known):
+            by_item.setdefault(tuple(known[_ITEM * steps[1] : _ITEM * (steps[1] + 1)]), []).append(index)
+    for start, line, column, end in sorted(by_item):
+        text = piece(start, end)  # type: ignore[misc]
         # A block node keeps its column, so its lines' indentation means what it did; in a flow
         # node (a JSON item, on a line of millions of characters maybe) the first line is moved.
-        shift = start - line_start if text.startswith(("{", "["), start) else 0
-        wanted = by_item[(start, end)]
-        piece = " " * (start - line_start - shift) + text[start:end]
-        marks = _walk(piece, {(0, places[index][1][2:]) for index in wanted})
+        shift = column if text.startswith(("{", "[")) else 0
+        wanted = by_item[(start, line, column, end)]
+        marks = _walk(" " * (column - shift) + text, {(0, places[index][1][2:]) for index in wanted})
         if marks is None:
             continue
         for index in wanted:
@@ -1224,24 +1229,44 @@ def _in_items(file: str, places: Sequence[tuple[int, tuple[str | int, ...]]]) ->
     return found
 
 
-# By file: the length of the text read, and by document where each of its List's items was
-# written, start and end offsets one after the other, as the event reader found them.
+# By file: its length in characters, and by document where each of its List's items is
+# written (``_ITEM``), as the event reader found them.
 _read_spans: dict[str, tuple[int, dict[int, array]]] = {}
 
 
-def _item_spans(file: str, text: str) -> dict[int, array]:
-    """Where the items of each document's List are written: as the YAML event reader found
-    them while loading, or for a file that is one JSON object, found now by JSON's decoder."""
+def _item_spans(file: str) -> tuple[dict[int, array], Callable[[int, int], str] | None]:
+    """Where the items of each document's List are written, and how to read the text between
+    two offsets: as the YAML event reader found them while loading, or for a file that is one
+    JSON object, found now by JSON's decoder. A file with as many bytes as it had characters
+    (ASCII, no byte-order mark: the offsets are its bytes') is not read again, only each item:
+    reading 152 MB again took 230 MiB more than planning did."""
     read = _read_spans.get(file)
+    if read is not None and file not in _in_memory:
+        try:
+            one_byte_each = os.stat(file).st_size == read[0]
+        except OSError:
+            one_byte_each = False
+        if one_byte_each:
+            return read[1], functools.partial(_file_piece, file)
+    text = _text(file)
+    if text is None:
+        return {}, None
     if read is None or read[0] != len(text):
         items = _json_items(text)
         read = _read_spans[file] = (len(text), {} if items is None else {0: items})
-    return read[1]
+    whole = text
+    return read[1], lambda start, end: whole[start:end]
+
+
+def _file_piece(file: str, start: int, end: int) -> str:
+    with open(file, "rb") as stream:
+        stream.seek(start)
+        return stream.read(end - start).decode("ascii", errors="replace")
 
 
 def _json_items(text: str) -> array | None:
-    """Start and end of each item in the ``items`` array of a text that is one JSON object
-    (the last ``items``, as ``json.loads`` keeps it); None for any other text."""
+    """Where each item of the ``items`` array of a text that is one JSON object is written
+    (``_ITEM``; the last ``items``, as ``json.loads`` keeps it); None for any other text."""
     decoder, space = json.JSONDecoder(), _JSON_SPACE
     at = space.match(text).end()
     if not text.startswith("{", at):
@@ -1271,12 +1296,16 @@ def _json_items(text: str) -> array | None:
 
 
 def _json_array(decoder: json.JSONDecoder, text: str, at: int) -> tuple[array, int]:
-    """The spans of the values of the array whose first value (or closing bracket) is at ``at``,
-    and where the array ends."""
+    """Where each value of the array whose first value (or closing bracket) is at ``at`` is
+    written (``_ITEM``), and where the array ends."""
     spans = array("q")
+    line = line_start = counted = 0
     while not text.startswith("]", at):
         end = decoder.raw_decode(text, at)[1]
-        spans.extend((at, end))
+        line += text.count("\n", counted, at)
+        line_start = max(line_start, text.rfind("\n", counted, at) + 1)
+        counted = at
+        spans.extend((at, line, at - line_start, end))
         at = _JSON_SPACE.match(text, end).end()
         if text.startswith(",", at):
             at = _JSON_SPACE.match(text, at + 1).end()

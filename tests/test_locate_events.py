@@ -236,6 +236,20 @@ def test_a_place_in_a_list_item_is_found_from_that_items_text(name: str, data: s
     assert walks and max(walks) < len(ODD_FILES[name]) - len("items") * 2
 
 
+def test_a_file_of_one_byte_characters_is_not_read_again_only_its_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    places = [(0, ("items", index)) for index in range(8)] + [(0, ("items", 0, "data", "quoted")), (0, ("items", 7, "last", 0))]
+    for name, text, read_again in [("ascii.yaml", ODD_LIST, False), ("accented.yaml", ODD_LIST.replace("line one", "líne one"), True)]:
+        Path(name).write_text(text, encoding="utf-8")
+        loader.read_documents(name)
+        reads: list[str] = []
+        real = loader._text
+        with monkeypatch.context() as patched:
+            patched.setattr(loader, "_text", lambda file: reads.append(file) or real(file))
+            found = loader._in_items(name, places)
+        assert found == [composed(Origin(name, 0, steps)) for _, steps in places]
+        assert reads == ([name] if read_again else [])
+
+
 def test_item_places_from_a_file_changed_since_it_was_read_are_found_the_old_way() -> None:
     Path("odd.yaml").write_text(ODD_LIST)
     loader.read_documents("odd.yaml")
@@ -256,7 +270,7 @@ _ITEM_VALUES = st.recursive(
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)
 @given(
     st.lists(_ITEM_VALUES, min_size=1, max_size=4),
-    st.sampled_from(["block", "mixed", "flow", "json", "json-indented", "json-second-line"]),
+    st.sampled_from(["block", "block-crlf", "mixed", "flow", "json", "json-indented", "json-second-line"]),
     st.sampled_from([12, 80]),
     st.booleans(),
     st.data(),
@@ -276,9 +290,10 @@ def test_any_items_written_any_way_are_found_where_the_composer_points(
         text = "{\n" + text[1:] if style == "json-second-line" else text
     else:
         name = "list.yaml"
-        flow = {"block": False, "mixed": None, "flow": True}[style]
+        flow = {"block": False, "block-crlf": False, "mixed": None, "flow": True}[style]
         text = yaml.safe_dump(document, default_flow_style=flow, width=width, allow_unicode=True, sort_keys=False)
-    Path(name).write_text(text)
+        text = text.replace("\n", "\r\n") if style == "block-crlf" else text
+    Path(name).write_bytes(text.encode())
     loader.read_documents(name)
     if loader._composed(name) is None:
         return  # the composer cannot read this JSON as YAML; nothing to hold it to

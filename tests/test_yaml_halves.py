@@ -129,7 +129,7 @@ def test_a_large_dump_is_read_in_halves_as_it_is_read_whole(tmp_path: Path, monk
     assert load_snapshot([str(path)]) == read_whole
     assert joined == [True]
     assert loader._read_spans[str(path)] == spans_whole  # where each item is, for locate
-    assert len(spans_whole[1][0]) == 2 * len(yaml.safe_load(path.read_text())["items"])
+    assert len(spans_whole[1][0]) == loader._ITEM * len(yaml.safe_load(path.read_text())["items"])
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # the child was waited for
 
