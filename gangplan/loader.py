@@ -350,8 +350,7 @@ def _halves(text: str, at: int, spans: dict[int, array] | None = None) -> Any | 
     first["items"].extend(rest.pop("items"))
     first.update(rest)
     if spans is not None and 0 in head_spans and tail_spans:
-        # The child's text began with the key's line, then text[at:].
-        spans[0] = head_spans[0] + _moved(array("q", tail_spans), at - len(_TAIL_KEY), text.count("\n", 0, at) - 1)
+        spans[0] = head_spans[0] + array("q", tail_spans)
     return first
 
 
@@ -360,13 +359,12 @@ _TAIL_KEY = "items:\n"
 _ITEM = 4
 
 
-def _moved(spans: array, offset: int, lines: int) -> array:
-    """Item spans read from a later part of the text, as the whole text has them."""
+def _moved(spans: array, offset: int, lines: int) -> None:
+    """Item spans read from a later part of the text, made the whole text's."""
     for at in range(0, len(spans), _ITEM):
         spans[at] += offset
         spans[at + 1] += lines
         spans[at + 3] += offset
-    return spans
 
 
 def _read_tail(text: str, at: int, read: int, write: int) -> NoReturn:
@@ -377,6 +375,8 @@ def _read_tail(text: str, at: int, read: int, write: int) -> NoReturn:
         os.close(read)
         spans: dict[int, array] = {}
         documents = list(_from_events(_TAIL_KEY + text[at:], spans))
+        if 0 in spans:  # the text read began with the key's line, then text[at:]
+            _moved(spans[0], at - len(_TAIL_KEY), text.count("\n", 0, at) - 1)
         blob = marshal.dumps((documents, spans[0].tobytes() if 0 in spans else b""))
         with os.fdopen(write, "wb") as sink:
             sink.write(blob)
