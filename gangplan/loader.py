@@ -1,9 +1,9 @@
 """Reading snapshot files: files, folders and stdin to Kubernetes objects, then to a Snapshot.
 
-Positions are not tracked while loading: a 20,000-node dump must load fast, and errors are
-rare. Each object remembers only its ``Origin``; when an error is raised, ``locate`` reads
-the file again for the field's line and column: only the List item the field is in where the
-loader noted where items are, else the file's parser events or, failing those, its nodes.
+Positions are not tracked while loading, but for where each List item is written: a
+20,000-node dump must load fast, and errors are rare. Each object remembers only its
+``Origin``; when an error is raised, ``locate`` reads again, for the field's line and column,
+the List item the field is in, or else the file's parser events or, failing those, its nodes.
 """
 
 from __future__ import annotations
