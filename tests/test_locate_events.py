@@ -208,12 +208,6 @@ ODD_FILES = {
 }
 
 
-def test_the_odd_list_reads_as_intended() -> None:
-    assert yaml.safe_load(ODD_FILES["indented.yaml"]) == ODD_VALUE
-    items = ODD_VALUE["items"]
-    assert len(items) == 8 and items[0]["data"]["block"] == "line one\n- not an item\n" and items[5] == "plain scalar continued"
-
-
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(st.sampled_from(sorted(ODD_FILES)), st.data())
 def test_a_place_in_a_list_item_is_found_from_that_items_text(name: str, data: st.DataObject) -> None:
