@@ -347,7 +347,13 @@ def build_problem(
             min_resources = tuple(max(0, asked.get(r, 0) - counted_usage.get(r, 0)) for r in resources)
             tasks = _task_minimums(gang, role_ids, roles)
             candidate_room = sum(roles[r].count for r in role_ids if len(roles[r].nodes))
-            if need > len(gang.pending) or candidate_room < need or (topology and topology.broken):
+            if topology is not None and topology.broken and not gang.running and not need and not any(min_resources) \
+                    and not any(t.need for t in tasks):
+                # Terms that cannot hold bind only pods still to place: it stands as it is (finished
+                # members, or minMember 0) and none of its pending pods may go anywhere.
+                for r in role_ids:
+                    roles[r] = replace(roles[r], nodes=frozen(()), caps=frozen(()))
+            elif need > len(gang.pending) or candidate_room < need or (topology and topology.broken):
                 feasible = False
             if any(t.need > sum(roles[r].count for r in t.roles if len(roles[r].nodes)) for t in tasks):
                 feasible = False

@@ -110,16 +110,19 @@ def exhaustive_objective(snapshot: Snapshot) -> list[tuple[int, Fraction, int]]:
 
 
 def inferred_levels(snapshot: Snapshot) -> tuple[str, ...]:
-    """The levels the planner infers here: the rack, if any group names it."""
-    return ("rack",) if any("rack" in g.required_topology for g in snapshot.pod_groups) else ()
+    """The levels the planner infers here: the rack, if any group names it and a node carries
+    it (a label no node carries is no level: every node is then inside a topology of nodes)."""
+    named = any("rack" in g.required_topology for g in snapshot.pod_groups)
+    return ("rack",) if named and any("rack" in n.labels for n in snapshot.nodes) else ()
 
 
 def domains(levels: tuple[str, ...]) -> Callable[[str, Node], object]:
     """The domain a required term on ``key`` keeps a group in, None outside the topology (a
-    node lacking a level's label): the path of values down to ``key``, or the node itself."""
+    node lacking a level's label) and for a key that is no level (no domain holds it): the path
+    of values down to ``key``, or the node itself."""
 
     def domain(key: str, node: Node) -> object:
-        if any(k not in node.labels for k in levels):
+        if any(k not in node.labels for k in levels) or (key != HOSTNAME and key not in levels):
             return None
         return node.name if key == HOSTNAME else tuple(node.labels[k] for k in levels[: levels.index(key) + 1])
 

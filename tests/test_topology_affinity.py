@@ -291,6 +291,40 @@ def test_a_required_key_no_node_carries_keeps_only_its_own_group_off(solver: str
     assert "PodGroup ml/loose: topologyKey example.com/zoen is not a topology level; the term is ignored" in result.warnings
 
 
+@pytest.mark.parametrize("path", ["nodes", "buckets"])
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_group_that_needs_no_pod_stands_though_its_terms_cannot_hold(
+    solver: str, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A term binds the pods still to place: a PodGroup whose quorum has finished, or whose
+    minMember is 0, is placed with none of its pending pods, as its README rule (Succeeded
+    members count, and pin no domain) says. It was left out as unplaceable, so `check` failed a
+    finished job (found by the exhaustive cross-check on seeds 200 to 1,199)."""
+    import gangplan.planner as planner
+
+    if path == "buckets":
+        monkeypatch.setattr(planner, "BUCKET_FROM", -1)
+    nodes = (node("n0", "mp0", "t0"), node("n1", "mp1", "t1"))
+    rack = "example.com/rack"  # no node carries it
+    finished, finished_pods = gang("finished", 2, 1, required=(rack,), min_member=1)
+    finished_pods[0] = replace(finished_pods[0], node_name="n0", phase=PodPhase.SUCCEEDED)
+    zero, zero_pods = gang("zero", 2, 1, required=(rack,))
+    zero = replace(zero, min_member=0)
+    short, short_pods = gang("short", 2, 1, required=(rack,))
+    short_pods[0] = replace(short_pods[0], node_name="n0", phase=PodPhase.SUCCEEDED)
+    split, split_pods = gang("split", 2, 1, required=(TOR,), min_member=1, running_on=("n0", "n1"))
+    result = planned(Snapshot(nodes=nodes, pods=(*finished_pods, *zero_pods, *short_pods, *split_pods),
+                              pod_groups=(finished, zero, short, split)), solver)
+    for key in ("ml/finished", "ml/zero"):
+        assert outcome(result, key).placed and outcome(result, key).scheduled == 0, key
+    assert not result.placements
+    assert not outcome(result, "ml/short").placed
+    assert outcome(result, "ml/short").reason == f"required {rack}: no node carries that label"
+    # Running members that already break a term are not settled by it: the group stays out.
+    assert not outcome(result, "ml/split").placed
+    assert outcome(result, "ml/split").reason == f"required {TOR}: running members already span 2 domains"
+
+
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
 def test_a_required_key_the_stated_levels_lack_cannot_be_held(solver: str) -> None:
     """A Topology object names only the miniPod level; a gang requires one tor. Kueue does not
