@@ -78,7 +78,7 @@ def add_quorum(
                 if deficit:
                     added = [problem.roles[r].request[k] * v for r in gang.roles for v in role_vars.get(r, ())]
                     model.add(sum(added) >= deficit * placed[j])
-        if problem.needs(j) == 0 and not any(any(problem.gangs[g].min_resources) for g in jg.gangs):
+        if all(problem.gangs[g].met for g in jg.gangs):
             model.add(placed[j] == 1)
 
 

@@ -147,6 +147,12 @@ class GangSpec:
         """Members already counting toward minMember: running and succeeded ones."""
         return self.running + self.succeeded
 
+    @property
+    def met(self) -> bool:
+        """Its running and succeeded members meet every minimum (minMember, the task minimums
+        Volcano checks, minResources): it stands with no pod placed, whatever else happens."""
+        return not self.need and not any(t.need for t in self.tasks) and not any(self.min_resources)
+
 
 @dataclass(frozen=True, slots=True)
 class JobGroupSpec:
@@ -347,8 +353,27 @@ def build_problem(
             min_resources = tuple(max(0, asked.get(r, 0) - counted_usage.get(r, 0)) for r in resources)
             tasks = _task_minimums(gang, role_ids, roles)
             candidate_room = sum(roles[r].count for r in role_ids if len(roles[r].nodes))
-            if topology is not None and topology.broken and not gang.running and not need and not any(min_resources) \
-                    and not any(t.need for t in tasks):
+            spec = GangSpec(
+                key=gang.key,
+                job_group=rank,
+                roles=tuple(role_ids),
+                min_member=min_member,
+                running=len(gang.running),
+                pending=len(gang.pending),
+                need=need,
+                min_resources=min_resources,
+                excluded=excluded,
+                topology=topology,
+                tasks=tasks,
+                blocked=_blocked(gang),
+                succeeded=len(gang.succeeded),
+                failed=len(gang.finished) - len(gang.succeeded),
+                filtered_free=filtered[1],
+                passing=filtered[0],
+                unconstrained=unconstrained,
+                done=gang.done,
+            )
+            if topology is not None and topology.broken and not gang.running and spec.met:
                 # Terms that cannot hold bind only pods still to place: it stands as it is (finished
                 # members, or minMember 0) and none of its pending pods may go anywhere.
                 for r in role_ids:
@@ -357,28 +382,7 @@ def build_problem(
                 feasible = False
             if any(t.need > sum(roles[r].count for r in t.roles if len(roles[r].nodes)) for t in tasks):
                 feasible = False
-            gangs.append(
-                GangSpec(
-                    key=gang.key,
-                    job_group=rank,
-                    roles=tuple(role_ids),
-                    min_member=min_member,
-                    running=len(gang.running),
-                    pending=len(gang.pending),
-                    need=need,
-                    min_resources=min_resources,
-                    excluded=excluded,
-                    topology=topology,
-                    tasks=tasks,
-                    blocked=_blocked(gang),
-                    succeeded=len(gang.succeeded),
-                    failed=len(gang.finished) - len(gang.succeeded),
-                    filtered_free=filtered[1],
-                    passing=filtered[0],
-                    unconstrained=unconstrained,
-                    done=gang.done,
-                )
-            )
+            gangs.append(spec)
             gang_ids.append(g_index)
         shares = _quorum_shares(jg, requests, usable_total)
         job_groups.append(

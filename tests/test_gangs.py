@@ -206,6 +206,26 @@ def test_min_task_member_picks_the_required_roles_for_the_quorum(tmp_path: Path)
         assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 3, mode
 
 
+@pytest.mark.parametrize("model", ["nodes", "buckets"])
+def test_a_group_whose_running_members_reach_min_member_still_owes_its_task_minimum(tmp_path: Path, model: str) -> None:
+    """CP-SAT held a JobGroup with nothing left for minMember placed whatever else happened, as
+    one that needs no pod, though its minTaskMember still asked for a ps: that ps took the GPUs
+    the larger train gang needed, and the bucket model, started from a plan without it, ended
+    INFEASIBLE (exit 3). Found by tests/test_exhaustive_jobs.py on seed 2,259."""
+    objects = [node("n0", gpus=2, cpu="8"), node("n1", gpus=2, cpu="8")]
+    objects.append(pod_group("eval", 1, minTaskMember={"ps": 1}))
+    running = pods("eval", 1, 0, task="worker")[0]
+    running["spec"]["nodeName"], running["status"] = "n0", {"phase": "Running"}
+    objects += [running, *pods("eval", 1, 1, task="ps")]
+    objects += [pod_group("train", 2), *pods("train", 2, 2)]
+    groups = plan_of(write(tmp_path, objects), "--model", model)
+    assert groups["ml/train"]["placed"] and groups["ml/train"]["scheduled"] == 2
+    assert not groups["ml/eval"]["placed"] and groups["ml/eval"]["scheduled"] == 0
+    objects[2]["spec"]["minTaskMember"] = {}  # now it needs nothing: placed, with no pod
+    groups = plan_of(write(tmp_path, objects), "--model", model)
+    assert groups["ml/train"]["placed"] and groups["ml/eval"]["placed"] and groups["ml/eval"]["scheduled"] == 0
+
+
 # ----------------------------------------------------------------- explain, branch by branch
 
 def explain(path: str, group: str) -> str:
