@@ -1,8 +1,9 @@
 """Objective 1 against exhaustive search where a gang is more than one kind of pod: Volcano
 PodGroups joined into JobGroups by subGroup (all reach their minimums or none is placed), with
-minTaskMember and minResources, pods of two tasks asking different amounts, and members already
-Running or Succeeded. 1,000 small random clusters, no topology terms (test_exhaustive has those);
-``GANGPLAN_EXHAUSTIVE_SEEDS=10000`` makes it a long run (about 2.5 minutes on a 2-core machine).
+minTaskMember and minResources, pods of two tasks asking different amounts, members already
+Running or Succeeded, and some PodGroups required into one rack or onto one node. 1,000 small
+random clusters; ``GANGPLAN_EXHAUSTIVE_SEEDS=10000`` makes it a long run (about 2.5 minutes on a
+2-core machine).
 
 The search shares nothing with the planner: for every set of JobGroups, best first by objective 1,
 it tries each smallest choice of pending pods per PodGroup that meets its minimums, and every
@@ -29,15 +30,18 @@ RESOURCES = ("cpu", "nvidia.com/gpu")
 GROUP = "scheduling.k8s.io/group-name"
 TASK = "volcano.sh/task-spec"
 CLASSES = {"high": 100, "low": 10}
+HOSTNAME = "kubernetes.io/hostname"
 SEEDS = int(os.environ.get("GANGPLAN_EXHAUSTIVE_SEEDS", "1000"))
 
 
 def random_jobs(seed: int) -> Snapshot:
-    rng = random.Random(50_000 + seed)
+    """Topology (a rack label on most nodes, required terms on some PodGroups) is drawn from a
+    stream of its own, so the rest of a seed's cluster is the same with it or without."""
+    rng, topology = random.Random(50_000 + seed), random.Random(90_000 + seed)
     nodes = tuple(
         Node(
             f"n{i}",
-            {"zone": rng.choice("ab")},
+            {"zone": rng.choice("ab"), **({"rack": topology.choice(["r1", "r2"])} if topology.random() < 0.85 else {})},
             {"cpu": rng.choice([2000, 4000, 8000]), "nvidia.com/gpu": rng.choice([0, 2, 4]), "pods": 110},
             taints=(Taint("gpu", "yes", "NoSchedule"),) if rng.random() < 0.2 else (),
             unschedulable=rng.random() < 0.1,
@@ -63,6 +67,7 @@ def random_jobs(seed: int) -> Snapshot:
             "ml", name, PodGroupAPI.VOLCANO, min_member=rng.randint(0 if rng.random() < 0.1 else 1, size),
             min_resources=min_resources, min_task_member=min_task, queue="default", priority_class_name=priority,
             sub_group=rng.choice(["", "", "s1", "s2"]), creation_timestamp=f"2024-01-01T00:00:0{g}Z",
+            required_topology=topology.choice([(), (), (), (), (), (), ("rack",), ("rack",), (HOSTNAME,)]),
         ))
         for task in tasks:
             for i in range(counts[task]):
@@ -91,6 +96,14 @@ def _eligible(node: Node, pod: Pod) -> bool:
     if any(not any(t.key == taint.key and t.value == taint.value for t in pod.tolerations) for taint in node.taints):
         return False
     return all(node.labels.get(k) == v for k, v in pod.node_selector.items())
+
+
+def _domain(key: str, node: Node, levels: tuple[str, ...]) -> object:
+    """The domain a required term on ``key`` keeps its group in, None where no domain holds
+    it: a node lacking a level's label (outside the topology), or a key that is no level."""
+    if any(k not in node.labels for k in levels):
+        return None
+    return node.name if key == HOSTNAME else node.labels[key] if key in levels else None
 
 
 def _members(snapshot: Snapshot, group: PodGroup) -> list[Pod]:
@@ -158,6 +171,16 @@ def exhaustive_jobs(snapshot: Snapshot) -> tuple[Score, Callable[[set[str]], Sco
         if pod.node_name and pod.phase is PodPhase.RUNNING:
             for k, v in _requests(pod).items():
                 free[pod.node_name][k] -= v
+    # A label no node carries is no level (then every node is inside a topology of nodes).
+    levels = ("rack",) if any("rack" in g.required_topology for g in snapshot.pod_groups) and any(
+        "rack" in n.labels for n in snapshot.nodes) else ()
+    nodes = {n.name: n for n in snapshot.nodes}
+    required = {g.name: g.required_topology[0] for g in snapshot.pod_groups if g.required_topology}
+    pinned: dict[str, set] = {}  # the domains its running members hold; Succeeded ones hold none
+    for group in snapshot.pod_groups:
+        if group.name in required:
+            pinned[group.name] = {_domain(required[group.name], nodes[p.node_name], levels)
+                                  for p in _members(snapshot, group) if p.phase is PodPhase.RUNNING}
     info = []  # (priority, demand, [choices per PodGroup], queue order)
     job_groups = _job_groups(snapshot)
     for _, groups in job_groups:
@@ -167,41 +190,54 @@ def exhaustive_jobs(snapshot: Snapshot) -> tuple[Score, Callable[[set[str]], Sco
             [_smallest_choices(snapshot, g) for g in groups],
             _queue_order(groups),
         ))
-    levels = sorted({i[0] for i in info}, reverse=True)
+    priorities = sorted({i[0] for i in info}, reverse=True)
     weight: dict[int, int] = {}  # README: among equal plans, earlier in queue order weighs more, linearly
 
     def key(chosen: tuple[int, ...]) -> list[tuple[int, Fraction, int, int]]:
         return [(level, sum((info[c][1] for c in chosen if info[c][0] == level), Fraction(0)),
                  sum(1 for c in chosen if info[c][0] == level),
-                 sum(weight.get(c, 0) for c in chosen if info[c][0] == level)) for level in levels]
+                 sum(weight.get(c, 0) for c in chosen if info[c][0] == level)) for level in priorities]
 
     def packs(pods: list[Pod]) -> bool:
         room = {k: dict(v) for k, v in free.items()}
+        held = {g: next(iter(d)) for g, d in pinned.items() if d}  # group -> the one domain it is in
 
         def place(i: int, first: int) -> bool:
             if i == len(pods):
                 return True
             alike = i > 0 and pods[i - 1].annotations == pods[i].annotations
+            group = pods[i].annotations[GROUP]
             for idx, node in enumerate(snapshot.nodes):
                 if (alike and idx < first) or not _eligible(node, pods[i]):
                     continue
+                domain = _domain(required[group], node, levels) if group in required else None
+                if group in required and (domain is None or held.get(group, domain) != domain):
+                    continue
                 req = _requests(pods[i])
                 if all(room[node.name].get(k, 0) >= v for k, v in req.items()):
+                    had = held.get(group)
+                    if group in required:
+                        held[group] = domain
                     for k, v in req.items():
                         room[node.name][k] -= v
                     if place(i + 1, idx):
                         return True
                     for k, v in req.items():
                         room[node.name][k] += v
+                    if had is None:
+                        held.pop(group, None)
             return False
 
         return place(0, 0)
 
     def fits(chosen: tuple[int, ...]) -> bool:
+        members = [g.name for c in chosen for g in job_groups[c][1]]
+        if any(None in pinned.get(g, ()) or len(pinned.get(g, ())) > 1 for g in members):
+            return False  # running members already break its term
         per_group = [choices for c in chosen for choices in info[c][2]]
         return all(per_group) and any(packs([p for pick in picks for p in pick]) for picks in product(*per_group))
 
-    for level in levels:
+    for level in priorities:
         alone = [j for j in sorted(range(len(info)), key=lambda j: info[j][3]) if info[j][0] == level and fits((j,))]
         weight.update((j, len(alone) - i) for i, j in enumerate(alone))
     subsets = [c for size in range(len(info) + 1) for c in combinations(range(len(info)), size)]
