@@ -142,7 +142,9 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     """Order the named keys largest first.
 
     Nesting decides first: if every value of B lies within one value of A (and not the
-    reverse), A is above B. Where labels do not nest, the groups' terms decide (preferred
+    reverse), A is above B; where each lies within one of the other on the nodes carrying both,
+    a key more nodes carry (a superset of B's) is above (a zone label on every node, a rack
+    label on some). Where labels do not nest, the groups' terms decide (preferred
     ones in their order, a required one above a preferred one);
     failing that, the key with fewer distinct values (a coarser partition) goes first, then
     the name. Keys no node carries go last (resolve_levels then drops them).
@@ -150,16 +152,20 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     named, orders = named_topology_keys(snapshot)
     keys = [k for k in named if k != HOSTNAME_LABEL]
     values: dict[str, set[str]] = {key: set() for key in keys}
-    for node in snapshot.nodes:
+    carriers: dict[str, set[int]] = {key: set() for key in keys}
+    for n, node in enumerate(snapshot.nodes):
         for key in keys:
             if key in node.labels:
                 values[key].add(node.labels[key])
+                carriers[key].add(n)
     rank = {key: (not values[key], len(values[key]), key) for key in keys}
     order = nx.DiGraph()
     order.add_nodes_from(keys)
     for a in keys:
         for b in keys:
-            if a != b and _nests(snapshot.nodes, b, a) and not _nests(snapshot.nodes, a, b):
+            if a != b and _nests(snapshot.nodes, b, a) and (
+                not _nests(snapshot.nodes, a, b) or carriers[a] > carriers[b]
+            ):
                 if not nx.has_path(order, b, a):  # nesting seen on different nodes may loop
                     order.add_edge(a, b)
     for listed in orders:

@@ -95,6 +95,19 @@ def test_nesting_beats_a_preferred_list_written_smallest_first() -> None:
     assert resolve_levels(snapshot)[0] == (BIG, MINI, TOR)
 
 
+def test_where_labels_nest_both_ways_the_key_more_nodes_carry_is_above() -> None:
+    """Zone b on both nodes, rack b-r1 on one: each value lies within one of the other, and
+    both have one value, so the name put rack on top; the node with a zone but no rack then
+    held its running members to no zone domain at all (found by tests/test_exhaustive_jobs.py,
+    seed 1,032). The key carried on a superset of the other's nodes is the larger one."""
+    nodes = (node("n0", {"zone": "b", "rack": "b-r1"}), node("n1", {"zone": "b"}))
+    snapshot = Snapshot(nodes=nodes, pod_groups=(group("a", required=("zone",)), group("b", required=("rack",))))
+    assert resolve_levels(snapshot)[0] == ("zone", "rack")
+    # The same labels on the same nodes give no evidence: the name decides, as before.
+    both = (node("n0", {"zone": "b", "rack": "b-r1"}), node("n1", {"zone": "c", "rack": "c-r1"}))
+    assert resolve_levels(replace(snapshot, nodes=both))[0] == ("rack", "zone")
+
+
 def test_when_labels_do_not_nest_the_preferred_order_beats_value_counts() -> None:
     # Rack names r0/r1 reused under 4 blocks: 2 rack values < 4 block values, yet block is above.
     nodes = [node(f"n{b}{r}", {"block": f"b{b}", "rack": f"r{r}"}) for b in range(4) for r in range(2)]
