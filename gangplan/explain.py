@@ -12,11 +12,12 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .greedy import _place_gang_quorum, _place_quorum, _State, place_pods
-from .objective import Assignment
-from .problem import GangSpec, Problem, level_key
+from .objective import Assignment, objective_terms
+from .problem import GangSpec, Problem, alone, level_key
 from .model import PodGroupAPI
 from .quantity import describe_amount, describe_apart, plural
 from .semantics import node_usable
+from .stages import Tuning
 
 
 def _usable_free(problem: Problem) -> tuple[list[int], int]:
@@ -28,8 +29,9 @@ def _usable_free(problem: Problem) -> tuple[list[int], int]:
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
     usable = _usable_free(problem)
     placed = _Placed(problem, assignment)
+    exact = _Alone(problem)
     return {
-        j: reason(problem, assignment, j, usable, placed)
+        j: reason(problem, assignment, j, usable, placed, exact)
         for j in range(len(problem.job_groups))
         if j not in assignment.placed
     }
@@ -159,10 +161,11 @@ def reason(
     j: int,
     usable: tuple[list[int], int] | None = None,
     placed: _Placed | None = None,
+    exact: _Alone | None = None,
 ) -> str:
     """The first thing that stops JobGroup ``j``; ``usable`` (the cluster's free total per
-    resource on Ready, schedulable nodes, and how many those are) and ``placed`` are computed
-    once by ``reasons``."""
+    resource on Ready, schedulable nodes, and how many those are), ``placed`` and ``exact``
+    (with the CP-SAT budget all of a plan's groups share) are made once by ``reasons``."""
     usable_free, usable_nodes = usable if usable is not None else _usable_free(problem)
     jg = problem.job_groups[j]
     prefix_member = len(jg.gangs) > 1
@@ -210,7 +213,7 @@ def reason(
         needs = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
         if short := _insufficient(problem, needs, usable_free, "its members' quorums need"):
             return short
-    fits_alone = _fits_alone(problem, j)
+    fits_alone = _fits_alone(problem, j, exact)
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
@@ -300,18 +303,44 @@ def _insufficient(
     return "insufficient " + ", ".join(text for _, text in short) + " " + where
 
 
-def _fits_alone(problem: Problem, j: int) -> bool:
-    """Whether greedy places the JobGroup's quorum on the snapshot with nothing else planned.
+def _fits_alone(problem: Problem, j: int, exact: _Alone | None = None) -> bool:
+    """Whether the JobGroup's quorum has a placement on the snapshot with nothing else planned.
     One role with no required domain is counted directly: alone, its pods fit wherever its
-    candidates have room."""
+    candidates have room. Greedy's first fit can miss a packing of several kinds of pods, of
+    task minimums or of minResources, so there a miss is put to CP-SAT."""
     jg = problem.job_groups[j]
     if any(problem.gangs[g].topology is not None and problem.gangs[g].topology.broken for g in jg.gangs):
         return False  # greedy would place it: running members that break a term are not its rule
     gang = problem.gangs[jg.gangs[0]]
-    free_topology = gang.topology is None or not gang.topology.required
-    if len(jg.gangs) == 1 and len(gang.roles) == 1 and free_topology and not gang.tasks and not any(gang.min_resources):
+    one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
+    if one_kind and (gang.topology is None or not gang.topology.required):
         return int(problem.roles[gang.roles[0]].caps.sum()) >= gang.need
-    return _place_quorum(_State(problem), j)
+    return _place_quorum(_State(problem), j) or (not one_kind and (exact or _Alone(problem)).placed(j))
+
+
+ALONE_LIMIT = 0.5  # deterministic seconds for CP-SAT to place one JobGroup alone
+ALONE_BUDGET = 2.0  # deterministic seconds for all of one plan's: past it, greedy's miss stands
+
+
+class _Alone:
+    """CP-SAT's word on whether a JobGroup has a place with nothing else planned. One worker and
+    deterministic limits, so the same groups get the same answer every run."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem, self.left = problem, ALONE_BUDGET
+
+    def placed(self, j: int) -> bool:
+        if self.left <= 0:
+            return False
+        from .cpsat import solve_cpsat  # OR-Tools, only when asked: see planner
+
+        sub, _ = alone(self.problem, j, self.problem.matrix("free"), set())
+        primary = [term for term in objective_terms(sub) if term.primary]
+        result = solve_cpsat(
+            sub, primary, Assignment({}, frozenset()), time_limit=min(ALONE_LIMIT, self.left), tuning=Tuning()
+        )
+        self.left -= result.deterministic_time
+        return result.assignment is not None and 0 in result.assignment.placed
 
 
 def _quorum_need(problem: Problem, g: int, k: int) -> int:

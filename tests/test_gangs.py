@@ -234,6 +234,32 @@ def explain(path: str, group: str) -> str:
     return result.stdout
 
 
+def test_explain_does_not_call_a_group_unplaceable_alone_when_first_fit_misses_its_packing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """minResources asks 4 cpu of a job whose smallest pod comes first: greedy's first fit puts
+    it and one 2-cpu worker on the node's two GPUs and is stuck at 2.5 cpu, though the two
+    workers alone reach 4. explain said "no placement of its quorum was found, even with nothing
+    else planned"; what stops it is the gang placed instead (found by the ordered-policy check
+    in tests/test_exhaustive_jobs.py)."""
+    objects = [node("n0", gpus=2, cpu="8")]
+    objects += [pod_group("ps", 1, minResources={"cpu": "4"}), *pods("ps", 1, 1, task="a", cpu="500m")]
+    objects += pods("ps", 2, 1, task="b", cpu="2")
+    objects += [pod_group("big", 1), *pods("big", 1, 2)]
+    path = write(tmp_path, objects)
+    assert plan_of(path)["ml/big"]["placed"]
+    said = explain(path, "ml/ps")
+    assert "not placed: lost to groups of the same priority placed instead holding nvidia.com/gpu" in said
+    assert "ml/big" in said and "nothing else planned" not in said
+    # Past the CP-SAT budget every plan's checks share, greedy's word stands, said as a search.
+    monkeypatch.setattr("gangplan.explain.ALONE_BUDGET", 0.0)
+    assert "no placement of its quorum was found, even with nothing else planned" in explain(path, "ml/ps")
+    # Alone, the workers are placed: the packing exists.
+    alone = write(tmp_path, objects[:5])
+    groups = plan_of(alone)
+    assert groups["ml/ps"]["placed"] and groups["ml/ps"]["scheduled"] == 2
+
+
 def test_explain_fewer_pods_than_min_member(tmp_path: Path) -> None:
     path = write(tmp_path, [node("n0"), pod_group("short", 4), *pods("short", 2, 1)])
     assert "not placed: NotEnoughTasks: 2 pods exist, minMember is 4" in explain(path, "ml/short")
