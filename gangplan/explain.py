@@ -213,7 +213,7 @@ def reason(
         needs = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
         if short := _insufficient(problem, needs, usable_free, "its members' quorums need"):
             return short
-    fits_alone = _fits_alone(problem, j, exact)
+    fits_alone = _fits_alone(problem, j, exact or _Alone(problem))
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
@@ -303,7 +303,7 @@ def _insufficient(
     return "insufficient " + ", ".join(text for _, text in short) + " " + where
 
 
-def _fits_alone(problem: Problem, j: int, exact: _Alone | None = None) -> bool:
+def _fits_alone(problem: Problem, j: int, exact: _Alone) -> bool:
     """Whether the JobGroup's quorum has a placement on the snapshot with nothing else planned.
     One role with no required domain is counted directly: alone, its pods fit wherever its
     candidates have room. Greedy's first fit can miss a packing of several kinds of pods, of
@@ -315,7 +315,7 @@ def _fits_alone(problem: Problem, j: int, exact: _Alone | None = None) -> bool:
     one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
     if one_kind and (gang.topology is None or not gang.topology.required):
         return int(problem.roles[gang.roles[0]].caps.sum()) >= gang.need
-    return _place_quorum(_State(problem), j) or (not one_kind and (exact or _Alone(problem)).placed(j))
+    return _place_quorum(_State(problem), j) or (not one_kind and exact.placed(j))
 
 
 ALONE_LIMIT = 0.5  # deterministic seconds for CP-SAT to place one JobGroup alone
