@@ -4,7 +4,8 @@ on 100 more where some of those terms are at kubernetes.io/hostname (the node it
 objectives 2 and 5 (pods beyond minMember, nodes newly opened) on 120 tiny clusters, and
 objective 3 (spans at preferred, enclosing and lower levels) on 150 more, and objective 4
 (the sort-rule rank of the domains used) on 200 more, against every placement of the pending
-pods of the groups the plan places.
+pods of the groups the plan places. ``GANGPLAN_EXHAUSTIVE_SEEDS=5000`` runs 25 times as many
+of each (a long run; the 200 here are its default).
 
 The search here shares nothing with the solver: it enumerates every set of JobGroups,
 best first by objective 1 (quorum demand, then JobGroups placed, priority level by level),
@@ -13,6 +14,7 @@ and checks each set by trying every way to put the quorum pods on nodes.
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import replace
 from fractions import Fraction
@@ -31,6 +33,12 @@ from gangplan.verify import verify
 
 RESOURCES = ("cpu", "nvidia.com/gpu")
 HOSTNAME = "kubernetes.io/hostname"
+SEEDS = int(os.environ.get("GANGPLAN_EXHAUSTIVE_SEEDS", "200"))
+
+
+def seeds(count: int, start: int = 0, step: int = 1) -> range:
+    """``count`` seeds in the suite's run, as many more as GANGPLAN_EXHAUSTIVE_SEEDS asks."""
+    return range(start, count * SEEDS // 200, step)
 
 
 def random_snapshot(seed: int, hostname: bool = False) -> Snapshot:
@@ -276,13 +284,13 @@ def assert_default_is_optimal(snapshot: Snapshot, best: list[tuple[int, Fraction
     return plan_objective(snapshot, baseline)
 
 
-@pytest.mark.parametrize("seed", range(200))
+@pytest.mark.parametrize("seed", seeds(200))
 def test_default_plan_reaches_the_exhaustive_optimum(seed: int) -> None:
     snapshot = random_snapshot(seed)
     assert_default_is_optimal(snapshot, exhaustive_objective(snapshot))
 
 
-@pytest.mark.parametrize("seed", range(0, 200, 2))
+@pytest.mark.parametrize("seed", seeds(200, 0, 2))
 def test_bucket_model_proofs_hold_against_the_exhaustive_optimum(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The cluster-scale path (objective 1 on node buckets, expanded to nodes), forced on small
     instances: its plans verify, never lose to greedy, and a gap of 0 it reports is the optimum."""
@@ -306,7 +314,7 @@ def test_bucket_model_proofs_hold_against_the_exhaustive_optimum(seed: int, monk
     assert_bounds_hold(snapshot, short, names)
 
 
-@pytest.mark.parametrize("seed", range(1, 200, 4))
+@pytest.mark.parametrize("seed", seeds(200, 1, 4))
 def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -348,7 +356,7 @@ def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum
     assert outcome.upper[0].bound >= optimum
 
 
-@pytest.mark.parametrize("seed", range(0, 200, 3))
+@pytest.mark.parametrize("seed", seeds(200, 0, 3))
 def test_the_cluster_knapsack_bounds_every_stage_of_the_exhaustive_optimum(seed: int) -> None:
     """aggregate.cluster_bound, with the earlier stages held at what the exhaustive optimum
     reaches there, is at least what it reaches at the stage: the bound the scale path reports
@@ -395,7 +403,7 @@ def test_the_cluster_knapsack_counts_the_room_two_gangs_share() -> None:
     assert cluster_bound(problem, stages, []) == max(value({0}), value({1})) < value({0, 1}) <= stage_upper(stages[0])
 
 
-HOSTNAME_SEEDS = [s for s in range(400) if any(HOSTNAME in g.required_topology for g in random_snapshot(s, True).pod_groups)][:100]
+HOSTNAME_SEEDS = [s for s in seeds(400) if any(HOSTNAME in g.required_topology for g in random_snapshot(s, True).pod_groups)][: len(seeds(100))]
 
 
 @pytest.mark.parametrize("seed", HOSTNAME_SEEDS)
@@ -485,7 +493,7 @@ def best_later_terms(snapshot: Snapshot, placed: set[str]) -> tuple[int, int]:
     return best[0], -best[1]
 
 
-@pytest.mark.parametrize("seed", range(120))
+@pytest.mark.parametrize("seed", seeds(120))
 def test_later_terms_reach_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> None:
     """Objectives 2 and 5 (pods beyond minMember, then nodes newly opened), shown optimal by
     enumerating every placement of the pending pods of the groups the plan places: objective 1
@@ -590,7 +598,7 @@ def best_spans(snapshot: Snapshot, placed: set[str]) -> tuple[int, tuple[int, ..
     return best[0], tuple(-x for x in best[1])
 
 
-@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("seed", seeds(150))
 def test_spans_reach_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> None:
     """Objective 3 (preferred spans, then the levels enclosing, then compactness below), after
     objective 2, shown optimal by enumerating every placement of the placed groups' pending
@@ -790,7 +798,7 @@ def best_rank(snapshot: Snapshot, placed: set[str]) -> tuple[int, tuple[int, ...
     return -best[0], best[1], best[2]
 
 
-@pytest.mark.parametrize("seed", range(200))
+@pytest.mark.parametrize("seed", seeds(200))
 def test_sort_rank_reaches_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> None:
     """Objective 4 (the sort-rule rank of the domains used at the affinity levels), after
     objectives 2 and 3, shown optimal by enumerating every placement of the placed groups'
