@@ -8,8 +8,9 @@ pods of the groups the plan places. ``GANGPLAN_EXHAUSTIVE_SEEDS=5000`` runs 25 t
 of each (a long run; the 200 here are its default).
 
 The search here shares nothing with the solver: it enumerates every set of JobGroups,
-best first by objective 1 (quorum demand, then JobGroups placed, priority level by level),
-and checks each set by trying every way to put the quorum pods on nodes.
+best first by objective 1 (quorum demand, JobGroups placed, then the queue-order tie-break,
+priority level by level), and checks each set by trying every way to put the quorum pods on
+nodes.
 """
 
 from __future__ import annotations
@@ -223,7 +224,18 @@ def exhaustive_best(
         return place(0, {})
 
     subsets = [c for size in range(len(info) + 1) for c in combinations(range(len(info)), size)]
-    subsets.sort(key=key, reverse=True)
+    # README's tie-break: among sets equal on demand and count at a level, groups earlier in
+    # queue order weigh more, linearly, before any lower level counts.
+    queue = sorted(range(len(info)), key=lambda c: (-info[c][3], info[c][0].creation_timestamp, info[c][0].name))
+    weight: dict[int, int] = {}
+    for level in levels:
+        alone = [c for c in queue if info[c][3] == level and fits((c,))]
+        weight.update((c, len(alone) - i) for i, c in enumerate(alone))
+
+    def tied(chosen: tuple[int, ...]) -> list:
+        return [(*at, sum(weight.get(c, 0) for c in chosen if info[c][3] == at[0])) for at in key(chosen)]
+
+    subsets.sort(key=tied, reverse=True)
     for chosen in subsets:
         if fits(chosen):
             return key(chosen), {info[c][0].name for c in chosen}
