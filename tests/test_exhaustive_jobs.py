@@ -1,9 +1,9 @@
 """Objective 1 against exhaustive search where a gang is more than one kind of pod: Volcano
 PodGroups joined into JobGroups by subGroup (all reach their minimums or none is placed), with
 minTaskMember and minResources, pods of two tasks asking different amounts, members already
-Running or Succeeded, and some PodGroups required into one rack or onto one node. 1,000 small
-random clusters; ``GANGPLAN_EXHAUSTIVE_SEEDS=10000`` makes it a long run (about 2.5 minutes on a
-2-core machine).
+Running or Succeeded, and some PodGroups required into one zone or rack or onto one node.
+1,000 small random clusters; ``GANGPLAN_EXHAUSTIVE_SEEDS=10000`` makes it a long run (about 3.5
+minutes on a 2-core machine).
 
 The search shares nothing with the planner: for every set of JobGroups, best first by objective 1,
 it tries each smallest choice of pending pods per PodGroup that meets its minimums, and every
@@ -26,6 +26,7 @@ from gangplan.model import (
 )
 from gangplan.planner import Options, plan
 from gangplan.verify import verify
+from test_exhaustive import _eligible, _request as _requests  # the same node filters and pod requests
 
 RESOURCES = ("cpu", "nvidia.com/gpu")
 GROUP = "scheduling.k8s.io/group-name"
@@ -86,18 +87,6 @@ def random_jobs(seed: int) -> Snapshot:
                         node_name=rng.choice(nodes).name, phase=PodPhase.RUNNING))
     return Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=tuple(groups),
                     priority_classes=tuple(PriorityClass(n, v) for n, v in CLASSES.items()))
-
-
-def _requests(pod: Pod) -> dict[str, int]:
-    return {**pod.containers[0].requests, "pods": 1}
-
-
-def _eligible(node: Node, pod: Pod) -> bool:
-    if not node.ready or node.unschedulable:
-        return False
-    if any(not any(t.key == taint.key and t.value == taint.value for t in pod.tolerations) for taint in node.taints):
-        return False
-    return all(node.labels.get(k) == v for k, v in pod.node_selector.items())
 
 
 def _levels(snapshot: Snapshot) -> tuple[str, ...]:
