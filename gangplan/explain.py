@@ -7,17 +7,18 @@ and last, which placed groups hold the room it lacks on the nodes it could use.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from .greedy import _place_gang_quorum, _place_quorum, _State, place_pods
-from .objective import Assignment, objective_terms
-from .problem import GangSpec, Problem, alone, level_key
+from .objective import Assignment, Term, objective_terms
+from .problem import GangSpec, Problem, alone, frozen, level_key, pods_that_fit
 from .model import PodGroupAPI
 from .quantity import describe_amount, describe_apart, plural
 from .semantics import node_usable
-from .stages import Tuning
+from .stages import SolveResult, Tuning
 
 
 def _usable_free(problem: Problem) -> tuple[list[int], int]:
@@ -28,8 +29,8 @@ def _usable_free(problem: Problem) -> tuple[list[int], int]:
 
 def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
     usable = _usable_free(problem)
-    placed = _Placed(problem, assignment)
-    exact = _Alone(problem)
+    exact = _Exact(problem)
+    placed = _Placed(problem, assignment, exact)
     return {
         j: reason(problem, assignment, j, usable, placed, exact)
         for j in range(len(problem.job_groups))
@@ -42,8 +43,8 @@ class _Placed:
     node and what it holds; and what is free on each node after it. Built once: at 20,480
     nodes 1,310 groups are left out, and each asks who holds its candidate nodes."""
 
-    def __init__(self, problem: Problem, assignment: Assignment) -> None:
-        self.problem = problem
+    def __init__(self, problem: Problem, assignment: Assignment, exact: _Exact) -> None:
+        self.problem, self.exact = problem, exact
         pairs = sorted((r, n, c) for (r, n), c in assignment.counts.items() if c)
         width = len(problem.resources)
         requests = np.array([problem.roles[r].request for r, _, _ in pairs], dtype=np.int64).reshape(len(pairs), width)
@@ -114,18 +115,20 @@ class _Placed:
         """What of JobGroup ``j``'s quorum the room the plan leaves holds, pod by pod: the best
         domain of a required term, or how many pods fit on the nodes; '' when all of it does."""
         problem = self.problem
-        state = _state(problem, self.free)
         for g in problem.job_groups[j].gangs:
             gang = problem.gangs[g]
             if gang.topology is not None and gang.topology.required:
-                if text := _required_reason(problem, g, self.free, then=True):
+                if text := _required_reason(problem, g, self.exact, self.free, then=True):
                     return text
                 continue
-            total = gang.counted + sum(place_pods(state, r, problem.roles[r].count) for r in gang.roles)
+            state, bound = self.exact.most(j, gang.roles, self.free)
+            found = sum(state.placed_of(r) for r in gang.roles)
+            total, proven = gang.counted + found, found == bound
             if total < gang.min_member:
                 member = f" of {gang.key}" if len(problem.job_groups[j].gangs) > 1 else ""
                 blocking = _blocking(state, gang.roles, state.gang_nodes(g))
-                return f"at most {total} of minMember {gang.min_member} pods{member} fit in it ({blocking})"
+                cut = "" if proven else _CUT_SHORT
+                return f"{_fit(total, f'minMember {gang.min_member} pods{member}', proven, ' in it')} ({blocking}{cut})"
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
@@ -161,12 +164,13 @@ def reason(
     j: int,
     usable: tuple[list[int], int] | None = None,
     placed: _Placed | None = None,
-    exact: _Alone | None = None,
+    exact: _Exact | None = None,
 ) -> str:
     """The first thing that stops JobGroup ``j``; ``usable`` (the cluster's free total per
     resource on Ready, schedulable nodes, and how many those are), ``placed`` and ``exact``
     (with the CP-SAT budget all of a plan's groups share) are made once by ``reasons``."""
     usable_free, usable_nodes = usable if usable is not None else _usable_free(problem)
+    exact = exact or _Exact(problem)
     jg = problem.job_groups[j]
     prefix_member = len(jg.gangs) > 1
     for g in jg.gangs:
@@ -213,7 +217,7 @@ def reason(
         needs = [sum(_quorum_need(problem, g, k) for g in jg.gangs) for k in range(len(problem.resources))]
         if short := _insufficient(problem, needs, usable_free, "its members' quorums need"):
             return short
-    fits_alone = _fits_alone(problem, j, exact or _Alone(problem))
+    fits_alone = _fits_alone(problem, j, exact)
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
@@ -222,33 +226,38 @@ def reason(
         if gang.topology is not None and gang.topology.required:
             if prefix_member and _place_gang_quorum(_State(problem), g):
                 continue  # it fits alone: what stops it is its siblings, said below
-            return who + _required_reason(problem, g)
-        alone = _State(problem)
-        total = gang.counted + sum(place_pods(alone, r, problem.roles[r].count) for r in gang.roles)
+            return who + _required_reason(problem, g, exact)
+        alone, bound = exact.most(j, gang.roles)
+        found = sum(alone.placed_of(r) for r in gang.roles)
+        total, proven = gang.counted + found, found == bound
         if total < gang.min_member:
             gap = 100 * (gang.min_member - total) / gang.min_member
             blocking = _blocking(alone, gang.roles, alone.gang_nodes(g))
+            cut = "" if proven else _CUT_SHORT
             return (
-                f"{who}at most {total} of minMember {gang.min_member} pods fit even with nothing "
-                f"else planned ({blocking}; quorum gap {gap:.0f}%){_filtered(problem, gang)}"
+                f"{who}{_fit(total, f'minMember {gang.min_member} pods', proven)} even with nothing "
+                f"else planned ({blocking}; quorum gap {gap:.0f}%{cut}){_filtered(problem, gang)}"
             )
         for task in gang.tasks:
-            fit = task.counted + sum(alone.placed_of(r) for r in task.roles)
+            alone, bound = exact.most(j, task.roles)
+            found = sum(alone.placed_of(r) for r in task.roles)
+            fit, proven = task.counted + found, found == bound
             if fit < task.minimum:
+                cut = "" if proven else f" ({_CUT_SHORT[2:]})"
                 return (
-                    f"{who}task {task.task}: at most {fit} of minTaskMember {task.minimum} pods fit even "
-                    "with nothing else planned"
+                    f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', proven)} even "
+                    f"with nothing else planned{cut}"
                 )
-    if fits_alone and (lost := (placed or _Placed(problem, assignment)).rivals(j)):
+    if fits_alone and (lost := (placed or _Placed(problem, assignment, exact)).rivals(j)):
         return lost
     if not fits_alone:
         whose = "its members' quorums together" if prefix_member else "its quorum"
         found = f"no placement of {whose} was found, even with nothing else planned"
-        return found + (_siblings_short(problem, j) if prefix_member else "")
+        return found + (_siblings_short(problem, j, exact) if prefix_member else "")
     return "does not fit beside the groups placed"
 
 
-def _siblings_short(problem: Problem, j: int) -> str:
+def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
     """': beside the quorums of its members before it, member X fits at most 1 of minMember 2
     pods (cpu)', placing members' quorums in turn as greedy does; '' when each fits."""
     state, before = _State(problem), []
@@ -261,10 +270,14 @@ def _siblings_short(problem: Problem, j: int) -> str:
         state.undo(mark)
         beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {', '.join(before)}, " if before else ""
         if gang.topology is not None and gang.topology.required:
-            return f": {beside}member {gang.key}: {_required_reason(problem, g, state.free, then=True) or 'its required domain is taken'}"
-        total = gang.counted + sum(place_pods(state, r, problem.roles[r].count) for r in gang.roles)
-        blocking = _blocking(state, gang.roles, state.gang_nodes(g))
-        return f": {beside}member {gang.key} fits at most {total} of minMember {gang.min_member} pods ({blocking})"
+            return f": {beside}member {gang.key}: {_required_reason(problem, g, exact, state.free, then=True) or 'its required domain is taken'}"
+        room, bound = exact.most(j, gang.roles, state.free)
+        found = sum(room.placed_of(r) for r in gang.roles)
+        total, proven = gang.counted + found, found == bound
+        blocking = _blocking(room, gang.roles, room.gang_nodes(g))
+        fits = f"fits at most {total} of" if proven else f"was found room for only {total} of"
+        cut = "" if proven else _CUT_SHORT
+        return f": {beside}member {gang.key} {fits} minMember {gang.min_member} pods ({blocking}{cut})"
     return ""
 
 
@@ -282,6 +295,15 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
         parts.append(f"{len(tree.outside)} outside the topology (no {' or '.join(lacking)} label)")
     why = ", ".join(parts) or "selectors, affinity, taints, readiness, room for one pod"
     return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters ({why})"
+
+
+def _fit(count: int, what: str, proven: bool, where: str = "") -> str:
+    """'at most 4 of minMember 6 pods fit' when no placement holds more; 'only 4 of minMember
+    6 pods were found room' when the search for more was cut short (see _CUT_SHORT)."""
+    return f"at most {count} of {what} fit{where}" if proven else f"only {count} of {what} were found room{where}"
+
+
+_CUT_SHORT = "; the search for more was cut short"
 
 
 def _exist(count: int) -> str:
@@ -303,7 +325,7 @@ def _insufficient(
     return "insufficient " + ", ".join(text for _, text in short) + " " + where
 
 
-def _fits_alone(problem: Problem, j: int, exact: _Alone) -> bool:
+def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     """Whether the JobGroup's quorum has a placement on the snapshot with nothing else planned.
     One role with no required domain is counted directly: alone, its pods fit wherever its
     candidates have room. Greedy's first fit can miss a packing of several kinds of pods, of
@@ -318,29 +340,129 @@ def _fits_alone(problem: Problem, j: int, exact: _Alone) -> bool:
     return _place_quorum(_State(problem), j) or (not one_kind and exact.placed(j))
 
 
-ALONE_LIMIT = 0.5  # deterministic seconds for CP-SAT to place one JobGroup alone
-ALONE_BUDGET = 2.0  # deterministic seconds for all of one plan's: past it, greedy's miss stands
+ALONE_LIMIT = 0.5  # deterministic seconds for one CP-SAT answer about one JobGroup
+ALONE_BUDGET = 2.0  # deterministic seconds for all of one plan's: past it, greedy's answer stands
+EXACT_DOMAINS = 8  # required domains one reason counts pods of several kinds in by CP-SAT
+ALONE_CHARGE = 0.02  # charged to the budget per CP-SAT answer besides its own time: building it
 
 
-class _Alone:
-    """CP-SAT's word on whether a JobGroup has a place with nothing else planned. One worker and
-    deterministic limits, so the same groups get the same answer every run."""
+class _Exact:
+    """CP-SAT's word where greedy's first fit can be wrong about pods of several kinds: whether
+    a JobGroup has a place with nothing else planned, and the most of its pods some room
+    holds. One worker and deterministic limits, so the same groups get the same answer every
+    run; past the budget all of a plan's groups share, greedy's count stands, said as found."""
 
     def __init__(self, problem: Problem) -> None:
-        self.problem, self.left = problem, ALONE_BUDGET
+        self.problem, self.left, self.searches = problem, ALONE_BUDGET, 0
 
     def placed(self, j: int) -> bool:
         if self.left <= 0:
             return False
-        from .cpsat import solve_cpsat  # OR-Tools, only when asked: see planner
-
         sub, _ = alone(self.problem, j, self.problem.matrix("free"), set())
         primary = [term for term in objective_terms(sub) if term.primary]
-        result = solve_cpsat(
-            sub, primary, Assignment({}, frozenset()), time_limit=min(ALONE_LIMIT, self.left), tuning=Tuning()
-        )
-        self.left -= result.deterministic_time
-        return result.assignment is not None and 0 in result.assignment.placed
+        result = self._solve(sub, primary, Assignment({}, frozenset()))
+        return result is not None and result.assignment is not None and 0 in result.assignment.placed
+
+    def most(
+        self, j: int, roles: Sequence[int], room: np.ndarray | None = None, nodes: Sequence[int] | None = None,
+        beat: int = -1, cap: int | None = None, search: bool = True,
+    ) -> tuple[_State, int]:
+        """The most pods of ``roles`` (one PodGroup's, of JobGroup ``j``) that ``room`` holds on
+        their candidates (among ``nodes`` if given), placed in a state; and the most any
+        placement could hold, which is the state's own count when that is proven. Pods of one
+        kind are counted exactly by first fit; others are searched for only where more than
+        ``beat`` could fit. ``cap``: a bound known already, which may spare working one out."""
+        problem = self.problem
+        free = problem.matrix("free") if room is None else room
+        state = _state(problem, room)
+        for r in roles:
+            place_pods(state, r, problem.roles[r].count, nodes)
+        found = sum(state.placed_of(r) for r in roles)
+        if len(roles) == 1:
+            return state, found
+        if cap is not None and (found >= cap or cap <= beat):
+            return state, max(found, cap)
+        bound = _pods_bound(problem, roles, free, nodes, found)
+        if found >= bound or not search or bound <= beat or self.left <= 0:
+            return state, max(found, bound)
+        self.searches += 1
+        sub, origin = _pods_of(problem, j, roles, free, nodes)
+        index = {r: i for i, r in enumerate(origin)}
+        hint = Assignment({(index[r], n): c for (r, n), c in state.counts.items() if c}, frozenset({0}))
+        pods = Term("pods", "maximize", pods=1, upper=sum(problem.roles[r].count for r in roles))
+        result = self._solve(sub, [pods], hint)
+        if result is None or result.assignment is None:
+            return state, bound
+        better = _state(problem, room)
+        for (i, n), c in sorted(result.assignment.counts.items()):
+            if c:
+                better.put(origin[i], n, c)
+        count = sum(better.placed_of(r) for r in roles)
+        return better, count if result.status == "OPTIMAL" else bound
+
+    def _solve(self, sub: Problem, terms: list[Term], hint: Assignment) -> SolveResult | None:
+        if self.left <= 0:
+            return None
+        from .cpsat import solve_cpsat  # OR-Tools, only when asked: see planner
+
+        result = solve_cpsat(sub, terms, hint, time_limit=min(ALONE_LIMIT, self.left), tuning=Tuning())
+        self.left -= result.deterministic_time + ALONE_CHARGE
+        return result
+
+
+def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes: Sequence[int] | None, reached: int) -> int:
+    """At least the most pods of ``roles`` that ``free`` holds (among ``nodes``): no role more
+    than its count or its room alone, and on each node, for each resource, as many as fit
+    taking the smallest first. First fit's count is the most where it ``reached`` this, so
+    the per-node part is not worked out when the first part already says so."""
+    per_role = 0
+    kinds = []
+    among = None if nodes is None else np.asarray(nodes, dtype=np.int64)
+    for r in roles:
+        role = problem.roles[r]
+        at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
+        caps = pods_that_fit(free[at], role.request, role.count)
+        per_role += min(role.count, int(caps.sum()))
+        kinds.append((r, at, caps))
+    if per_role <= reached:
+        return per_role
+    touched = np.unique(np.concatenate([at for _, at, _ in kinds]))
+    most = np.full(len(touched), np.iinfo(np.int64).max, dtype=np.int64)
+    for k in range(len(problem.resources)):
+        room = free[touched, k].copy()
+        fitted = np.zeros(len(touched), dtype=np.int64)
+        for r, at, caps in sorted(kinds, key=lambda kind: problem.roles[kind[0]].request[k]):
+            want = problem.roles[r].request[k]
+            copies = np.zeros(len(touched), dtype=np.int64)
+            copies[np.searchsorted(touched, at)] = caps
+            take = copies if not want else np.minimum(copies, room // want)
+            room -= take * want
+            fitted += take
+        np.minimum(most, fitted, out=most)
+    return min(per_role, int(most.sum()))
+
+
+def _pods_of(
+    problem: Problem, j: int, roles: Sequence[int], free: np.ndarray, nodes: Sequence[int] | None
+) -> tuple[Problem, tuple[int, ...]]:
+    """The pods of ``roles`` as a PodGroup of their own that owes nothing (no minimum, no
+    term), on ``free`` and ``nodes``: the most pods its plan can place is the most that fit."""
+    sub, origin = alone(problem, j, free, set())
+    keep = [i for i, r in enumerate(origin) if r in set(roles)]
+    among = None if nodes is None else np.asarray(sorted(nodes), dtype=np.int64)
+    kept = []
+    for i in keep:
+        role = replace(sub.roles[i], gang=0)
+        if among is not None:
+            inside = np.isin(role.nodes, among)
+            role = replace(role, nodes=frozen(role.nodes[inside]), caps=frozen(role.caps[inside]))
+        kept.append(role)
+    gang = replace(
+        sub.gangs[sub.roles[keep[0]].gang], job_group=0, roles=tuple(range(len(kept))), min_member=0, need=0,
+        tasks=(), min_resources=(0,) * len(problem.resources), topology=None,
+    )
+    only = replace(sub.job_groups[0], gangs=(0,), feasible=True)
+    return replace(sub, roles=tuple(kept), gangs=(gang,), job_groups=(only,)), tuple(origin[i] for i in keep)
 
 
 def _quorum_need(problem: Problem, g: int, k: int) -> int:
@@ -387,25 +509,28 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
     return ", ".join(name for _, name in named) or "pods"
 
 
-def _required_reason(problem: Problem, g: int, room: np.ndarray | None = None, then: bool = False) -> str:
+def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray | None = None, then: bool = False) -> str:
     """The best domain of the deepest required level, and what runs out there. ``room``: free
     per node and resource, the snapshot's by default; ``then``: on the room the plan leaves,
-    '' when a domain holds the whole quorum there."""
+    '' when a domain holds the whole quorum there. Pods of several kinds are counted by
+    CP-SAT in the EXACT_DOMAINS most promising domains; past them, or past the budget, the
+    best is the best found."""
     gang = problem.gangs[g]
     topo = gang.topology
     assert topo is not None and problem.tree is not None
     level = max(topo.required)
     key = level_key(problem.tree, level)
     noun = "node" if level == len(problem.tree.levels) else key
-    nodes_in: dict[int, list[int]] = {}
+    nodes_in: dict[int, set[int]] = {}  # a set: a node twice among candidates is filled twice
     most: dict[int, int] = {}  # what each domain could hold at best: each role alone there
     for r in gang.roles:
         role = problem.roles[r]
         held: dict[int, int] = {}
-        for n, cap in zip(role.nodes.tolist(), role.caps.tolist()):
+        caps = role.caps if room is None else pods_that_fit(room[role.nodes], role.request, role.count)
+        for n, cap in zip(role.nodes.tolist(), caps.tolist()):
             d = problem.domain(level, n)
             if d is not None:
-                nodes_in.setdefault(d, []).append(n)
+                nodes_in.setdefault(d, set()).add(n)
                 held[d] = held.get(d, 0) + cap
         for d, cap in held.items():
             most[d] = most.get(d, 0) + min(cap, role.count)
@@ -414,20 +539,24 @@ def _required_reason(problem: Problem, g: int, room: np.ndarray | None = None, t
         return f"required {key}: no {where} the filters"
     # The most placed, the first domain among equals; a domain that cannot beat it is not
     # tried (at the node level there is one per candidate node).
-    best, best_d, best_state = -1, -1, _state(problem, room)
+    best, best_d, best_state, start = -1, -1, _state(problem, room), exact.searches
+    bounds: list[int] = []  # of the domains tried: the most each could hold
     for d in sorted(most, key=lambda d: (-most[d], d)):
         if most[d] < best:
             break
         if most[d] == best and d > best_d:
             continue
-        state = _state(problem, room)
-        placed = sum(place_pods(state, r, problem.roles[r].count, nodes_in[d]) for r in gang.roles)
+        search = exact.searches - start < EXACT_DOMAINS
+        state, bound = exact.most(gang.job_group, gang.roles, room, sorted(nodes_in[d]), best, most[d], search)
+        bounds.append(bound)
+        placed = sum(state.placed_of(r) for r in gang.roles)
         if placed > best or (placed == best and d < best_d):
             best, best_d, best_state = placed, d, state
+    proven = all(bound <= best for bound in bounds)
     total = gang.counted + best
     if then and total >= gang.min_member:
         return ""
-    nodes = np.array(sorted(set(nodes_in[best_d])), dtype=np.int64)
+    nodes = np.array(sorted(nodes_in[best_d]), dtype=np.int64)
     scarce = _blocking(best_state, gang.roles, nodes)
     where = problem.domain_name(level, best_d)
     if level != len(problem.tree.levels):
@@ -435,7 +564,10 @@ def _required_reason(problem: Problem, g: int, room: np.ndarray | None = None, t
         if inside > len(nodes):
             failing = inside - len(nodes)
             scarce += f"; {failing} of its {inside} nodes {'fails' if failing == 1 else 'fail'} its filters"
+    if not proven:
+        scarce += _CUT_SHORT
     if level in topo.pinned:  # the only domain it may use, not the best of several
         holds = f"running members hold it to {where}, which {'then ' if then else ''}holds"
         return f"required {key}: {holds} {total} of {gang.min_member} pods ({scarce})"
-    return f"required {key}: the best {noun} ({where}) {'then ' if then else ''}holds {total} of {gang.min_member} pods ({scarce})"
+    best_noun = f"best {noun}" if proven else f"best {noun} found"
+    return f"required {key}: the {best_noun} ({where}) {'then ' if then else ''}holds {total} of {gang.min_member} pods ({scarce})"

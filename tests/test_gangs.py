@@ -260,6 +260,57 @@ def test_explain_does_not_call_a_group_unplaceable_alone_when_first_fit_misses_i
     assert groups["ml/ps"]["placed"] and groups["ml/ps"]["scheduled"] == 2
 
 
+def test_explain_counts_pods_of_two_kinds_by_the_best_packing_not_first_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three 2-cpu and three 3-cpu pods (one GPU each for the large), minMember 6, on two
+    5-cpu GPU nodes and a 5-cpu node with none: 15 cpu for 15, yet at most five pods fit (a
+    large and a small on each GPU node, a small on the third). First fit put the small ones on
+    the first node together and said "at most 4", a count some placement beats."""
+    godel = "scheduling.godel.kubewharf.io/v1alpha1"
+    objects = [node("n0", gpus=8, cpu="5"), node("n1", gpus=8, cpu="5"), node("n2", gpus=0, cpu="5")]
+    for n in objects:
+        n["metadata"]["labels"] = {"rack": "r1"}
+    mixed = [*pods("mix", 3, 0, cpu="2", prefix="mix-a"), *pods("mix", 3, 1, cpu="3", prefix="mix-b")]
+    for p in mixed:
+        p["metadata"]["annotations"] = {"godel.bytedance.com/pod-group-name": "mix"}
+    path = write(tmp_path, [*objects, pod_group("mix", 6, api=godel), *mixed])
+    assert "at most 5 of minMember 6 pods fit even with nothing else planned (cpu; quorum gap 17%)" in explain(path, "ml/mix")
+    # Past the CP-SAT budget first fit's count stands, said as found, not as the most.
+    monkeypatch.setattr("gangplan.explain.ALONE_BUDGET", 0.0)
+    assert (
+        "only 4 of minMember 6 pods were found room even with nothing else planned "
+        "(cpu; quorum gap 33%; the search for more was cut short)"
+    ) in explain(path, "ml/mix")
+    monkeypatch.undo()
+    # The same in a rack, beside a smaller one: the best rack holds five.
+    objects.append(node("m0", gpus=8, cpu="4", labels={"rack": "r2"}))
+    racked = pod_group("mix", 6, api=godel, affinity={"podGroupAffinity": {"required": [{"topologyKey": "rack"}]}})
+    path = write(tmp_path, [*objects, racked, *mixed])
+    assert "required rack: the best rack (r1) holds 5 of 6 pods (cpu)" in explain(path, "ml/mix")
+    monkeypatch.setattr("gangplan.explain.ALONE_BUDGET", 0.0)
+    assert (
+        "required rack: the best rack found (r1) holds 4 of 6 pods (cpu; the search for more was cut short)"
+    ) in explain(path, "ml/mix")
+    # With one more node the six fit: the plan places them, as the count said they could not before.
+    objects.append(node("n3", gpus=8, cpu="3", labels={"rack": "r1"}))
+    assert plan_of(write(tmp_path, [*objects, racked, *mixed]))["ml/mix"]["scheduled"] == 6
+
+
+def test_explain_fills_each_node_of_a_required_domain_once(tmp_path: Path) -> None:
+    """A node that is a candidate of both kinds of pods was listed twice among its rack's
+    candidates, and first fit filled it twice: rack r1 "holds 6 of 9 pods" where five fit."""
+    godel = "scheduling.godel.kubewharf.io/v1alpha1"
+    objects = [node(n, gpus=g, cpu="5", labels={"rack": "r1"}) for n, g in (("n0", 8), ("n1", 8), ("n2", 0))]
+    objects += [node("m0", gpus=8, cpu="4", labels={"rack": "r2"}), node("m1", gpus=0, cpu="20", labels={"rack": "r2"})]
+    mixed = [*pods("mix", 6, 1, cpu="3", prefix="mix-a"), *pods("mix", 3, 0, cpu="2", prefix="mix-b")]
+    for p in mixed:
+        p["metadata"]["annotations"] = {"godel.bytedance.com/pod-group-name": "mix"}
+    racked = pod_group("mix", 9, api=godel, affinity={"podGroupAffinity": {"required": [{"topologyKey": "rack"}]}})
+    text = explain(write(tmp_path, [*objects, racked, *mixed]), "ml/mix")
+    assert "not placed: required rack: the best rack (r1) holds 5 of 9 pods (cpu)" in text
+
+
 def test_explain_fewer_pods_than_min_member(tmp_path: Path) -> None:
     path = write(tmp_path, [node("n0"), pod_group("short", 4), *pods("short", 2, 1)])
     assert "not placed: NotEnoughTasks: 2 pods exist, minMember is 4" in explain(path, "ml/short")
