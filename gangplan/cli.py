@@ -709,11 +709,10 @@ def _plan_interruptibly(loaded: Snapshot, options: Options, reporter: Reporter |
     """Plan in a worker thread while the main thread waits, so that Ctrl-C stops the run at once.
 
     CP-SAT keeps the thread that calls it inside C++ for a whole solve, where Python cannot act
-    on a signal; and during each solve it installs a SIGINT handler of its own (one that aborts
-    the process when the signal lands on another thread), then leaves SIGINT at its default
-    action, which kills the process with no cleanup. So SIGINT is blocked while planning (the
-    worker and the solver's threads inherit the mask) and the main thread takes it with
-    ``sigtimedwait``, whatever handler is installed; Python's handler is restored afterwards.
+    on a signal (gangplan's solves leave ``catch_sigint_signal`` off, so CP-SAT installs no
+    handler of its own). So SIGINT is blocked while planning (the worker and the solver's
+    threads inherit the mask) and the main thread takes it with ``sigtimedwait``, whatever
+    handler is installed; Python's handler is restored afterwards, in case a library changed it.
     """
     outcome: dict[str, Any] = {}
     done = threading.Event()  # not Thread.join: an interrupted join marks a live thread stopped (3.11)
