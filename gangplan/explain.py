@@ -223,10 +223,14 @@ def reason(
         who = f"member {gang.key}: " if prefix_member else ""
         if gang.topology is not None and gang.topology.broken:
             return who + gang.topology.broken
+        if prefix_member and exact.quorum(j, g, _State(problem)):
+            continue  # it fits alone: what stops it is its siblings, said below
         if gang.topology is not None and gang.topology.required:
-            if prefix_member and _place_gang_quorum(_State(problem), g):
-                continue  # it fits alone: what stops it is its siblings, said below
-            return who + _required_reason(problem, g, exact)
+            if text := _required_reason(problem, g, exact):
+                return who + text
+            if prefix_member:
+                return f"{who}no placement of its quorum was found, even with nothing else planned"
+            continue  # a domain holds minMember's pods: what stops it is no count, said below
         alone, bound = exact.most(j, gang.roles)
         found = sum(alone.placed_of(r) for r in gang.roles)
         total, proven = gang.counted + found, found == bound
@@ -248,6 +252,8 @@ def reason(
                     f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', proven)} even "
                     f"with nothing else planned{cut}"
                 )
+        if prefix_member:
+            return f"{who}no placement of its quorum was found, even with nothing else planned"
     if fits_alone and (lost := (placed or _Placed(problem, assignment, exact)).rivals(j)):
         return lost
     if not fits_alone:
@@ -259,21 +265,23 @@ def reason(
 
 def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
     """': beside the quorums of its members before it, member X fits at most 1 of minMember 2
-    pods (cpu)', placing members' quorums in turn as greedy does; '' when each fits."""
+    pods (cpu)', placing members' quorums in turn, each where greedy (else CP-SAT) puts it; ''
+    when each fits."""
     state, before = _State(problem), []
     for g in problem.job_groups[j].gangs:
         gang = problem.gangs[g]
-        mark = state.mark()
-        if _place_gang_quorum(state, g):
+        if exact.quorum(j, g, state):
             before.append(gang.key)
             continue
-        state.undo(mark)
         beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {', '.join(before)}, " if before else ""
         if gang.topology is not None and gang.topology.required:
-            return f": {beside}member {gang.key}: {_required_reason(problem, g, exact, state.free, then=True) or 'its required domain is taken'}"
+            found = _required_reason(problem, g, exact, state.free, then=True) or "no placement of its quorum was found there"
+            return f": {beside}member {gang.key}: {found}"
         room, bound = exact.most(j, gang.roles, state.free)
         found = sum(room.placed_of(r) for r in gang.roles)
         total, proven = gang.counted + found, found == bound
+        if total >= gang.min_member:
+            return f": {beside}member {gang.key}: no placement of its quorum was found there"
         blocking = _blocking(room, gang.roles, room.gang_nodes(g))
         fits = f"fits at most {total} of" if proven else f"was found room for only {total} of"
         cut = "" if proven else _CUT_SHORT
@@ -363,6 +371,26 @@ class _Exact:
         result = self._solve(sub, primary, Assignment({}, frozenset()))
         return result is not None and result.assignment is not None and 0 in result.assignment.placed
 
+    def quorum(self, j: int, g: int, state: _State) -> bool:
+        """Place PodGroup ``g``'s quorum (of JobGroup ``j``) in ``state``: where greedy puts it,
+        else where CP-SAT finds room for it; False, leaving ``state`` as it was, when neither does."""
+        mark = state.mark()
+        if _place_gang_quorum(state, g):
+            return True
+        state.undo(mark)
+        if self.left <= 0:
+            return False
+        gang = self.problem.gangs[g]
+        sub, origin = _alone_in(self.problem, j, gang.roles, state.free.copy(), None, owes=True)
+        primary = [term for term in objective_terms(sub) if term.primary]
+        result = self._solve(sub, primary, Assignment({}, frozenset()))
+        if result is None or result.assignment is None or 0 not in result.assignment.placed:
+            return False
+        for (i, n), c in sorted(result.assignment.counts.items()):
+            if c:
+                state.put(origin[i], n, c)
+        return True
+
     def most(
         self, j: int, roles: Sequence[int], room: np.ndarray | None = None, nodes: Sequence[int] | None = None,
         beat: int = -1, cap: int | None = None, search: bool = True,
@@ -386,7 +414,7 @@ class _Exact:
         if found >= bound or not search or bound <= beat or self.left <= 0:
             return state, max(found, bound)
         self.searches += 1
-        sub, origin = _pods_of(problem, j, roles, free, nodes)
+        sub, origin = _alone_in(problem, j, roles, free, nodes, owes=False)
         index = {r: i for i, r in enumerate(origin)}
         hint = Assignment({(index[r], n): c for (r, n), c in state.counts.items() if c}, frozenset({0}))
         pods = Term("pods", "maximize", pods=1, upper=sum(problem.roles[r].count for r in roles))
@@ -442,13 +470,16 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     return min(per_role, int(most.sum()))
 
 
-def _pods_of(
-    problem: Problem, j: int, roles: Sequence[int], free: np.ndarray, nodes: Sequence[int] | None
+def _alone_in(
+    problem: Problem, j: int, roles: Sequence[int], free: np.ndarray, nodes: Sequence[int] | None, *, owes: bool
 ) -> tuple[Problem, tuple[int, ...]]:
-    """The pods of ``roles`` as a PodGroup of their own that owes nothing (no minimum, no
-    term), on ``free`` and ``nodes``: the most pods its plan can place is the most that fit."""
+    """The pods of ``roles`` (one PodGroup's, of JobGroup ``j``) as a JobGroup of their own on
+    ``free`` (and ``nodes``); and the problem's index of each role kept. ``owes``: with its
+    PodGroup's minimums and terms (all its roles given), else owing nothing, so that the most
+    pods its plan can place is the most that fit."""
     sub, origin = alone(problem, j, free, set())
     keep = [i for i, r in enumerate(origin) if r in set(roles)]
+    index = {i: k for k, i in enumerate(keep)}
     among = None if nodes is None else np.asarray(sorted(nodes), dtype=np.int64)
     kept = []
     for i in keep:
@@ -457,10 +488,15 @@ def _pods_of(
             inside = np.isin(role.nodes, among)
             role = replace(role, nodes=frozen(role.nodes[inside]), caps=frozen(role.caps[inside]))
         kept.append(role)
-    gang = replace(
-        sub.gangs[sub.roles[keep[0]].gang], job_group=0, roles=tuple(range(len(kept))), min_member=0, need=0,
-        tasks=(), min_resources=(0,) * len(problem.resources), topology=None,
-    )
+    gang = sub.gangs[sub.roles[keep[0]].gang]
+    if owes:
+        tasks = tuple(replace(t, roles=tuple(index[i] for i in t.roles)) for t in gang.tasks)
+        gang = replace(gang, job_group=0, roles=tuple(range(len(kept))), tasks=tasks)
+    else:
+        gang = replace(
+            gang, job_group=0, roles=tuple(range(len(kept))), min_member=0, need=0, tasks=(),
+            min_resources=(0,) * len(problem.resources), topology=None,
+        )
     only = replace(sub.job_groups[0], gangs=(0,), feasible=True)
     return replace(sub, roles=tuple(kept), gangs=(gang,), job_groups=(only,)), tuple(origin[i] for i in keep)
 
@@ -510,9 +546,10 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
 
 
 def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray | None = None, then: bool = False) -> str:
-    """The best domain of the deepest required level, and what runs out there. ``room``: free
-    per node and resource, the snapshot's by default; ``then``: on the room the plan leaves,
-    '' when a domain holds the whole quorum there. Pods of several kinds are counted by
+    """The best domain of the deepest required level, and what runs out there; '' when a domain
+    holds minMember's pods (a task minimum or minResources may still stop it: that is no count
+    of pods to give). ``room``: free per node and resource, the snapshot's by default;
+    ``then``: on the room the plan leaves. Pods of several kinds are counted by
     CP-SAT in the EXACT_DOMAINS most promising domains; past them, or past the budget, the
     best is the best found."""
     gang = problem.gangs[g]
@@ -554,7 +591,7 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
             best, best_d, best_state = placed, d, state
     proven = all(bound <= best for bound in bounds)
     total = gang.counted + best
-    if then and total >= gang.min_member:
+    if total >= gang.min_member:
         return ""
     nodes = np.array(sorted(nodes_in[best_d]), dtype=np.int64)
     scarce = _blocking(best_state, gang.roles, nodes)

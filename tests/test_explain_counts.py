@@ -1,11 +1,16 @@
-"""`explain`'s "at most N of minMember pods fit" against exhaustive search, on 300 small
-random PodGroups with pods of two or three kinds (sizes in cpu, GPUs and the node's pod
-count), alone on a few nodes or inside one of them: first fit can miss the packing that holds
-most, and a count some placement beats is a false reason. Every plan is verified."""
+"""`explain`'s claims against exhaustive search. The counts ("at most N of minMember pods
+fit"), on 300 small random PodGroups with pods of two or three kinds (sizes in cpu, GPUs and
+the node's pod count), alone on a few nodes or inside one of them: first fit can miss the
+packing that holds most, and a count some placement beats is a false reason. And on
+test_exhaustive's 200 random clusters, with rack and node terms, whether each group left out
+fits with nothing else planned, as its reason says, and the count it gives. Every plan is
+verified."""
 
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import replace
 from itertools import product
 
 import pytest
@@ -16,7 +21,8 @@ from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.verify import verify
 
-from test_exhaustive import _request, seeds
+from test_exhaustive import _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
+from test_exhaustive_jobs import exhaustive_jobs, random_jobs
 
 
 def mixed_group(seed: int) -> Snapshot:
@@ -94,3 +100,71 @@ def test_the_most_pods_that_fit_is_the_exhaustive_most(seed: int) -> None:
     assert outcome.placed == (whole >= snapshot.pod_groups[0].min_member)
     if outcome.reason.startswith("at most"):
         assert outcome.reason.startswith(f"at most {whole} of minMember"), outcome.reason
+
+
+GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+# Reasons that say the group has no place even with nothing else planned, and those that say
+# it has one and what stops it is the groups placed.
+ALONE_FAILS = re.compile(
+    r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of minMember"
+    r"|task \S+: at most|no placement of|required [^:]+: (the best \S+ \(\S+\) holds|running members"
+    r"|no |a running member))"
+)
+WHOSE = re.compile(r"^(JobGroup \S+ cannot be placed: )?(member \S+: )?")
+FITS_ALONE = re.compile(r"^(lost to |does not fit beside)")
+COUNTED = re.compile(r"^(?:at most (\d+) of minMember \d+ pods fit even|required [^:]+: the best \S+ \(\S+\) holds (\d+) of)")
+
+
+def fits_alone(snapshot: Snapshot, name: str, min_member: int | None = None) -> bool:
+    """Whether PodGroup ``name`` (at ``min_member``, if given) has a place on the snapshot with
+    nothing else planned: the other groups' running pods keep their room, as plain pods, and
+    their terms the levels (a node without a level's label is outside the topology)."""
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+    pods = tuple(
+        p if p.labels.get(GROUP_LABEL) == name else replace(p, labels={})
+        for p in snapshot.pods
+        if p.labels.get(GROUP_LABEL) == name or p.node_name
+    )
+    if min_member is not None:
+        group = replace(group, min_member=min_member)
+    alone = replace(snapshot, pods=pods, pod_groups=(group,))
+    return name in exhaustive_best(alone, domains(inferred_levels(snapshot)))[1]
+
+
+@pytest.mark.parametrize("hostname", [False, True], ids=["rack", "hostname"])
+@pytest.mark.parametrize("seed", seeds(200))
+def test_a_reason_says_rightly_whether_the_group_fits_alone(seed: int, hostname: bool) -> None:
+    snapshot = random_snapshot(seed, hostname)
+    result = plan(snapshot, Options())
+    assert verify(snapshot, result.placements, result.levels).ok
+    for outcome in result.groups:
+        if outcome.placed:
+            continue
+        name = outcome.key.split("/", 1)[1]
+        says_fails, says_fits = ALONE_FAILS.match(outcome.reason), FITS_ALONE.match(outcome.reason)
+        assert bool(says_fails) != bool(says_fits), f"unclassified reason: {outcome.reason}"
+        assert fits_alone(snapshot, name) == bool(says_fits), outcome.reason
+        if counted := COUNTED.match(outcome.reason):
+            most = int(counted.group(1) or counted.group(2))
+            assert fits_alone(snapshot, name, most) and not fits_alone(snapshot, name, most + 1), outcome.reason
+
+
+@pytest.mark.parametrize("seed", seeds(500))
+def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None:
+    """The same on test_exhaustive_jobs' clusters: Volcano PodGroups joined into JobGroups, with
+    task minimums, minResources and zone, rack and node terms. A member's reason that says it
+    has no place alone leaves its JobGroup none either."""
+    snapshot = random_jobs(seed)
+    result = plan(snapshot, Options())
+    assert verify(snapshot, result.placements, result.levels).ok
+    search = exhaustive_jobs(snapshot)
+    index = {g.key: j for j, (_, groups) in enumerate(search.job_groups) for g in groups}
+    for outcome in result.groups:
+        if outcome.placed:
+            continue
+        reason = WHOSE.sub("", outcome.reason, count=1)
+        says_fails, says_fits = ALONE_FAILS.match(reason), FITS_ALONE.match(reason)
+        assert bool(says_fails) != bool(says_fits), f"unclassified reason: {outcome.reason}"
+        assert search.fits((index[outcome.key],)) == bool(says_fits), outcome.reason
+        for held, of in re.findall(r"(?:holds|at most) (\d+) of (?:minMember |minTaskMember )?(\d+)", reason):
+            assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
