@@ -153,11 +153,13 @@ def test_a_reason_says_rightly_whether_the_group_fits_alone(seed: int, hostname:
 def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None:
     """The same on test_exhaustive_jobs' clusters: Volcano PodGroups joined into JobGroups, with
     task minimums, minResources and zone, rack and node terms. A member's reason that says it
-    has no place alone leaves its JobGroup none either."""
+    has no place alone leaves its JobGroup none either; one that names the groups placed
+    instead has no room beside them."""
     snapshot = random_jobs(seed)
     result = plan(snapshot, Options())
     assert verify(snapshot, result.placements, result.levels).ok
     search = exhaustive_jobs(snapshot)
+    beside = exhaustive_jobs(snapshot, {p.name: p.node for p in result.placements})
     index = {g.key: j for j, (_, groups) in enumerate(search.job_groups) for g in groups}
     for outcome in result.groups:
         if outcome.placed:
@@ -166,5 +168,7 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
         says_fails, says_fits = ALONE_FAILS.match(reason), FITS_ALONE.match(reason)
         assert bool(says_fails) != bool(says_fits), f"unclassified reason: {outcome.reason}"
         assert search.fits((index[outcome.key],)) == bool(says_fits), outcome.reason
+        if says_fits:  # and what the plan placed leaves it no room: else the plan is not optimal
+            assert not beside.fits((index[outcome.key],)), outcome.reason
         for held, of in re.findall(r"(?:holds|at most) (\d+) of (?:minMember |minTaskMember )?(\d+)", reason):
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
