@@ -501,6 +501,39 @@ def _alone_in(
     return replace(sub, roles=tuple(kept), gangs=(gang,), job_groups=(only,)), tuple(origin[i] for i in keep)
 
 
+def _minimums_short(problem: Problem, g: int, level: int, alone: dict[int, dict[int, int]], then: bool) -> str:
+    """A task minimum or minResources that no domain of ``level`` can hold, by a bound: in each,
+    the pods of each role that fit there alone (``alone``), summed; '' when the bound leaves
+    each minimum room somewhere (what stops the group is then the packing, no one figure)."""
+    gang, tree = problem.gangs[g], problem.tree
+    assert tree is not None
+    key = level_key(tree, level)
+    noun = "node" if level == len(tree.levels) else key
+    domains = sorted({d for held in alone.values() for d in held})
+    then_ = "then " if then else ""
+    for task in gang.tasks:
+        if task.need:
+            fits = {d: sum(alone[r].get(d, 0) for r in task.roles) for d in domains}
+            d = max(domains, key=lambda d: (fits[d], -d))
+            if fits[d] < task.need:
+                return (
+                    f"required {key}: no {noun} {then_}holds task {task.task}'s minTaskMember {task.minimum}: "
+                    f"at most {task.counted + fits[d]} fit in the best ({problem.domain_name(level, d)})"
+                )
+    for k, deficit in enumerate(gang.min_resources):
+        if deficit:
+            name = problem.resources[k]
+            adds = {d: sum(n * problem.roles[r].request[k] for r, held in alone.items() if (n := held.get(d, 0))) for d in domains}
+            d = max(domains, key=lambda d: (adds[d], -d))
+            if adds[d] < deficit:
+                return (
+                    f"required {key}: the pods that {then_}fit in one {noun} request at most "
+                    f"{describe_amount(name, adds[d])} {name} ({problem.domain_name(level, d)}), and minResources "
+                    f"needs {describe_amount(name, deficit)} more"
+                )
+    return ""
+
+
 def _quorum_need(problem: Problem, g: int, k: int) -> int:
     """The least of resource k its quorum can need: each Volcano task's smallest pods up to its
     minimum, then the smallest of the rest up to minMember."""
@@ -546,9 +579,9 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
 
 
 def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray | None = None, then: bool = False) -> str:
-    """The best domain of the deepest required level, and what runs out there; '' when a domain
-    holds minMember's pods (a task minimum or minResources may still stop it: that is no count
-    of pods to give). ``room``: free per node and resource, the snapshot's by default;
+    """The best domain of the deepest required level, and what runs out there; where a domain
+    holds minMember's pods, a task minimum or minResources none can hold (_minimums_short), or
+    ''. ``room``: free per node and resource, the snapshot's by default;
     ``then``: on the room the plan leaves. Pods of several kinds are counted by
     CP-SAT in the EXACT_DOMAINS most promising domains; past them, or past the budget, the
     best is the best found."""
@@ -560,9 +593,10 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     noun = "node" if level == len(problem.tree.levels) else key
     nodes_in: dict[int, set[int]] = {}  # a set: a node twice among candidates is filled twice
     most: dict[int, int] = {}  # what each domain could hold at best: each role alone there
+    alone: dict[int, dict[int, int]] = {}  # per role, per domain: its pods that fit there alone
     for r in gang.roles:
         role = problem.roles[r]
-        held: dict[int, int] = {}
+        held = alone[r] = {}
         caps = role.caps if room is None else pods_that_fit(room[role.nodes], role.request, role.count)
         for n, cap in zip(role.nodes.tolist(), caps.tolist()):
             d = problem.domain(level, n)
@@ -570,7 +604,8 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
                 nodes_in.setdefault(d, set()).add(n)
                 held[d] = held.get(d, 0) + cap
         for d, cap in held.items():
-            most[d] = most.get(d, 0) + min(cap, role.count)
+            held[d] = min(cap, role.count)
+            most[d] = most.get(d, 0) + held[d]
     if not nodes_in:
         where = "node passes" if noun == "node" else "domain has a node that passes"
         return f"required {key}: no {where} the filters"
@@ -592,7 +627,7 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     proven = all(bound <= best for bound in bounds)
     total = gang.counted + best
     if total >= gang.min_member:
-        return ""
+        return _minimums_short(problem, g, level, alone, then)
     nodes = np.array(sorted(nodes_in[best_d]), dtype=np.int64)
     scarce = _blocking(best_state, gang.roles, nodes)
     where = problem.domain_name(level, best_d)

@@ -16,13 +16,13 @@ from itertools import product
 import pytest
 
 from gangplan.explain import _Exact, _pods_bound
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PriorityClass, Snapshot
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.verify import verify
 
 from test_exhaustive import _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
-from test_exhaustive_jobs import exhaustive_jobs, random_jobs
+from test_exhaustive_jobs import CLASSES, GROUP, TASK, exhaustive_jobs, random_jobs
 
 
 def mixed_group(seed: int) -> Snapshot:
@@ -107,7 +107,7 @@ GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # it has one and what stops it is the groups placed.
 ALONE_FAILS = re.compile(
     r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of minMember"
-    r"|task \S+: at most|no placement of|required [^:]+: (the best \S+ \(\S+\) holds|running members"
+    r"|task \S+: at most|no placement of|required [^:]+: (the best \S+ \(\S+\) holds|the pods that|running members"
     r"|no |a running member))"
 )
 WHOSE = re.compile(r"^(JobGroup \S+ cannot be placed: )?(member \S+: )?")
@@ -172,3 +172,43 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
             assert not beside.fits((index[outcome.key],)), outcome.reason
         for held, of in re.findall(r"(?:holds|at most) (\d+) of (?:minMember |minTaskMember )?(\d+)", reason):
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
+
+
+def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
+    """Two 4-cpu, 2-GPU nodes and a Volcano job on one node (a hostname term): two 'a' pods of
+    1 cpu and 2 GPUs, so one a node, and four 'b' pods of 500m and no GPU."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 4000, "nvidia.com/gpu": 2, "pods": 110}) for i in range(2))
+    pods = [
+        Pod("ml", f"job-{task}-{i}", annotations={GROUP: "job", TASK: task},
+            containers=(Container("main", requests),))
+        for task, requests, count in (("a", {"cpu": 1000, "nvidia.com/gpu": 2}, 2), ("b", {"cpu": 500}, 4))
+        for i in range(count)
+    ]
+    group = PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=min_member, queue="default", priority_class_name="low",
+                     required_topology=("kubernetes.io/hostname",), **spec)  # type: ignore[arg-type]
+    classes = tuple(PriorityClass(n, v) for n, v in CLASSES.items())
+    return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,), priority_classes=classes)
+
+
+@pytest.mark.parametrize(
+    ("min_member", "spec", "said"),
+    [
+        (2, {"min_task_member": {"a": 2}},
+         "required kubernetes.io/hostname: no node holds task a's minTaskMember 2: at most 1 fit in the best (n0)"),
+        (1, {"min_resources": {"nvidia.com/gpu": 3}},
+         "required kubernetes.io/hostname: the pods that fit in one node request at most 2 nvidia.com/gpu (n0), "
+         "and minResources needs 3 more"),
+    ],
+    ids=["task", "min-resources"],
+)
+def test_a_required_domain_that_holds_min_member_but_not_a_task_or_min_resources_says_which(
+    min_member: int, spec: dict, said: str
+) -> None:
+    """A node holds minMember's pods (the b pods), so a count of pods says nothing; what no node
+    can hold is the second 'a' pod, or a third GPU, and the reason gives that figure."""
+    snapshot = one_node_jobs(min_member, **spec)
+    result = plan(snapshot, Options())
+    assert verify(snapshot, result.placements, result.levels).ok
+    (outcome,) = result.groups
+    assert not outcome.placed and outcome.reason == said
+    assert not exhaustive_jobs(snapshot).fits((0,))
