@@ -16,12 +16,13 @@ from itertools import product
 import pytest
 
 from gangplan.explain import _Exact, _pods_bound
+from gangplan.quantity import describe_amount
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PriorityClass, Snapshot
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.verify import verify
 
-from test_exhaustive import _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
+from test_exhaustive import _eligible, _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
 from test_exhaustive_jobs import CLASSES, GROUP, TASK, exhaustive_jobs, random_jobs
 
 
@@ -147,6 +148,55 @@ def test_a_reason_says_rightly_whether_the_group_fits_alone(seed: int, hostname:
         if counted := COUNTED.match(outcome.reason):
             most = int(counted.group(1) or counted.group(2))
             assert fits_alone(snapshot, name, most) and not fits_alone(snapshot, name, most + 1), outcome.reason
+        if lost := LOST.match(outcome.reason):
+            assert_holders_add_up(snapshot, result, name, lost)
+
+
+LOST = re.compile(r"lost to .*?holding (\S+) on its ([\d,]+) candidate nodes?: (.*?); (\S+) free there after the plan")
+
+
+def assert_holders_add_up(snapshot: Snapshot, result, name: str, lost: re.Match) -> None:
+    """'lost to ... holding cpu on its 2 candidate nodes: default/g0 (1), ...; 500m free there
+    after the plan': its candidates are the nodes that pass its pods' filters, lie inside the
+    topology (and the domain its running members hold) and have room for one of its pods before
+    the plan; each group named holds that much of the resource on them; and that much is free."""
+    resource, count, holders, free_text = lost.groups()
+    pods = [p for p in snapshot.pods if p.labels.get(GROUP_LABEL) == name]
+    pending = next(p for p in pods if not p.node_name)
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+    domain = domains(inferred_levels(snapshot))
+    by_name = {n.name: n for n in snapshot.nodes}
+    held = {
+        domain(group.required_topology[0], by_name[p.node_name]) for p in pods if p.node_name and p.phase.name == "RUNNING"
+    } if group.required_topology else set()
+    before = {n.name: dict(n.allocatable) for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if pod.node_name and pod.phase.name == "RUNNING":
+            for k, v in _request(pod).items():
+                before[pod.node_name][k] -= v
+    candidates = [
+        n.name for n in snapshot.nodes
+        if _eligible(n, pending)
+        and all(before[n.name].get(k, 0) >= v for k, v in _request(pending).items())
+        and (not group.required_topology or (
+            (d := domain(group.required_topology[0], n)) is not None and (not held or held == {d})))
+    ]
+    assert int(count.replace(",", "")) == len(candidates), lost.group(0)
+    group_of = {p.name: p.labels.get(GROUP_LABEL) for p in snapshot.pods}
+    pods_by_name = {p.name: p for p in snapshot.pods}
+    taken: dict[str, int] = {}
+    after = {n: dict(room) for n, room in before.items()}
+    for placement in result.placements:
+        request = _request(pods_by_name[placement.name])
+        for k, v in request.items():
+            after[placement.node][k] -= v
+        if placement.node in candidates:
+            holder = f"default/{group_of[placement.name]}"
+            taken[holder] = taken.get(holder, 0) + request.get(resource, 0)
+    for holder, amount in re.findall(r"(default/\S+) \(([^)]+)\)", holders):
+        assert describe_amount(resource, taken.get(holder, 0)) == amount, (holder, lost.group(0))
+    free = sum(after[n].get(resource, 0) for n in candidates)
+    assert describe_amount(resource, free) == free_text, lost.group(0)
 
 
 @pytest.mark.parametrize("seed", seeds(500))
