@@ -194,6 +194,8 @@ def reason(
             if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
                 unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
             return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}{unmade}"
+        if gang.topology is not None and gang.topology.broken:
+            return who + gang.topology.broken  # its running members already break its term: no room helps
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
             excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -221,8 +223,6 @@ def reason(
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
         who = f"member {gang.key}: " if prefix_member else ""
-        if gang.topology is not None and gang.topology.broken:
-            return who + gang.topology.broken
         if prefix_member and exact.quorum(j, g, _State(problem)):
             continue  # it fits alone: what stops it is its siblings, said below
         if gang.topology is not None and gang.topology.required:
@@ -337,10 +337,9 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     """Whether the JobGroup's quorum has a placement on the snapshot with nothing else planned.
     One role with no required domain is counted directly: alone, its pods fit wherever its
     candidates have room. Greedy's first fit can miss a packing of several kinds of pods, of
-    task minimums or of minResources, so there a miss is put to CP-SAT."""
+    task minimums or of minResources, so there a miss is put to CP-SAT. (A group whose
+    running members break a term is answered before it gets here.)"""
     jg = problem.job_groups[j]
-    if any(problem.gangs[g].topology is not None and problem.gangs[g].topology.broken for g in jg.gangs):
-        return False  # greedy would place it: running members that break a term are not its rule
     gang = problem.gangs[jg.gangs[0]]
     one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
     if one_kind and (gang.topology is None or not gang.topology.required):

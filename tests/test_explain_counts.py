@@ -2,9 +2,10 @@
 fit"), on 300 small random PodGroups with pods of two or three kinds (sizes in cpu, GPUs and
 the node's pod count), alone on a few nodes or inside one of them: first fit can miss the
 packing that holds most, and a count some placement beats is a false reason. And on
-test_exhaustive's 200 random clusters, with rack and node terms, whether each group left out
-fits with nothing else planned, as its reason says, and the count it gives. Every plan is
-verified."""
+test_exhaustive's 200 random clusters, with rack and node terms, and test_exhaustive_jobs' 500
+with JobGroups: whether each group left out fits with nothing else planned, as its reason
+says; the count it gives; and the figures of "insufficient ..." and "lost to ... holding ...",
+worked out again from the snapshot and the plan. Every plan is verified."""
 
 from __future__ import annotations
 
@@ -150,9 +151,62 @@ def test_a_reason_says_rightly_whether_the_group_fits_alone(seed: int, hostname:
             assert fits_alone(snapshot, name, most) and not fits_alone(snapshot, name, most + 1), outcome.reason
         if lost := LOST.match(outcome.reason):
             assert_holders_add_up(snapshot, result, name, lost)
+        if short := SHORT.match(outcome.reason):
+            assert_short_adds_up(snapshot, name, short)
 
 
 LOST = re.compile(r"lost to .*?holding (\S+) on its ([\d,]+) candidate nodes?: (.*?); (\S+) free there after the plan")
+
+
+def free_before(snapshot: Snapshot) -> dict[str, dict[str, int]]:
+    """Per node and resource, its allocatable less what its running pods ask."""
+    before = {n.name: dict(n.allocatable) for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if pod.node_name and pod.phase.name == "RUNNING":
+            for k, v in _request(pod).items():
+                before[pod.node_name][k] -= v
+    return before
+
+
+def passing_filters(snapshot: Snapshot, name: str) -> set[str]:
+    """The nodes that pass group ``name``'s filters, room aside: its pods' own, and with a
+    required term, inside the topology and the domain its running members hold."""
+    pods = [p for p in snapshot.pods if p.labels.get(GROUP_LABEL) == name]
+    pending = next(p for p in pods if not p.node_name)
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+    domain = domains(inferred_levels(snapshot))
+    by_name = {n.name: n for n in snapshot.nodes}
+    term = group.required_topology[0] if group.required_topology else None
+    held = {domain(term, by_name[p.node_name]) for p in pods if p.node_name and p.phase.name == "RUNNING"} if term else set()
+    return {
+        n.name for n in snapshot.nodes
+        if _eligible(n, pending) and (term is None or ((d := domain(term, n)) is not None and (not held or held == {d})))
+    }
+
+
+SHORT = re.compile(r"insufficient (.*) on (?:Ready, schedulable nodes|the (\d+) of (\d+) Ready, schedulable nodes that pass its filters)$")
+
+
+def assert_short_adds_up(snapshot: Snapshot, name: str, short: re.Match) -> None:
+    """'insufficient cpu (quorum needs 4, 2 free) on [the 1 of 2] Ready, schedulable nodes [that
+    pass its filters]': the quorum's pods still to place ask that much, and that much is free
+    on those nodes (its pods' filters: selectors and taints; a node outside the topology is
+    left to the reasons that name it)."""
+    figures, passing, usable = short.groups()
+    pods = [p for p in snapshot.pods if p.labels.get(GROUP_LABEL) == name]
+    pending = next(p for p in pods if not p.node_name)
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+    need = group.min_member - sum(1 for p in pods if p.node_name)
+    ready = [n for n in snapshot.nodes if n.ready and not n.unschedulable]
+    nodes = ready
+    if passing is not None:  # its pods' own filters: selectors and taints, not the topology
+        nodes = [n for n in ready if _eligible(n, pending)]
+        assert (int(passing), int(usable)) == (len(nodes), len(ready)), short.group(0)
+    before = free_before(snapshot)
+    for resource, needs, free in re.findall(r"(\S+) \(quorum needs (\S+), (\S+) free\)", figures):
+        assert describe_amount(resource, need * _request(pending).get(resource, 0)) == needs, short.group(0)
+        # A node whose running pods ask more than it has has none free, not less than none.
+        assert describe_amount(resource, sum(max(0, before[n.name].get(resource, 0)) for n in nodes)) == free, short.group(0)
 
 
 def assert_holders_add_up(snapshot: Snapshot, result, name: str, lost: re.Match) -> None:
@@ -161,25 +215,10 @@ def assert_holders_add_up(snapshot: Snapshot, result, name: str, lost: re.Match)
     topology (and the domain its running members hold) and have room for one of its pods before
     the plan; each group named holds that much of the resource on them; and that much is free."""
     resource, count, holders, free_text = lost.groups()
-    pods = [p for p in snapshot.pods if p.labels.get(GROUP_LABEL) == name]
-    pending = next(p for p in pods if not p.node_name)
-    group = next(g for g in snapshot.pod_groups if g.name == name)
-    domain = domains(inferred_levels(snapshot))
-    by_name = {n.name: n for n in snapshot.nodes}
-    held = {
-        domain(group.required_topology[0], by_name[p.node_name]) for p in pods if p.node_name and p.phase.name == "RUNNING"
-    } if group.required_topology else set()
-    before = {n.name: dict(n.allocatable) for n in snapshot.nodes}
-    for pod in snapshot.pods:
-        if pod.node_name and pod.phase.name == "RUNNING":
-            for k, v in _request(pod).items():
-                before[pod.node_name][k] -= v
+    pending = next(p for p in snapshot.pods if p.labels.get(GROUP_LABEL) == name and not p.node_name)
+    before = free_before(snapshot)
     candidates = [
-        n.name for n in snapshot.nodes
-        if _eligible(n, pending)
-        and all(before[n.name].get(k, 0) >= v for k, v in _request(pending).items())
-        and (not group.required_topology or (
-            (d := domain(group.required_topology[0], n)) is not None and (not held or held == {d})))
+        n for n in passing_filters(snapshot, name) if all(before[n].get(k, 0) >= v for k, v in _request(pending).items())
     ]
     assert int(count.replace(",", "")) == len(candidates), lost.group(0)
     group_of = {p.name: p.labels.get(GROUP_LABEL) for p in snapshot.pods}
