@@ -153,9 +153,18 @@ def test_a_reason_says_rightly_whether_the_group_fits_alone(seed: int, hostname:
             assert_holders_add_up(snapshot, result, name, lost)
         if short := SHORT.match(outcome.reason):
             assert_short_adds_up(snapshot, name, short)
+        assert_every_node_counted(snapshot, outcome.reason)
 
 
 LOST = re.compile(r"lost to .*?holding (\S+) on its ([\d,]+) candidate nodes?: (.*?); (\S+) free there after the plan")
+
+
+def assert_every_node_counted(snapshot: Snapshot, reason: str) -> None:
+    """'0/4 nodes are available: 2 taint gpu, 1 not Ready, 1 unschedulable': as kube-scheduler
+    counts them, each node once, under what first filters it out."""
+    if none := re.match(r"0/(\d+) nodes are available: (.*)$", reason):
+        assert int(none.group(1)) == len(snapshot.nodes), reason
+        assert sum(int(n) for n in re.findall(r"(?:^|, )(\d+) ", none.group(2))) == len(snapshot.nodes), reason
 
 
 def free_before(snapshot: Snapshot) -> dict[str, dict[str, int]]:
@@ -259,6 +268,7 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
         assert search.fits((index[outcome.key],)) == bool(says_fits), outcome.reason
         if says_fits:  # and what the plan placed leaves it no room: else the plan is not optimal
             assert not beside.fits((index[outcome.key],)), outcome.reason
+        assert_every_node_counted(snapshot, reason)
         for held, of in re.findall(r"(?:holds|at most) (\d+) of (?:minMember |minTaskMember )?(\d+)", reason):
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
 
