@@ -179,6 +179,7 @@ def place_pods(
     state: _State, r: int, wanted: int, candidates: Iterable[int] | None = None, ordered: bool = False
 ) -> int:
     """Place up to ``wanted`` pods of role ``r``: tightest nodes first, or first-fit in order.
+    ``candidates`` must name each node once: a node listed twice is filled twice.
 
     Tightest first: a node that takes every remaining pod with the least room left over, else
     the node that takes the most; nodes that would be newly opened come last.
