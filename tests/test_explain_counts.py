@@ -4,8 +4,9 @@ the node's pod count), alone on a few nodes or inside one of them: first fit can
 packing that holds most, and a count some placement beats is a false reason. And on
 test_exhaustive's 200 random clusters, with rack and node terms, and test_exhaustive_jobs' 500
 with JobGroups: whether each group left out fits with nothing else planned, as its reason
-says; the count it gives; and the figures of "insufficient ..." and "lost to ... holding ...",
-worked out again from the snapshot and the plan. Every plan is verified."""
+says; the count it gives; and the figures of "insufficient ...", "lost to ... holding ..." and
+"0/N nodes are available", worked out again from the snapshot and the plan. Every plan is
+verified."""
 
 from __future__ import annotations
 
