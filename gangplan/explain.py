@@ -8,7 +8,7 @@ and last, which placed groups hold the room it lacks on the nodes it could use.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -121,14 +121,13 @@ class _Placed:
                 if text := _required_reason(problem, g, self.exact, self.free, then=True):
                     return text
                 continue
-            state, bound = self.exact.most(j, gang.roles, self.free)
-            found = sum(state.placed_of(r) for r in gang.roles)
-            total, proven = gang.counted + found, found == bound
+            fit = self.exact.most(j, gang.roles, self.free)
+            total = gang.counted + fit.found
             if total < gang.min_member:
                 member = f" of {gang.key}" if len(problem.job_groups[j].gangs) > 1 else ""
-                blocking = _blocking(state, gang.roles, state.gang_nodes(g))
-                cut = "" if proven else _CUT_SHORT
-                return f"{_fit(total, f'minMember {gang.min_member} pods{member}', proven, ' in it')} ({blocking}{cut})"
+                blocking = _blocking(fit.state, gang.roles, fit.state.gang_nodes(g))
+                cut = "" if fit.proven else _CUT_SHORT
+                return f"{_fit(total, f'minMember {gang.min_member} pods{member}', fit.proven, ' in it')} ({blocking}{cut})"
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
@@ -231,25 +230,23 @@ def reason(
             if prefix_member:
                 return f"{who}no placement of its quorum was found, even with nothing else planned"
             continue  # a domain holds minMember's pods: what stops it is no count, said below
-        alone, bound = exact.most(j, gang.roles)
-        found = sum(alone.placed_of(r) for r in gang.roles)
-        total, proven = gang.counted + found, found == bound
+        alone = exact.most(j, gang.roles)
+        total = gang.counted + alone.found
         if total < gang.min_member:
             gap = 100 * (gang.min_member - total) / gang.min_member
-            blocking = _blocking(alone, gang.roles, alone.gang_nodes(g))
-            cut = "" if proven else _CUT_SHORT
+            blocking = _blocking(alone.state, gang.roles, alone.state.gang_nodes(g))
+            cut = "" if alone.proven else _CUT_SHORT
             return (
-                f"{who}{_fit(total, f'minMember {gang.min_member} pods', proven)} even with nothing "
+                f"{who}{_fit(total, f'minMember {gang.min_member} pods', alone.proven)} even with nothing "
                 f"else planned ({blocking}; quorum gap {gap:.0f}%{cut}){_filtered(problem, gang)}"
             )
         for task in gang.tasks:
-            alone, bound = exact.most(j, task.roles)
-            found = sum(alone.placed_of(r) for r in task.roles)
-            fit, proven = task.counted + found, found == bound
+            alone = exact.most(j, task.roles)
+            fit = task.counted + alone.found
             if fit < task.minimum:
-                cut = "" if proven else f" ({_CUT_SHORT[2:]})"
+                cut = "" if alone.proven else f" ({_CUT_SHORT[2:]})"
                 return (
-                    f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', proven)} even "
+                    f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', alone.proven)} even "
                     f"with nothing else planned{cut}"
                 )
         if prefix_member:
@@ -277,14 +274,13 @@ def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
         if gang.topology is not None and gang.topology.required:
             found = _required_reason(problem, g, exact, state.free, then=True) or "no placement of its quorum was found there"
             return f": {beside}member {gang.key}: {found}"
-        room, bound = exact.most(j, gang.roles, state.free)
-        found = sum(room.placed_of(r) for r in gang.roles)
-        total, proven = gang.counted + found, found == bound
+        room = exact.most(j, gang.roles, state.free)
+        total = gang.counted + room.found
         if total >= gang.min_member:
             return f": {beside}member {gang.key}: no placement of its quorum was found there"
-        blocking = _blocking(room, gang.roles, room.gang_nodes(g))
-        fits = f"fits at most {total} of" if proven else f"was found room for only {total} of"
-        cut = "" if proven else _CUT_SHORT
+        blocking = _blocking(room.state, gang.roles, room.state.gang_nodes(g))
+        fits = f"fits at most {total} of" if room.proven else f"was found room for only {total} of"
+        cut = "" if room.proven else _CUT_SHORT
         return f": {beside}member {gang.key} {fits} minMember {gang.min_member} pods ({blocking}{cut})"
     return ""
 
@@ -343,7 +339,7 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     gang = problem.gangs[jg.gangs[0]]
     if len(jg.gangs) == 1 and gang.topology is not None and gang.topology.required:
         # Its quorum's pods share one domain of the deepest required level: none may hold them.
-        most = _domain_room(problem, jg.gangs[0], max(gang.topology.required), None)[1]
+        most = exact.domain_room(jg.gangs[0], max(gang.topology.required))[1]
         if max(most.values(), default=0) < gang.need:
             return False
     one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
@@ -361,6 +357,18 @@ ALONE_CHARGE = 0.02  # charged to the budget per CP-SAT answer besides its own t
 ALONE_PER_VARIABLE = 130e-6
 
 
+class _Most(NamedTuple):
+    """Pods placed in ``state`` (``found`` of them), and the most any placement could hold."""
+
+    state: _State
+    found: int
+    bound: int
+
+    @property
+    def proven(self) -> bool:
+        return self.found == self.bound
+
+
 class _Exact:
     """CP-SAT's word where greedy's first fit can be wrong about pods of several kinds: whether
     a JobGroup has a place with nothing else planned, and the most of its pods some room
@@ -369,14 +377,18 @@ class _Exact:
 
     def __init__(self, problem: Problem) -> None:
         self.problem, self.left, self.searches = problem, ALONE_BUDGET, 0
+        self._rooms: dict[tuple[int, int], _DomainRoom] = {}
+
+    def domain_room(self, g: int, level: int) -> _DomainRoom:
+        """_domain_room on the snapshot's room, once per gang: whether a group fits alone and
+        why not both ask for it."""
+        found = self._rooms.get((g, level))
+        if found is None:
+            found = self._rooms[g, level] = _domain_room(self.problem, g, level, None)
+        return found
 
     def placed(self, j: int) -> bool:
-        if self.left <= 0:
-            return False
-        sub, _ = alone(self.problem, j, self.problem.matrix("free"), set())
-        primary = [term for term in objective_terms(sub) if term.primary]
-        result = self._solve(sub, primary, Assignment({}, frozenset()))
-        return result is not None and result.assignment is not None and 0 in result.assignment.placed
+        return self._placement(alone(self.problem, j, self.problem.matrix("free"), set())[0]) is not None
 
     def quorum(self, j: int, g: int, state: _State) -> bool:
         """Place PodGroup ``g``'s quorum (of JobGroup ``j``) in ``state``: where greedy puts it,
@@ -385,28 +397,30 @@ class _Exact:
         if _place_gang_quorum(state, g):
             return True
         state.undo(mark)
-        if self.left <= 0:
+        sub, origin = _alone_in(self.problem, j, self.problem.gangs[g].roles, state.free.copy(), None, owes=True)
+        if (counts := self._placement(sub)) is None:
             return False
-        gang = self.problem.gangs[g]
-        sub, origin = _alone_in(self.problem, j, gang.roles, state.free.copy(), None, owes=True)
-        primary = [term for term in objective_terms(sub) if term.primary]
-        result = self._solve(sub, primary, Assignment({}, frozenset()))
-        if result is None or result.assignment is None or 0 not in result.assignment.placed:
-            return False
-        for (i, n), c in sorted(result.assignment.counts.items()):
+        for (i, n), c in sorted(counts.items()):
             if c:
                 state.put(origin[i], n, c)
         return True
 
+    def _placement(self, sub: Problem) -> Mapping[tuple[int, int], int] | None:
+        """Where CP-SAT places the one JobGroup of ``sub`` (its objective 1 alone); None when it
+        has no place, or no answer within the budget."""
+        result = self._solve(sub, [term for term in objective_terms(sub) if term.primary], Assignment({}, frozenset()))
+        if result is None or result.assignment is None or 0 not in result.assignment.placed:
+            return None
+        return result.assignment.counts
+
     def most(
         self, j: int, roles: Sequence[int], room: np.ndarray | None = None, nodes: Sequence[int] | None = None,
         beat: int = -1, cap: int | None = None, search: bool = True,
-    ) -> tuple[_State, int]:
+    ) -> _Most:
         """The most pods of ``roles`` (one PodGroup's, of JobGroup ``j``) that ``room`` holds on
-        their candidates (among ``nodes`` if given), placed in a state; and the most any
-        placement could hold, which is the state's own count when that is proven. Pods of one
-        kind are counted exactly by first fit; others are searched for only where more than
-        ``beat`` could fit. ``cap``: a bound known already, which may spare working one out."""
+        their candidates (among ``nodes`` if given). Pods of one kind are counted exactly by
+        first fit; others are searched for only where more than ``beat`` could fit. ``cap``:
+        _pods_bound for these roles and nodes, known already (_domain_room's)."""
         problem = self.problem
         free = problem.matrix("free") if room is None else room
         state = _state(problem, room)
@@ -414,12 +428,10 @@ class _Exact:
             place_pods(state, r, problem.roles[r].count, nodes)
         found = sum(state.placed_of(r) for r in roles)
         if len(roles) == 1:
-            return state, found
-        if cap is not None and (found >= cap or cap <= beat):
-            return state, max(found, cap)
-        bound = _pods_bound(problem, roles, free, nodes, found)
+            return _Most(state, found, found)
+        bound = cap if cap is not None else _pods_bound(problem, roles, free, nodes, found)
         if found >= bound or not search or bound <= beat or self.left <= 0:
-            return state, max(found, bound)
+            return _Most(state, found, max(found, bound))
         self.searches += 1
         sub, origin = _alone_in(problem, j, roles, free, nodes, owes=False)
         index = {r: i for i, r in enumerate(origin)}
@@ -427,13 +439,13 @@ class _Exact:
         pods = Term("pods", "maximize", pods=1, upper=sum(problem.roles[r].count for r in roles))
         result = self._solve(sub, [pods], hint)
         if result is None or result.assignment is None:
-            return state, bound
+            return _Most(state, found, bound)
         better = _state(problem, room)
         for (i, n), c in sorted(result.assignment.counts.items()):
             if c:
                 better.put(origin[i], n, c)
         count = sum(better.placed_of(r) for r in roles)
-        return better, count if result.status == "OPTIMAL" else bound
+        return _Most(better, count, count if result.status == "OPTIMAL" else bound)
 
     def _solve(self, sub: Problem, terms: list[Term], hint: Assignment) -> SolveResult | None:
         if self.left <= 0:
@@ -594,9 +606,10 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
     return ", ".join(name for _, name in named) or "pods"
 
 
-def _domain_room(
-    problem: Problem, g: int, level: int, room: np.ndarray | None
-) -> tuple[dict[int, set[int]], dict[int, int], dict[int, dict[int, int]]]:
+_DomainRoom = tuple[dict[int, set[int]], dict[int, int], dict[int, dict[int, int]]]
+
+
+def _domain_room(problem: Problem, g: int, level: int, room: np.ndarray | None) -> _DomainRoom:
     """Per domain of ``level`` that holds a candidate of gang ``g``: its candidate nodes; the
     most of the gang's pending pods it could hold (each role's that fit there alone, summed,
     and for pods of several kinds no more than their sizes together allow node by node); and
@@ -643,7 +656,7 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     level = max(topo.required)
     key = level_key(problem.tree, level)
     noun = "node" if level == len(problem.tree.levels) else key
-    nodes_in, most, alone = _domain_room(problem, g, level, room)
+    nodes_in, most, alone = exact.domain_room(g, level) if room is None else _domain_room(problem, g, level, room)
     if not nodes_in:
         where = "node passes" if noun == "node" else "domain has a node that passes"
         return f"required {key}: no {where} the filters"
@@ -657,11 +670,10 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
         if most[d] == best and d > best_d:
             continue
         search = exact.searches - start < EXACT_DOMAINS
-        state, bound = exact.most(gang.job_group, gang.roles, room, sorted(nodes_in[d]), best, most[d], search)
-        bounds.append(bound)
-        placed = sum(state.placed_of(r) for r in gang.roles)
-        if placed > best or (placed == best and d < best_d):
-            best, best_d, best_state = placed, d, state
+        there = exact.most(gang.job_group, gang.roles, room, sorted(nodes_in[d]), best, most[d], search)
+        bounds.append(there.bound)
+        if there.found > best or (there.found == best and d < best_d):
+            best, best_d, best_state = there.found, d, there.state
     proven = all(bound <= best for bound in bounds)
     total = gang.counted + best
     if total >= gang.min_member:

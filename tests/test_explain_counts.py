@@ -87,14 +87,14 @@ def test_the_most_pods_that_fit_is_the_exhaustive_most(seed: int) -> None:
             continue
         truth = most_that_fit(snapshot, {names[n] for n in among} if among is not None else set(names))
         assert _pods_bound(problem, gang.roles, free, among, -1) >= truth
-        state, bound = _Exact(problem).most(0, gang.roles, None, among)
-        assert sum(state.placed_of(r) for r in gang.roles) == bound == truth, among
+        most = _Exact(problem).most(0, gang.roles, None, among)
+        assert sum(most.state.placed_of(r) for r in gang.roles) == most.found == most.bound == truth, among
         # Past the budget, first fit's count stands, and what it says the most could be holds.
         cut = _Exact(problem)
         cut.left = 0.0
-        state, bound = cut.most(0, gang.roles, None, among)
-        assert sum(state.placed_of(r) for r in gang.roles) <= truth <= bound
-        assert (state.free >= 0).all()
+        most = cut.most(0, gang.roles, None, among)
+        assert sum(most.state.placed_of(r) for r in gang.roles) == most.found <= truth <= most.bound
+        assert (most.state.free >= 0).all()
     # The reason the plan gives, where it counts what fits.
     result = plan(snapshot, Options())
     assert verify(snapshot, result.placements, result.levels).ok
