@@ -262,6 +262,7 @@ def solve_buckets(
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]
         if term.pods:
             parts.append(term.pods * sum(count.values()))
+        parts.extend(coef * sum(role_vars.get(r, ())) for r, coef in term.roles.items())
         return sum(parts)
 
     cuts: list[tuple[cp_model.IntVar, tuple[int, int], int]] = []  # literal => count[key] < c

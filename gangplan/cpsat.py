@@ -192,6 +192,7 @@ def solve_cpsat(
         parts: list = [coef * placed[j] for j, coef in term.job_groups.items()]
         if term.pods:
             parts.append(term.pods * sum(count.values()))
+        parts.extend(coef * sum(role_vars.get(r, ())) for r, coef in term.roles.items())
         if term.opened:
             parts.append(term.opened * sum(opened.values()))
         parts.extend(coef * var for t, var in uses.items() if (coef := term.uses.get(t, 0)))

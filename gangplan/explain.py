@@ -7,6 +7,7 @@ and last, which placed groups hold the room it lacks on the nodes it could use.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
@@ -249,6 +250,8 @@ def reason(
                     f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', alone.proven)} even "
                     f"with nothing else planned{cut}"
                 )
+        if short := _requests_short(problem, g, exact):
+            return f"{who}{short}"
         if prefix_member:
             return f"{who}no placement of its quorum was found, even with nothing else planned"
     if fits_alone and (lost := (placed or _Placed(problem, assignment, exact)).rivals(j)):
@@ -277,7 +280,8 @@ def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
         room = exact.most(j, gang.roles, state.free)
         total = gang.counted + room.found
         if total >= gang.min_member:
-            return f": {beside}member {gang.key}: no placement of its quorum was found there"
+            found = _requests_short(problem, g, exact, state.free) or "no placement of its quorum was found there"
+            return f": {beside}member {gang.key}: {found}"
         blocking = _blocking(room.state, gang.roles, room.state.gang_nodes(g))
         fits = f"fits at most {total} of" if room.proven else f"was found room for only {total} of"
         cut = "" if room.proven else _CUT_SHORT
@@ -432,20 +436,63 @@ class _Exact:
         bound = cap if cap is not None else _pods_bound(problem, roles, free, nodes, found)
         if found >= bound or not search or bound <= beat or self.left <= 0:
             return _Most(state, found, max(found, bound))
+        pods = Term("pods", "maximize", pods=1, upper=sum(problem.roles[r].count for r in roles))
+        if (searched := self._search(j, roles, room, nodes, state, pods)) is None:
+            return _Most(state, found, bound)
+        better, optimal = searched
+        count = sum(better.placed_of(r) for r in roles)
+        return _Most(better, count, count if optimal else bound)
+
+    def requested(
+        self, j: int, roles: Sequence[int], k: int, need: int, room: np.ndarray | None = None, nodes: Sequence[int] | None = None
+    ) -> _Most:
+        """The most of resource ``k`` the pods of ``roles`` that ``room`` holds (among ``nodes``)
+        request together, in its units: minResources' counterpart of ``most``. First fit takes
+        the largest pods first; it is searched past only when it falls short of ``need``."""
+        problem = self.problem
+        free = problem.matrix("free") if room is None else room
+        state = _state(problem, room)
+        for r in sorted(roles, key=lambda r: (-problem.roles[r].request[k], r)):
+            place_pods(state, r, problem.roles[r].count, nodes)
+
+        def amount(state: _State) -> int:
+            return sum(state.placed_of(r) * problem.roles[r].request[k] for r in roles)
+
+        found = amount(state)
+        bound = _requested_bound(problem, roles, k, free, nodes)
+        if found >= min(need, bound) or len(roles) == 1 or self.left <= 0:
+            return _Most(state, found, max(found, bound))  # one kind: first fit's count is the most
+        unit = math.gcd(*(problem.roles[r].request[k] for r in roles))
+        weights = {r: problem.roles[r].request[k] // unit for r in roles}
+        term = Term("requested", "maximize", upper=sum(w * problem.roles[r].count for r, w in weights.items()))
+        if (searched := self._search(j, roles, room, nodes, state, term, weights)) is None:
+            return _Most(state, found, bound)
+        better, optimal = searched
+        return _Most(better, amount(better), amount(better) if optimal else bound)
+
+    def _search(
+        self, j: int, roles: Sequence[int], room: np.ndarray | None, nodes: Sequence[int] | None, hint: _State,
+        term: Term, weights: Mapping[int, int] | None = None,
+    ) -> tuple[_State, bool] | None:
+        """CP-SAT's best placement for ``term`` of the pods of ``roles`` owing nothing, from
+        ``hint``; ``weights``: per role, its pods' coefficient in ``term``. The placement, and
+        whether it is proven best; None with no answer within the budget."""
+        problem = self.problem
         self.searches += 1
+        free = problem.matrix("free") if room is None else room
         sub, origin = _alone_in(problem, j, roles, free, nodes, owes=False)
         index = {r: i for i, r in enumerate(origin)}
-        hint = Assignment({(index[r], n): c for (r, n), c in state.counts.items() if c}, frozenset({0}))
-        pods = Term("pods", "maximize", pods=1, upper=sum(problem.roles[r].count for r in roles))
-        result = self._solve(sub, [pods], hint)
+        if weights is not None:
+            term = replace(term, roles={index[r]: w for r, w in weights.items()})
+        start = Assignment({(index[r], n): c for (r, n), c in hint.counts.items() if c}, frozenset({0}))
+        result = self._solve(sub, [term], start)
         if result is None or result.assignment is None:
-            return _Most(state, found, bound)
+            return None
         better = _state(problem, room)
         for (i, n), c in sorted(result.assignment.counts.items()):
             if c:
                 better.put(origin[i], n, c)
-        count = sum(better.placed_of(r) for r in roles)
-        return _Most(better, count, count if result.status == "OPTIMAL" else bound)
+        return better, result.status == "OPTIMAL"
 
     def _solve(self, sub: Problem, terms: list[Term], hint: Assignment) -> SolveResult | None:
         if self.left <= 0:
@@ -474,6 +521,20 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     if per_role <= reached:
         return per_role
     return min(per_role, int(_per_node(problem, kinds, free)[1].sum()))
+
+
+def _requested_bound(problem: Problem, roles: Sequence[int], k: int, free: np.ndarray, nodes: Sequence[int] | None) -> int:
+    """At least the most of resource ``k`` the pods of ``roles`` that ``free`` holds request:
+    no more than each role's pods that fit alone, nor than the free room of their candidates."""
+    among = None if nodes is None else np.asarray(nodes, dtype=np.int64)
+    per_role, touched = 0, []
+    for r in roles:
+        role = problem.roles[r]
+        at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
+        per_role += min(role.count, int(pods_that_fit(free[at], role.request, role.count).sum())) * role.request[k]
+        touched.append(at)
+    on = np.unique(np.concatenate(touched or [np.zeros(0, np.int64)]))
+    return min(per_role, int(free[on, k].sum()))
 
 
 def _per_node(
@@ -529,12 +590,18 @@ def _alone_in(
     return replace(sub, roles=tuple(kept), gangs=(gang,), job_groups=(only,)), tuple(origin[i] for i in keep)
 
 
-def _minimums_short(problem: Problem, g: int, level: int, alone: dict[int, dict[int, int]], then: bool) -> str:
-    """A task minimum or minResources that no domain of ``level`` can hold, by a bound: in each,
-    the pods of each role that fit there alone (``alone``), summed; '' when the bound leaves
-    each minimum room somewhere (what stops the group is then the packing, no one figure)."""
+def _minimums_short(
+    problem: Problem, g: int, level: int, exact: _Exact, rooms: _DomainRoom, room: np.ndarray | None, then: bool
+) -> str:
+    """A task minimum or minResources that no domain of ``level`` can hold: a task by a bound
+    (in each domain, the pods of its roles that fit there alone, summed), minResources by the
+    most the pods that fit in a domain request (``_Exact.requested``), in each domain whose
+    bound could beat the best; '' when each minimum may have room somewhere (what stops the
+    group is then the packing, no one figure). ``room``: free per node and resource, the
+    snapshot's by default."""
     gang, tree = problem.gangs[g], problem.tree
     assert tree is not None
+    nodes_in, _, alone = rooms
     key = level_key(tree, level)
     noun = "node" if level == len(tree.levels) else key
     domains = sorted({d for held in alone.values() for d in held})
@@ -549,16 +616,50 @@ def _minimums_short(problem: Problem, g: int, level: int, alone: dict[int, dict[
                     f"at most {task.counted + fits[d]} fit in the best ({problem.domain_name(level, d)})"
                 )
     for k, deficit in enumerate(gang.min_resources):
-        if deficit:
-            name = problem.resources[k]
-            adds = {d: sum(n * problem.roles[r].request[k] for r, held in alone.items() if (n := held.get(d, 0))) for d in domains}
-            d = max(domains, key=lambda d: (adds[d], -d))
-            if adds[d] < deficit:
-                return (
-                    f"required {key}: the pods that {then_}fit in one {noun} request at most "
-                    f"{describe_amount(name, adds[d])} {name} ({problem.domain_name(level, d)}), and minResources "
-                    f"needs {describe_amount(name, deficit)} more"
-                )
+        if not deficit:
+            continue
+        name = problem.resources[k]
+        adds = {d: sum(n * problem.roles[r].request[k] for r, held in alone.items() if (n := held.get(d, 0))) for d in domains}
+        best, best_d, proven, short = -1, -1, True, True
+        for d in sorted(domains, key=lambda d: (-adds[d], d)):
+            if adds[d] <= best:
+                break
+            there = exact.requested(gang.job_group, gang.roles, k, deficit, room, sorted(nodes_in[d]))
+            if there.bound >= deficit:  # it may hold minResources' pods: no figure says otherwise
+                short = False
+                break
+            proven = proven and there.proven
+            if there.found > best:
+                best, best_d = there.found, d
+        if short and best >= 0:
+            cut = "" if proven else _CUT_SHORT
+            amount = f"{describe_amount(name, best)} {name} ({problem.domain_name(level, best_d)}{cut})"
+            fit = f"the pods that {then_}fit in one {noun} request at most {amount}" if proven else (
+                f"the pods {then_}found room in one {noun} request only {amount}"
+            )
+            return f"required {key}: {fit}, and minResources needs {describe_amount(name, deficit)} more"
+    return ""
+
+
+def _requests_short(problem: Problem, g: int, exact: _Exact, room: np.ndarray | None = None) -> str:
+    """'the pods that fit request at most 4 cpu even with nothing else planned, and minResources
+    needs 10 more' (``room``: '... that then fit ...'), for a minResources no placement of its
+    pods reaches; '' when one may."""
+    gang = problem.gangs[g]
+    for k, deficit in enumerate(gang.min_resources):
+        if not deficit:
+            continue
+        most = exact.requested(gang.job_group, gang.roles, k, deficit, room)
+        if most.bound >= deficit:
+            continue
+        name = problem.resources[k]
+        amount = f"{describe_amount(name, most.found)} {name}"
+        then, alone = ("then ", "") if room is not None else ("", " even with nothing else planned")
+        fit = f"the pods that {then}fit request at most {amount}" if most.proven else (
+            f"the pods {then}found room request only {amount}"
+        )
+        cut = "" if most.proven else f" ({_CUT_SHORT[2:]})"
+        return f"{fit}{alone}{cut}, and minResources needs {describe_amount(name, deficit)} more"
     return ""
 
 
@@ -677,7 +778,7 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     proven = all(bound <= best for bound in bounds)
     total = gang.counted + best
     if total >= gang.min_member:
-        return _minimums_short(problem, g, level, alone, then)
+        return _minimums_short(problem, g, level, exact, (nodes_in, most, alone), room, then)
     nodes = np.array(sorted(nodes_in[best_d]), dtype=np.int64)
     scarce = _blocking(best_state, gang.roles, nodes)
     where = problem.domain_name(level, best_d)

@@ -37,6 +37,7 @@ class Term:
     sense: str  # maximize | minimize
     job_groups: Mapping[int, int] = field(default_factory=dict)  # j -> coefficient
     pods: int = 0  # coefficient of every pod placed
+    roles: Mapping[int, int] = field(default_factory=dict)  # r -> coefficient of each of its pods placed
     opened: int = 0  # coefficient of every idle node opened
     uses: Mapping[tuple[int, int, int], int] = field(default_factory=dict)  # (gang, level, domain) used
     upper: int = 0  # a bound on |value|, for packing terms into one solver objective
@@ -245,6 +246,8 @@ def term_value(
     value = sum(coef for j, coef in term.job_groups.items() if j in assignment.placed)
     if term.pods:
         value += term.pods * sum(assignment.counts.values())
+    if term.roles:
+        value += sum(term.roles.get(r, 0) * c for (r, _), c in assignment.counts.items())
     if term.opened:
         value += term.opened * len(opened_nodes(problem, assignment.counts))
     if term.uses:

@@ -1,12 +1,13 @@
 """`explain`'s claims against exhaustive search. The counts ("at most N of minMember pods
-fit"), on 300 small random PodGroups with pods of two or three kinds (sizes in cpu, GPUs and
-the node's pod count), alone on a few nodes or inside one of them: first fit can miss the
-packing that holds most, and a count some placement beats is a false reason. And on
-test_exhaustive's 200 random clusters, with rack and node terms, and test_exhaustive_jobs' 500
-with JobGroups: whether each group left out fits with nothing else planned, as its reason
-says; the count it gives; and the figures of "insufficient ...", "lost to ... holding ..." and
-"0/N nodes are available", worked out again from the snapshot and the plan. Every plan is
-verified."""
+fit") and what the pods that fit request of each resource (minResources' figure), on 300 small
+random PodGroups with pods of two or three kinds (sizes in cpu, GPUs and the node's pod
+count), alone on a few nodes or inside one of them: first fit can miss the packing that holds
+most, and a count some placement beats is a false reason. And on test_exhaustive's 200 random
+clusters, with rack and node terms, and test_exhaustive_jobs' 500 with JobGroups: whether each
+group left out fits with nothing else planned, as its reason says; the count it gives; what
+"the pods that fit request at most X" says; and the figures of "insufficient ...", "lost to
+... holding ..." and "0/N nodes are available", worked out again from the snapshot and the
+plan. Every plan is verified."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from itertools import product
 import pytest
 
 from gangplan.explain import _Exact, _pods_bound
-from gangplan.quantity import describe_amount
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PriorityClass, Snapshot
+from gangplan.quantity import describe_amount, to_amount
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, PriorityClass, Snapshot
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.verify import verify
@@ -50,9 +51,10 @@ def mixed_group(seed: int) -> Snapshot:
     return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,))
 
 
-def most_that_fit(snapshot: Snapshot, nodes: set[str]) -> int:
+def most_that_fit(snapshot: Snapshot, nodes: set[str], resource: str | None = None) -> int:
     """Node by node, every count of each kind of pod it can hold beside the counts the nodes
-    before it took: the most pods placed over all of them."""
+    before it took: the most pods placed over all of them (of ``resource`` they request, if
+    given)."""
     kinds: dict[tuple[tuple[str, int], ...], int] = {}
     for pod in snapshot.pods:
         request = tuple(sorted(_request(pod).items()))
@@ -72,7 +74,9 @@ def most_that_fit(snapshot: Snapshot, nodes: set[str]) -> int:
                 if all(v <= node.allocatable.get(k, 0) for k, v in need.items()):
                     after.add(tuple(u + e for u, e in zip(used, extra)))
         reached = after
-    return max(sum(used) for used in reached)
+    if resource is None:
+        return max(sum(used) for used in reached)
+    return max(sum(n * dict(request).get(resource, 0) for request, n in zip(requests, used)) for used in reached)
 
 
 @pytest.mark.parametrize("seed", seeds(300))
@@ -105,13 +109,40 @@ def test_the_most_pods_that_fit_is_the_exhaustive_most(seed: int) -> None:
         assert outcome.reason.startswith(f"at most {whole} of minMember"), outcome.reason
 
 
+@pytest.mark.parametrize("seed", seeds(300))
+def test_the_most_a_resource_the_pods_that_fit_request_is_the_exhaustive_most(seed: int) -> None:
+    """minResources' figure, "the pods that fit request at most 4 cpu": first fit takes the
+    largest pods first, and CP-SAT is asked only when that falls short of the need."""
+    snapshot = mixed_group(seed)
+    problem = build_problem(snapshot)
+    gang = problem.gangs[0]
+    names = [n.name for n in problem.nodes]
+    for k, resource in enumerate(problem.resources):
+        for among in (None, [0]):
+            truth = most_that_fit(snapshot, {names[n] for n in among} if among is not None else set(names), resource)
+            most = _Exact(problem).requested(0, gang.roles, k, truth + 1, None, among)
+            placed = sum(most.state.placed_of(r) * problem.roles[r].request[k] for r in gang.roles)
+            assert placed == most.found == most.bound == truth, (resource, among)
+            assert (most.state.free >= 0).all()
+            # Past the budget first fit stands, below the truth and the bound above it.
+            cut = _Exact(problem)
+            cut.left = 0.0
+            first = cut.requested(0, gang.roles, k, truth + 1, None, among)
+            assert first.found <= truth <= first.bound
+            assert (first.state.free >= 0).all()
+            # A need first fit meets is no reason to search.
+            enough = _Exact(problem)
+            assert enough.requested(0, gang.roles, k, first.found, None, among).found == first.found
+            assert enough.searches == 0
+
+
 GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # Reasons that say the group has no place even with nothing else planned, and those that say
 # it has one and what stops it is the groups placed.
 ALONE_FAILS = re.compile(
     r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of minMember"
-    r"|task \S+: at most|no placement of|required [^:]+: (the best \S+ \(\S+\) holds|the pods that|running members"
-    r"|no |a running member))"
+    r"|task \S+: at most|no placement of|the pods (that fit|found room) request|required [^:]+: (the best \S+ \(\S+\) holds"
+    r"|the pods (that|found room)|running members|no |a running member))"
 )
 WHOSE = re.compile(r"^(JobGroup \S+ cannot be placed: )?(member \S+: )?")
 FITS_ALONE = re.compile(r"^(lost to |does not fit beside)")
@@ -272,6 +303,36 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
         assert_every_node_counted(snapshot, reason)
         for held, of in re.findall(r"(?:holds|at most) (\d+) of (?:minMember |minTaskMember )?(\d+)", reason):
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
+        if requested := REQUESTED.match(reason):
+            member = WHOSE.match(outcome.reason).group(2)
+            assert_the_most_requested(snapshot, member[len("member ml/"):-2] if member else outcome.key[3:], requested)
+
+
+# minResources' figure, on the snapshot's room (a member's "then" is one placement, not checked).
+REQUESTED = re.compile(
+    r"^(?:required [^:]+: )?the pods that fit (?:in one \S+ )?request at most (\S+) (\S+)(?: \([^)]*\))?"
+    r"(?: even with nothing else planned)?, and minResources needs (\S+) more$"
+)
+
+
+def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match) -> None:
+    """"request at most X cpu", and "minResources needs D more": the group alone (its terms
+    kept, no count asked) fits with its running and succeeded members' requests plus X, and
+    not with one unit more; D is what minResources asks beyond those members."""
+    most, resource, deficit = said.groups()
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+    members = [p for p in snapshot.pods if p.annotations.get(GROUP) == name]
+    counted = sum(p.containers[0].requests.get(resource, 0) for p in members if p.phase is not PodPhase.PENDING)
+    assert to_amount(resource, deficit) == group.min_resources[resource] - counted, said.group(0)
+
+    def fits(amount: int) -> bool:
+        alone = replace(group, min_member=0, min_task_member={}, min_resources={resource: amount}, sub_group="")
+        groups = tuple(alone if g is group else g for g in snapshot.pod_groups)  # the others' terms name the levels
+        search = exhaustive_jobs(replace(snapshot, pod_groups=groups))
+        return search.fits(([key for key, _ in search.job_groups].index(f"pg:{name}"),))
+
+    reached = counted + to_amount(resource, most)
+    assert fits(reached) and not fits(reached + 1), said.group(0)
 
 
 def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
@@ -329,3 +390,24 @@ def test_a_node_term_no_node_holds_is_answered_without_a_search(monkeypatch: pyt
     (outcome,) = result.groups
     assert outcome.reason == "required kubernetes.io/hostname: the best node (n0) holds 5 of 6 pods (nvidia.com/gpu)"
     assert not exhaustive_jobs(snapshot).fits((0,))
+
+
+def test_a_volcano_job_whose_min_resources_count_a_pod_no_node_holds_says_what_its_pods_can_request() -> None:
+    """Volcano's job controller sets minResources to the requests of the job's first
+    minAvailable pods, its master among them. A master larger than every node leaves the
+    workers meeting minMember but not minResources: the reason gives what the pods that fit
+    request at most, where it used to say only that no placement was found."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 4000, "memory": 16 << 30, "pods": 110}) for i in range(3))
+    pods = [Pod("ml", "job-master-0", annotations={GROUP: "job", TASK: "master"},
+                containers=(Container("main", {"cpu": 8000, "memory": 8 << 30}),))]
+    pods += [Pod("ml", f"job-worker-{i}", annotations={GROUP: "job", TASK: "worker"},
+                 containers=(Container("main", {"cpu": 1000, "memory": 2 << 30}),)) for i in range(4)]
+    group = PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=3, queue="default",
+                     min_resources={"cpu": 10000, "memory": 12 << 30})
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,))
+    result = plan(snapshot, Options())
+    (outcome,) = result.groups
+    assert not outcome.placed
+    assert outcome.reason == "the pods that fit request at most 4 cpu even with nothing else planned, and minResources needs 10 more"
+    assert not plan(replace(snapshot, pod_groups=(replace(group, min_resources={"cpu": 4001}),)), Options()).groups[0].placed
+    assert plan(replace(snapshot, pod_groups=(replace(group, min_resources={"cpu": 4000}),)), Options()).groups[0].placed
