@@ -257,36 +257,53 @@ def reason(
     if fits_alone and (lost := (placed or _Placed(problem, assignment, exact)).rivals(j)):
         return lost
     if not fits_alone:
-        whose = "its members' quorums together" if prefix_member else "its quorum"
-        found = f"no placement of {whose} was found, even with nothing else planned"
-        return found + (_siblings_short(problem, j, exact) if prefix_member else "")
+        return _siblings_short(problem, j, exact) if prefix_member else (
+            "no placement of its quorum was found, even with nothing else planned"
+        )
     return "does not fit beside the groups placed"
 
 
 def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
-    """': beside the quorums of its members before it, member X fits at most 1 of minMember 2
-    pods (cpu)', placing members' quorums in turn, each where greedy (else CP-SAT) puts it; ''
-    when each fits."""
-    state, before = _State(problem), []
-    for g in problem.job_groups[j].gangs:
-        gang = problem.gangs[g]
-        if exact.quorum(j, g, state):
-            before.append(gang.key)
-            continue
-        beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {', '.join(before)}, " if before else ""
-        if gang.topology is not None and gang.topology.required:
-            found = _required_reason(problem, g, exact, state.free, then=True) or "no placement of its quorum was found there"
-            return f": {beside}member {gang.key}: {found}"
-        room = exact.most(j, gang.roles, state.free)
-        total = gang.counted + room.found
-        if total >= gang.min_member:
-            found = _requests_short(problem, g, exact, state.free) or "no placement of its quorum was found there"
-            return f": {beside}member {gang.key}: {found}"
-        blocking = _blocking(room.state, gang.roles, room.state.gang_nodes(g))
-        fits = f"fits at most {total} of" if room.proven else f"was found room for only {total} of"
-        cut = "" if room.proven else _CUT_SHORT
-        return f": {beside}member {gang.key} {fits} minMember {gang.min_member} pods ({blocking}{cut})"
-    return ""
+    """Why a JobGroup whose members each fit alone does not: 'at most 2 of its 3 members'
+    quorums fit together, even with nothing else planned: beside the quorums of A, B, member
+    C fits at most 1 of minMember 2 pods (cpu)', the most members CP-SAT proves fit together,
+    and the first member left out, on the room they leave. Past the budget, its members placed
+    in turn, each where greedy (else CP-SAT) puts it."""
+    jg = problem.job_groups[j]
+    best = exact.members(j)
+    if best is not None and best.proven and len(best.fitted) < len(jg.gangs):
+        said = f"at most {len(best.fitted)} of its {len(jg.gangs)} members' quorums fit together"
+        state, before = best.state, [problem.gangs[g].key for g in jg.gangs if g in best.fitted]
+        left = next(g for g in jg.gangs if g not in best.fitted)
+    else:
+        said = "no placement of its members' quorums together was found"
+        state, before, left = _State(problem), [], -1
+        for g in jg.gangs:
+            if not exact.quorum(j, g, state):
+                left = g
+                break
+            before.append(problem.gangs[g].key)
+    said += ", even with nothing else planned"
+    return said if left < 0 else f"{said}: {_member_short(problem, j, left, before, state, exact)}"
+
+
+def _member_short(problem: Problem, j: int, g: int, before: list[str], state: _State, exact: _Exact) -> str:
+    """'beside the quorums of A, B, member C fits at most 1 of minMember 2 pods (cpu)': what
+    member ``g`` lacks on the room ``state`` leaves once the quorums of ``before`` are in it."""
+    gang = problem.gangs[g]
+    beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {', '.join(before)}, " if before else ""
+    if gang.topology is not None and gang.topology.required:
+        found = _required_reason(problem, g, exact, state.free, then=True) or "no placement of its quorum was found there"
+        return f"{beside}member {gang.key}: {found}"
+    room = exact.most(j, gang.roles, state.free)
+    total = gang.counted + room.found
+    if total >= gang.min_member:
+        found = _requests_short(problem, g, exact, state.free) or "no placement of its quorum was found there"
+        return f"{beside}member {gang.key}: {found}"
+    blocking = _blocking(room.state, gang.roles, room.state.gang_nodes(g))
+    fits = f"fits at most {total} of" if room.proven else f"was found room for only {total} of"
+    cut = "" if room.proven else _CUT_SHORT
+    return f"{beside}member {gang.key} {fits} minMember {gang.min_member} pods ({blocking}{cut})"
 
 
 def _filtered(problem: Problem, gang: GangSpec) -> str:
@@ -373,6 +390,15 @@ class _Most(NamedTuple):
         return self.found == self.bound
 
 
+class _Members(NamedTuple):
+    """Members of a JobGroup whose quorums fit together (``fitted``), where they go, and
+    whether no placement holds more of them."""
+
+    state: _State
+    fitted: frozenset[int]
+    proven: bool
+
+
 class _Exact:
     """CP-SAT's word where greedy's first fit can be wrong about pods of several kinds: whether
     a JobGroup has a place with nothing else planned, and the most of its pods some room
@@ -408,6 +434,33 @@ class _Exact:
             if c:
                 state.put(origin[i], n, c)
         return True
+
+    def members(self, j: int) -> _Members | None:
+        """The most members of JobGroup ``j`` whose quorums fit together with nothing else
+        planned: each member a JobGroup of its own, their count maximised, earlier ones first
+        among equals. None past the budget."""
+        problem = self.problem
+        jg = problem.job_groups[j]
+        sub, origin = alone(problem, j, problem.matrix("free"), set())
+        split = replace(
+            sub,
+            gangs=tuple(replace(gang, job_group=i) for i, gang in enumerate(sub.gangs)),
+            job_groups=tuple(
+                replace(sub.job_groups[0], key=problem.gangs[g].key, gangs=(i,), rank=i) for i, g in enumerate(jg.gangs)
+            ),
+        )
+        n = len(jg.gangs)
+        each = n * (n + 1) // 2 + 1  # more than all the tie-breaks: earlier members in queue order first
+        count = Term("members", "maximize", {i: each + n - i for i in range(n)}, upper=n * each + each)
+        result = self._solve(split, [count], Assignment({}, frozenset()))
+        if result is None or result.assignment is None:
+            return None
+        state = _State(problem)
+        for (i, n), c in sorted(result.assignment.counts.items()):
+            if c:
+                state.put(origin[i], n, c)
+        fitted = frozenset(jg.gangs[i] for i in result.assignment.placed)
+        return _Members(state, fitted, result.status == "OPTIMAL")
 
     def _placement(self, sub: Problem) -> Mapping[tuple[int, int], int] | None:
         """Where CP-SAT places the one JobGroup of ``sub`` (its objective 1 alone); None when it

@@ -5,7 +5,8 @@ count), alone on a few nodes or inside one of them: first fit can miss the packi
 most, and a count some placement beats is a false reason. And on test_exhaustive's 200 random
 clusters, with rack and node terms, and test_exhaustive_jobs' 500 with JobGroups: whether each
 group left out fits with nothing else planned, as its reason says; the count it gives; what
-"the pods that fit request at most X" says; and the figures of "insufficient ...", "lost to
+"the pods that fit request at most X" and "at most K of its N members' quorums fit together"
+say; and the figures of "insufficient ...", "lost to
 ... holding ..." and "0/N nodes are available", worked out again from the snapshot and the
 plan. Every plan is verified."""
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import replace
-from itertools import product
+from itertools import combinations, product
 
 import pytest
 
@@ -140,7 +141,7 @@ GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # Reasons that say the group has no place even with nothing else planned, and those that say
 # it has one and what stops it is the groups placed.
 ALONE_FAILS = re.compile(
-    r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of minMember"
+    r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of (minMember|its \d+ members')"
     r"|task \S+: at most|no placement of|the pods (that fit|found room) request|required [^:]+: (the best \S+ \(\S+\) holds"
     r"|the pods (that|found room)|running members|no |a running member))"
 )
@@ -303,9 +304,27 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
         assert_every_node_counted(snapshot, reason)
         for held, of in re.findall(r"(?:holds|at most) (\d+) of (?:minMember |minTaskMember )?(\d+)", reason):
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
+        if together := TOGETHER.match(reason):
+            assert_the_most_members(snapshot, outcome.key[3:], int(together.group(1)), int(together.group(2)))
         if requested := REQUESTED.match(reason):
             member = WHOSE.match(outcome.reason).group(2)
             assert_the_most_requested(snapshot, member[len("member ml/"):-2] if member else outcome.key[3:], requested)
+
+
+TOGETHER = re.compile(r"^at most (\d+) of its (\d+) members' quorums fit together, even with nothing else planned")
+
+
+def assert_the_most_members(snapshot: Snapshot, name: str, most: int, members: int) -> None:
+    """"at most K of its N members' quorums fit together": its members, each a JobGroup of its
+    own, fit K together in some choice and no K + 1 do."""
+    sub_group = next(g for g in snapshot.pod_groups if g.name == name).sub_group
+    groups = tuple(replace(g, sub_group="") if g.sub_group == sub_group else g for g in snapshot.pod_groups)
+    search = exhaustive_jobs(replace(snapshot, pod_groups=groups))
+    keys = [key for key, _ in search.job_groups]
+    mine = [keys.index(f"pg:{g.name}") for g in snapshot.pod_groups if g.sub_group == sub_group]
+    assert len(mine) == members > most
+    assert any(search.fits(chosen) for chosen in combinations(mine, most))
+    assert not any(search.fits(chosen) for chosen in combinations(mine, most + 1))
 
 
 # minResources' figure, on the snapshot's room (a member's "then" is one placement, not checked).

@@ -70,7 +70,9 @@ def plan_of(path: str, *options: str) -> dict:
 
 # ----------------------------------------------------------------- JobGroups (seed 004)
 
-def test_job_group_members_that_fit_alone_but_not_together_are_all_left_out(tmp_path: Path) -> None:
+def test_job_group_members_that_fit_alone_but_not_together_are_all_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     objects = [node("n0", gpus=8), node("n1", gpus=8)]
     objects += [pod_group("job1", 2, subGroup="pair"), pod_group("job2", 2, subGroup="pair")]
     objects += pods("job1", 2, 4) + pods("job2", 2, 6)  # 8 + 12 GPUs > 16
@@ -86,10 +88,18 @@ def test_job_group_members_that_fit_alone_but_not_together_are_all_left_out(tmp_
     packed = [node("n0", gpus=8), node("n1", gpus=8), pod_group("job1", 2, subGroup="pair"),
               pod_group("job2", 1, subGroup="pair"), *pods("job1", 2, 6), *pods("job2", 1, 4)]  # 16 GPUs, in 6+6+4
     assert plan_of(write(tmp_path, packed))["ml/job2"]["reason"] == (
+        "JobGroup ml/pair cannot be placed: at most 1 of its 2 members' quorums fit together, "
+        "even with nothing else planned: beside the quorum of ml/job1, member ml/job2 fits at most 0 of minMember 1 pods "
+        "(nvidia.com/gpu)"
+    )
+    # With no CP-SAT budget left, no count of members is proven: members are placed in turn, as greedy puts them.
+    monkeypatch.setattr("gangplan.explain.ALONE_BUDGET", 0.0)
+    assert plan_of(write(tmp_path, packed))["ml/job2"]["reason"] == (
         "JobGroup ml/pair cannot be placed: no placement of its members' quorums together was found, "
         "even with nothing else planned: beside the quorum of ml/job1, member ml/job2 fits at most 0 of minMember 1 pods "
         "(nvidia.com/gpu)"
     )
+    monkeypatch.undo()
     # The same two PodGroups without a subGroup: each fits alone, so one of them is placed.
     for obj in objects:
         if obj["kind"] == "PodGroup":
