@@ -13,11 +13,13 @@ from xml.etree import ElementTree
 from .errors import Position
 from .loader import STDIN, locate_all
 from .model import Origin, Snapshot
-from .plan import GroupOutcome, SolverReport
+from .plan import GroupOutcome, Plan, SolverReport
 from .semantics import group_pods
 
 __all__ = [
     "annotation",
+    "check_report",
+    "checked_groups",
     "escape_data",
     "from_workspace",
     "github_annotation",
@@ -28,6 +30,46 @@ __all__ = [
     "warning_annotation",
     "written_in",
 ]
+
+
+def checked_groups(
+    result: Plan, snapshot: Snapshot, origins: Mapping[str, Origin], named: Sequence[str], groups_from: Sequence[str],
+    *, chosen: bool,
+) -> list[GroupOutcome]:
+    """The groups `check` answers for. Those ``named`` (--group), then those written in
+    ``groups_from``'s files (``origins``: group_origins), when either is ``chosen``; else
+    every group with something waiting, gated members too: a gang made only of them fails,
+    with why, and so does a PodGroup manifest given without the pods to place."""
+    if not chosen:
+        return [g for g in result.groups if g.waiting]
+    keys = list(dict.fromkeys(named))
+    written = written_in(groups_from, origins, made_in(snapshot))
+    keys += [g.key for g in result.groups if g.key in written and g.key not in keys]
+    by_key = result.by_key()
+    return [by_key[key] for key in keys]
+
+
+def check_report(
+    format: str, selected: Sequence[GroupOutcome], result: Plan, origins: Mapping[str, Origin], unread: str,
+    with_junit: bool,
+) -> tuple[str, str | None]:
+    """What `check` prints in ``format`` (text, github or junit), and the JUnit report when
+    ``with_junit`` asks for one as well. Lines are looked up only for the groups a report
+    shows, in one read of each file."""
+    failed = [g for g in selected if not g.placed]
+    with_junit = with_junit or format == "junit"
+    shown = selected if with_junit else failed if format == "github" else []
+    where = group_positions(origins, (g.key for g in shown))
+    report = junit_report(list(selected), where, result.solver, unread, result.warnings) if with_junit else None
+    if format == "junit":
+        assert report is not None
+        return report, report
+    if format == "github":
+        # A gate that passes on a stale snapshot should say so where reviewers look.
+        text = "".join(warning_annotation("gangplan check", w) for w in [unread, *result.warnings] if w)
+        return text + "".join(github_annotation(g, where.get(g.key)) for g in failed), report
+    text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
+    return text + f"{len(selected) - len(failed)}/{len(selected)} groups placed\n", report
 
 
 def group_origins(snapshot: Snapshot) -> dict[str, Origin]:

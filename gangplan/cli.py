@@ -42,7 +42,7 @@ from .model import Node, Origin, PodGroupAPI, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, percent_apart, plural
 from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
-from .ci import annotation, github_annotation, group_origins, group_positions, junit_error, junit_report, made_in, warning_annotation, written_in
+from .ci import annotation, check_report, checked_groups, group_origins, junit_error
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import render, to_json, to_yaml
 from .report import render_report
@@ -873,48 +873,30 @@ def check_command(
         _input_error_for_ci(exc, format, output_file, junit_file)
         raise
     origins = group_origins(loaded)
-    if group or groups_from:
-        chosen = list(dict.fromkeys(keys))
-        written = written_in(groups_from or (), origins, made_in(loaded))
-        chosen += [g.key for g in result.groups if g.key in written and g.key not in chosen]
-        by_key = _by_key(result.groups)
-        selected = [by_key[key] for key in chosen]
-    else:
-        # Members kube-scheduler leaves alone (gated) are waiting too: a gang made only of them fails,
-        # with why; so does a PodGroup manifest given without the pods to place.
-        selected = [g for g in result.groups if g.waiting]
-    unread = ""
-    if not selected:
-        # A CI gate green for want of anything to check: say so, and what it did not read.
-        unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
-        skipped = loaded.skipped_kinds
-        if groups_from:  # the kinds those files hold, not the snapshot's ConfigMaps
-            try:
-                kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
-            except GangplanError:
-                kinds = set()
-            skipped = {label: n for label, n in skipped.items() if label.split(" (")[0] in kinds}
-        if skipped:
-            unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
+    selected = checked_groups(result, loaded, origins, keys, groups_from or (), chosen=bool(group or groups_from))
+    unread = "" if selected else _nothing_to_check(loaded, groups_from or ())
+    if unread:
         _say(f"warning: {unread}")
-    failed = [g for g in selected if not g.placed]
-    # Lines only for the reports that print them, found in one read of each file.
-    with_junit = format is CheckFormat.junit or junit_file is not None
-    shown = selected if with_junit else failed if format is CheckFormat.github else []
-    where = group_positions(origins, (g.key for g in shown))
-    junit = junit_report(selected, where, result.solver, unread, result.warnings) if with_junit else None
-    if format is CheckFormat.junit:
-        text = junit
-    elif format is CheckFormat.github:
-        # A gate that passes on a stale snapshot should say so where reviewers look.
-        text = "".join(warning_annotation("gangplan check", w) for w in [unread, *result.warnings] if w)
-        text += "".join(github_annotation(g, where.get(g.key)) for g in failed)
-    else:
-        text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
-        text += f"{len(selected) - len(failed)}/{len(selected)} groups placed\n"
+    text, junit = check_report(format.value, selected, result, origins, unread, junit_file is not None)
     write_output(text, output_file, *([(junit, junit_file)] if junit is not None and junit_file is not None else []))
-    if failed:
+    if any(not g.placed for g in selected):
         raise typer.Exit(1)
+
+
+def _nothing_to_check(loaded: Snapshot, groups_from: Sequence[str]) -> str:
+    """A CI gate green for want of anything to check says so, and what it did not read: of
+    --groups-from's files, the kinds they hold, not the snapshot's ConfigMaps."""
+    unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
+    skipped = loaded.skipped_kinds
+    if groups_from:
+        try:
+            kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
+        except GangplanError:
+            kinds = set()
+        skipped = {label: n for label, n in skipped.items() if label.split(" (")[0] in kinds}
+    if skipped:
+        unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
+    return unread
 
 
 def _input_error_for_ci(
@@ -942,19 +924,6 @@ def _input_error_for_ci(
         write_output(text, output_file, *more)  # staged together, as the normal path writes them
     elif more:
         write_output(*more[0])
-
-
-def _by_key(groups: Sequence[GroupOutcome]) -> dict[str, GroupOutcome]:
-    """Groups by namespace/name. A bare pod or a Kueue pod group may have a PodGroup's name in
-    its namespace (both are planned, with a warning): the PodGroup is the one a name asks for."""
-    found: dict[str, GroupOutcome] = {}
-    for g in groups:
-        if g.key not in found or found[g.key].api in _IMPLICIT_APIS:
-            found[g.key] = g
-    return found
-
-
-_IMPLICIT_APIS = frozenset({PodGroupAPI.POD.value, PodGroupAPI.KUEUE_POD_GROUP.value})
 
 
 def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
@@ -1079,7 +1048,7 @@ def explain_command(
     _, result, (key,) = _planned(
         snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, (group,), "explain"
     )
-    g = _by_key(result.groups)[key]
+    g = result.by_key()[key]
     lines = [f"{g.key} ({_API_SHORT.get(g.api, g.api)}, priority {g.priority}, JobGroup {g.job_group})"]
     finished = f"{g.succeeded} succeeded, " if g.succeeded else ""
     lines.append(f"pods: {g.running} running, {finished}{g.pending} pending, minMember {g.min_member}")

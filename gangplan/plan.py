@@ -129,6 +129,19 @@ class Plan:
         older file, or made on a cluster with no topology, names none."""
         return tuple(self.levels or ()) or tuple(fallback)
 
+    def by_key(self) -> dict[str, GroupOutcome]:
+        """Groups by namespace/name. A bare pod or a Kueue pod group may have a PodGroup's name
+        in its namespace (both are planned, with a warning): the PodGroup is the one a name
+        asks for."""
+        found: dict[str, GroupOutcome] = {}
+        for g in self.groups:
+            if g.key not in found or found[g.key].api in _IMPLICIT_APIS:
+                found[g.key] = g
+        return found
+
+
+_IMPLICIT_APIS = frozenset({PodGroupAPI.POD.value, PodGroupAPI.KUEUE_POD_GROUP.value})
+
 
 @dataclass(frozen=True, slots=True)
 class Claim:
