@@ -357,11 +357,21 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     task minimums or of minResources, so there a miss is put to CP-SAT. (A group whose
     running members break a term is answered before it gets here.)"""
     jg = problem.job_groups[j]
-    gang = problem.gangs[jg.gangs[0]]
+    g = jg.gangs[0]
+    gang = problem.gangs[g]
     if len(jg.gangs) == 1 and gang.topology is not None and gang.topology.required:
-        # Its quorum's pods share one domain of the deepest required level: none may hold them.
-        most = exact.domain_room(jg.gangs[0], max(gang.topology.required))[1]
+        # Its quorum's pods share one domain of the deepest required level: none may hold them,
+        # or what minResources asks of them.
+        level = max(gang.topology.required)
+        _, most, alone = exact.domain_room(g, level)
         if max(most.values(), default=0) < gang.need:
+            return False
+        for k, deficit in enumerate(gang.min_resources):
+            if deficit and max(_requested_in(problem, g, level, k, alone, None).values(), default=0) < deficit:
+                return False
+    elif len(jg.gangs) == 1:
+        free = problem.matrix("free")
+        if any(deficit and _requested_bound(problem, gang.roles, k, free, None) < deficit for k, deficit in enumerate(gang.min_resources)):
             return False
     one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
     if one_kind and (gang.topology is None or not gang.topology.required):
@@ -371,7 +381,7 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
 
 ALONE_LIMIT = 0.5  # deterministic seconds for one CP-SAT answer about one JobGroup
 ALONE_BUDGET = 2.0  # deterministic seconds for all of one plan's: past it, greedy's answer stands
-EXACT_DOMAINS = 8  # required domains one reason counts pods of several kinds in by CP-SAT
+EXACT_DOMAINS = 8  # required domains one reason searches (pods of several kinds, or what they request) by CP-SAT
 ALONE_CHARGE = 0.02  # charged to the budget per CP-SAT answer besides its own time: building it
 # and per variable, for presolve: a model of 2,557 variables it solved in presolve (0.001
 # deterministic s) took 1.5 s of wall, detecting symmetry among 1,024 alike nodes.
@@ -497,7 +507,8 @@ class _Exact:
         return _Most(better, count, count if optimal else bound)
 
     def requested(
-        self, j: int, roles: Sequence[int], k: int, need: int, room: np.ndarray | None = None, nodes: Sequence[int] | None = None
+        self, j: int, roles: Sequence[int], k: int, need: int, room: np.ndarray | None = None,
+        nodes: Sequence[int] | None = None, search: bool = True,
     ) -> _Most:
         """The most of resource ``k`` the pods of ``roles`` that ``room`` holds (among ``nodes``)
         request together, in its units: minResources' counterpart of ``most``. First fit takes
@@ -513,7 +524,7 @@ class _Exact:
 
         found = amount(state)
         bound = _requested_bound(problem, roles, k, free, nodes)
-        if found >= min(need, bound) or len(roles) == 1 or self.left <= 0:
+        if found >= min(need, bound) or len(roles) == 1 or not search or self.left <= 0:
             return _Most(state, found, max(found, bound))  # one kind: first fit's count is the most
         unit = math.gcd(*(problem.roles[r].request[k] for r in roles))
         weights = {r: problem.roles[r].request[k] // unit for r in roles}
@@ -577,17 +588,46 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
 
 
 def _requested_bound(problem: Problem, roles: Sequence[int], k: int, free: np.ndarray, nodes: Sequence[int] | None) -> int:
-    """At least the most of resource ``k`` the pods of ``roles`` that ``free`` holds request:
-    no more than each role's pods that fit alone, nor than the free room of their candidates."""
+    """At least the most of resource ``k`` the pods of ``roles`` that ``free`` holds request
+    (among ``nodes``): no role's pods more than fit alone, no node more than its room."""
+    per_role, per_node = _requested_room(problem, roles, k, free, nodes)
+    return min(per_role, int(per_node.sum()))
+
+
+def _requested_in(
+    problem: Problem, g: int, level: int, k: int, alone: dict[int, dict[int, int]], room: np.ndarray | None
+) -> dict[int, int]:
+    """Per domain of ``level`` where gang ``g`` has candidates (``alone``: _domain_room's), at
+    least the most of resource ``k`` its pods that fit there request: each role's pods that fit
+    there alone, and no node past its room. ``room``: free per node and resource, the
+    snapshot's by default."""
+    free = problem.matrix("free") if room is None else room
+    per_node = _requested_room(problem, problem.gangs[g].roles, k, free, None)[1]
+    domains = sorted({d for held in alone.values() for d in held})
+    domain_of = problem.domain_array(level)
+    inside = domain_of >= 0
+    summed = np.bincount(domain_of[inside], weights=per_node[inside], minlength=max(domains, default=0) + 1)
+    return {
+        d: min(int(summed[d]), sum(n * problem.roles[r].request[k] for r, held in alone.items() if (n := held.get(d, 0))))
+        for d in domains
+    }
+
+
+def _requested_room(
+    problem: Problem, roles: Sequence[int], k: int, free: np.ndarray, nodes: Sequence[int] | None
+) -> tuple[int, np.ndarray]:
+    """What the pods of ``roles`` that fit alone (among ``nodes``) request of resource ``k``:
+    in all, each role's no more than its count; and per node of the problem, no more than the
+    node's free room."""
     among = None if nodes is None else np.asarray(nodes, dtype=np.int64)
-    per_role, touched = 0, []
+    per_role, per_node = 0, np.zeros(len(free), dtype=np.int64)
     for r in roles:
         role = problem.roles[r]
         at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
-        per_role += min(role.count, int(pods_that_fit(free[at], role.request, role.count).sum())) * role.request[k]
-        touched.append(at)
-    on = np.unique(np.concatenate(touched or [np.zeros(0, np.int64)]))
-    return min(per_role, int(free[on, k].sum()))
+        caps = pods_that_fit(free[at], role.request, role.count)
+        per_role += min(role.count, int(caps.sum())) * role.request[k]
+        np.add.at(per_node, at, caps * role.request[k])
+    return per_role, np.minimum(per_node, free[:, k])
 
 
 def _per_node(
@@ -649,7 +689,8 @@ def _minimums_short(
     """A task minimum or minResources that no domain of ``level`` can hold: a task by a bound
     (in each domain, the pods of its roles that fit there alone, summed), minResources by the
     most the pods that fit in a domain request (``_Exact.requested``), in each domain whose
-    bound could beat the best; '' when each minimum may have room somewhere (what stops the
+    bound could beat the best (searched in the EXACT_DOMAINS most promising); '' when each
+    minimum may have room somewhere (what stops the
     group is then the packing, no one figure). ``room``: free per node and resource, the
     snapshot's by default."""
     gang, tree = problem.gangs[g], problem.tree
@@ -672,18 +713,24 @@ def _minimums_short(
         if not deficit:
             continue
         name = problem.resources[k]
-        adds = {d: sum(n * problem.roles[r].request[k] for r, held in alone.items() if (n := held.get(d, 0))) for d in domains}
-        best, best_d, proven, short = -1, -1, True, True
+        adds = _requested_in(problem, g, level, k, alone, room)
+        best, best_d, short, start = -1, -1, True, exact.searches
+        bounds: list[int] = []
         for d in sorted(domains, key=lambda d: (-adds[d], d)):
             if adds[d] <= best:
+                break
+            if best >= 0 and (exact.left <= 0 or exact.searches - start >= EXACT_DOMAINS):  # the rest: their bounds
+                short = adds[d] < deficit
+                bounds.append(adds[d])
                 break
             there = exact.requested(gang.job_group, gang.roles, k, deficit, room, sorted(nodes_in[d]))
             if there.bound >= deficit:  # it may hold minResources' pods: no figure says otherwise
                 short = False
                 break
-            proven = proven and there.proven
+            bounds.append(there.bound)
             if there.found > best:
                 best, best_d = there.found, d
+        proven = all(bound <= best for bound in bounds)
         if short and best >= 0:
             cut = "" if proven else _CUT_SHORT
             amount = f"{describe_amount(name, best)} {name} ({problem.domain_name(level, best_d)}{cut})"
@@ -819,7 +866,7 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     best, best_d, best_state, start = -1, -1, _state(problem, room), exact.searches
     bounds: list[int] = []  # of the domains tried: the most each could hold
     for d in sorted(most, key=lambda d: (-most[d], d)):
-        if most[d] < best:
+        if most[d] < best or gang.counted + best >= gang.min_member:  # no count is then the reason
             break
         if most[d] == best and d > best_d:
             continue

@@ -397,7 +397,7 @@ def test_a_required_domain_that_holds_min_member_but_not_a_task_or_min_resources
 def test_a_node_term_no_node_holds_is_answered_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two kinds of pods on one node each time: the bound (one 2-GPU pod and four small ones a
     node) is below minMember 6, so neither whether it fits alone nor the best node's count
-    needs CP-SAT. At 1,024 nodes each such search took 1.5 s of wall (presolve, finding the
+    needs CP-SAT; nor does a minResources beyond a node's room. At 1,024 nodes each such search took 1.5 s of wall (presolve, finding the
     nodes alike) for 0.001 deterministic s, and 300 such groups took explain 225 s."""
     snapshot = one_node_jobs(6)
 
@@ -408,6 +408,12 @@ def test_a_node_term_no_node_holds_is_answered_without_a_search(monkeypatch: pyt
     result = plan(snapshot, Options(solver="greedy"))
     (outcome,) = result.groups
     assert outcome.reason == "required kubernetes.io/hostname: the best node (n0) holds 5 of 6 pods (nvidia.com/gpu)"
+    # minResources' GPUs the same way: no node has 3 free, so neither question needs a search.
+    result = plan(one_node_jobs(1, min_resources={"nvidia.com/gpu": 3}), Options(solver="greedy"))
+    assert result.groups[0].reason == (
+        "required kubernetes.io/hostname: the pods that fit in one node request at most 2 nvidia.com/gpu (n0), "
+        "and minResources needs 3 more"
+    )
     assert not exhaustive_jobs(snapshot).fits((0,))
 
 
