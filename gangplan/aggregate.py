@@ -298,9 +298,10 @@ def solve_buckets(
             return None  # a JobGroup did not survive expansion: earlier stages would lose value
         return BucketSolution(_in_buckets(on_nodes, buckets), on_nodes.placed)
 
-    def learn(solution: BucketSolution) -> bool:
-        """No-goods for the buckets whose pods do not fit on their nodes at once."""
-        found = _no_goods(problem, buckets, solution, eligible, meter)
+    def learn(solution: BucketSolution, left: float) -> bool:
+        """No-goods for the buckets whose pods do not fit on their nodes at once, found within
+        ``left`` seconds of the small searches' pace."""
+        found = _no_goods(problem, buckets, solution, eligible, meter, left)
         for b, core in found:
             literals = []
             for r, c in core:
@@ -1001,20 +1002,28 @@ def _no_goods(
     solution: BucketSolution,
     eligible: Callable[[int, int], np.ndarray],
     meter: Meter | None = None,
+    budget: float = math.inf,
 ) -> list[tuple[int, list[tuple[int, int]]]]:
     """Per bucket whose pods do not fit on its nodes at once, a smallest set of its (role,
-    count) that already does not: every real plan has fewer pods of one of them there."""
+    count) that already does not: every real plan has fewer pods of one of them there. Past
+    ``budget`` (seconds on ``meter``) no bucket is looked at, and a set is kept as small as it
+    got: any set that does not fit is a no-good."""
     meter = meter or Meter()
+    stop = meter.seconds + budget
     free = problem.matrix("free").copy()
     scratch: dict[tuple[int, int], int] = defaultdict(int)
     found = []
     for b, items in sorted(_per_bucket(solution).items()):
-        if not _pack(problem, b, items, free, scratch, eligible) or _fits(problem, buckets.nodes[b], items, meter) is not False:
+        if meter.seconds >= stop:
+            break
+        if not _pack(problem, b, items, free, scratch, eligible) or _fits(problem, buckets.nodes[b], items, meter, stop) is not False:
             continue
         core = list(items)
         for item in sorted(items, key=lambda rc: (problem.roles[rc[0]].request, rc)):
             rest = [rc for rc in core if rc != item]
-            if rest and _fits(problem, buckets.nodes[b], rest, meter) is False:
+            if meter.seconds >= stop:
+                break
+            if rest and _fits(problem, buckets.nodes[b], rest, meter, stop) is False:
                 core = rest
         found.append((b, core))
     return found
@@ -1110,11 +1119,15 @@ class Meter:
         return status, solver
 
 
-def _fits(problem: Problem, nodes: list[int], items: list[tuple[int, int]], meter: Meter) -> bool | None:
+def _fits(
+    problem: Problem, nodes: list[int], items: list[tuple[int, int]], meter: Meter, stop: float = math.inf
+) -> bool | None:
     """Whether the bucket's nodes, as free as the snapshot leaves them, hold all of ``items``
-    at once; None when the small search did not settle it."""
+    at once; None when the small search did not settle it (within 1 deterministic second,
+    and before ``meter`` reaches ``stop``)."""
     model, _ = _node_counts(problem, nodes, items, problem.matrix("free"), exact=True)
-    status, _ = meter.solve(model)
+    left = (stop - meter.seconds - SMALL_PACE.cost(0.0, len(model.proto.variables))) / SMALL_PACE.per_deterministic
+    status, _ = meter.solve(model, limit=max(0.0, min(1.0, left)))
     return True if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else False if status == cp_model.INFEASIBLE else None
 
 

@@ -299,7 +299,7 @@ def staged_solve(
     light_presolve: bool = False,
     ignore_subsolvers: tuple[str, ...] = (),
     refine: Callable[[Any, float], Any] | None = None,
-    learn: Callable[[Any], bool] | None = None,
+    learn: Callable[[Any, float], bool] | None = None,
     pace: Pace = Pace(),
     interleaved: int = DETERMINISTIC_WORKERS,
     optional: bool = False,
@@ -314,9 +314,10 @@ def staged_solve(
 
     ``refine(solution, left)`` turns a stage's solution into a real one at least as good on
     every stage (for a relaxation: put on nodes and topped up), or returns None; ``left`` is
-    what the stage's budget has left, which its own small searches keep within. Then ``learn`` may add
-    constraints every real solution meets that this one breaks (and say so), and the stage
-    is solved again within its budget.
+    what the stage's budget has left, which its own small searches keep within. Then
+    ``learn(solution, left)`` may add constraints every real solution meets that this one
+    breaks (and say so), within what is left after refine, and the stage is solved again
+    within its budget.
 
     ``optional``: the caller has a plan already, so even the first stage is not started
     without ``OPTIONAL_MARGIN`` times the time presolve takes. ``one_search``: only the first
@@ -435,7 +436,11 @@ def staged_solve(
                 break
             before = overhead() if overhead is not None else 0.0
             real = refine(found, budget - (stage_spent if deterministic else time.perf_counter() - stage_start))
-            learnt = real is None and learn is not None and learn(found)
+            learnt = False
+            if real is None and learn is not None:
+                refined = overhead() - before if overhead is not None else 0.0
+                left = budget - (stage_spent + refined if deterministic else time.perf_counter() - stage_start)
+                learnt = left > 0.0 and learn(found, left)
             if deterministic and overhead is not None:
                 spent += overhead() - before
                 stage_spent += overhead() - before

@@ -117,7 +117,8 @@ def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_aga
         def refine(solution: dict[str, int], left: float) -> dict[str, int] | None:
             return solution if solution["x"] <= 1 else None  # "x above 1 does not pack"
 
-        def learn(solution: dict[str, int]) -> bool:
+        def learn(solution: dict[str, int], left: float) -> bool:
+            assert 0.0 < left < 5  # the stage's budget, less its solve's: what learning may spend
             learned.append(solution)
             model.add(x <= 1)
             return True
@@ -237,7 +238,7 @@ def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
 
     monkeypatch.setattr(cp_model.CpSolver, "best_objective_bound", property(loose))
 
-    def learn(solution: dict[str, int]) -> bool:
+    def learn(solution: dict[str, int], left: float) -> bool:
         model.add(x <= 1)
         return True
 
