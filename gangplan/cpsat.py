@@ -145,9 +145,16 @@ def solve_cpsat(
     reporter: Reporter | None = None,
     fixed: frozenset[int] | None = None,
     tuning: Tuning,
+    symmetry: bool = True,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
     CP-SAT's deterministic time; with more workers it is wall time.
+
+    ``symmetry=False`` for one JobGroup on a whole cluster (explain's questions, ``--policy
+    ordered``'s steps): CP-SAT's presolve then finds no symmetry among alike nodes, which it
+    does in time its deterministic clock does not count and that grows with the cube of their
+    number (a 2,722-variable model on 1,024 alike nodes: 2.1 s of wall for 0.003 deterministic
+    s; 19 s at 2,048 nodes, 192 s at 4,096).
 
     With ``fixed``, exactly those JobGroups are placed and only the terms after objective 1
     are optimised (polishing a plan found elsewhere)."""
@@ -216,7 +223,7 @@ def solve_cpsat(
     result = staged_solve(
         model, terms, expression, set_hint, extract, hint,
         time_limit=time_limit, workers=workers, seed=seed, reporter=reporter, start=start,
-        optional=fixed is not None, tuning=tuning, constrain=constrain,
+        optional=fixed is not None, tuning=tuning, constrain=constrain, symmetry=symmetry,
     )
     result.variables = len(count) + len(placed) + len(opened)
     return result
@@ -308,6 +315,7 @@ def staged_solve(
     known: Callable[[int, list[int]], int | None] | None = None,
     tuning: Tuning,
     constrain: Callable[[], None] | None = None,
+    symmetry: bool = True,
 ) -> SolveResult:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
@@ -353,6 +361,8 @@ def staged_solve(
         solver.parameters.interleave_batch_size = interleaved  # small batches keep to the limit
     else:
         solver.parameters.num_workers = workers
+    if not symmetry:
+        solver.parameters.symmetry_level = 0  # see solve_cpsat
     for key, value in tuning.parameters:
         _set(solver.parameters, key, value)
     solver.parameters.log_to_stdout = False  # stdout carries only the output, whatever was asked

@@ -359,32 +359,40 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     jg = problem.job_groups[j]
     g = jg.gangs[0]
     gang = problem.gangs[g]
+    one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
+    domains: list[int] | None = None
     if len(jg.gangs) == 1 and gang.topology is not None and gang.topology.required:
-        # Its quorum's pods share one domain of the deepest required level: none may hold them,
-        # or what minResources asks of them.
+        # Its quorum's pods share one domain of the deepest required level: those whose bound
+        # holds them, and what minResources asks of them, if any.
         level = max(gang.topology.required)
-        _, most, alone = exact.domain_room(g, level)
-        if max(most.values(), default=0) < gang.need:
+        nodes_in, most, alone = exact.domain_room(g, level)
+        requested = [(_requested_in(problem, g, level, k, alone, None), deficit) for k, deficit in enumerate(gang.min_resources) if deficit]
+        domains = [
+            d for d in sorted(most, key=lambda d: (-most[d], d))
+            if most[d] >= gang.need and all(bound.get(d, 0) >= deficit for bound, deficit in requested)
+        ]
+        if not domains:
             return False
-        for k, deficit in enumerate(gang.min_resources):
-            if deficit and max(_requested_in(problem, g, level, k, alone, None).values(), default=0) < deficit:
-                return False
     elif len(jg.gangs) == 1:
         free = problem.matrix("free")
         if any(deficit and _requested_bound(problem, gang.roles, k, free, None) < deficit for k, deficit in enumerate(gang.min_resources)):
             return False
-    one_kind = len(jg.gangs) == 1 and len(gang.roles) == 1 and not gang.tasks and not any(gang.min_resources)
     if one_kind and (gang.topology is None or not gang.topology.required):
         return int(problem.roles[gang.roles[0]].caps.sum()) >= gang.need
-    return _place_quorum(_State(problem), j) or (not one_kind and exact.placed(j))
+    if _place_quorum(_State(problem), j):
+        return True
+    if one_kind:
+        return False
+    if domains is not None and (found := exact.in_domains(j, g, [sorted(nodes_in[d]) for d in domains])) is not None:
+        return found
+    return exact.placed(j)
 
 
 ALONE_LIMIT = 0.5  # deterministic seconds for one CP-SAT answer about one JobGroup
 ALONE_BUDGET = 2.0  # deterministic seconds for all of one plan's: past it, greedy's answer stands
 EXACT_DOMAINS = 8  # required domains one reason searches (pods of several kinds, or what they request) by CP-SAT
 ALONE_CHARGE = 0.02  # charged to the budget per CP-SAT answer besides its own time: building it
-# and per variable, for presolve: a model of 2,557 variables it solved in presolve (0.001
-# deterministic s) took 1.5 s of wall, detecting symmetry among 1,024 alike nodes.
+# and per variable, for presolve (which runs without symmetry detection: see solve_cpsat).
 ALONE_PER_VARIABLE = 130e-6
 
 
@@ -429,6 +437,22 @@ class _Exact:
 
     def placed(self, j: int) -> bool:
         return self._placement(alone(self.problem, j, self.problem.matrix("free"), set())[0]) is not None
+
+    def in_domains(self, j: int, g: int, domains: list[list[int]]) -> bool | None:
+        """Whether PodGroup ``g`` (of JobGroup ``j``, its only member) has a placement of its
+        quorum in one of ``domains`` (each a list of nodes), asked of CP-SAT domain by domain:
+        small models, where one on the whole cluster may not be answered in time. None when
+        more than EXACT_DOMAINS would need asking and those did not hold it, or an answer did
+        not come within the budget."""
+        placed = Term("placed", "maximize", {0: 1}, upper=1)
+        settled = len(domains) <= EXACT_DOMAINS
+        for nodes in domains[:EXACT_DOMAINS]:
+            sub = _alone_in(self.problem, j, self.problem.gangs[g].roles, self.problem.matrix("free"), nodes, owes=True)[0]
+            result = self._solve(sub, [placed], Assignment({}, frozenset()))
+            if result is not None and result.assignment is not None and 0 in result.assignment.placed:
+                return True
+            settled = settled and result is not None and result.status == "OPTIMAL"
+        return False if settled else None
 
     def quorum(self, j: int, g: int, state: _State) -> bool:
         """Place PodGroup ``g``'s quorum (of JobGroup ``j``) in ``state``: where greedy puts it,
@@ -563,7 +587,7 @@ class _Exact:
             return None
         from .cpsat import solve_cpsat  # OR-Tools, only when asked: see planner
 
-        result = solve_cpsat(sub, terms, hint, time_limit=min(ALONE_LIMIT, self.left), tuning=Tuning())
+        result = solve_cpsat(sub, terms, hint, time_limit=min(ALONE_LIMIT, self.left), tuning=Tuning(), symmetry=False)
         self.left -= result.deterministic_time + ALONE_CHARGE + ALONE_PER_VARIABLE * result.variables
         return result
 

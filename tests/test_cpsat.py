@@ -332,3 +332,24 @@ def test_a_reporter_hears_each_stage_and_each_solution() -> None:
     assert stages and stages[0][2] == 0 and all(total == stages[0][3] for *_, total in stages)
     assert ("solution", True, True) in heard
     assert result.solver.status in ("OPTIMAL", "FEASIBLE")
+
+
+def test_a_solve_without_symmetry_tells_cp_sat_so_and_others_leave_it_its_default() -> None:
+    """solve_cpsat(symmetry=False), for one JobGroup on a whole cluster: CP-SAT's presolve then
+    spends none of the wall time its deterministic clock does not count on alike nodes."""
+    from gangplan.cpsat import solve_cpsat
+    from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+    from gangplan.objective import Assignment, objective_terms
+    from gangplan.problem import build_problem
+
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 4000, "pods": 110}) for i in range(8))
+    pods = tuple(Pod("ml", f"job-{i}", annotations={"scheduling.k8s.io/group-name": "job"},
+                     containers=(Container("main", {"cpu": 3000}),)) for i in range(4))
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=(PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=4),)))
+    for symmetry in (True, False):
+        log: list[str] = []
+        result = solve_cpsat(problem, objective_terms(problem), Assignment({}, frozenset()), time_limit=1.0,
+                             tuning=Tuning(log=log.append), symmetry=symmetry)
+        assert result.assignment is not None and result.assignment.placed == {0}
+        parameters = next(line for line in log if line.startswith("Parameters:"))
+        assert ("symmetry_level: 0" in parameters) != symmetry
