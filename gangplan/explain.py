@@ -353,9 +353,11 @@ def _insufficient(
 def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     """Whether the JobGroup's quorum has a placement on the snapshot with nothing else planned.
     One role with no required domain is counted directly: alone, its pods fit wherever its
-    candidates have room. Greedy's first fit can miss a packing of several kinds of pods, of
-    task minimums or of minResources, so there a miss is put to CP-SAT. (A group whose
-    running members break a term is answered before it gets here.)"""
+    candidates have room. A required domain must hold the quorum, and minResources, by its
+    bounds. Greedy's first fit can miss a packing of several kinds of pods, of task minimums
+    or of minResources, so there a miss is put to CP-SAT: domain by domain for a required
+    term, else on the whole cluster. (A group whose running members break a term is answered
+    before it gets here.)"""
     jg = problem.job_groups[j]
     g = jg.gangs[0]
     gang = problem.gangs[g]
@@ -490,9 +492,9 @@ class _Exact:
         if result is None or result.assignment is None:
             return None
         state = _State(problem)
-        for (i, n), c in sorted(result.assignment.counts.items()):
+        for (i, node), c in sorted(result.assignment.counts.items()):
             if c:
-                state.put(origin[i], n, c)
+                state.put(origin[i], node, c)
         fitted = frozenset(jg.gangs[i] for i in result.assignment.placed)
         return _Members(state, fitted, result.status == "OPTIMAL")
 
@@ -532,7 +534,7 @@ class _Exact:
 
     def requested(
         self, j: int, roles: Sequence[int], k: int, need: int, room: np.ndarray | None = None,
-        nodes: Sequence[int] | None = None, search: bool = True,
+        nodes: Sequence[int] | None = None,
     ) -> _Most:
         """The most of resource ``k`` the pods of ``roles`` that ``room`` holds (among ``nodes``)
         request together, in its units: minResources' counterpart of ``most``. First fit takes
@@ -548,7 +550,7 @@ class _Exact:
 
         found = amount(state)
         bound = _requested_bound(problem, roles, k, free, nodes)
-        if found >= min(need, bound) or len(roles) == 1 or not search or self.left <= 0:
+        if found >= min(need, bound) or len(roles) == 1 or self.left <= 0:
             return _Most(state, found, max(found, bound))  # one kind: first fit's count is the most
         unit = math.gcd(*(problem.roles[r].request[k] for r in roles))
         weights = {r: problem.roles[r].request[k] // unit for r in roles}
@@ -714,9 +716,8 @@ def _minimums_short(
     (in each domain, the pods of its roles that fit there alone, summed), minResources by the
     most the pods that fit in a domain request (``_Exact.requested``), in each domain whose
     bound could beat the best (searched in the EXACT_DOMAINS most promising); '' when each
-    minimum may have room somewhere (what stops the
-    group is then the packing, no one figure). ``room``: free per node and resource, the
-    snapshot's by default."""
+    minimum may have room somewhere (what stops the group is then the packing, no one figure).
+    ``room``: free per node and resource, the snapshot's by default."""
     gang, tree = problem.gangs[g], problem.tree
     assert tree is not None
     nodes_in, _, alone = rooms
