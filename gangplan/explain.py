@@ -144,8 +144,13 @@ class _Placed:
         if len(requests) != 1:
             return f" ({short})"
         (request,) = requests
-        parts = [f"{describe_amount(name, v)} {name}" for name, v in zip(self.problem.resources, request) if v and name != "pods"]
+        parts = _asks(self.problem, request)
         return f" ({', '.join([*parts[:-1], parts[-1] + '; ' + short] if parts else [short])})"
+
+
+def _asks(problem: Problem, request: Sequence[int]) -> list[str]:
+    """A pod's requests, as kubectl shows them: ['95.6 cpu', '372Gi memory', '4 nvidia.com/gpu']."""
+    return [f"{describe_amount(name, v)} {name}" for name, v in zip(problem.resources, request) if v and name != "pods"]
 
 
 def _holder(problem: Problem, j: int) -> str:
@@ -784,8 +789,26 @@ def _requests_short(problem: Problem, g: int, exact: _Exact, room: np.ndarray | 
             f"the pods {then}found room request only {amount}"
         )
         cut = "" if most.proven else f" ({_CUT_SHORT[2:]})"
-        return f"{fit}{alone}{cut}, and minResources needs {describe_amount(name, deficit)} more"
+        said = f"{fit}{alone}{cut}, and minResources needs {describe_amount(name, deficit)} more"
+        return said + _fits_nowhere(problem, g, room)
     return ""
+
+
+def _fits_nowhere(problem: Problem, g: int, room: np.ndarray | None) -> str:
+    """': ps-0 (8 cpu, 8Gi memory) fits on no node it can use' (``room``: '... it can then
+    use'), for the kinds of gang ``g``'s pods no candidate node has room for: what minResources
+    counted on and cannot get. The first pod of each kind is named, two kinds at most."""
+    free = problem.matrix("free") if room is None else room
+    kinds = [
+        problem.roles[r] for r in problem.gangs[g].roles
+        if not pods_that_fit(free[problem.roles[r].nodes], problem.roles[r].request, 1).any()
+    ]
+    if not kinds:
+        return ""
+    shown = " and ".join(f"{role.pods[0].name} ({', '.join(_asks(problem, role.request))})" for role in kinds[:2])
+    more = f" and {len(kinds) - 2} more kinds of pod" if len(kinds) > 2 else ""
+    fits, it = ("fits", "it") if len(kinds) == 1 else ("fit", "they")
+    return f": {shown}{more} {fits} on no node {it} can {'then ' if room is not None else ''}use"
 
 
 def _quorum_need(problem: Problem, g: int, k: int) -> int:

@@ -331,16 +331,30 @@ def assert_the_most_members(snapshot: Snapshot, name: str, most: int, members: i
 # minResources' figure, on the snapshot's room (a member's "then" is one placement, not checked).
 REQUESTED = re.compile(
     r"^(?:required [^:]+: )?the pods that fit (?:in one \S+ )?request at most (\S+) (\S+)(?: \([^)]*\))?"
-    r"(?: even with nothing else planned)?, and minResources needs (\S+) more$"
+    r"(?: even with nothing else planned)?, and minResources needs (\S+) more(?:: (.*) fits? on no node (?:it|they) can use)?$"
 )
+NAMED = re.compile(r"(\S+) \([^)]*\)")
 
 
 def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match) -> None:
     """"request at most X cpu", and "minResources needs D more": the group alone (its terms
     kept, no count asked) fits with its running and succeeded members' requests plus X, and
     not with one unit more; D is what minResources asks beyond those members."""
-    most, resource, deficit = said.groups()
+    most, resource, deficit, nowhere = said.groups()
     group = next(g for g in snapshot.pod_groups if g.name == name)
+    # "X (...) fits on no node it can use": no node that passes its filters has room for it.
+    free = {n.name: dict(n.allocatable) for n in snapshot.nodes}
+    for pod in snapshot.pods:
+        if pod.node_name and pod.phase is PodPhase.RUNNING:
+            for k, v in _request(pod).items():
+                free[pod.node_name][k] -= v
+    pods = {p.name: p for p in snapshot.pods}
+    for named in NAMED.findall(nowhere or ""):
+        pod = pods[named]
+        assert pod.annotations.get(GROUP) == name, said.group(0)
+        assert not any(
+            _eligible(n, pod) and all(free[n.name].get(k, 0) >= v for k, v in _request(pod).items()) for n in snapshot.nodes
+        ), said.group(0)
     members = [p for p in snapshot.pods if p.annotations.get(GROUP) == name]
     counted = sum(p.containers[0].requests.get(resource, 0) for p in members if p.phase is not PodPhase.PENDING)
     assert to_amount(resource, deficit) == group.min_resources[resource] - counted, said.group(0)
@@ -434,7 +448,10 @@ def test_a_volcano_job_whose_min_resources_count_a_pod_no_node_holds_says_what_i
     result = plan(snapshot, Options())
     (outcome,) = result.groups
     assert not outcome.placed
-    assert outcome.reason == "the pods that fit request at most 4 cpu even with nothing else planned, and minResources needs 10 more"
+    assert outcome.reason == (
+        "the pods that fit request at most 4 cpu even with nothing else planned, and minResources needs 10 more: "
+        "job-master-0 (8 cpu, 8Gi memory) fits on no node it can use"
+    )
     assert not plan(replace(snapshot, pod_groups=(replace(group, min_resources={"cpu": 4001}),)), Options()).groups[0].placed
     assert plan(replace(snapshot, pod_groups=(replace(group, min_resources={"cpu": 4000}),)), Options()).groups[0].placed
 
