@@ -343,11 +343,7 @@ def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match) -> 
     most, resource, deficit, nowhere = said.groups()
     group = next(g for g in snapshot.pod_groups if g.name == name)
     # "X (...) fits on no node it can use": no node that passes its filters has room for it.
-    free = {n.name: dict(n.allocatable) for n in snapshot.nodes}
-    for pod in snapshot.pods:
-        if pod.node_name and pod.phase is PodPhase.RUNNING:
-            for k, v in _request(pod).items():
-                free[pod.node_name][k] -= v
+    free = free_before(snapshot)
     pods = {p.name: p for p in snapshot.pods}
     for named in NAMED.findall(nowhere or ""):
         pod = pods[named]
