@@ -372,8 +372,8 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
         # Its quorum's pods share one domain of the deepest required level: those whose bound
         # holds them, and what minResources asks of them, if any.
         level = max(gang.topology.required)
-        nodes_in, most, alone = exact.domain_room(g, level)
-        requested = [(_requested_in(problem, g, level, k, alone, None), deficit) for k, deficit in enumerate(gang.min_resources) if deficit]
+        nodes_in, most, _ = exact.domain_room(g, level)
+        requested = [(exact.requested_in(g, level, k), deficit) for k, deficit in enumerate(gang.min_resources) if deficit]
         domains = [
             d for d in sorted(most, key=lambda d: (-most[d], d))
             if most[d] >= gang.need and all(bound.get(d, 0) >= deficit for bound, deficit in requested)
@@ -433,6 +433,7 @@ class _Exact:
     def __init__(self, problem: Problem) -> None:
         self.problem, self.left, self.searches = problem, ALONE_BUDGET, 0
         self._rooms: dict[tuple[int, int], _DomainRoom] = {}
+        self._requested: dict[tuple[int, int, int], dict[int, int]] = {}
 
     def domain_room(self, g: int, level: int) -> _DomainRoom:
         """_domain_room on the snapshot's room, once per gang: whether a group fits alone and
@@ -442,8 +443,16 @@ class _Exact:
             found = self._rooms[g, level] = _domain_room(self.problem, g, level, None)
         return found
 
+    def requested_in(self, g: int, level: int, k: int) -> dict[int, int]:
+        """_requested_in on the snapshot's room, once per gang and resource: whether a group
+        fits alone and why not both ask for it."""
+        found = self._requested.get((g, level, k))
+        if found is None:
+            found = self._requested[g, level, k] = _requested_in(self.problem, g, level, k, self.domain_room(g, level)[2], None)
+        return found
+
     def placed(self, j: int) -> bool:
-        return self._placement(alone(self.problem, j, self.problem.matrix("free"), set())[0]) is not None
+        return self._placement(alone(self.problem, j, self.problem.matrix("free"), set())[0])[0] is not None
 
     def in_domains(self, j: int, g: int, domains: list[list[int]]) -> bool | None:
         """Whether PodGroup ``g`` (of JobGroup ``j``, its only member) has a placement of its
@@ -455,10 +464,10 @@ class _Exact:
         settled = len(domains) <= EXACT_DOMAINS
         for nodes in domains[:EXACT_DOMAINS]:
             sub = _alone_in(self.problem, j, self.problem.gangs[g].roles, self.problem.matrix("free"), nodes, owes=True)[0]
-            result = self._solve(sub, [placed], Assignment({}, frozenset()))
-            if result is not None and result.assignment is not None and 0 in result.assignment.placed:
+            counts, proven = self._placement(sub, [placed])
+            if counts is not None:
                 return True
-            settled = settled and result is not None and result.status == "OPTIMAL"
+            settled = settled and proven
         return False if settled else None
 
     def quorum(self, j: int, g: int, state: _State) -> bool:
@@ -469,7 +478,7 @@ class _Exact:
             return True
         state.undo(mark)
         sub, origin = _alone_in(self.problem, j, self.problem.gangs[g].roles, state.free.copy(), None, owes=True)
-        if (counts := self._placement(sub)) is None:
+        if (counts := self._placement(sub)[0]) is None:
             return False
         for (i, n), c in sorted(counts.items()):
             if c:
@@ -503,13 +512,17 @@ class _Exact:
         fitted = frozenset(jg.gangs[i] for i in result.assignment.placed)
         return _Members(state, fitted, result.status == "OPTIMAL")
 
-    def _placement(self, sub: Problem) -> Mapping[tuple[int, int], int] | None:
-        """Where CP-SAT places the one JobGroup of ``sub`` (its objective 1 alone); None when it
-        has no place, or no answer within the budget."""
-        result = self._solve(sub, [term for term in objective_terms(sub) if term.primary], Assignment({}, frozenset()))
-        if result is None or result.assignment is None or 0 not in result.assignment.placed:
-            return None
-        return result.assignment.counts
+    def _placement(self, sub: Problem, terms: list[Term] | None = None) -> tuple[Mapping[tuple[int, int], int] | None, bool]:
+        """Where CP-SAT places the one JobGroup of ``sub`` (by ``terms``, else its objective 1
+        alone), None when it has no place or no answer within the budget; and whether that
+        answer is proven (a placement, or none exists)."""
+        terms = terms or [term for term in objective_terms(sub) if term.primary]
+        result = self._solve(sub, terms, Assignment({}, frozenset()))
+        if result is None or result.assignment is None:
+            return None, False
+        if 0 not in result.assignment.placed:
+            return None, result.status == "OPTIMAL"
+        return result.assignment.counts, True
 
     def most(
         self, j: int, roles: Sequence[int], room: np.ndarray | None = None, nodes: Sequence[int] | None = None,
@@ -743,7 +756,7 @@ def _minimums_short(
         if not deficit:
             continue
         name = problem.resources[k]
-        adds = _requested_in(problem, g, level, k, alone, room)
+        adds = exact.requested_in(g, level, k) if room is None else _requested_in(problem, g, level, k, alone, room)
         best, best_d, short, start = -1, -1, True, exact.searches
         bounds: list[int] = []
         for d in sorted(domains, key=lambda d: (-adds[d], d)):
