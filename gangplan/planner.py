@@ -248,7 +248,7 @@ def _at_scale(
     """Objective 1 on the bucket model, expanded to nodes, then the later terms polished by
     the node-level model near that plan (its JobGroups fixed). Budget: 75% / 25%. The solver
     starts from the better of queue-order and demand-first greedy, level by level."""
-    from .aggregate import realise, solve_buckets
+    from .aggregate import Meter, realise, solve_buckets
     from .cpsat import solve_cpsat
 
     start = time.perf_counter()
@@ -268,7 +268,10 @@ def _at_scale(
     spent += outcome.solve.deterministic_time
     found = start_from
     if outcome.solve.assignment is not None:
-        found = realise(problem, terms, outcome.buckets, outcome.solve.assignment, seed=options.seed)
+        meter = Meter()
+        left = options.time_limit - (spent if deterministic else time.perf_counter() - start)
+        found = realise(problem, terms, outcome.buckets, outcome.solve.assignment, seed=options.seed, meter=meter, stop=left)
+        spent += meter.seconds if deterministic else 0.0
     # The last stage's solution may not pack where an earlier one did (multi-resource room).
     found = max((found, *outcome.on_nodes, start_from, baseline), key=lambda a: score(terms, problem, a))
     # The later terms get what objective 1 left, up to their own share: more than that overran

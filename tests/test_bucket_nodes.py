@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from gangplan.aggregate import Meter, _Cuts, _pack_exactly, _room
+from gangplan.aggregate import BucketSolution, Meter, _Cuts, _pack_exactly, _room, expand, make_buckets
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.problem import Problem, build_problem
 
@@ -141,6 +141,23 @@ def test_a_bucket_that_does_not_pack_keeps_roles_whole_by_priority_then_demand()
         _snapshot([(64000, 8, "a")], [(4000, 4, 2, ""), (32000, 8, 1, "")], priorities=[1000, 10])
     )
     assert _kept_whole(levels) == [2, 0]
+
+
+def test_a_bucket_greedy_packing_fails_is_packed_exactly_only_within_the_budget() -> None:
+    # Two nodes of 8 cores and 4 GPUs; three pods of 3 cores and 1 GPU, two of 1 core and 2
+    # GPUs. They fit (2 + 1 and 1 + 1), but not largest first, tightest node first.
+    problem = build_problem(_snapshot([(8000, 4, "a")] * 2, [(3000, 1, 3, ""), (1000, 2, 2, "")]))
+    buckets = make_buckets(problem)
+    assert len(buckets.nodes) == 1
+    solution = BucketSolution({(0, 0): 3, (1, 0): 2}, frozenset({0, 1}))
+    meter = Meter()
+    exact = expand(problem, buckets, solution, meter=meter)
+    assert meter.seconds > 0
+    assert sorted(sum(c for (r, _), c in exact.counts.items() if r == k) for k in (0, 1)) == [2, 3]
+    spent = Meter()
+    spent.seconds = 1.0
+    left_out = expand(problem, buckets, solution, meter=spent, stop=1.0)
+    assert spent.seconds == 1.0 and not left_out.counts  # no search past the budget: the repair's pods
 
 
 @pytest.mark.parametrize(("racks", "placeable"), [(("r1", "r1", "r2", "r2"), False), (("r1", "r1", "r1", "r2"), True)])

@@ -51,6 +51,28 @@ def _holds_beats_greedy_and_repeats(cluster, result) -> None:
     assert render(again, "json") == render(result, "json")
 
 
+def test_putting_the_bucket_plan_on_nodes_is_charged_to_the_limit(cluster, monkeypatch) -> None:
+    """Buckets greedy packing cannot fill are packed by small searches: at 256 nodes, 11 of
+    them in the plan's last expansion to nodes cost 0.77 s that the limit did not count."""
+    from gangplan import aggregate
+
+    original, last = aggregate.realise, {}
+
+    def costly(*args, **kwargs):
+        found = original(*args, **kwargs)
+        if "stop" in kwargs:  # the planner's, not a stage's
+            last.update(kwargs)
+            kwargs["meter"].seconds += 100.0  # as if its searches had cost that much
+        return found
+
+    monkeypatch.setattr(aggregate, "realise", costly)
+    result = plan(cluster, Options(time_limit=3))
+    assert "node buckets" in result.solver.note
+    assert 0 < last["stop"] <= 3
+    assert result.solver.deterministic_time >= 100.0
+    assert verify(cluster, result.placements, result.levels).ok
+
+
 def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> None:
     problem = build_problem(cluster)
     buckets = make_buckets(problem)
