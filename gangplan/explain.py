@@ -20,6 +20,7 @@ from .model import PodGroupAPI
 from .quantity import describe_amount, describe_apart, plural
 from .semantics import node_usable
 from .stages import SolveResult, Tuning
+from .topology import TopologyTree
 
 
 def _usable_free(problem: Problem) -> tuple[list[int], int]:
@@ -231,7 +232,7 @@ def reason(
         if prefix_member and exact.quorum(j, g, _State(problem)):
             continue  # it fits alone: what stops it is its siblings, said below
         if gang.topology is not None and gang.topology.required:
-            if text := _required_reason(problem, g, exact):
+            if text := _required_reason(problem, g, exact) or _tied_short(problem, g, exact):
                 return who + text
             if prefix_member:
                 return f"{who}no placement of its quorum was found, even with nothing else planned"
@@ -255,7 +256,7 @@ def reason(
                     f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', alone.proven)} even "
                     f"with nothing else planned{cut}"
                 )
-        if short := _requests_short(problem, g, exact):
+        if short := _requests_short(problem, g, exact) or _tied_short(problem, g, exact):
             return f"{who}{short}"
         if prefix_member:
             return f"{who}no placement of its quorum was found, even with nothing else planned"
@@ -469,6 +470,26 @@ class _Exact:
                 return True
             settled = settled and proven
         return False if settled else None
+
+    def with_quorum(self, j: int, g: int, k: int | None) -> int | None:
+        """The most of resource ``k`` PodGroup ``g``'s pending pods request in a placement that
+        meets its other minimums (minMember, task minimums, terms), minResources set aside; with
+        ``k`` None, the most pods in one that meets the task minimums and minResources, minMember
+        set aside. With nothing else planned: what ties the minimums when each alone has room.
+        None without such a placement, or without a proven answer within the budget."""
+        problem = self.problem
+        sub, origin = _alone_in(problem, j, problem.gangs[g].roles, problem.matrix("free"), None, owes=True)
+        aside = {"need": 0} if k is None else {"min_resources": (0,) * len(problem.resources)}
+        sub = replace(sub, gangs=(replace(sub.gangs[0], **aside),))
+        asks = [1 if k is None else problem.roles[r].request[k] for r in origin]
+        unit = math.gcd(*asks) or 1
+        weights = {i: a // unit for i, a in enumerate(asks) if a}
+        placed = Term("placed", "maximize", {0: 1}, upper=1)
+        most = Term("most", "maximize", roles=weights, upper=sum(w * sub.roles[i].count for i, w in weights.items()))
+        result = self._solve(sub, [placed, most], Assignment({}, frozenset()))
+        if result is None or result.assignment is None or result.status != "OPTIMAL" or 0 not in result.assignment.placed:
+            return None
+        return unit * sum(weights.get(i, 0) * c for (i, _), c in result.assignment.counts.items())
 
     def quorum(self, j: int, g: int, state: _State) -> bool:
         """Place PodGroup ``g``'s quorum (of JobGroup ``j``) in ``state``: where greedy puts it,
@@ -740,7 +761,7 @@ def _minimums_short(
     assert tree is not None
     nodes_in, _, alone = rooms
     key = level_key(tree, level)
-    noun = "node" if level == len(tree.levels) else key
+    noun = _noun(tree, level)
     domains = sorted({d for held in alone.values() for d in held})
     then_ = "then " if then else ""
     for task in gang.tasks:
@@ -805,6 +826,38 @@ def _requests_short(problem: Problem, g: int, exact: _Exact, room: np.ndarray | 
         said = f"{fit}{alone}{cut}, and minResources needs {describe_amount(name, deficit)} more"
         return said + _fits_nowhere(problem, g, room)
     return ""
+
+
+def _tied_short(problem: Problem, g: int, exact: _Exact) -> str:
+    """'with minMember 3 met, the pods that fit request at most 0 nvidia.com/gpu even with
+    nothing else planned, and minResources needs 1 more', or 'with the task minimums met, at
+    most 1 of minMember 2 pods fit ...': minimums that each have room alone, not together
+    (the pods that make one are not those that make the other); '' when none is short so."""
+    gang = problem.gangs[g]
+    topo, tree = gang.topology, problem.tree
+    key = where = said = ""
+    if topo is not None and topo.required and tree is not None:
+        key, where = level_key(tree, max(topo.required)), f" in one {_noun(tree, max(topo.required))}"
+    tasks = " and the task minimums" if any(t.need for t in gang.tasks) else ""
+    for k, deficit in enumerate(gang.min_resources):
+        if deficit and (most := exact.with_quorum(gang.job_group, g, k)) is not None and most < deficit:
+            name = problem.resources[k]
+            said = (
+                f"with minMember {gang.min_member}{tasks} met, the pods that fit{where} request at most "
+                f"{describe_amount(name, most)} {name} even with nothing else planned, and minResources needs "
+                f"{describe_amount(name, deficit)} more"
+            )
+            break
+    if not said and (tasks or any(gang.min_resources)) and (pods := exact.with_quorum(gang.job_group, g, None)) is not None:
+        if gang.counted + pods < gang.min_member:
+            held = " and ".join(["the task minimums"] * bool(tasks) + ["minResources"] * any(gang.min_resources))
+            said = f"with {held} met, at most {gang.counted + pods} of minMember {gang.min_member} pods fit{where} even with nothing else planned"
+    return f"required {key}: {said}" if said and key else said
+
+
+def _noun(tree: TopologyTree, level: int) -> str:
+    """What a domain of ``level`` is called: its label key, 'node' at the node level."""
+    return "node" if level == len(tree.levels) else level_key(tree, level)
 
 
 def _fits_nowhere(problem: Problem, g: int, room: np.ndarray | None) -> str:
@@ -917,7 +970,7 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     assert topo is not None and problem.tree is not None
     level = max(topo.required)
     key = level_key(problem.tree, level)
-    noun = "node" if level == len(problem.tree.levels) else key
+    noun = _noun(problem.tree, level)
     nodes_in, most, alone = exact.domain_room(g, level) if room is None else _domain_room(problem, g, level, room)
     if not nodes_in:
         where = "node passes" if noun == "node" else "domain has a node that passes"

@@ -143,8 +143,9 @@ GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # it has one and what stops it is the groups placed.
 ALONE_FAILS = re.compile(
     r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of (minMember|its \d+ members')"
-    r"|task \S+: at most|no placement of|the pods (that fit|found room) request|required [^:]+: (the best \S+ \(\S+\) holds"
-    r"|the pods (that|found room)|running members|no |a running member))"
+    r"|task \S+: at most|no placement of|the pods (that fit|found room) request|with (minMember|the task|minResources)"
+    r"|required [^:]+: (the best \S+ \(\S+\) holds"
+    r"|the pods (that|found room)|running members|no |a running member|with ))"
 )
 WHOSE = re.compile(r"^(JobGroup \S+ cannot be placed: )?(member \S+: )?")
 FITS_ALONE = re.compile(r"^(lost to |does not fit beside)")
@@ -307,9 +308,14 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
         if together := TOGETHER.match(reason):
             assert_the_most_members(snapshot, outcome.key[3:], int(together.group(1)), int(together.group(2)))
+        member = WHOSE.match(outcome.reason).group(2)
+        name = member[len("member ml/"):-2] if member else outcome.key[3:]
         if requested := REQUESTED.match(reason):
-            member = WHOSE.match(outcome.reason).group(2)
-            assert_the_most_requested(snapshot, member[len("member ml/"):-2] if member else outcome.key[3:], requested)
+            assert_the_most_requested(snapshot, name, requested)
+        if tied := TIED_REQUESTED.match(reason):
+            assert_the_most_requested(snapshot, name, tied, quorum=True)
+        if tied := TIED_PODS.match(reason):
+            assert_the_most_pods_with_the_other_minimums(snapshot, name, int(tied.group(1)))
 
 
 TOGETHER = re.compile(r"^at most (\d+) of its (\d+) members' quorums fit together, even with nothing else planned")
@@ -334,12 +340,23 @@ REQUESTED = re.compile(
     r"(?: even with nothing else planned)?, and minResources needs (\S+) more(?:: (.*) fits? on no node (?:it|they) can use)?$"
 )
 NAMED = re.compile(r"(\S+) \([^)]*\)")
+# The same with minMember and the task minimums held, when each minimum alone has room; and
+# the most pods with the task minimums and minResources held.
+TIED_REQUESTED = re.compile(
+    r"^(?:required [^:]+: )?with minMember \d+(?: and the task minimums)? met, the pods that fit(?: in one \S+)? request "
+    r"at most (\S+) (\S+) even with nothing else planned, and minResources needs (\S+) more()$"
+)
+TIED_PODS = re.compile(
+    r"^(?:required [^:]+: )?with (?:the task minimums|minResources|the task minimums and minResources) met, at most (\d+) "
+    r"of minMember \d+ pods fit(?: in one \S+)? even with nothing else planned$"
+)
 
 
-def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match) -> None:
+def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match, quorum: bool = False) -> None:
     """"request at most X cpu", and "minResources needs D more": the group alone (its terms
-    kept, no count asked) fits with its running and succeeded members' requests plus X, and
-    not with one unit more; D is what minResources asks beyond those members."""
+    kept, no count asked unless ``quorum``) fits with its running and succeeded members'
+    requests plus X, and not with one unit more; D is what minResources asks beyond those
+    members."""
     most, resource, deficit, nowhere = said.groups()
     group = next(g for g in snapshot.pod_groups if g.name == name)
     # "X (...) fits on no node it can use": no node that passes its filters has room for it.
@@ -356,13 +373,29 @@ def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match) -> 
     assert to_amount(resource, deficit) == group.min_resources[resource] - counted, said.group(0)
 
     def fits(amount: int) -> bool:
-        alone = replace(group, min_member=0, min_task_member={}, min_resources={resource: amount}, sub_group="")
+        alone = replace(group, min_resources={resource: amount}, sub_group="")
+        if not quorum:
+            alone = replace(alone, min_member=0, min_task_member={})
         groups = tuple(alone if g is group else g for g in snapshot.pod_groups)  # the others' terms name the levels
         search = exhaustive_jobs(replace(snapshot, pod_groups=groups))
         return search.fits(([key for key, _ in search.job_groups].index(f"pg:{name}"),))
 
     reached = counted + to_amount(resource, most)
     assert fits(reached) and not fits(reached + 1), said.group(0)
+
+
+def assert_the_most_pods_with_the_other_minimums(snapshot: Snapshot, name: str, most: int) -> None:
+    """"with the task minimums and minResources met, at most N of minMember M pods fit": the
+    group alone, its terms and other minimums kept, fits at minMember N and not at N + 1."""
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+
+    def fits(min_member: int) -> bool:
+        alone = replace(group, min_member=min_member, sub_group="")
+        search = exhaustive_jobs(replace(snapshot, pod_groups=tuple(alone if g is group else g for g in snapshot.pod_groups)))
+        return search.fits(([key for key, _ in search.job_groups].index(f"pg:{name}"),))
+
+    assert most < group.min_member
+    assert fits(most) and not fits(most + 1)
 
 
 def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
@@ -450,6 +483,49 @@ def test_a_volcano_job_whose_min_resources_count_a_pod_no_node_holds_says_what_i
     )
     assert not plan(replace(snapshot, pod_groups=(replace(group, min_resources={"cpu": 4001}),)), Options()).groups[0].placed
     assert plan(replace(snapshot, pod_groups=(replace(group, min_resources={"cpu": 4000}),)), Options()).groups[0].placed
+
+
+@pytest.mark.parametrize("running", [0, 1])
+def test_a_group_whose_min_member_and_min_resources_each_fit_but_not_together_says_what_its_quorum_requests(
+    running: int,
+) -> None:
+    """One node of 4 cpu and a GPU. Four 1-cpu pods make minMember 3, and the 3-cpu pod with
+    the GPU meets minResources, but with it only one more pod fits. The reason gives the GPUs a
+    placement of the quorum requests at most, checked by exhaustive search (a running small
+    pod counts towards minMember)."""
+    nodes = (Node("n0", {}, {"cpu": 4000, "nvidia.com/gpu": 1, "pods": 110}),)
+    pods = [Pod("ml", "job-big-0", annotations={GROUP: "job", TASK: "big"},
+                containers=(Container("main", {"cpu": 3000, "nvidia.com/gpu": 1}),))]
+    pods += [Pod("ml", f"job-small-{i}", annotations={GROUP: "job", TASK: "small"}, containers=(Container("main", {"cpu": 1000}),),
+                 **({"node_name": "n0", "phase": PodPhase.RUNNING} if i < running else {})) for i in range(4)]
+    group = PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=3, queue="default", priority_class_name="low",
+                     min_resources={"nvidia.com/gpu": 1})
+    classes = tuple(PriorityClass(n, v) for n, v in CLASSES.items())
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,), priority_classes=classes)
+    (outcome,) = plan(snapshot, Options()).groups
+    assert not outcome.placed
+    assert outcome.reason == (
+        "with minMember 3 met, the pods that fit request at most 0 nvidia.com/gpu even with nothing else "
+        "planned, and minResources needs 1 more"
+    )
+    assert_the_most_requested(snapshot, "job", TIED_REQUESTED.match(outcome.reason), quorum=True)
+    assert plan(replace(snapshot, pod_groups=(replace(group, min_member=2),)), Options()).groups[0].placed
+
+
+@pytest.mark.parametrize(("seed", "name"), [(2279, "g1"), (2713, "g0"), (3197, "g2")])
+def test_minimums_that_each_fit_but_not_together_get_the_figure_that_ties_them(seed: int, name: str) -> None:
+    """The three of test_exhaustive_jobs' first 4,000 clusters where each minimum of a group
+    has room alone and not together (a rack that holds the task minimum or the count but not
+    both; the count's pods or minResources' cpu): each reason gives the figure that ties them,
+    checked by exhaustive search, where it said only that no placement was found."""
+    snapshot = random_jobs(seed)
+    reason = next(o.reason for o in plan(snapshot, Options()).groups if o.key == f"ml/{name}")
+    if tied := TIED_REQUESTED.match(reason):
+        assert_the_most_requested(snapshot, name, tied, quorum=True)
+    else:
+        tied = TIED_PODS.match(reason)
+        assert tied, reason
+        assert_the_most_pods_with_the_other_minimums(snapshot, name, int(tied.group(1)))
 
 
 def test_a_required_group_greedy_cannot_place_is_asked_of_cp_sat_one_domain_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
