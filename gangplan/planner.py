@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
@@ -184,6 +184,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     values = {t.name: term_value(t, problem, chosen, used) for t in terms}
     bounds = {t.name: values[t.name] for t in terms if t.name in proven}
     if gap and gap_stage is not None and gap_stage.bound is not None:
+        gap, gap_stage, reached = _final_gap(terms, values, gap_stage.terms, gap_stage.bound)
+        bounds |= {t.name: values[t.name] for t in reached}
+    if gap and gap_stage is not None and gap_stage.bound is not None:
         by_name = {t.name: t for t in terms}
         bounds |= term_bounds([by_name[name] for name in gap_stage.terms], gap_stage.bound, values)
         if all(bounds.get(t.name) == values[t.name] for t in terms if t.primary):
@@ -217,6 +220,25 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         levels=problem.tree.levels if problem.tree else (),
         warnings=warnings,
     )
+
+
+def _final_gap(
+    terms: list[Term], values: Mapping[str, int], searched: list[str], bound: int
+) -> tuple[float, StageResult | None, list[Term]]:
+    """The gap of the plan as chosen, which greedy completion after the search can take past
+    what the search reached (on 32 nodes, 93.6% at its stage became 38.1%): at the first
+    stage the search did not prove (``searched``, its terms), against its ``bound``; where
+    the plan reaches that, at the next objective-1 stage, against the most it could be. Also
+    the terms the plan was found to reach their bound at on the way."""
+    by_name = {t.name: t for t in terms}
+    last = max(terms.index(by_name[name]) for name in searched)
+    reached: list[Term] = []
+    for index, stage in enumerate([[by_name[name] for name in searched], *stage_terms([t for t in terms[last + 1 :] if t.primary])]):
+        value, most = stage_objective(stage, lambda t: values[t.name]), stage_upper(stage) if index else bound
+        if value < most:
+            return (most - value) / max(1, abs(most), abs(value)), StageResult([t.name for t in stage], "FEASIBLE", value, most), reached
+        reached += stage
+    return 0.0, None, reached
 
 
 def _reported(term: Term, value: int, bound: int | None, used: set[tuple[int, int, int]]) -> ObjectiveValue:
