@@ -838,20 +838,24 @@ def _tied_short(problem: Problem, g: int, exact: _Exact) -> str:
     key = where = said = ""
     if topo is not None and topo.required and tree is not None:
         key, where = level_key(tree, max(topo.required)), f" in one {_noun(tree, max(topo.required))}"
-    tasks = " and the task minimums" if any(t.need for t in gang.tasks) else ""
+    tasks = any(t.need for t in gang.tasks)
     for k, deficit in enumerate(gang.min_resources):
         if deficit and (most := exact.with_quorum(gang.job_group, g, k)) is not None and most < deficit:
             name = problem.resources[k]
+            held = f"minMember {gang.min_member}" + (" and the task minimums" if tasks else "")
             said = (
-                f"with minMember {gang.min_member}{tasks} met, the pods that fit{where} request at most "
-                f"{describe_amount(name, most)} {name} even with nothing else planned, and minResources needs "
-                f"{describe_amount(name, deficit)} more"
+                f"with {held} met, the pods that fit{where} request at most {describe_amount(name, most)} {name} "
+                f"even with nothing else planned, and minResources needs {describe_amount(name, deficit)} more"
             )
             break
-    if not said and (tasks or any(gang.min_resources)) and (pods := exact.with_quorum(gang.job_group, g, None)) is not None:
+    resources = any(gang.min_resources)
+    if not said and (tasks or resources) and (pods := exact.with_quorum(gang.job_group, g, None)) is not None:
         if gang.counted + pods < gang.min_member:
-            held = " and ".join(["the task minimums"] * bool(tasks) + ["minResources"] * any(gang.min_resources))
-            said = f"with {held} met, at most {gang.counted + pods} of minMember {gang.min_member} pods fit{where} even with nothing else planned"
+            held = " and ".join(["the task minimums"] * tasks + ["minResources"] * resources)
+            said = (
+                f"with {held} met, at most {gang.counted + pods} of minMember {gang.min_member} pods "
+                f"fit{where} even with nothing else planned"
+            )
     return f"required {key}: {said}" if said and key else said
 
 

@@ -373,29 +373,28 @@ def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match, quo
     assert to_amount(resource, deficit) == group.min_resources[resource] - counted, said.group(0)
 
     def fits(amount: int) -> bool:
-        alone = replace(group, min_resources={resource: amount}, sub_group="")
-        if not quorum:
-            alone = replace(alone, min_member=0, min_task_member={})
-        groups = tuple(alone if g is group else g for g in snapshot.pod_groups)  # the others' terms name the levels
-        search = exhaustive_jobs(replace(snapshot, pod_groups=groups))
-        return search.fits(([key for key, _ in search.job_groups].index(f"pg:{name}"),))
+        aside = {} if quorum else {"min_member": 0, "min_task_member": {}}
+        return fits_as(snapshot, name, min_resources={resource: amount}, **aside)
 
     reached = counted + to_amount(resource, most)
     assert fits(reached) and not fits(reached + 1), said.group(0)
 
 
+def fits_as(snapshot: Snapshot, name: str, **changes: object) -> bool:
+    """Whether PodGroup ``name``, with ``changes`` and out of its JobGroup, has a place with
+    nothing else planned, by exhaustive search; the other groups stay in the snapshot, their
+    terms naming the levels."""
+    group = next(g for g in snapshot.pod_groups if g.name == name)
+    alone = replace(group, sub_group="", **changes)
+    search = exhaustive_jobs(replace(snapshot, pod_groups=tuple(alone if g is group else g for g in snapshot.pod_groups)))
+    return search.fits(([key for key, _ in search.job_groups].index(f"pg:{name}"),))
+
+
 def assert_the_most_pods_with_the_other_minimums(snapshot: Snapshot, name: str, most: int) -> None:
     """"with the task minimums and minResources met, at most N of minMember M pods fit": the
     group alone, its terms and other minimums kept, fits at minMember N and not at N + 1."""
-    group = next(g for g in snapshot.pod_groups if g.name == name)
-
-    def fits(min_member: int) -> bool:
-        alone = replace(group, min_member=min_member, sub_group="")
-        search = exhaustive_jobs(replace(snapshot, pod_groups=tuple(alone if g is group else g for g in snapshot.pod_groups)))
-        return search.fits(([key for key, _ in search.job_groups].index(f"pg:{name}"),))
-
-    assert most < group.min_member
-    assert fits(most) and not fits(most + 1)
+    assert most < next(g for g in snapshot.pod_groups if g.name == name).min_member
+    assert fits_as(snapshot, name, min_member=most) and not fits_as(snapshot, name, min_member=most + 1)
 
 
 def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
