@@ -111,6 +111,20 @@ def test_the_most_pods_that_fit_is_the_exhaustive_most(seed: int) -> None:
         assert outcome.reason.startswith(f"at most {whole} of minMember"), outcome.reason
 
 
+@pytest.mark.parametrize(("seed", "among"), [(7, [1, 2]), (18, None)])
+def test_past_the_budget_first_fit_counts_in_the_better_of_two_orders(seed: int, among: list[int] | None) -> None:
+    """Smallest pods first holds the most on seed 7's last two nodes, and the group's own order
+    on seed 18's cluster (each found one pod fewer alone): with no search left, the count is
+    the better of the two, here the exhaustive most."""
+    snapshot = mixed_group(seed)
+    problem = build_problem(snapshot)
+    names = [n.name for n in problem.nodes]
+    cut = _Exact(problem)
+    cut.left = 0.0
+    truth = most_that_fit(snapshot, {names[n] for n in among} if among is not None else set(names))
+    assert cut.most(0, problem.gangs[0].roles, None, among).found == truth
+
+
 @pytest.mark.parametrize("seed", seeds(300))
 def test_the_most_a_resource_the_pods_that_fit_request_is_the_exhaustive_most(seed: int) -> None:
     """minResources' figure, "the pods that fit request at most 4 cpu": first fit takes the
