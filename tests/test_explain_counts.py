@@ -547,7 +547,7 @@ def test_under_a_required_term_minimums_that_tie_are_asked_of_each_kind_of_domai
     """The figure that ties minMember to minResources under a node term is each node's, the most
     of them: checked by exhaustive search on three nodes. On 256 alike nodes it is the same,
     found by asking one node: a domain alike to one asked holds as much (1,024 such nodes and
-    300 groups took 33 s of first fit, a node at a time, where they now take 5)."""
+    300 groups took 33 s of first fit, a node at a time, where they now take 6)."""
     said = (
         "required kubernetes.io/hostname: with minMember 3 met, the pods that fit in one node request at most 0 "
         "nvidia.com/gpu even with nothing else planned, and minResources needs 1 more"
