@@ -437,6 +437,7 @@ class _Exact:
         self.problem, self.left, self.searches = problem, ALONE_BUDGET, 0
         self._rooms: dict[tuple[int, int], _DomainRoom] = {}
         self._requested: dict[tuple[int, int, int], dict[int, int]] = {}
+        self._answers: dict[str, SolveResult] = {}
 
     def domain_room(self, g: int, level: int) -> _DomainRoom:
         """_domain_room on the snapshot's room, once per gang: whether a group fits alone and
@@ -637,12 +638,19 @@ class _Exact:
         return better, result.status == "OPTIMAL"
 
     def _solve(self, sub: Problem, terms: list[Term], hint: Assignment) -> SolveResult | None:
+        """CP-SAT's answer for the one JobGroup of ``sub``, within the budget; a question asked
+        already (the same sub-problem, terms and start, from another of a sweep's alike groups)
+        is answered again at no cost, as CP-SAT would answer it."""
+        asked = _question(sub, terms, hint)
+        if (answer := self._answers.get(asked)) is not None:
+            return answer
         if self.left <= 0:
             return None
         from .cpsat import solve_cpsat  # OR-Tools, only when asked: see planner
 
         result = solve_cpsat(sub, terms, hint, time_limit=min(ALONE_LIMIT, self.left), tuning=Tuning(), symmetry=False)
         self.left -= result.deterministic_time + ALONE_CHARGE + ALONE_PER_VARIABLE * result.variables
+        self._answers[asked] = result
         return result
 
 
@@ -728,6 +736,18 @@ def _per_node(
             fitted += take
         np.minimum(most, fitted, out=most)
     return touched, most
+
+
+def _question(sub: Problem, terms: list[Term], hint: Assignment) -> str:
+    """Everything a CP-SAT question about ``sub``'s one JobGroup reads, as text: its roles
+    (their pods by count, not name), PodGroups and JobGroup without their names, the room of
+    its candidate nodes, the terms and the start. Alike groups of a sweep ask the same one."""
+    roles = [(role.gang, role.request, role.count, role.task, role.nodes.tobytes(), role.caps.tobytes()) for role in sub.roles]
+    gangs = [replace(gang, key="", excluded={}, blocked="") for gang in sub.gangs]
+    jobs = [replace(jg, key="") for jg in sub.job_groups]
+    nodes = sorted({n for role in sub.roles for n in role.nodes.tolist()})  # the model has no other
+    room = [(sub.free[n], sub.idle[n]) for n in nodes]
+    return repr((roles, gangs, jobs, room, terms, sorted(hint.counts.items()), sorted(hint.placed)))
 
 
 def _alone_in(

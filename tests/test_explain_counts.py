@@ -564,6 +564,17 @@ def test_under_a_required_term_minimums_that_tie_are_asked_of_each_kind_of_domai
     assert len(asked) == 3  # a node per group, not 256
 
 
+def test_alike_groups_of_a_sweep_share_their_answers_beyond_the_budget() -> None:
+    """The budget all of a plan's reasons share ran out after 49 of 120 alike jobs (the others
+    read 'no placement of its quorum was found'): each asked CP-SAT its own questions, the same
+    ones. An answer asked already is given again at no cost, so every job gets the figure."""
+    said = (
+        "required kubernetes.io/hostname: with minMember 3 met, the pods that fit in one node request at most 0 "
+        "nvidia.com/gpu even with nothing else planned, and minResources needs 1 more"
+    )
+    assert [o.reason for o in plan(alike_nodes_jobs(16, 120), Options()).groups] == [said] * 120
+
+
 @pytest.mark.parametrize(("seed", "name"), [(2279, "g1"), (2713, "g0"), (3197, "g2")])
 def test_minimums_that_each_fit_but_not_together_get_the_figure_that_ties_them(seed: int, name: str) -> None:
     """The three of test_exhaustive_jobs' first 4,000 clusters where each minimum of a group
