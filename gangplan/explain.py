@@ -392,7 +392,7 @@ def _fits_alone(problem: Problem, j: int, exact: _Exact) -> bool:
     if one_kind:
         return False
     if domains is not None and (
-        found := exact.in_domains(j, g, _distinct(problem, g, problem.matrix("free"), [sorted(nodes_in[d]) for d in domains]))
+        found := exact.in_domains(j, g, [sorted(nodes_in[d]) for d in _distinct(exact.kinds(g), nodes_in, domains)])
     ) is not None:
         return found
     return exact.placed(j)
@@ -438,6 +438,7 @@ class _Exact:
         self._rooms: dict[tuple[int, int], _DomainRoom] = {}
         self._requested: dict[tuple[int, int, int], dict[int, int]] = {}
         self._answers: dict[str, SolveResult] = {}
+        self._kinds: dict[int, list[int]] = {}
 
     def domain_room(self, g: int, level: int) -> _DomainRoom:
         """_domain_room on the snapshot's room, once per gang: whether a group fits alone and
@@ -445,6 +446,14 @@ class _Exact:
         found = self._rooms.get((g, level))
         if found is None:
             found = self._rooms[g, level] = _domain_room(self.problem, g, level, None)
+        return found
+
+    def kinds(self, g: int) -> list[int]:
+        """_node_kinds on the snapshot's room, once per gang: its fits-alone question, its
+        required domains' counts and what ties its minimums each ask for them."""
+        found = self._kinds.get(g)
+        if found is None:
+            found = self._kinds[g] = _node_kinds(self.problem, g, self.problem.matrix("free"))
         return found
 
     def requested_in(self, g: int, level: int, k: int) -> dict[int, int]:
@@ -464,11 +473,10 @@ class _Exact:
         small models, where one on the whole cluster may not be answered in time. None when
         more than EXACT_DOMAINS would need asking and those did not hold it, or an answer did
         not come within the budget."""
-        placed = Term("placed", "maximize", {0: 1}, upper=1)
         settled = len(domains) <= EXACT_DOMAINS
         for nodes in domains[:EXACT_DOMAINS]:
             sub = _alone_in(self.problem, j, self.problem.gangs[g].roles, self.problem.matrix("free"), nodes, owes=True)[0]
-            counts, proven = self._placement(sub, [placed])
+            counts, proven = self._placement(sub, [_PLACED])
             if counts is not None:
                 return True
             settled = settled and proven
@@ -485,12 +493,9 @@ class _Exact:
         sub, origin = _alone_in(problem, j, problem.gangs[g].roles, problem.matrix("free"), nodes, owes=True)
         aside = {"need": 0} if k is None else {"min_resources": (0,) * len(problem.resources)}
         sub = replace(sub, gangs=(replace(sub.gangs[0], **aside),))
-        asks = [1 if k is None else problem.roles[r].request[k] for r in origin]
-        unit = math.gcd(*asks) or 1
-        weights = {i: a // unit for i, a in enumerate(asks) if a}
-        placed = Term("placed", "maximize", {0: 1}, upper=1)
+        unit, weights = _in_units({i: 1 if k is None else problem.roles[r].request[k] for i, r in enumerate(origin)})
         most = Term("most", "maximize", roles=weights, upper=sum(w * sub.roles[i].count for i, w in weights.items()))
-        result = self._solve(sub, [placed, most], Assignment({}, frozenset()))
+        result = self._solve(sub, [_PLACED, most], Assignment({}, frozenset()))
         if result is None or result.assignment is None or result.status != "OPTIMAL":
             return None, False
         if 0 not in result.assignment.placed:
@@ -605,8 +610,7 @@ class _Exact:
         bound = _requested_bound(problem, roles, k, free, nodes)
         if found >= min(need, bound) or len(roles) == 1 or self.left <= 0:
             return _Most(state, found, max(found, bound))  # one kind: first fit's count is the most
-        unit = math.gcd(*(problem.roles[r].request[k] for r in roles))
-        weights = {r: problem.roles[r].request[k] // unit for r in roles}
+        weights = _in_units({r: problem.roles[r].request[k] for r in roles})[1]
         term = Term("requested", "maximize", upper=sum(w * problem.roles[r].count for r, w in weights.items()))
         if (searched := self._search(j, roles, room, nodes, state, term, weights)) is None:
             return _Most(state, found, bound)
@@ -736,6 +740,16 @@ def _per_node(
             fitted += take
         np.minimum(most, fitted, out=most)
     return touched, most
+
+
+_PLACED = Term("placed", "maximize", {0: 1}, upper=1)  # the one JobGroup of a question placed
+
+
+def _in_units(amounts: Mapping[int, int]) -> tuple[int, dict[int, int]]:
+    """The largest unit all ``amounts`` are whole multiples of, and each (the nonzero ones) in
+    it: small coefficients for CP-SAT's objective."""
+    unit = math.gcd(*amounts.values()) or 1
+    return unit, {key: a // unit for key, a in amounts.items() if a}
 
 
 def _question(sub: Problem, terms: list[Term], hint: Assignment) -> str:
@@ -875,7 +889,7 @@ def _tied_short(problem: Problem, g: int, exact: _Exact) -> str:
         level = max(topo.required)
         key, where = level_key(tree, level), f" in one {_noun(tree, level)}"
         nodes_in = exact.domain_room(g, level)[0]
-        places = _distinct(problem, g, problem.matrix("free"), [sorted(nodes_in[d]) for d in sorted(nodes_in)])
+        places = [sorted(nodes_in[d]) for d in _distinct(exact.kinds(g), nodes_in, sorted(nodes_in))]
         if len(places) > EXACT_DOMAINS:
             return ""
 
@@ -909,22 +923,27 @@ def _tied_short(problem: Problem, g: int, exact: _Exact) -> str:
     return f"required {key}: {said}" if said and key else said
 
 
-def _distinct(problem: Problem, g: int, free: np.ndarray, domains: list[list[int]]) -> list[list[int]]:
-    """``domains`` (each its nodes), the first of each kind kept: a domain alike to one before
-    it (its nodes' room, and which of gang ``g``'s roles each takes, in any order) holds as
-    much. 1,024 alike nodes and 300 node-term groups took 33 s of first fit, one per node."""
+def _node_kinds(problem: Problem, g: int, free: np.ndarray) -> list[int]:
+    """Per node, its kind for gang ``g``: nodes of one kind have the same free room and take the
+    same of its roles."""
     roles = problem.gangs[g].roles
     takes = np.zeros((len(free), len(roles)), dtype=free.dtype)
     for i, r in enumerate(roles):
         takes[problem.roles[r].nodes, i] = 1
-    kind = np.unique(np.hstack([free, takes]), axis=0, return_inverse=True)[1].reshape(-1).tolist()
-    seen: set[tuple] = set()
+    return np.unique(np.hstack([free, takes]), axis=0, return_inverse=True)[1].reshape(-1).tolist()
+
+
+def _distinct(kinds: list[int], nodes_in: Mapping[int, Iterable[int]], domains: Iterable[int]) -> list[int]:
+    """``domains``, the first of each kind kept: a domain alike to one before it (as many nodes
+    of each kind, ``kinds``: _node_kinds) holds as much. 1,024 alike nodes and 300 node-term
+    groups took 33 s of first fit, one per node."""
+    seen: set[tuple[int, ...]] = set()
     kept = []
-    for nodes in domains:
-        alike = tuple(sorted(kind[n] for n in nodes))
+    for d in domains:
+        alike = tuple(sorted(kinds[n] for n in nodes_in[d]))
         if alike not in seen:
             seen.add(alike)
-            kept.append(nodes)
+            kept.append(d)
     return kept
 
 
@@ -1053,12 +1072,11 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
     best, best_d, best_state, start = -1, -1, _state(problem, room), exact.searches
     bounds: list[int] = []  # of the domains tried: the most each could hold
     order = sorted(most, key=lambda d: (-most[d], d))
-    free = problem.matrix("free") if room is None else room
-    kinds = {tuple(nodes) for nodes in _distinct(problem, g, free, [sorted(nodes_in[d]) for d in order])}
+    first = set(_distinct(exact.kinds(g) if room is None else _node_kinds(problem, g, room), nodes_in, order))
     for d in order:
         if most[d] < best or gang.counted + best >= gang.min_member:  # no count is then the reason
             break
-        if (most[d] == best and d > best_d) or tuple(sorted(nodes_in[d])) not in kinds:
+        if (most[d] == best and d > best_d) or d not in first:
             continue  # no more than the best, or alike to a domain before it
         search = exact.searches - start < EXACT_DOMAINS
         there = exact.most(gang.job_group, gang.roles, room, sorted(nodes_in[d]), best, most[d], search)

@@ -186,11 +186,11 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     if gap and gap_stage is not None and gap_stage.bound is not None:
         gap, gap_stage, reached = _final_gap(terms, values, gap_stage.terms, gap_stage.bound)
         bounds |= {t.name: values[t.name] for t in reached}
-    if gap and gap_stage is not None and gap_stage.bound is not None:
-        by_name = {t.name: t for t in terms}
-        bounds |= term_bounds([by_name[name] for name in gap_stage.terms], gap_stage.bound, values)
-        if all(bounds.get(t.name) == values[t.name] for t in terms if t.primary):
-            gap = 0.0  # the stage went on past objective 1 (into extra pods), and only that part is short
+        if gap_stage is not None and gap_stage.bound is not None:
+            by_name = {t.name: t for t in terms}
+            bounds |= term_bounds([by_name[name] for name in gap_stage.terms], gap_stage.bound, values)
+            if all(bounds.get(t.name) == values[t.name] for t in terms if t.primary):
+                gap = 0.0  # the stage went on past objective 1 (into extra pods), and only that part is short
     objective = tuple(_reported(t, values[t.name], bounds.get(t.name), used) for t in terms)
     before, after = resource_totals(problem, chosen)
     report = SolverReport(
