@@ -270,19 +270,20 @@ def _place_quorum(state: _State, j: int) -> bool:
 
 
 def _place_gang_quorum(state: _State, g: int) -> bool:
-    problem = state.problem
-    gang = problem.gangs[g]
     chosen = _quorum_roles(state, g)
     if chosen is None:
         return False
     chosen.sort(key=lambda rt: -state.share(rt[0]))
-    if not _place_gang(state, g, chosen):
-        return False
-    if not _meets_min_resources(state, g):
-        for r in gang.roles:
-            _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
-            if _meets_min_resources(state, g):
-                break
+    return _place_gang(state, g, chosen)
+
+
+def _meet_min_resources(state: _State, g: int) -> bool:
+    """More pods, all of a role at a time in the gang's order, until minResources is met."""
+    problem = state.problem
+    for r in problem.gangs[g].roles:
+        if _meets_min_resources(state, g):
+            break
+        _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
     return _meets_min_resources(state, g)
 
 
@@ -358,17 +359,19 @@ def _fill(
 
 def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
     """Godel's way: NodeGroups by the required key, NodeCircles by the preferred keys, by rank;
-    a gang with nodes in ``state.prefer`` tries the same within those first."""
+    a gang with nodes in ``state.prefer`` tries the same within those first. Once ``chosen``
+    is placed, more pods meet minResources inside the domains it took; where they cannot, the
+    next NodeGroup is tried, as Godel's scheduler does when one cannot hold the whole gang."""
     topo = state.problem.gangs[g].topology
     if topo is not None and state.as_scheduler:
         topo = on_room(state.problem, topo, state.free)
     if not chosen:
-        return True  # running members already make the quorum
+        return _meet_min_resources(state, g)  # running members already make the quorum
     preferred = state.prefer.get(g)
     for among in ([preferred] if preferred is not None else []) + [None]:
         mark = state.mark()
         if topo is None:
-            if _fill(state, chosen, among):
+            if _fill(state, chosen, among) and _meet_min_resources(state, g):
                 return True
             state.undo(mark)
             continue
@@ -380,7 +383,9 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             keep[among] = True
             usable = keep[everything]
         for at in _node_groups(state, g, topo, room, usable):
-            if _place_in_circles(state, g, topo, chosen, at, [(fit[at], take) for fit, take in room]):
+            if _place_in_circles(state, g, topo, chosen, at, [(fit[at], take) for fit, take in room]) and (
+                _meet_min_resources(state, g)
+            ):
                 return True
             state.undo(mark)
     return False
@@ -409,12 +414,34 @@ def _node_groups(
     else:
         ok = _enough([(fit * usable, take) for fit, take in room], labels, len(domains))
         ok &= np.bincount(labels, weights=usable, minlength=len(domains)) > 0
+    ok &= _may_meet_min_resources(state, g, labels, len(domains))
     tries = np.flatnonzero(ok).tolist()
     if topo.required:
         tries.sort(key=lambda i: topo.ranks[deepest][int(domains[i])])
     for i in tries:
         at = by_domain[starts[i] : starts[i + 1]]
         yield at if usable is None else at[usable[at]]
+
+
+def _may_meet_min_resources(state: _State, g: int, labels: np.ndarray, count: int) -> np.ndarray | bool:
+    """Which of ``count`` domains (``labels`` gives each candidate's) may hold minResources:
+    each role of the gang counted as the pods of it that fit there alone. One that fails this
+    fails ``_meet_min_resources`` whatever the quorum took, so it need not be tried."""
+    problem = state.problem
+    gang = problem.gangs[g]
+    if not any(gang.min_resources):
+        return True
+    nodes = state.gang_nodes(g)
+    room = np.zeros((count, len(problem.resources)), dtype=np.int64)
+    want = np.array(gang.min_resources, dtype=np.int64)
+    for r in gang.roles:
+        role = problem.roles[r]
+        fit = np.where(state.mask(r)[nodes], state.fits(role, nodes), 0)
+        pods = np.minimum(np.bincount(labels, weights=fit, minlength=count).astype(np.int64), role.count - state.placed_of(r))
+        request = np.array(role.request, dtype=np.int64)
+        room += pods[:, None] * request[None, :]
+        want -= request * state.placed_of(r)
+    return np.all(room >= want[None, :], axis=1)
 
 
 def _grouped(state: _State, g: int, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -793,14 +820,12 @@ def _top_up(state: _State, j: int) -> None:
         # only where they all landed in one; else the quorum chooses its domains at once.
         mark = state.mark()
         _top_up_gang(state, g)
-        if _in_one_domain(state, g):
+        if _gang_quorum_met(state, g) and _in_one_domain(state, g):
             continue
         state.undo(mark)
         chosen = _quorum_roles(state, g)
         if chosen is None or not _place_gang(state, g, sorted(chosen, key=lambda rt: -state.share(rt[0]))):
             state.undo(mark)
-            continue
-        _top_up_gang(state, g)
 
 
 def _top_up_gang(state: _State, g: int) -> None:
@@ -816,11 +841,7 @@ def _top_up_gang(state: _State, g: int) -> None:
     for r in sorted(gang.roles, key=state.share):
         if short > 0:
             short -= place_pods(state, r, min(short, problem.roles[r].count - state.placed_of(r)), allowed)
-    if not _meets_min_resources(state, g):
-        for r in gang.roles:
-            place_pods(state, r, problem.roles[r].count - state.placed_of(r), allowed)
-            if _meets_min_resources(state, g):
-                break
+    _meet_min_resources(state, g)
 
 
 def _in_one_domain(state: _State, g: int) -> bool:
@@ -831,13 +852,13 @@ def _in_one_domain(state: _State, g: int) -> bool:
 
 
 def _quorum_met(state: _State, j: int) -> bool:
-    problem = state.problem
-    for g in problem.job_groups[j].gangs:
-        gang = problem.gangs[g]
-        if sum(state.placed_of(r) for r in gang.roles) < gang.need:
-            return False
-        if any(sum(state.placed_of(r) for r in task.roles) < task.need for task in gang.tasks):
-            return False
-        if not _meets_min_resources(state, g):
-            return False
-    return True
+    return all(_gang_quorum_met(state, g) for g in state.problem.job_groups[j].gangs)
+
+
+def _gang_quorum_met(state: _State, g: int) -> bool:
+    gang = state.problem.gangs[g]
+    if sum(state.placed_of(r) for r in gang.roles) < gang.need:
+        return False
+    if any(sum(state.placed_of(r) for r in task.roles) < task.need for task in gang.tasks):
+        return False
+    return _meets_min_resources(state, g)

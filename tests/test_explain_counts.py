@@ -592,16 +592,25 @@ def test_minimums_that_each_fit_but_not_together_get_the_figure_that_ties_them(s
 
 
 def test_a_required_group_greedy_cannot_place_is_asked_of_cp_sat_one_domain_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Greedy puts the quorum (three 2-GPU 'a' pods and five small ones) on the 8-cpu node,
-    where minResources' 12 cpu cannot follow, and gives up. Whether the group fits alone is then
-    asked node by node (small models), not of one model of the whole cluster: on 1,024 alike
-    nodes such a model took 2 s of wall, and 192 s on 4,096, in CP-SAT's symmetry detection."""
+    """Greedy makes the quorum (minMember 2) of the two 1.5-cpu pods, the smallest, and on a
+    4-cpu node only one 4-GPU pod can follow them, where minResources asks 8 GPUs: the two
+    GPU pods alone are the placement. Whether the group fits alone is then asked node by node
+    (small models), not of one model of the whole cluster: on 1,024 alike nodes such a model
+    took 2 s of wall, and 192 s on 4,096, in CP-SAT's symmetry detection."""
 
-    def job(gpus: int, small: int) -> Snapshot:
+    def pair() -> Snapshot:
+        nodes = tuple(Node(f"n{i}", {}, {"cpu": 4000, "nvidia.com/gpu": 8, "pods": 110}) for i in range(2))
+        pods = [Pod("ml", f"pair-{task}-{i}", annotations={GROUP: "pair", TASK: task}, containers=(Container("main", request),))
+                for task, request in (("a", {"cpu": 1500}), ("b", {"cpu": 1000, "nvidia.com/gpu": 4})) for i in range(2)]
+        group = PodGroup("ml", "pair", PodGroupAPI.VOLCANO, min_member=2, min_resources={"nvidia.com/gpu": 8},
+                         queue="default", priority_class_name="low", required_topology=("kubernetes.io/hostname",))
+        return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,), priority_classes=tuple(PriorityClass(n, v) for n, v in CLASSES.items()))
+
+    def job() -> Snapshot:
         nodes = (Node("n0", {}, {"cpu": 8000, "nvidia.com/gpu": 8, "pods": 110}),
-                 Node("n1", {}, {"cpu": 16000, "nvidia.com/gpu": gpus, "pods": 110}))
+                 Node("n1", {}, {"cpu": 16000, "nvidia.com/gpu": 4, "pods": 110}))
         pods = [Pod("ml", f"job-{task}-{i}", annotations={GROUP: "job", TASK: task}, containers=(Container("main", request),))
-                for task, request, count in (("a", {"cpu": 1000, "nvidia.com/gpu": 2}, 4), ("b", {"cpu": 1000}, small))
+                for task, request, count in (("a", {"cpu": 1000, "nvidia.com/gpu": 2}, 4), ("b", {"cpu": 1000}, 12))
                 for i in range(count)]
         group = PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=8, min_resources={"cpu": 12000}, min_task_member={"a": 3},
                          queue="default", priority_class_name="low", required_topology=("kubernetes.io/hostname",))
@@ -612,13 +621,14 @@ def test_a_required_group_greedy_cannot_place_is_asked_of_cp_sat_one_domain_at_a
         raise AssertionError("the whole cluster's model was asked")
 
     monkeypatch.setattr(_Exact, "placed", whole_cluster)
-    snapshot = job(gpus=8, small=8)
+    snapshot = pair()
     problem = build_problem(snapshot)
     assert not _place_quorum(_State(problem), 0)
     assert _fits_alone(problem, 0, _Exact(problem))
     assert exhaustive_jobs(snapshot).fits((0,))
-    # n1 with 4 GPUs: its bounds hold 12 cpu of pods, but not three 'a' pods; the search says no.
-    snapshot = job(gpus=4, small=12)
+    # minMember 8 with three 2-GPU 'a' pods and minResources 12 cpu: n1's bounds hold 12 cpu
+    # of pods, but not three 'a' pods beside them (4 GPUs); the search says no.
+    snapshot = job()
     problem = build_problem(snapshot)
     assert not _fits_alone(problem, 0, _Exact(problem))
     assert not exhaustive_jobs(snapshot).fits((0,))
