@@ -270,11 +270,36 @@ def _place_quorum(state: _State, j: int) -> bool:
 
 
 def _place_gang_quorum(state: _State, g: int) -> bool:
-    chosen = _quorum_roles(state, g)
-    if chosen is None:
-        return False
-    chosen.sort(key=lambda rt: -state.share(rt[0]))
-    return _place_gang(state, g, chosen)
+    tried: list[list[tuple[int, int]]] = []
+    for order in _quorum_orders(state, g):
+        chosen = _quorum_roles(state, g, order)
+        if chosen is None or chosen in tried:
+            continue
+        tried.append(chosen)
+        if _place_gang(state, g, sorted(chosen, key=lambda rt: -state.share(rt[0]))):
+            return True
+    return False
+
+
+def _quorum_orders(state: _State, g: int) -> Iterator[list[int]]:
+    """The orders in which a gang of several kinds of pod takes them into its quorum, each
+    tried where the one before found no place: the smallest first (they fit most easily); the
+    gang's own, Volcano's task order, from which its job controller counts minResources; the
+    largest share of what minResources asks first. Kinds no candidate node holds one of now
+    come last in each."""
+    problem = state.problem
+    gang = problem.gangs[g]
+    smallest = sorted(gang.roles, key=lambda r: (state.share(r), r))
+    if len(gang.roles) == 1:
+        yield smallest
+        return
+    nowhere = {r for r in gang.roles if not state.fits(problem.roles[r], state.nodes_of(r)).any()}
+    orders = [smallest, list(gang.roles)]
+    if any(gang.min_resources):
+        asked = [k for k, m in enumerate(gang.min_resources) if m]
+        orders.append(sorted(gang.roles, key=lambda r: (-max(problem.roles[r].request[k] / gang.min_resources[k] for k in asked), r)))
+    for order in orders:
+        yield sorted(order, key=lambda r: r in nowhere)
 
 
 def _meet_min_resources(state: _State, g: int) -> bool:
@@ -299,22 +324,25 @@ def _place_more(state: _State, g: int, r: int, wanted: int) -> int:
     return placed + place_pods(state, r, wanted - placed, allowed_nodes(state, g))
 
 
-def _quorum_roles(state: _State, g: int) -> list[tuple[int, int]] | None:
-    """How many pods of each role make the quorum: task minimums first, then the smallest pods."""
+def _quorum_roles(state: _State, g: int, order: list[int] | None = None) -> list[tuple[int, int]] | None:
+    """How many pods of each role make the quorum: task minimums first, then the rest, each
+    taken in ``order`` (by default the smallest first)."""
     problem = state.problem
     gang = problem.gangs[g]
+    if order is None:
+        order = sorted(gang.roles, key=lambda r: (state.share(r), r))
+    rank = {r: i for i, r in enumerate(order)}
     taken: dict[int, int] = defaultdict(int)
     for task in gang.tasks:
         left = task.need
-        for r in sorted(task.roles, key=lambda r: (state.share(r), r)):
+        for r in sorted(task.roles, key=rank.__getitem__):
             take = min(left, problem.roles[r].count)
             taken[r] += take
             left -= take
         if left > 0:
             return None
     left = gang.need - sum(taken.values())
-    # Smallest pods make a quorum most easily; the biggest are then placed first.
-    for r in sorted(gang.roles, key=lambda r: (state.share(r), r)):
+    for r in order:
         if left <= 0:
             break
         take = min(left, problem.roles[r].count - taken[r])

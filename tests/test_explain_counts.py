@@ -592,17 +592,18 @@ def test_minimums_that_each_fit_but_not_together_get_the_figure_that_ties_them(s
 
 
 def test_a_required_group_greedy_cannot_place_is_asked_of_cp_sat_one_domain_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Greedy makes the quorum (minMember 2) of the two 1.5-cpu pods, the smallest, and on a
-    4-cpu node only one 4-GPU pod can follow them, where minResources asks 8 GPUs: the two
-    GPU pods alone are the placement. Whether the group fits alone is then asked node by node
-    (small models), not of one model of the whole cluster: on 1,024 alike nodes such a model
-    took 2 s of wall, and 192 s on 4,096, in CP-SAT's symmetry detection."""
+    """minMember 2 and minResources 1.5 cpu on one node of 2.5 cpu and 2 GPUs: greedy's
+    quorums are two of a kind (the 500m pods, which leave no room for the 2-cpu GPU pod
+    minResources then needs; or the two GPU pods, 4 GPUs), where one of each is the placement.
+    Whether the group fits alone is then asked node by node (small models), not of one model
+    of the whole cluster: on 1,024 alike nodes such a model took 2 s of wall, and 192 s on
+    4,096, in CP-SAT's symmetry detection."""
 
     def pair() -> Snapshot:
-        nodes = tuple(Node(f"n{i}", {}, {"cpu": 4000, "nvidia.com/gpu": 8, "pods": 110}) for i in range(2))
+        nodes = tuple(Node(f"n{i}", {}, {"cpu": 2500, "nvidia.com/gpu": 2, "pods": 110}) for i in range(2))
         pods = [Pod("ml", f"pair-{task}-{i}", annotations={GROUP: "pair", TASK: task}, containers=(Container("main", request),))
-                for task, request in (("a", {"cpu": 1500}), ("b", {"cpu": 1000, "nvidia.com/gpu": 4})) for i in range(2)]
-        group = PodGroup("ml", "pair", PodGroupAPI.VOLCANO, min_member=2, min_resources={"nvidia.com/gpu": 8},
+                for task, request in (("a", {"cpu": 2000, "nvidia.com/gpu": 2}), ("b", {"cpu": 500})) for i in range(2)]
+        group = PodGroup("ml", "pair", PodGroupAPI.VOLCANO, min_member=2, min_resources={"cpu": 1500},
                          queue="default", priority_class_name="low", required_topology=("kubernetes.io/hostname",))
         return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,), priority_classes=tuple(PriorityClass(n, v) for n, v in CLASSES.items()))
 

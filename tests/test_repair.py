@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from gangplan import greedy as greedy_module
-from gangplan.greedy import greedy, repair, repair_by_worth
+from gangplan.greedy import repair, repair_by_worth
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
 from gangplan.objective import Assignment, objective_terms, score
 from gangplan.planner import name_pods
@@ -111,42 +110,3 @@ def test_a_gang_a_bucket_spread_over_two_nodes_is_put_on_one() -> None:
             assert repaired.placed == {0} and repaired.counts == {(0, 1): 2}, levels
             assert verify(snapshot, name_pods(problem, repaired), levels).ok
 
-
-def test_a_gang_whose_first_domain_holds_its_quorum_but_not_min_resources_tries_the_next() -> None:
-    """minMember 1 and minResources 2 cpu, all in one rack: the quorum is the 500m pod, and
-    minResources needs the 2-cpu one beside it. Rack r0 (ranked first: least CPU) holds the
-    small pod only; r1 holds both. Greedy, and both repairs of a gang left without pods, placed
-    the quorum in r0, failed minResources there and gave the gang up."""
-    nodes = (Node("a0", {"rack": "r0"}, {"cpu": 1000, "pods": 110}), Node("b0", {"rack": "r1"}, {"cpu": 4000, "pods": 110}))
-    required = {"kueue.x-k8s.io/podset-required-topology": "rack"}
-    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1, min_resources={"cpu": 2000})
-    pods = tuple(Pod("default", f"g-{i}", annotations={"scheduling.k8s.io/group-name": "g", **required},
-                     containers=(Container("main", {"cpu": cpu}),)) for i, cpu in enumerate((500, 2000)))
-    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
-    problem = build_problem(snapshot, levels=("rack",))
-    (j,) = range(len(problem.job_groups))
-    tentative = Assignment({}, frozenset({j}))
-    for fixed in (greedy(problem), greedy(problem, as_scheduler=True), repair(problem, tentative), repair_by_worth(problem, tentative)):
-        assert fixed.placed == {j}
-        assert {n for _, n in fixed.counts} == {1}
-        assert verify(snapshot, name_pods(problem, fixed), ("rack",)).ok
-
-
-def test_greedy_tries_only_the_domains_that_may_hold_min_resources(monkeypatch) -> None:
-    """The same gang on one node (a hostname term) among 64: every node holds its 500m
-    quorum, only the last the 2-cpu pod minResources needs. Greedy tries that node alone,
-    where trying each node in turn placed and took back the quorum 63 times."""
-    nodes = tuple(Node(f"n{i:02}", {}, {"cpu": 1000 if i < 63 else 4000, "pods": 110}) for i in range(64))
-    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1, min_resources={"cpu": 2000},
-                     required_topology=("kubernetes.io/hostname",))
-    pods = tuple(Pod("default", f"g-{i}", annotations={"scheduling.k8s.io/group-name": "g"},
-                     containers=(Container("main", {"cpu": cpu}),)) for i, cpu in enumerate((500, 2000)))
-    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
-    problem = build_problem(snapshot)
-    tries = []
-    meet = greedy_module._meet_min_resources
-    monkeypatch.setattr(greedy_module, "_meet_min_resources", lambda state, g: tries.append(g) or meet(state, g))
-    placed = greedy(problem)
-    assert placed.placed == {0} and {n for _, n in placed.counts} == {63}
-    assert len(tries) == 1
-    assert verify(snapshot, name_pods(problem, placed), ()).ok
