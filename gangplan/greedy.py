@@ -266,7 +266,19 @@ def _refit(state: _State, role: Role, nodes: np.ndarray, fit: np.ndarray, change
 
 
 def _place_quorum(state: _State, j: int) -> bool:
-    return all(_place_gang_quorum(state, g) for g in state.problem.job_groups[j].gangs)
+    """The quorum of every member of JobGroup ``j``, members in queue order, else the fewest
+    candidate nodes first: a member that could go anywhere took the room one with fewer
+    choices needed. A failed try is undone."""
+    gangs = list(state.problem.job_groups[j].gangs)
+    mark = state.mark()
+    if all(_place_gang_quorum(state, g) for g in gangs):
+        return True
+    state.undo(mark)
+    narrowest = sorted(gangs, key=lambda g: len(state.gang_nodes(g)))
+    if narrowest != gangs and all(_place_gang_quorum(state, g) for g in narrowest):
+        return True
+    state.undo(mark)
+    return False
 
 
 def _place_gang_quorum(state: _State, g: int) -> bool:

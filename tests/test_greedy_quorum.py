@@ -6,7 +6,7 @@ import pytest
 
 from gangplan import greedy as greedy_module
 from gangplan.greedy import greedy, repair, repair_by_worth
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Toleration
 from gangplan.objective import Assignment
 from gangplan.planner import name_pods
 from gangplan.problem import build_problem
@@ -99,6 +99,27 @@ def test_greedy_tries_another_quorum_when_the_smallest_pods_find_no_place(case: 
     two of them JobGroups of several members, whose members greedy places one at a time."""
     snapshot = QUORUMS[case]
     problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_greedy_places_the_member_with_fewer_candidate_nodes_first_when_queue_order_fails() -> None:
+    """A JobGroup of two one-pod members: ``any`` tolerates n1's taint, ``picky`` does not, so
+    n0 (ranked first, the least CPU) is picky's one node. In queue order any took n0's last
+    cpu and picky had none; the narrowest first, both fit."""
+    taint = (Taint("gpu", "yes", "NoSchedule"),)
+    nodes = (Node("n0", {}, {"cpu": 2000, "pods": 110}), Node("n1", {}, {"cpu": 4000, "pods": 110}, taints=taint))
+    busy = Pod("kube-system", "busy", containers=(Container("c", {"cpu": 1000}),), node_name="n0", phase=PodPhase.RUNNING)
+    groups, pods = [], [busy]
+    for i, (name, tolerations) in enumerate((("any", (Toleration("gpu", "Exists", "", ""),)), ("picky", ()))):
+        groups.append(PodGroup("default", name, PodGroupAPI.VOLCANO, min_member=1, sub_group="job", queue="default",
+                               creation_timestamp=f"2024-01-01T00:00:0{i}Z"))
+        pods.append(Pod("default", f"{name}-0", annotations={GROUP: name}, tolerations=tolerations,
+                        containers=(Container("main", {"cpu": 1000}),)))
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+    problem = build_problem(snapshot)
+    assert len(problem.job_groups) == 1
     for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
         assert placed.placed == {0}
         assert verify(snapshot, name_pods(problem, placed), ()).ok
