@@ -266,7 +266,11 @@ def reason(
         return _siblings_short(problem, j, exact) if prefix_member else (
             "no placement of its quorum was found, even with nothing else planned"
         )
-    return "does not fit beside the groups placed"
+    # Nothing of its priority or above is on its nodes: a search that stopped short of it.
+    return (
+        "fits even with nothing else planned, and no group placed at its priority or above holds "
+        "room on the nodes it could use: the plan's search did not find its place"
+    )
 
 
 def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:

@@ -162,7 +162,7 @@ ALONE_FAILS = re.compile(
     r"|the pods (that|found room)|running members|no |a running member|with ))"
 )
 WHOSE = re.compile(r"^(JobGroup \S+ cannot be placed: )?(member \S+: )?")
-FITS_ALONE = re.compile(r"^(lost to |does not fit beside)")
+FITS_ALONE = re.compile(r"^(lost to |fits even with nothing else planned)")
 COUNTED = re.compile(r"^(?:at most (\d+) of minMember \d+ pods fit even|required [^:]+: the best \S+ \(\S+\) holds (\d+) of)")
 
 

@@ -449,6 +449,22 @@ def test_explain_names_the_resource_that_binds(tmp_path: Path) -> None:
     assert "lost to higher-priority groups holding cpu on its 1 candidate node: ml/urgent (30); 2 free there after the plan, its quorum needs 4" in text
 
 
+def test_a_group_greedy_misses_with_nothing_in_its_way_is_said_to_be_missed(tmp_path: Path) -> None:
+    """One node of 2.5 cpu and 2 GPUs; minMember 2 and minResources 1.5 cpu. One 2-cpu GPU pod
+    and one 500m pod is the placement; greedy's quorums are two of a kind and have none. With
+    nothing else placed, the reason said "does not fit beside the groups placed"."""
+    objects = [node("n0", gpus=2, cpu="2500m"), pod_group("g", 2, minResources={"cpu": "1500m"})]
+    objects += [*pods("g", 2, 2, task="a", cpu="2"), *pods("g", 2, 0, task="b", cpu="500m")]
+    path = write(tmp_path, objects)
+    assert plan_of(path)["ml/g"]["placed"]
+    missed = plan_of(path, "--solver", "greedy")["ml/g"]
+    assert not missed["placed"]
+    assert missed["reason"] == (
+        "fits even with nothing else planned, and no group placed at its priority or above holds room on the "
+        "nodes it could use: the plan's search did not find its place"
+    )
+
+
 def test_explain_names_the_same_priority_group_placed_instead_beside_the_higher_ones(tmp_path: Path) -> None:
     """A group above held some of the room, and one of the same priority the rest: both are
     named (the one placed instead was not, once any group above held anything)."""
