@@ -309,7 +309,11 @@ def _quorum_orders(state: _State, g: int) -> Iterator[list[int]]:
     orders = [smallest, list(gang.roles)]
     if any(gang.min_resources):
         asked = [k for k, m in enumerate(gang.min_resources) if m]
-        orders.append(sorted(gang.roles, key=lambda r: (-max(problem.roles[r].request[k] / gang.min_resources[k] for k in asked), r)))
+
+        def share(r: int) -> float:
+            return max(problem.roles[r].request[k] / gang.min_resources[k] for k in asked)
+
+        orders.append(sorted(gang.roles, key=lambda r: (-share(r), r)))
     for order in orders:
         yield sorted(order, key=lambda r: r in nowhere)
 
@@ -477,7 +481,8 @@ def _may_meet_min_resources(state: _State, g: int, labels: np.ndarray, count: in
     for r in gang.roles:
         role = problem.roles[r]
         fit = np.where(state.mask(r)[nodes], state.fits(role, nodes), 0)
-        pods = np.minimum(np.bincount(labels, weights=fit, minlength=count).astype(np.int64), role.count - state.placed_of(r))
+        there = np.bincount(labels, weights=fit, minlength=count).astype(np.int64)
+        pods = np.minimum(there, role.count - state.placed_of(r))
         request = np.array(role.request, dtype=np.int64)
         room += pods[:, None] * request[None, :]
         want -= request * state.placed_of(r)
@@ -863,8 +868,7 @@ def _top_up(state: _State, j: int) -> None:
         if _gang_quorum_met(state, g) and _in_one_domain(state, g):
             continue
         state.undo(mark)
-        chosen = _quorum_roles(state, g)
-        if chosen is None or not _place_gang(state, g, sorted(chosen, key=lambda rt: -state.share(rt[0]))):
+        if not _place_gang_quorum(state, g):
             state.undo(mark)
 
 

@@ -109,4 +109,3 @@ def test_a_gang_a_bucket_spread_over_two_nodes_is_put_on_one() -> None:
         for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
             assert repaired.placed == {0} and repaired.counts == {(0, 1): 2}, levels
             assert verify(snapshot, name_pods(problem, repaired), levels).ok
-
