@@ -357,7 +357,8 @@ def _quorum_roles(state: _State, g: int, order: list[int] | None = None) -> list
             left -= take
         if left > 0:
             return None
-    left = gang.need - sum(taken.values())
+    # minResources still owed needs a pod even where minMember does not: it chooses the domain.
+    left = max(gang.need, 1 if any(gang.min_resources) else 0) - sum(taken.values())
     for r in order:
         if left <= 0:
             break

@@ -123,3 +123,17 @@ def test_greedy_places_the_member_with_fewer_candidate_nodes_first_when_queue_or
     for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
         assert placed.placed == {0}
         assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_gang_owing_only_min_resources_chooses_its_node_as_a_quorum_does() -> None:
+    """minMember 0 but minResources 2.5 cpu, on one node (a hostname term): its first pod chose
+    the node outside the NodeGroup search, n0 (1 cpu, ranked first), where the 2-cpu pod
+    cannot follow; now a pod is its quorum and n1 is tried next."""
+    nodes = (Node("n0", {}, {"cpu": 1000, "pods": 110}), Node("n1", {}, {"cpu": 4000, "pods": 110}))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=0, min_resources={"cpu": 2500},
+                     required_topology=("kubernetes.io/hostname",))
+    snapshot = _alone(nodes, group, [("a", {"cpu": 500}), ("b", {"cpu": 2000})])
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0} and {n for _, n in placed.counts} == {1}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
