@@ -297,13 +297,13 @@ def _quorum_orders(state: _State, g: int) -> Iterator[list[int]]:
     """The orders in which a gang of several kinds of pod takes them into its quorum, each
     tried where the one before found no place: the smallest first (they fit most easily); the
     gang's own, Volcano's task order, from which its job controller counts minResources; the
-    largest share of what minResources asks first. Kinds no candidate node holds one of now
-    come last in each."""
+    largest share of what minResources asks first. After the first, kinds no candidate node
+    holds one of now come last in each (worked out only once the first has failed)."""
     problem = state.problem
     gang = problem.gangs[g]
     smallest = sorted(gang.roles, key=lambda r: (state.share(r), r))
+    yield smallest
     if len(gang.roles) == 1:
-        yield smallest
         return
     nowhere = {r for r in gang.roles if not state.fits(problem.roles[r], state.nodes_of(r)).any()}
     orders = [smallest, list(gang.roles)]
