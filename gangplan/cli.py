@@ -956,7 +956,11 @@ _DIFF_STYLES = {"header": "bold", "add": "green", "remove": "red", "change": "ye
 def diff_command(
     snapshot: Annotated[
         Optional[list[str]],
-        typer.Argument(help="Snapshot files, folders, or - for stdin.", show_default=False, metavar="SNAPSHOT"),
+        typer.Argument(
+            help="Snapshot files, folders, or - for stdin; then the plan file, unless --plan names it.",
+            show_default=False,
+            metavar="SNAPSHOT",
+        ),
     ] = None,
     plan_files: Annotated[
         list[str], typer.Option("--plan", metavar="FILE", help="A Plan or List of Bindings; give it twice to compare two plans.")
@@ -970,16 +974,21 @@ def diff_command(
 ) -> None:
     """What a plan changes against the snapshot, or what differs between two plans.
 
-    Topology levels come from the snapshot's Topology object, else --levels, else the levels
+    The plan is --plan FILE, or else the one file named among the arguments that holds a Plan
+    or a List of Bindings, as for `verify`. Topology levels come from the snapshot's Topology object, else --levels, else the levels
     the plans agree on, else as for `plan`, whichever plan is given first.
 
     \b
     Examples:
-      gangplan diff snapshots/gpu-cluster.yaml --plan plan.json
+      gangplan diff snapshots/gpu-cluster.yaml plan.json
       gangplan diff --plan ordered.json --plan optimal.json --exit-code
     """
+    documents = None
+    if not plan_files and snapshot:
+        snapshot, found, documents = _plan_among(snapshot, "diff")
+        plan_files = [found]
     if len(plan_files) not in (1, 2):
-        raise UsageError("diff takes --plan PLAN with a snapshot, or --plan A --plan B")
+        raise UsageError("diff takes a snapshot and a plan (diff SNAPSHOT... PLAN, or --plan PLAN), or two plans (--plan A --plan B)")
     if len(plan_files) == 1 and not snapshot:
         raise UsageError("diff --plan PLAN needs the snapshot the plan was made from")
     if gang and not snapshot:
@@ -987,7 +996,9 @@ def diff_command(
     _stdin_once([*(snapshot or []), *plan_files])
     _claim_outputs([*(snapshot or []), *_gang_files(gang), *plan_files], output_file)
     loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
-    plans = [read_plan(path) for path in plan_files]
+    if documents is not None and loaded is not None and (others := _plans_beside(loaded)):
+        raise UsageError(f"{plan_files[0]} holds the plan, and the other inputs hold {others} objects too; compare two plans with --plan A --plan B")
+    plans = [read_plan(path, documents) if documents is not None else read_plan(path) for path in plan_files]
     # Levels by diff_levels' rule: Topology, --levels, what the plans agree on, inferred.
     given = _levels(levels)
     if len(plans) == 1:
@@ -1114,11 +1125,11 @@ def verify_command(
     """
     documents = None
     if plan_file is None:
-        snapshot, plan_file, documents = _plan_among(snapshot)
+        snapshot, plan_file, documents = _plan_among(snapshot, "verify")
     _stdin_once([*snapshot, plan_file])
     loaded = _with_gangs(_load(snapshot), gang)
-    if documents is not None and (others := sorted(k for k in loaded.skipped_kinds if k in ("Plan", "Binding"))):
-        raise UsageError(f"{plan_file} holds the plan, and the other inputs hold {' and '.join(others)} objects too; name the plan with --plan FILE")
+    if documents is not None and (others := _plans_beside(loaded)):
+        raise UsageError(f"{plan_file} holds the plan, and the other inputs hold {others} objects too; name the plan with --plan FILE")
     given = read_plan(plan_file, documents)
     placements = list(given.placements)
     own = resolve_levels(loaded, _levels(levels))[0]
@@ -1155,19 +1166,26 @@ def _stdin_once(paths: list[str]) -> None:
         raise UsageError("- (stdin) is given twice; it can feed one input")
 
 
-def _plan_among(paths: list[str]) -> tuple[list[str], str, list[Any]]:
-    """`verify SNAPSHOT... PLAN` (DESIGN's form): the one file named that holds a Plan or a List
-    of Bindings, its documents, and the other paths. Looked for from the last, where the plan
-    usually is, so that the snapshot is not parsed twice; verify_command refuses a second."""
+def _plan_among(paths: list[str], command: str) -> tuple[list[str], str, list[Any]]:
+    """`verify SNAPSHOT... PLAN` (DESIGN's form) and `diff SNAPSHOT... PLAN`: the one file named
+    that holds a Plan or a List of Bindings, its documents, and the other paths. Looked for from
+    the last, where the plan usually is, so that the snapshot is not parsed twice; a second
+    plan among the others shows when they are loaded (_plans_beside)."""
     for path in reversed(paths):
         if path != "-" and os.path.isfile(path):
             documents = read_documents(path, limits=_State.limits)
             if len(documents) == 1 and _is_plan(documents[0]):
                 rest = [p for p in paths if p != path]
                 if not rest:
-                    raise UsageError(f"verify {path}: give the snapshot the plan was made from too")
+                    raise UsageError(f"{command} {path}: give the snapshot the plan was made from too")
                 return rest, path, documents
-    raise UsageError("verify needs a plan: verify SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings)")
+    raise UsageError(f"{command} needs a plan: {command} SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings)")
+
+
+def _plans_beside(loaded: Snapshot) -> str:
+    """The kinds of plan object the snapshot's inputs hold ('' when none), which a loaded
+    snapshot skips: a second plan named where one was expected."""
+    return " and ".join(sorted(k for k in loaded.skipped_kinds if k in ("Plan", "Binding")))
 
 
 def _is_plan(document: Any) -> bool:

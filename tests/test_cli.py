@@ -211,6 +211,25 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
     assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
 
 
+def test_diff_takes_the_plan_as_an_argument_as_verify_does(tmp_path: Path) -> None:
+    """`verify SNAPSHOT PLAN` found the plan among its arguments; `diff SNAPSHOT PLAN` was refused."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    made, other = tmp_path / "plan.json", tmp_path / "other.json"
+    assert invoke("plan", snapshot, "--solver", "greedy", "-o", "plan", "--output-file", str(made)).exit_code == 0
+    expected = invoke("diff", snapshot, "--plan", str(made))
+    assert expected.exit_code == 0 and "placed" in expected.stdout, expected.stderr
+    for args in ([snapshot, str(made)], [str(made), snapshot]):
+        result = invoke("diff", *args)
+        assert result.exit_code == 0 and result.stdout == expected.stdout, result.stderr
+    other.write_text(made.read_text())
+    two = invoke("diff", str(other), str(made))
+    assert two.exit_code == 2 and two.stderr.splitlines()[-1].endswith("compare two plans with --plan A --plan B")
+    none = invoke("diff", snapshot)
+    assert none.exit_code == 2 and none.stderr.splitlines()[-1].startswith("error: diff needs a plan: diff SNAPSHOT... PLAN")
+    alone = invoke("diff", str(made))
+    assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
+
+
 def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> None:
     """It said 'schemaVersion None is not supported (expected 1)', Python's None for a key not there."""
     snapshot = str(ROOT / "snapshots" / "small.yaml")
