@@ -373,6 +373,8 @@ def _load(paths: list[str]) -> Snapshot:
         _say(f"skipped objects gangplan does not use: {counts}")
     if not snapshot.nodes and any(p.node_name is None for p in snapshot.pods):
         _say("warning: the input has no Node objects, so nothing can be placed (add kubectl get nodes -o yaml)")
+    if not (snapshot.nodes or snapshot.pods or snapshot.pod_groups) and (plans := _plans_beside(snapshot)):
+        _say(f"warning: the input holds {plans} objects and no cluster (Nodes, Pods, PodGroups); verify and diff read a plan beside its snapshot")
     return snapshot
 
 

@@ -228,6 +228,9 @@ def test_diff_takes_the_plan_as_an_argument_as_verify_does(tmp_path: Path) -> No
     assert none.exit_code == 2 and none.stderr.splitlines()[-1].startswith("error: diff needs a plan: diff SNAPSHOT... PLAN")
     alone = invoke("diff", str(made))
     assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
+    planned = invoke("plan", str(made))
+    assert "warning: the input holds Plan objects and no cluster" in planned.stderr
+    assert "warning: the input holds" not in invoke("plan", snapshot).stderr
 
 
 def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> None:
