@@ -339,11 +339,12 @@ def _bucket_proof(
     plan's values) where it is tighter. Without either, a stage is measured against the most
     it could be (every JobGroup of its level placed), not left without a gap; a plan that
     reaches that is proven there too. A bucket model that kept only a neighbourhood of buckets
-    (8,192 nodes and up) bounds nothing, so there only the knapsack (up to
-    KNAPSACK_PROOF_LIMIT candidate pairs) and the most a stage could be count."""
+    (8,192 nodes and up) bounds nothing, so there only the model one level up (which always
+    has the whole problem), the knapsack (up to KNAPSACK_PROOF_LIMIT candidate pairs) and the
+    most a stage could be count."""
     from .aggregate import cluster_bound
 
-    runs = [outcome.solve.stages, outcome.upper] if outcome.whole else []
+    runs = [outcome.solve.stages, outcome.upper] if outcome.whole else [outcome.upper]
     knapsack_too = outcome.whole or candidate_count(problem) <= KNAPSACK_PROOF_LIMIT
     stages = stage_terms([t for t in terms if t.primary])
     proven: set[str] = set()
