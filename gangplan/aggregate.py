@@ -241,7 +241,8 @@ def solve_buckets(
     upper: list[StageResult] = []
     spent = 0.0
     passes = UPPER_PASSES * candidate_count(problem) * SECONDS_PER_CANDIDATE_PASS
-    if kept and pairs.size > LIGHT_PRESOLVE_FROM and buckets.level and (whole or passes <= UPPER_PASSES_SHARE * UPPER_SHARE * time_limit):
+    affordable = whole or passes <= UPPER_PASSES_SHARE * UPPER_SHARE * time_limit
+    if kept and pairs.size > LIGHT_PRESOLVE_FROM and buckets.level and affordable:
         upper, chosen, spent = _upper(
             problem, kept, hint, buckets.level - 1, scarce,
             time_limit=UPPER_SHARE * time_limit, workers=workers, seed=seed, reporter=reporter, tuning=tuning,

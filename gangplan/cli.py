@@ -977,8 +977,9 @@ def diff_command(
     """What a plan changes against the snapshot, or what differs between two plans.
 
     The plan is --plan FILE, or else the one file named among the arguments that holds a Plan
-    or a List of Bindings, as for `verify`. Topology levels come from the snapshot's Topology object, else --levels, else the levels
-    the plans agree on, else as for `plan`, whichever plan is given first.
+    or a List of Bindings, as for `verify`. Topology levels come from the snapshot's Topology
+    object, else --levels, else the levels the plans agree on, else as for `plan`, whichever
+    plan is given first.
 
     \b
     Examples:
@@ -1000,7 +1001,7 @@ def diff_command(
     loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
     if documents is not None and loaded is not None and (others := _plans_beside(loaded)):
         raise UsageError(f"{plan_files[0]} holds the plan, and the other inputs hold {others} objects too; compare two plans with --plan A --plan B")
-    plans = [read_plan(path, documents) if documents is not None else read_plan(path) for path in plan_files]
+    plans = [read_plan(path, documents) for path in plan_files]
     # Levels by diff_levels' rule: Topology, --levels, what the plans agree on, inferred.
     given = _levels(levels)
     if len(plans) == 1:
