@@ -283,17 +283,23 @@ def test_the_model_one_level_up_is_also_put_on_nodes_largest_pods_first(monkeypa
     assert chosen is not None and chosen.placed == {b, c}
 
 
+@pytest.mark.parametrize("one_level_up", [False, True])
 def test_past_the_bucket_model_limit_a_neighbourhood_of_the_start_is_searched_and_its_plan_holds(
-    cluster, monkeypatch
+    cluster, monkeypatch, one_level_up: bool
 ) -> None:
     """At 8,192 nodes and up the bucket model keeps each role's hinted buckets and its roomiest
-    (``_neighbourhood``); here the limit is lowered so that 512 nodes take that path."""
+    (``_neighbourhood``); here the limit is lowered so that 512 nodes take that path. With
+    ``one_level_up`` the model one level up runs first, as it does there when its greedy passes
+    are affordable (the light-presolve size it needs is lowered too)."""
     from gangplan import aggregate
 
     problem = build_problem(cluster)
     monkeypatch.setattr(aggregate, "BUCKET_MODEL_LIMIT", len(aggregate._caps(problem, make_buckets(problem))) // 4)
+    if one_level_up:
+        monkeypatch.setattr(aggregate, "LIGHT_PRESOLVE_FROM", -1)
     result = plan(cluster, Options(time_limit=3))
-    assert "a neighbourhood of the greedy plan" in result.solver.note
+    assert "a neighbourhood of the greedy plan" in result.solver.note or one_level_up
+    assert ("bounded per" in result.solver.note) is one_level_up
     _holds_beats_greedy_and_repeats(cluster, result)
 
 
