@@ -340,13 +340,11 @@ def _place_more(state: _State, g: int, r: int, wanted: int) -> int:
     return placed + place_pods(state, r, wanted - placed, allowed_nodes(state, g))
 
 
-def _quorum_roles(state: _State, g: int, order: list[int] | None = None) -> list[tuple[int, int]] | None:
+def _quorum_roles(state: _State, g: int, order: list[int]) -> list[tuple[int, int]] | None:
     """How many pods of each role make the quorum: task minimums first, then the rest, each
-    taken in ``order`` (by default the smallest first)."""
+    taken in ``order`` (one of ``_quorum_orders``)."""
     problem = state.problem
     gang = problem.gangs[g]
-    if order is None:
-        order = sorted(gang.roles, key=lambda r: (state.share(r), r))
     rank = {r: i for i, r in enumerate(order)}
     taken: dict[int, int] = defaultdict(int)
     for task in gang.tasks:
