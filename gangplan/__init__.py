@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .errors import GangplanError, InputError, SolverError, UsageError  # noqa: E402
 from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``plan`` below is the function)
@@ -20,9 +20,10 @@ from .plan import Placement, Plan  # noqa: E402  (light; loaded first so that ``
 
 
 if TYPE_CHECKING:
-    from .stages import Reporter
+    from .loader import Limits
     from .model import Snapshot
     from .planner import Options
+    from .stages import Reporter
 
 
 def plan(snapshot: Snapshot, options: Options | None = None, reporter: Reporter | None = None) -> Plan:
@@ -40,7 +41,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load_snapshot(paths, *, stdin=None, limits=None):  # type: ignore[no-untyped-def]
+def load_snapshot(paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits | None = None) -> Snapshot:
     """Read files, folders or ``-`` into a Snapshot (see ``gangplan.loader``); ``limits`` is a
     ``gangplan.loader.Limits`` to raise or lower the input bounds."""
     from .loader import Limits, load_snapshot as _load

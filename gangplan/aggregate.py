@@ -206,7 +206,7 @@ class BucketSolution:
 
 @dataclass(slots=True)
 class AggregateResult:
-    solve: SolveResult
+    solve: SolveResult[BucketSolution]
     buckets: Buckets
     whole: bool  # every role kept every bucket: the bounds hold for the whole problem
     on_nodes: list[Assignment] = field(default_factory=list)  # real plans made between stages

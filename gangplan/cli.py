@@ -911,7 +911,7 @@ def _input_error_for_ci(
     message = str(exc)
     if isinstance(exc, InputError):
         if exc.position is None and exc.origin is not None:
-            exc.position = locate(exc.origin, exc.field)  # type: ignore[arg-type]
+            exc.position = locate(exc.origin, exc.field)
         position, message = exc.position or Position("<stdin>"), exc.message
     title = f"gangplan check: bad {'input' if isinstance(exc, InputError) else 'usage'}"
     text = junit = None
@@ -1309,7 +1309,7 @@ def _domains_cell(g: GroupOutcome) -> str:
     """`minipod mp-0-1 · tor ×3` — the domain when it is one, else the span count. The first
     domain shown is its whole path (`tor-2` repeats under miniPods; `mp-b/tor-2` does not); the
     node level shows only when it is the one level the group has (a hostname term)."""
-    parts = []
+    parts: list[str] = []
     levels = [level for level in g.domains if level != "node"] or list(g.domains)
     for level in levels:
         names = g.domains[level]

@@ -17,7 +17,7 @@ from ortools.sat.python import cp_model
 from .errors import SolverError
 from .objective import Assignment, Counts, Term, candidate_domains, used_domains
 from .problem import GangTopology, Problem
-from .stages import Reporter, SolveResult, StageResult, Tuning, stage_objective, stage_terms, stage_upper
+from .stages import Reporter, Solution, SolveResult, StageResult, Tuning, stage_objective, stage_terms, stage_upper
 
 DETERMINISTIC_WORKERS = 4
 # Deterministic seconds per worker a stage's presolve takes per model variable, about (1 s for
@@ -146,7 +146,7 @@ def solve_cpsat(
     fixed: frozenset[int] | None = None,
     tuning: Tuning,
     symmetry: bool = True,
-) -> SolveResult:
+) -> SolveResult[Assignment]:
     """Optimise ``terms`` lexicographically. ``workers == 1`` is deterministic: the limit is
     CP-SAT's deterministic time; with more workers it is wall time.
 
@@ -294,9 +294,9 @@ def staged_solve(
     model: cp_model.CpModel,
     terms: list[Term],
     expression: Callable[[Term], cp_model.LinearExprT],
-    set_hint: Callable[[Any], None],
-    extract: Callable[[cp_model.CpSolver], Any],
-    hint: Any,
+    set_hint: Callable[[Solution], None],
+    extract: Callable[[cp_model.CpSolver], Solution],
+    hint: Solution,
     *,
     time_limit: float,
     workers: int,
@@ -305,8 +305,8 @@ def staged_solve(
     start: float,
     light_presolve: bool = False,
     ignore_subsolvers: tuple[str, ...] = (),
-    refine: Callable[[Any, float], Any] | None = None,
-    learn: Callable[[Any, float], bool] | None = None,
+    refine: Callable[[Solution, float], Solution | None] | None = None,
+    learn: Callable[[Solution, float], bool] | None = None,
     pace: Pace = Pace(),
     interleaved: int = DETERMINISTIC_WORKERS,
     optional: bool = False,
@@ -316,7 +316,7 @@ def staged_solve(
     tuning: Tuning,
     constrain: Callable[[], None] | None = None,
     symmetry: bool = True,
-) -> SolveResult:
+) -> SolveResult[Solution]:
     """Optimise ``terms`` lexicographically on ``model``, stage by stage, each stage starting
     from the last one's solution; shared by the node-level and the domain-level models.
 
@@ -363,8 +363,8 @@ def staged_solve(
         solver.parameters.num_workers = workers
     if not symmetry:
         solver.parameters.symmetry_level = 0  # see solve_cpsat
-    for key, value in tuning.parameters:
-        _set(solver.parameters, key, value)
+    for key, setting in tuning.parameters:
+        _set(solver.parameters, key, setting)
     solver.parameters.log_to_stdout = False  # stdout carries only the output, whatever was asked
     for name in ignore_subsolvers:
         solver.parameters.ignore_subsolvers.append(name)
@@ -374,7 +374,7 @@ def staged_solve(
         solver.parameters.max_presolve_iterations = 1
 
     stages = stage_terms(terms)
-    result = SolveResult(None, "UNKNOWN")
+    result: SolveResult[Solution] = SolveResult(None, "UNKNOWN")
     current = hint
     all_optimal = True
     spent = 0.0
@@ -406,7 +406,7 @@ def staged_solve(
             all_optimal = False
             break
         stage_start, stage_spent = time.perf_counter(), 0.0
-        answer: tuple[str, int, int, Any] | None = None  # the last solve that found a solution
+        answer: tuple[str, int, int, Solution] | None = None  # the last solve that found a solution
         cut = False  # whether what was learnt since cuts that solution off
         while True:
             set_hint(current)

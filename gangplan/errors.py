@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Origin
 
 
 def dotted(path: tuple[str | int, ...]) -> str:
@@ -56,13 +60,13 @@ class InputError(GangplanError):
         message: str,
         position: Position | None = None,
         *,
-        origin: object = None,
+        origin: Origin | None = None,
         field: tuple[str | int, ...] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
         self.position = position
-        self.origin = origin  # a model.Origin the CLI may turn into a position
+        self.origin = origin  # the CLI may turn it into a position
         self.field = field  # the path inside that object the message is about
 
     def __str__(self) -> str:

@@ -214,7 +214,8 @@ def reason(
                     f"more and all its pending pods together request {describe_amount(name, most[k])}"
                 )
         needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
-        free, where = usable_free, "on Ready, schedulable nodes"
+        free: Sequence[int] = usable_free
+        where = "on Ready, schedulable nodes"
         if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
             free, where = gang.filtered_free, f"on the {gang.passing} of {usable_nodes} Ready, schedulable nodes that pass its filters"
         if short := _insufficient(problem, needs, free, "quorum needs", where):
@@ -441,7 +442,7 @@ class _Exact:
         self.problem, self.left, self.searches = problem, ALONE_BUDGET, 0
         self._rooms: dict[tuple[int, int], _DomainRoom] = {}
         self._requested: dict[tuple[int, int, int], dict[int, int]] = {}
-        self._answers: dict[str, SolveResult] = {}
+        self._answers: dict[str, SolveResult[Assignment]] = {}
         self._kinds: dict[int, list[int]] = {}
 
     def domain_room(self, g: int, level: int) -> _DomainRoom:
@@ -645,7 +646,7 @@ class _Exact:
                 better.put(origin[i], n, c)
         return better, result.status == "OPTIMAL"
 
-    def _solve(self, sub: Problem, terms: list[Term], hint: Assignment) -> SolveResult | None:
+    def _solve(self, sub: Problem, terms: list[Term], hint: Assignment) -> SolveResult[Assignment] | None:
         """CP-SAT's answer for the one JobGroup of ``sub``, within the budget; a question asked
         already (the same sub-problem, terms and start, from another of a sweep's alike groups)
         is answered again at no cost, as CP-SAT would answer it."""

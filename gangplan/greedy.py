@@ -377,16 +377,17 @@ def _fill(
 ) -> bool:
     """Place ``chosen`` (role, pods) in ``nodes`` (None: anywhere), all or none. ``room``:
     ``state.room(chosen, nodes)``, when it is current; else it is counted here."""
-    if nodes is not None and not isinstance(nodes, np.ndarray):
-        nodes = np.fromiter(nodes, dtype=np.int64)
+    within: np.ndarray | None = (
+        nodes if nodes is None or isinstance(nodes, np.ndarray) else np.fromiter(nodes, dtype=np.int64)
+    )
     found: list[tuple[np.ndarray, np.ndarray]] = []
     for i, (r, take) in enumerate(chosen):  # a cheap necessary condition before any pod is placed
-        if nodes is None:
+        if within is None:
             among = state.nodes_of(r)
             fit = state.fits(state.problem.roles[r], among)
         else:
-            mine = state.mask(r)[nodes]
-            among = nodes[mine]
+            mine = state.mask(r)[within]
+            among = within[mine]
             fit = state.fits(state.problem.roles[r], among) if room is None else room[i][0][mine]
         if int(fit.sum()) < take:
             return False
@@ -814,10 +815,7 @@ def _drop(state: _State, j: int, nodes_of: Mapping[int, set[int]]) -> None:
 def _split(state: _State, j: int) -> bool:
     """Whether a gang of the JobGroup has placed pods in two domains of a required level."""
     problem = state.problem
-    return any(
-        problem.gangs[g].topology is not None and problem.gangs[g].topology.required and not _in_one_domain(state, g)
-        for g in problem.job_groups[j].gangs
-    )
+    return any(not _in_one_domain(state, g) for g in problem.job_groups[j].gangs)
 
 
 def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:
@@ -890,8 +888,11 @@ def _top_up_gang(state: _State, g: int) -> None:
 def _in_one_domain(state: _State, g: int) -> bool:
     """Whether a gang's placed pods share one domain at each level its required terms name."""
     problem = state.problem
+    topology = problem.gangs[g].topology
+    if topology is None or not topology.required:
+        return True
     nodes = [n for r in problem.gangs[g].roles for n, c in state.on_nodes[r].items() if c]
-    return all(len(set(problem.domain_array(level)[nodes].tolist())) <= 1 for level in problem.gangs[g].topology.required)
+    return all(len(set(problem.domain_array(level)[nodes].tolist())) <= 1 for level in topology.required)
 
 
 def _quorum_met(state: _State, j: int) -> bool:

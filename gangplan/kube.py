@@ -412,10 +412,10 @@ def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[
     ) or status.get("resize") == "Infeasible"
     out = []
     for container in containers:
-        amounts = reported.get(container.name)
-        if amounts is not None:
-            merged = dict(amounts) if infeasible else {**container.requests}
-            for name, amount in amounts.items():
+        resized = reported.get(container.name)
+        if resized is not None:
+            merged = dict(resized) if infeasible else {**container.requests}
+            for name, amount in resized.items():
                 merged[name] = max(amount, merged.get(name, 0))
             container = replace(container, requests=merged)
         out.append(container)
@@ -599,7 +599,7 @@ def volcano_hard_network_topology(spec: Mapping[str, Any]) -> bool:
 
 
 def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
-    at = ("spec", "affinity", "podGroupAffinity")
+    at: tuple[str, ...] = ("spec", "affinity", "podGroupAffinity")
     outer = r.mapping(spec, "affinity", _SPEC)
     affinity = r.mapping(outer, "podGroupAffinity", at[:2])
     beside = not affinity and any(key in outer for key in _AFFINITY_FIELDS)

@@ -32,7 +32,7 @@ from yaml.reader import ReaderError
 
 from gangplan import kube, kueue
 from gangplan.errors import InputError, Position, dotted as _dotted
-from gangplan.model import Origin, Snapshot
+from gangplan.model import Node, Origin, Pod, PodGroup, Snapshot
 from gangplan.semantics import GODEL_POD_GROUP_KEY, POD_GROUP_ANNOTATIONS, POD_GROUP_LABELS
 
 __all__ = [
@@ -51,7 +51,7 @@ __all__ = [
 STDIN = "<stdin>"
 SUFFIXES = (".yaml", ".yml", ".json")
 
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BASES = (_BaseLoader,) if issubclass(_BaseLoader, Composer) else (Composer, _BaseLoader)
 _STR, _SEQ, _MAP = ("tag:yaml.org,2002:" + name for name in ("str", "seq", "map"))
 
@@ -100,9 +100,9 @@ class _Loader(*_BASES):  # type: ignore[misc]
         try:
             return self._build(node, {})
         finally:
-            self.constructed_objects = {}
-            self.recursive_objects = {}
-            self.state_generators = []
+            self.constructed_objects: dict[Any, Any] = {}
+            self.recursive_objects: dict[Any, Any] = {}
+            self.state_generators: list[Any] = []
             self.deep_construct = False
 
     def _build(self, node: _nodes.Node, built: dict[int, Any]) -> Any:
@@ -731,15 +731,17 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
                     f"{kind} {item.key} is nested more than {limits.max_depth} levels deep",
                     locate(item.origin),
                 )
-    named = (("Node", snapshot.nodes), ("Pod", snapshot.pods), ("PodGroup", snapshot.pod_groups))
+    named: tuple[tuple[str, Sequence[Node | Pod | PodGroup]], ...] = (
+        ("Node", snapshot.nodes), ("Pod", snapshot.pods), ("PodGroup", snapshot.pod_groups)
+    )
     for kind, items in named:
-        for item in items:
-            meta = {"name": item.name}
-            if kind != "Node":
-                meta["namespace"] = item.namespace
-            _check_name(kind, meta, item.origin)
+        for named_object in items:
+            meta = {"name": named_object.name}
+            if not isinstance(named_object, Node):
+                meta["namespace"] = named_object.namespace
+            _check_name(kind, meta, named_object.origin)
     for group in snapshot.pod_groups:  # int32 in every PodGroup API; the solver's coefficients
-        counts = [(("spec", "minMember"), group.min_member)]
+        counts: list[tuple[tuple[str | int, ...], int]] = [(("spec", "minMember"), group.min_member)]
         tasks = group.min_task_member.items()
         counts += [(("spec", "minTaskMember", task), n) for task, n in tasks]
         for path, count in counts:
@@ -1203,17 +1205,16 @@ def _in_items(file: str, places: Sequence[tuple[int, tuple[str | int, ...]]]) ->
     in no item whose text is known, or in one its events do not say (``_walk``)."""
     found: list[Position | None] = [None] * len(places)
     inside = [
-        index
-        for index, (_, steps) in enumerate(places)
-        if len(steps) > 1 and steps[0] == "items" and type(steps[1]) is int and steps[1] >= 0
+        (index, document, item)
+        for index, (document, steps) in enumerate(places)
+        if len(steps) > 1 and steps[0] == "items" and type(item := steps[1]) is int and item >= 0
     ]
     spans, piece = _item_spans(file) if inside else ({}, None)
     by_item: dict[tuple[int, ...], list[int]] = {}
-    for index in inside:
-        document, steps = places[index]
+    for index, document, item in inside:
         known = spans.get(document)
-        if known is not None and _ITEM * steps[1] < len(known):
-            by_item.setdefault(tuple(known[_ITEM * steps[1] : _ITEM * (steps[1] + 1)]), []).append(index)
+        if known is not None and _ITEM * item < len(known):
+            by_item.setdefault(tuple(known[_ITEM * item : _ITEM * (item + 1)]), []).append(index)
     for start, line, column, end in sorted(by_item):
         text = piece(start, end)  # type: ignore[misc]
         # A block node keeps its column, so its lines' indentation means what it did; in a flow
@@ -1267,32 +1268,32 @@ def _file_piece(file: str, start: int, end: int) -> str:
 def _json_items(text: str) -> array | None:
     """Where each item of the ``items`` array of a text that is one JSON object is written
     (``_ITEM``; the last ``items``, as ``json.loads`` keeps it); None for any other text."""
-    decoder, space = json.JSONDecoder(), _JSON_SPACE
-    at = space.match(text).end()
+    decoder = json.JSONDecoder()
+    at = _past_space(text, 0)
     if not text.startswith("{", at):
         return None
     spans = None
     try:
-        at = space.match(text, at + 1).end()
+        at = _past_space(text, at + 1)
         while not text.startswith("}", at):
             key, at = decoder.raw_decode(text, at)
-            at = space.match(text, at).end()
+            at = _past_space(text, at)
             if type(key) is not str or not text.startswith(":", at):
                 return None
-            at = space.match(text, at + 1).end()
+            at = _past_space(text, at + 1)
             if key == "items" and text.startswith("[", at):
-                spans, at = _json_array(decoder, text, space.match(text, at + 1).end())
+                spans, at = _json_array(decoder, text, _past_space(text, at + 1))
             else:
                 spans = None if key == "items" else spans
                 at = decoder.raw_decode(text, at)[1]
-            at = space.match(text, at).end()
+            at = _past_space(text, at)
             if text.startswith(",", at):
-                at = space.match(text, at + 1).end()
+                at = _past_space(text, at + 1)
             elif not text.startswith("}", at):
                 return None
     except json.JSONDecodeError:
         return None
-    return spans if space.match(text, at + 1).end() == len(text) else None
+    return spans if _past_space(text, at + 1) == len(text) else None
 
 
 def _json_array(decoder: json.JSONDecoder, text: str, at: int) -> tuple[array, int]:
@@ -1306,15 +1307,21 @@ def _json_array(decoder: json.JSONDecoder, text: str, at: int) -> tuple[array, i
         line_start = max(line_start, text.rfind("\n", counted, at) + 1)
         counted = at
         spans.extend((at, line, at - line_start, end))
-        at = _JSON_SPACE.match(text, end).end()
+        at = _past_space(text, end)
         if text.startswith(",", at):
-            at = _JSON_SPACE.match(text, at + 1).end()
+            at = _past_space(text, at + 1)
         elif not text.startswith("]", at):
             raise json.JSONDecodeError("expected , or ]", text, at)
     return spans, at + 1
 
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _past_space(text: str, at: int) -> int:
+    found = _JSON_SPACE.match(text, at)
+    assert found is not None  # the pattern matches the empty string too
+    return found.end()
 
 
 def _placed(origin: Origin, steps: tuple[str | int, ...], marks: _Marks | None) -> Position:
@@ -1363,7 +1370,7 @@ def _walk(text: str, wanted: set[tuple[int, tuple[str | int, ...]]]) -> _Marks |
     parser events; None where only the composer can tell: a text that is not one YAML stream
     (a JSON stream), an alias or merge key on the way, a key given twice in a mapping on the
     way (JSON keeps the last), a document that is not there."""
-    tries: dict[int, dict] = {}
+    tries: dict[int, dict[Any, Any]] = {}
     for document, steps in wanted:
         trie = tries.setdefault(document, {})
         for step in steps:
@@ -1376,11 +1383,11 @@ def _walk(text: str, wanted: set[tuple[int, tuple[str | int, ...]]]) -> _Marks |
         for event in events:
             if type(event) is yaml.DocumentStartEvent:
                 document += 1
-                trie = tries.get(document)
-                if trie is None:
+                asked = tries.get(document)
+                if asked is None:
                     _skip(next(events), events)
                 else:
-                    _visit(next(events), events, trie, (document,), marks)
+                    _visit(next(events), events, asked, (document,), marks)
     except (_Unusual, yaml.YAMLError, StopIteration):
         return None
     finally:

@@ -71,7 +71,7 @@ _MEMBERSHIP: tuple[tuple[str, str], ...] = (
 _INLINE_META = ("name", "namespace", "labels", "annotations", "apiVersion", "kind")
 
 
-class _TemplatePath(tuple):  # type: ignore[type-arg]
+class _TemplatePath(tuple):
     """The path of a pod template, inside the object that names its pods.
 
     The Pod built from the template is read through it: its ``metadata.name`` is located where
@@ -84,7 +84,7 @@ class _TemplatePath(tuple):  # type: ignore[type-arg]
     name_path: tuple[str | int, ...]
     inline: bool
 
-    def __add__(self, other: tuple) -> tuple:  # type: ignore[override]
+    def __add__(self, other: tuple) -> tuple:
         if other[:2] == _NAME:
             return (*self.name_path, *other[2:])
         if self.inline and other[:1] in (_META, _SPEC):
@@ -182,7 +182,7 @@ def _expand(
         if pod_annotations:
             metadata["annotations"] = pod_annotations
         # Each pod has its own spec mapping, so that setting one's nodeName leaves the others.
-        manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": {**t.spec}}
+        manifest: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": {**t.spec}}
         if t.claims:
             claimed = {volume for volume, _ in t.claims}
             manifest["spec"]["volumes"] = [
@@ -467,6 +467,12 @@ def _with_volcano_volumes(template: _Template, volumes: Sequence[tuple[str, str 
     return replace(template, spec={**template.spec, "containers": containers}, claims=tuple((claim, claim) for _, claim in named))
 
 
+def _owner_references(raw: Mapping[str, object]) -> Sequence[object]:
+    meta = raw.get("metadata")
+    references = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return references if isinstance(references, list) else ()
+
+
 def waiting_volcano_jobs(
     snapshot: Snapshot, jobs: Sequence[tuple[Mapping[str, Any], Origin]]
 ) -> tuple[list[tuple[str, list[Pod]]], list[str]]:
@@ -489,7 +495,7 @@ def waiting_volcano_jobs(
             if pg.namespace == namespace and pg.api is PodGroupAPI.VOLCANO and (
                 pg.name in (name, f"{name}-{uid}")
                 or any(isinstance(o, dict) and o.get("kind") == "Job" and (o.get("uid") == uid if uid else o.get("name") == name)
-                       for o in (pg.raw.get("metadata") or {}).get("ownerReferences") or ())
+                       for o in _owner_references(pg.raw))
             )
         ]
         job_phase = r.string(r.mapping(r.mapping(obj, "status", ()), "state", ("status",)), "phase", ("status", "state"))
@@ -499,7 +505,8 @@ def waiting_volcano_jobs(
         if len(owned) != 1:
             skipped.append("created; give its PodGroup to plan the pods it waits to make")
             continue
-        group_phase = (owned[0].raw.get("status") or {}).get("phase", "") if isinstance(owned[0].raw.get("status"), dict) else ""
+        group_status = owned[0].raw.get("status")
+        group_phase = group_status.get("phase", "") if isinstance(group_status, dict) else ""
         if (namespace, owned[0].name) in with_pods or group_phase not in ("", "Pending", "Inqueue"):
             skipped.append("already created")
             continue
@@ -619,7 +626,7 @@ def _workload(r: _Reader, obj: Mapping[str, Any], kind: str, object_name: str) -
         count = r.integer(spec, "replicas", _SPEC, default=1, minimum=0) or 0
         if kind == "StatefulSet":
             ordinals = r.mapping(spec, "ordinals", _SPEC)
-            at = ("spec", "ordinals")
+            at: tuple[str | int, ...] = ("spec", "ordinals")
             start = r.integer(ordinals, "start", at, default=0, minimum=0) or 0
     template = _template(r, spec, "template", _SPEC, _NAME)
     if kind == "StatefulSet":
@@ -683,17 +690,17 @@ def with_gang(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> Snaps
     def where(item: Pod | PodGroup) -> Position:
         return _Reader(item.origin).position(_NAME)
 
-    for other in snapshot.pod_groups:
-        if other.key == group.key:
+    for other_group in snapshot.pod_groups:
+        if other_group.key == group.key:
             raise InputError(
                 f"--gang {group.name}: PodGroup {group.key} is already in the snapshot "
-                f"(at {where(other)}); choose another name"
+                f"(at {where(other_group)}); choose another name"
             )
-    for other in snapshot.pods:
-        if other.namespace == group.namespace and group.name in group_names_of(other):
+    for other_pod in snapshot.pods:
+        if other_pod.namespace == group.namespace and group.name in group_names_of(other_pod):
             raise InputError(
-                f"--gang {group.name}: pod {other.key} in the snapshot already names group "
-                f"{group.name} (at {where(other)}); choose another name"
+                f"--gang {group.name}: pod {other_pod.key} in the snapshot already names group "
+                f"{group.name} (at {where(other_pod)}); choose another name"
             )
     existing = {pod.key: pod for pod in snapshot.pods}
     for pod in pods:

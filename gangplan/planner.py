@@ -111,8 +111,8 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         # A wall-clock limit covers the whole plan: what building the problem and greedy took
         # comes off the solver's share, and so does an estimate of what follows the solver
         # (putting its plan on nodes, explaining what is left out).
-        after = pairs * SECONDS_AFTER_SOLVE_PER_CANDIDATE
-        options = replace(options, time_limit=options.time_limit - (time.perf_counter() - start) - after)
+        after_solve = pairs * SECONDS_AFTER_SOLVE_PER_CANDIDATE
+        options = replace(options, time_limit=options.time_limit - (time.perf_counter() - start) - after_solve)
     else:
         # The deterministic limit is charged what the work around the solver costs, estimated
         # from the input alone (so the output stays reproducible): it grows with the
@@ -375,7 +375,7 @@ def _ordered(
     by the same model if it fits beside those before it, with no lookahead."""
     current = Assignment({}, frozenset())
     spent, status = 0.0, "OPTIMAL"
-    free, opened = problem.matrix("free").copy(), set()  # the room the groups so far leave
+    free, opened = problem.matrix("free").copy(), set[int]()  # the room the groups so far leave
     pending = [j for j, jg in enumerate(problem.job_groups) if jg.feasible]
     placer = Placer(problem, as_scheduler=options.solver == "greedy")
     for index, j in enumerate(pending):
@@ -496,8 +496,9 @@ def resource_totals(problem: Problem, assignment: Assignment) -> tuple[dict[str,
 
     Used is the running pods' requests as ``kubectl describe nodes`` adds them up, over 100%
     on an over-committed node, not allocatable less the free room (which stops at zero)."""
-    before, after = {}, {}
-    added = defaultdict(int)
+    before: dict[str, tuple[int, int]] = {}
+    after: dict[str, tuple[int, int]] = {}
+    added: defaultdict[int, int] = defaultdict(int)
     for (r, _), n in assignment.counts.items():
         for k, want in enumerate(problem.roles[r].request):
             added[k] += want * n

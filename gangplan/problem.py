@@ -343,7 +343,7 @@ def build_problem(
                 count = int(passing.sum())
                 room = tuple(int(v) for v in free_matrix[passing, : len(resources)].sum(axis=0)) if count < usable_nodes else None
                 filtered = filtered_room[filter_keys] = (count, room)
-            counted_usage = defaultdict(int)
+            counted_usage: defaultdict[str, int] = defaultdict(int)
             for pod in [*gang.running, *gang.succeeded]:
                 for name, amount in requests[id(pod)].items():
                     counted_usage[name] += amount
@@ -802,31 +802,28 @@ def _gang_topology(
     compact = tuple(range(lowest + 1, len(tree.levels) + 1))
     pinned: dict[int, int] = {}
     away = next((p for p in gang.running if p.node_name not in node_index), None)
-    running_on = [node_index[p.node_name] for p in gang.running if p.node_name in node_index]
+    running_on = [node_index[p.node_name] for p in gang.running if p.node_name is not None and p.node_name in node_index]
     for level in required:
-        held = {_running_domain(tree, nodes[n], n, level) for n in running_on}
+        running_domains = {_running_domain(tree, nodes[n], n, level) for n in running_on}
         if away is not None:
             broken = (
                 f"required {level_key(tree, level)}: running member {away.key} is on node {away.node_name}, "
                 "which is not in the snapshot"
             )
-        elif -1 in held:
+        elif -1 in running_domains:
             broken = f"required {level_key(tree, level)}: a running member is on a node outside the topology"
-        elif len(held) > 1:
-            broken = f"required {level_key(tree, level)}: running members already span {len(held)} domains"
-        elif held:
-            pinned[level] = held.pop()
+        elif len(running_domains) > 1:
+            broken = f"required {level_key(tree, level)}: running members already span {len(running_domains)} domains"
+        elif running_domains:
+            pinned[level] = running_domains.pop()
     sort = tuple(_rank_rule(rule, resources, gpu_resource) for rule in gang.group.sort_rules or DEFAULT_SORT)
     ranks = {}
     for level in sorted({*required, *preferred}):
         if (level, sort) not in rank_cache:
             rank_cache[level, sort] = rank_domains(tree, level, sort, allocatable, free)
         ranks[level] = rank_cache[level, sort]
-    held = set()
-    for pod in gang.running:
-        if pod.node_name not in node_index:
-            continue
-        n = node_index[pod.node_name]
+    held: set[tuple[int, int]] = set()
+    for n in running_on:
         for level in range(len(tree.levels) + 1):
             d = n if level == len(tree.levels) else tree.domain_of[level][n]
             if d is not None and n not in tree.outside:
@@ -892,7 +889,7 @@ def _domain_layout(tree: TopologyTree, level: int) -> tuple[np.ndarray, np.ndarr
     if level == len(tree.levels):
         count = len(tree.node_names)
         nodes_by_domain, starts = np.arange(count), np.arange(count)
-        paths = [(name,) for name in tree.node_names]
+        paths: list[tuple[str, ...]] = [(name,) for name in tree.node_names]
     else:
         domains = tree.domains[level]
         nodes_by_domain = np.array([n for d in domains for n in d.nodes], dtype=np.int64)

@@ -182,6 +182,7 @@ def _write_block(node: dict[str, Any] | list[Any], indent: int, continues: bool,
                     _once(value, seen)
                 out.append(f"{head} {_scalar(value, indent + len(written[1]) + 2, indent + 2)}\n")
     else:
+        item: Any
         for item in node:
             head = ("" if first and continues else pad) + "- "
             first = False

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .model import Node, Snapshot
+from .model import Node, Pod, Snapshot
 from .plan import GroupOutcome, Plan
 from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
 from .topology import Domain, TopologyTree, build_tree
@@ -78,7 +78,7 @@ def _node_figures(
     over-committed node, as ``kubectl describe nodes`` and the summary line show it), the
     plan's placements what it adds."""
     running: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    pods_by_key = {}
+    pods_by_key: dict[str, Pod] = {}
     for pod in snapshot.pods:
         if consumes_capacity(pod):
             for name, amount in pod_requests(pod).items():
@@ -90,11 +90,11 @@ def _node_figures(
         if node.name in figures:
             continue
         allocatable = node_allocatable(node)
-        f = _Figures(nodes=1, unusable=int(not node_usable(node)))
+        on_node = _Figures(nodes=1, unusable=int(not node_usable(node)))
         for name in resources:
-            f.capacity[name] = allocatable.get(name, 0)
-            f.before[name] = running[node.name].get(name, 0)
-        figures[node.name] = f
+            on_node.capacity[name] = allocatable.get(name, 0)
+            on_node.before[name] = running[node.name].get(name, 0)
+        figures[node.name] = on_node
     problems: list[str] = []
     unknown_nodes: set[str] = set()
     unknown_pods = 0
@@ -105,12 +105,12 @@ def _node_figures(
             continue
         group = p.group or p.pod
         f.pods[group].append(p.pod)
-        pod = pods_by_key.get(p.pod)
-        if pod is None:
+        placed_pod = pods_by_key.get(p.pod)
+        if placed_pod is None:
             unknown_pods += 1
             f.by_group[group]  # noqa: B018 - the group is on this node even with unknown requests
             continue
-        requests = pod_requests(pod)
+        requests = pod_requests(placed_pod)
         for name in resources:
             amount = requests.get(name, 0)
             f.added[name] += amount
@@ -146,7 +146,7 @@ def _heat_rgb(ratio: float) -> tuple[float, float, float]:
         if ratio <= x1:
             t = 0.0 if x1 == x0 else (ratio - x0) / (x1 - x0)
             return tuple(a + (b - a) * t for a, b in zip(c0, c1))  # type: ignore[return-value]
-    return _HEAT[-1][1]  # type: ignore[return-value]
+    return _HEAT[-1][1]
 
 
 def _heat(ratio: float | None) -> str:
@@ -459,18 +459,18 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         '</small></h2>\n<ul class="groups">\n'
     ]
     for i, key in enumerate(order):
-        g = outcome.get(key)
+        known = outcome.get(key)
         bound = placed[key] - held[key]
         facts = [f"{bound} pod{_s(bound)} bound"] if bound or not held[key] else []
         if held[key]:
             facts.append(f"{held[key]} placed but held by a Kueue gate")
-        if g is not None:
-            facts.append(f"minMember {g.min_member}")
-            if g.running:
-                facts.append(f"{g.running} running")
-            facts.append(f"priority {g.priority}")
-            if g.job_group and g.job_group != g.key:
-                facts.append(f"JobGroup {g.job_group}")
+        if known is not None:
+            facts.append(f"minMember {known.min_member}")
+            if known.running:
+                facts.append(f"{known.running} running")
+            facts.append(f"priority {known.priority}")
+            if known.job_group and known.job_group != known.key:
+                facts.append(f"JobGroup {known.job_group}")
         out.append(
             f'<li data-g="{i}" tabindex="0"><span class="sw" style="background:{page.colours[key]}"></span>'
             f'<div><b>{_e(key)}</b> <span class="muted">{_e(" · ".join(facts))}</span>'
@@ -486,9 +486,9 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
             f'<section class="panel bad"><h2>Not placed <small>({len(unplaced)})</small></h2>\n<ul class="plain">\n'
         )
         for g in unplaced:
-            facts = f"minMember {g.min_member} · {g.pending} pending · priority {g.priority}"
+            summary = f"minMember {g.min_member} · {g.pending} pending · priority {g.priority}"
             out.append(
-                f'<li><b>{_e(g.key)}</b> <span class="muted">{_e(facts)}</span>'
+                f'<li><b>{_e(g.key)}</b> <span class="muted">{_e(summary)}</span>'
                 f'<div class="reason">{_e(g.reason or "no reason given")}</div></li>\n'
             )
         out.append("</ul>\n</section>\n")

@@ -366,10 +366,10 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"Kueue pod group {key}: its members disagree on {kueue.TOTAL_COUNT} "
                 f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
             )
-    for key, pods in sorted(missing.items()):
+    for key, pod_keys in sorted(missing.items()):
         warnings.append(
-            f"PodGroup {key} does not exist; its pods ({', '.join(sorted(pods)[:3])}"
-            f"{', …' if len(pods) > 3 else ''}) are planned as groups of one"
+            f"PodGroup {key} does not exist; its pods ({', '.join(sorted(pod_keys)[:3])}"
+            f"{', …' if len(pod_keys) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue_gangs.values(), *lone]
     for gang in [*kueue_gangs.values(), *lone]:

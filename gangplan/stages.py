@@ -7,9 +7,9 @@ what a stage's bound says of each term. Nothing here needs a solver, so a plan w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar
 
-from .objective import Assignment, Term
+from .objective import Term
 
 # Weighted stages stay below this: CP-SAT bounds objectives in doubles, and proofs need exact steps.
 _STAGE_RANGE = 2**40
@@ -40,9 +40,12 @@ class StageResult:
     bound: int | None
 
 
+Solution = TypeVar("Solution")  # an Assignment on nodes, or a model's own (per domain, say)
+
+
 @dataclass(slots=True)
-class SolveResult:
-    assignment: Assignment | None
+class SolveResult(Generic[Solution]):
+    assignment: Solution | None
     status: str  # OPTIMAL when every stage was proven, FEASIBLE otherwise, UNKNOWN if none ran
     stages: list[StageResult] = field(default_factory=list)
     gap: float | None = None  # relative gap on objective 1 (placement); later terms only set status

@@ -281,11 +281,11 @@ def build_tree(nodes: Sequence[Node], levels: Sequence[str]) -> TopologyTree:
             parent = ROOT if d.level == 0 else (d.level - 1, d.path[:-1])
             graph.add_node((d.level, d.path), kind="domain", key=levels[d.level], value=d.value)
             graph.add_edge(parent, (d.level, d.path))
-    for i, node in enumerate(nodes):
-        if i not in outside:
+    for i, (node, path) in enumerate(zip(nodes, paths)):
+        if path is not None:  # not outside
             leaf = ("node", node.name)
             graph.add_node(leaf, kind="node", index=i)
-            parent = ROOT if not levels else (len(levels) - 1, paths[i])
+            parent = ROOT if not levels else (len(levels) - 1, path)
             graph.add_edge(parent, leaf)
 
     warnings.extend(_nesting_warnings(levels, domains))

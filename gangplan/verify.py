@@ -456,11 +456,11 @@ def verify(
     """
     violations: list[Violation] = []
     pods: dict[str, Pod] = {}
-    for pod in snapshot.pods:
-        pods.setdefault(pod.key, pod)
+    for known_pod in snapshot.pods:
+        pods.setdefault(known_pod.key, known_pod)
     nodes: dict[str, Node] = {}
-    for node in snapshot.nodes:
-        nodes.setdefault(node.name, node)
+    for known_node in snapshot.nodes:
+        nodes.setdefault(known_node.name, known_node)
     gangs, member_of = _gangs(snapshot)
 
     placed: dict[str, str] = {}  # pod key -> node name, first valid placement only
@@ -771,14 +771,17 @@ def _required_message(
     key: str, located: Sequence[tuple[Pod, Node]], levels: Sequence[str]
 ) -> str | None:
     """Why the members do not share one domain at ``key``, or None when they do."""
-    pods: dict[tuple[str, ...] | None, int] = {}
+    pods: dict[tuple[str, ...], int] = {}
     running: dict[tuple[str, ...] | None, int] = {}
+    outside = 0
     for pod, node in located:
         path = _domain(node, key, levels)
-        pods[path] = pods.get(path, 0) + 1
+        if path is None:
+            outside += 1
+        else:
+            pods[path] = pods.get(path, 0) + 1
         if _is_running(pod):
             running[path] = running.get(path, 0) + 1
-    outside = pods.pop(None, 0)
     if len(pods) <= 1 and not outside:
         return None
 
