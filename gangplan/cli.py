@@ -1059,6 +1059,7 @@ def explain_command(
     Example:
       gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
+    group, snapshot = _group_among(group, snapshot)
     _, result, (key,) = _planned(
         snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, (group,), "explain"
     )
@@ -1091,6 +1092,19 @@ def explain_command(
     else:
         lines.append(f"not placed: {g.reason}")
     write_output("\n".join(lines) + "\n", None)
+
+
+def _group_among(group: str, snapshot: list[str]) -> tuple[str, list[str]]:
+    """`explain SNAPSHOT GROUP` as `explain GROUP SNAPSHOT`, as verify and diff find their plan
+    among their arguments: when GROUP names a file or folder and exactly one of the others
+    names nothing there, that one is the group."""
+    if group == "-" or not os.path.exists(group):
+        return group, snapshot
+    missing = [i for i, path in enumerate(snapshot) if path != "-" and not os.path.exists(path)]
+    if len(missing) != 1:
+        return group, snapshot
+    named = snapshot[missing[0]]
+    return named, [group if i == missing[0] else path for i, path in enumerate(snapshot)]
 
 
 @app.command("verify")

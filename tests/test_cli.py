@@ -233,6 +233,25 @@ def test_diff_takes_the_plan_as_an_argument_as_verify_does(tmp_path: Path) -> No
     assert "warning: the input holds" not in invoke("plan", snapshot).stderr
 
 
+def test_explain_takes_the_group_after_the_snapshot_too(tmp_path: Path) -> None:
+    """`explain SNAPSHOT GROUP` said "GROUP: no such file or directory", having read the
+    snapshot's path as the group's name."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    expected = invoke("explain", "ml/llm-pretrain", snapshot, "--solver", "greedy")
+    assert expected.exit_code == 0 and "not placed: insufficient nvidia.com/gpu" in expected.stdout, expected.stderr
+    swapped = invoke("explain", snapshot, "ml/llm-pretrain", "--solver", "greedy")
+    assert swapped.exit_code == 0 and swapped.stdout == expected.stdout, swapped.stderr
+    folder = tmp_path / "cluster"
+    folder.mkdir()
+    (folder / "small.yaml").write_text(Path(snapshot).read_text())
+    assert invoke("explain", str(folder), "llm-pretrain", "--solver", "greedy").stdout == expected.stdout
+    # Two paths that name nothing: which is the group is not known, so neither is taken for it.
+    unclear = invoke("explain", snapshot, "ml/llm-pretrain", str(tmp_path / "absent.yaml"))
+    assert unclear.exit_code == 2 and "no such file or directory" in unclear.stderr
+    typo = invoke("explain", snapshot, "ml/llm-pretrian", "--solver", "greedy")
+    assert typo.exit_code == 2 and "ml/llm-pretrain" in typo.stderr, typo.stderr
+
+
 def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> None:
     """It said 'schemaVersion None is not supported (expected 1)', Python's None for a key not there."""
     snapshot = str(ROOT / "snapshots" / "small.yaml")
