@@ -134,9 +134,19 @@ class _Commands(TyperGroup):
             else:
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
                 said = message().replace("Value error, ", "", 1)  # pydantic's prefix, as typer passes it on
+                if _snapshot_piped_unnamed(exc):
+                    hint = " (give - to read it from stdin)"
                 _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(said)}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _snapshot_piped_unnamed(exc: Exception) -> bool:
+    """`kubectl get ... -o json | gangplan plan`: the snapshot is on stdin, but only `-` reads it."""
+    param = getattr(exc, "param", None)
+    if type(exc).__name__ != "MissingParameter" or getattr(param, "name", None) != "snapshot":
+        return False
+    return sys.stdin is not None and not _is_terminal(sys.stdin)
 
 
 app = typer.Typer(

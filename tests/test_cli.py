@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -252,6 +254,26 @@ def test_explain_takes_the_group_after_the_snapshot_too(tmp_path: Path) -> None:
     assert typo.exit_code == 2 and "ml/llm-pretrain" in typo.stderr, typo.stderr
 
 
+def test_a_snapshot_piped_without_a_dash_is_told_how_to_read_it() -> None:
+    """`kubectl get ... -o json | gangplan plan` said only that SNAPSHOT is missing; from a
+    terminal, where nothing is piped, the hint stays the usual one."""
+    import subprocess
+
+    small = (ROOT / "snapshots" / "small.yaml").read_bytes()
+    for command in (["plan"], ["explain", "ml/llm-pretrain"], ["verify"]):
+        piped = subprocess.run([sys.executable, "-m", "gangplan", *command], input=small, capture_output=True)
+        assert piped.returncode == 2
+        assert piped.stderr.decode() == "error: Missing argument 'SNAPSHOT'. (give - to read it from stdin)\n"
+    leader, follower = os.openpty()
+    try:
+        typed = subprocess.run([sys.executable, "-m", "gangplan", "plan"], stdin=follower, capture_output=True)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert typed.returncode == 2
+    assert typed.stderr.decode().endswith("(see 'python -m gangplan plan --help')\n"), typed.stderr
+
+
 def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> None:
     """It said 'schemaVersion None is not supported (expected 1)', Python's None for a key not there."""
     snapshot = str(ROOT / "snapshots" / "small.yaml")
@@ -270,7 +292,6 @@ def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> 
 
 def test_version_and_python_dash_m() -> None:
     import subprocess
-    import sys
 
     result = invoke("--version")
     assert result.exit_code == 0 and result.stdout.startswith("gangplan ")
@@ -284,9 +305,7 @@ def test_solver_parameters_cannot_send_its_log_to_stdout(params: str) -> None:
     """CP-SAT logs to stdout when asked to log with no callback: GANGPLAN_CPSAT_PARAMS could
     turn ``-o json`` into 146 KB of log and JSON (review 21)."""
     import json
-    import os
     import subprocess
-    import sys
 
     env = {**os.environ, "GANGPLAN_CPSAT_PARAMS": params}
     small = str(ROOT / "snapshots" / "small.yaml")
@@ -298,9 +317,7 @@ def test_solver_parameters_cannot_send_its_log_to_stdout(params: str) -> None:
 def test_the_solver_log_goes_to_stderr_and_stdout_keeps_only_the_output() -> None:
     """GANGPLAN_CPSAT_LOG=1 shows CP-SAT's search; CP-SAT writes it to the process's stdout
     unless told otherwise, which would break ``-o name | xargs ...`` and ``-o json | kubectl``."""
-    import os
     import subprocess
-    import sys
 
     env = {**os.environ, "GANGPLAN_CPSAT_LOG": "1"}
     small = str(ROOT / "snapshots" / "small.yaml")
@@ -1429,7 +1446,6 @@ def test_only_a_cp_sat_plan_imports_or_tools(tmp_path: Path) -> None:
     """OR-Tools (and the pandas it imports) is a third of the CLI's start: a greedy plan and
     the commands that only read, check or compare plans must not load it."""
     import subprocess
-    import sys
 
     small = str(ROOT / "snapshots" / "small.yaml")
     saved = tmp_path / "plan.yaml"
@@ -1461,7 +1477,6 @@ def test_the_cli_leaves_without_the_interpreters_teardown_once_its_output_is_out
     leaves with os._exit once stdout and stderr are flushed, with the same code and the whole output."""
     import json
     import subprocess
-    import sys
 
     script = (
         "import atexit, sys\natexit.register(lambda: sys.stderr.write('teardown ran\\n'))\n"
@@ -1477,7 +1492,6 @@ def test_the_cli_leaves_without_the_interpreters_teardown_once_its_output_is_out
 
 def test_a_stream_that_cannot_be_flushed_leaves_the_ordinary_way(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
-    import sys
 
     import gangplan.cli as cli
 
