@@ -134,8 +134,8 @@ class _Commands(TyperGroup):
             else:
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
                 said = message().replace("Value error, ", "", 1)  # pydantic's prefix, as typer passes it on
-                if _snapshot_piped_unnamed(exc):
-                    hint = " (give - to read it from stdin)"
+                if _snapshot_piped_unnamed(exc) and ctx is not None:
+                    hint = f" (give - to read it from stdin; see '{ctx.command_path} --help')"
                 _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(said)}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         sys.exit(code if isinstance(code, int) else 0)

@@ -263,7 +263,8 @@ def test_a_snapshot_piped_without_a_dash_is_told_how_to_read_it() -> None:
     for command in (["plan"], ["explain", "ml/llm-pretrain"], ["verify"]):
         piped = subprocess.run([sys.executable, "-m", "gangplan", *command], input=small, capture_output=True)
         assert piped.returncode == 2
-        assert piped.stderr.decode() == "error: Missing argument 'SNAPSHOT'. (give - to read it from stdin)\n"
+        hint = f"(give - to read it from stdin; see 'python -m gangplan {command[0]} --help')"
+        assert piped.stderr.decode() == f"error: Missing argument 'SNAPSHOT'. {hint}\n"
     leader, follower = os.openpty()
     try:
         typed = subprocess.run([sys.executable, "-m", "gangplan", "plan"], stdin=follower, capture_output=True)
