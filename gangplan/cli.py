@@ -1107,7 +1107,7 @@ def explain_command(
 def _group_among(group: str, snapshot: list[str]) -> tuple[str, list[str]]:
     """`explain SNAPSHOT GROUP` as `explain GROUP SNAPSHOT`, as verify and diff find their plan
     among their arguments: when GROUP names a file or folder and exactly one of the others
-    names nothing there, that one is the group."""
+    names nothing on disk, that one is the group."""
     if group == "-" or not os.path.exists(group):
         return group, snapshot
     missing = [i for i, path in enumerate(snapshot) if path != "-" and not os.path.exists(path)]
