@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 TRACE_SHAPE = (1, 4, 8, 16)
 TRACE_GPUS_PER_GROUP = 6212 / 300
@@ -105,7 +106,7 @@ def with_kubectl_fields(snapshot: dict) -> dict:
     def digest(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()
 
-    images = [
+    images: list[dict[str, Any]] = [
         {"names": [f"registry.example.com/team{i % 7}/image-{i}@sha256:{digest(str(i))}",
                    f"registry.example.com/team{i % 7}/image-{i}:v1.{i}.0"], "sizeBytes": 10**9 + i * 7919}
         for i in range(50)  # the kubelet reports up to 50 images
@@ -280,11 +281,11 @@ def main() -> None:
         path = write(size, generate(shape=shape, groups=groups, seed=args.seed))
         cases.append((size, path, shape[0] * shape[1] * shape[2] * shape[3]))
     for trace in args.trace:
-        nodes = trace_nodes(trace)
+        inventory = trace_nodes(trace)
         name = Path(trace).name if Path(trace).is_dir() else Path(trace).stem
-        groups = round(sum(node.flavour.gpus for node in nodes) / TRACE_GPUS_PER_GROUP)
-        path = write(name, generate(shape=TRACE_SHAPE, groups=groups, seed=args.seed, nodes_from=nodes))
-        cases.append((name, path, len(nodes)))
+        groups = round(sum(node.flavour.gpus for node in inventory) / TRACE_GPUS_PER_GROUP)
+        path = write(name, generate(shape=TRACE_SHAPE, groups=groups, seed=args.seed, nodes_from=inventory))
+        cases.append((name, path, len(inventory)))
     header = (
         f"{'case':<22} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
         f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7} {'mem x':>6}  objective 1 per priority vs greedy"
