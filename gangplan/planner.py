@@ -57,6 +57,8 @@ LEXICOGRAPHIC_GREEDY_LIMIT = 1_000_000
 # no more than that, for 0.8 s and 264 MiB of peak memory.
 KNAPSACK_PROOF_LIMIT = 10_000_000
 
+NOTHING_BETTER = "CP-SAT found nothing better than greedy in the time limit; the greedy plan is used (a longer --time-limit may find one)"
+
 SOLVERS = ("cp-sat", "greedy")
 MODELS = ("auto", "nodes", "buckets")
 POLICIES = ("optimal", "ordered")
@@ -160,7 +162,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         if found is not None and score(terms, problem, found) >= score(terms, problem, baseline):
             chosen = found  # greedy's own plan when CP-SAT proved it optimal: the status says so
         else:
-            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
+            note = NOTHING_BETTER
             status = "GREEDY"
     # --solver greedy places as the scheduler does (greedy's as_scheduler); CP-SAT starts from
     # the packing greedy, which serves its search better, and answers no worse than either:
@@ -170,7 +172,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         scheduler = greedy(problem, as_scheduler=True)
     if scheduler is not baseline and score(terms, problem, scheduler) > score(terms, problem, chosen):
         if status != "GREEDY":
-            note = "CP-SAT found nothing better than greedy in time; the greedy plan is used"
+            note = NOTHING_BETTER
         chosen, status, gap, gap_stage, proven = scheduler, "GREEDY", None, None, set()
     warnings = problem.warnings
     placements = name_pods(problem, chosen)
@@ -323,6 +325,8 @@ def _at_scale(
         )
     if polished:
         parts.append("later terms searched near that plan")
+    if found is baseline and gap != 0.0:
+        parts.append(NOTHING_BETTER)
     note = "; ".join(parts)
     status = "FEASIBLE" if found is not baseline else "GREEDY"
     return found, status, gap, gap_stage, proven, spent - charge, note
