@@ -10,6 +10,7 @@ and the commands that only check one start 0.24 s sooner without it (``stages``)
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -121,7 +122,12 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         # (pod group, candidate node) pairs: 16 s at 8,192 nodes, 100 s at 20,480.
         options = replace(options, time_limit=options.time_limit - pairs * SECONDS_PER_CANDIDATE)
     if options.solver == "cp-sat" and options.time_limit <= 0:
-        solver_name, note = "cp-sat", "building the problem and the greedy plan used up the time limit; the greedy plan is used"
+        used_up = requested - options.time_limit
+        shown = f"{math.ceil(used_up)}" if used_up >= 1 else f"{used_up:.2g}"
+        solver_name, note = "cp-sat", (
+            "building the problem and the greedy plan used up the time limit; the greedy plan is used "
+            f"(the solver gets what a --time-limit leaves beyond {shown} s here)"
+        )
     elif options.policy == "ordered":
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
         if options.solver == "cp-sat":
