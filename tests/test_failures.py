@@ -76,10 +76,11 @@ def test_a_tiny_time_limit_falls_back_to_greedy_and_says_so(tmp_path: Path) -> N
     assert solver["note"].startswith(used_up + " (the solver gets what a --time-limit leaves beyond ")
     assert "cp-sat GREEDY" in result.stderr and f"note: {solver['note']}" in result.stderr
     beyond = float(re.search(r"beyond ([0-9.e-]+) s here\)$", solver["note"]).group(1))
+    retried = tmp_path / "retried.json"
     for limit, solved in ((beyond * 0.9, False), (beyond * 1.1, True)):
-        again = invoke("plan", str(GPU_CLUSTER), "--time-limit", str(limit), "-o", "plan", "--output-file", str(out))
+        again = invoke("plan", str(GPU_CLUSTER), "--time-limit", str(limit), "-o", "plan", "--output-file", str(retried))
         assert again.exit_code == 0, again.stderr
-        assert (used_up not in json.loads(out.read_text())["solver"]["note"]) == solved, (limit, again.stderr)
+        assert (used_up not in json.loads(retried.read_text())["solver"]["note"]) == solved, (limit, again.stderr)
     check = invoke("verify", str(GPU_CLUSTER), "--plan", str(out))
     assert check.exit_code == 0, check.stdout
 
