@@ -72,10 +72,9 @@ _SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memor
 _PHASES = tuple(phase.value for phase in PodPhase)
 _PHASE_OF = {phase.value: phase for phase in PodPhase}
 _RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
 _CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-_POD_LEVEL_RESOURCES = ("cpu", "memory")  # what spec.resources may set (KEP-2837)
+_POD_LEVEL_RESOURCES = ("cpu", "memory")  # what spec.resources may set (KEP-2837), and hugepages-*
 _META: Path = ("metadata",)
 _SPEC: Path = ("spec",)
 _STATUS: Path = ("status",)
@@ -324,12 +323,17 @@ class _Reader:
                 self.fail(path + ("values",), f"operator {operator} needs at least one value")
             if operator in ("Exists", "DoesNotExist") and values:
                 self.fail(path + ("values",), f"must be empty with operator {operator}")
-            if operator in ("Gt", "Lt") and (len(values) != 1 or not _INTEGER.fullmatch(values[0])):
-                self.fail(
-                    path + ("values",), f"operator {operator} needs exactly one value, an integer"
-                )
+            # Only the count, as the API server checks: a value that is not an integer makes
+            # kube-scheduler's term match no node, which is what semantics does with it.
+            if operator in ("Gt", "Lt") and len(values) != 1:
+                self.fail(path + ("values",), f"operator {operator} needs exactly one value")
             found.append(NodeSelectorRequirement(name, operator, values))
         return tuple(found)
+
+
+def _pod_level(resource: str) -> bool:
+    """As component-helpers' IsSupportedPodLevelResource (hugepages since Kubernetes 1.34)."""
+    return resource in _POD_LEVEL_RESOURCES or resource.startswith("hugepages-")
 
 
 def to_node(obj: Mapping[str, Any], origin: Origin) -> Node:
@@ -561,7 +565,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
         deleting=bool(r.string(meta, "deletionTimestamp", _META)),
         unmodelled=tuple(unmodelled),
         anti_affinity=anti_affinity,
-        pod_level_requests={k: v for k, v in level_requests.items() if k in _POD_LEVEL_RESOURCES},
+        pod_level_requests={k: v for k, v in level_requests.items() if _pod_level(k)},
     )
 
 

@@ -910,12 +910,12 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
             f"10:13: {EXPRESSION}.values: operator In needs at least one value",
         ),
         (
-            AFFINITY + "            operator: Gt\n            values: [x]\n",
-            f"12:21: {EXPRESSION}.values: operator Gt needs exactly one value, an integer",
+            AFFINITY + "            operator: Gt\n            values: []\n",
+            f"12:21: {EXPRESSION}.values: operator Gt needs exactly one value",
         ),
         (
             AFFINITY + "            operator: Lt\n            values: ['1', '2']\n",
-            f"12:21: {EXPRESSION}.values: operator Lt needs exactly one value, an integer",
+            f"12:21: {EXPRESSION}.values: operator Lt needs exactly one value",
         ),
         (
             AFFINITY + "            operator: NotIn\n            values: [1]\n",
@@ -1027,10 +1027,19 @@ def test_a_json_stream_is_read_as_kubectl_reads_it() -> None:
 def test_pod_level_resources_are_read_with_requests_defaulted_from_limits() -> None:
     text = POD_P + "spec:\n  resources:\n    limits: {cpu: '2', memory: 4Gi, nvidia.com/gpu: '1'}\n    requests: {memory: 1Gi}\n"
     (pod,) = load_snapshot([write("p.yaml", text)]).pods
-    assert pod.pod_level_requests == {"cpu": 2000, "memory": 2**30}  # only cpu and memory may be set there
+    assert pod.pod_level_requests == {"cpu": 2000, "memory": 2**30}  # cpu, memory and hugepages may be set there
     assert error([write("p.yaml", text.replace("memory: 1Gi", "memory: lots"))]).startswith(
         "p.yaml:7:24: spec.resources.requests.memory: 'lots' is not a quantity"
     )
+
+
+def test_pod_level_hugepages_are_requests_too() -> None:
+    """Since Kubernetes 1.34, spec.resources may set hugepages-<size> besides cpu and memory
+    (component-helpers' IsSupportedPodLevelResource); they were dropped, so a pod was planned
+    on a node without the hugepages it asks for."""
+    text = POD_P + "spec:\n  resources:\n    limits: {hugepages-2Mi: 4Mi, memory: 10Mi, example.com/nic: '1'}\n"
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert pod.pod_level_requests == {"hugepages-2Mi": 4 * 2**20, "memory": 10 * 2**20}
 
 
 def test_a_pod_level_limit_is_the_request_only_for_what_no_container_asks() -> None:
