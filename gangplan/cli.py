@@ -410,10 +410,19 @@ def _read_next_time(target: str, folders: set[str]) -> str:
     return ""
 
 
-def _claim_outputs(inputs: Sequence[str], *outputs: Optional[Path]) -> None:
+def _claim_outputs(inputs: Sequence[str], output_file: Optional[Path], *others: tuple[str, Optional[Path]]) -> None:
     """Before any work, as for a missing folder: an output naming a file the run reads, or two
-    outputs naming one file, is bad usage that ``write_output`` would find only after planning."""
+    outputs naming one file, is bad usage that ``write_output`` would find only after planning.
+    ``others`` are (option, path) of the outputs besides the command's own; ``-`` is stdout for
+    any one of them, so it is refused where stdout already carries the command's output."""
     _State.inputs = _State.inputs | files_read(inputs)
+    for option, path in others:
+        if path is not None and str(path) == "-" and (output_file is None or str(output_file) == "-"):
+            raise UsageError(
+                f"{option} - would write to stdout, which carries the command's output; "
+                f"give {option} a file, or the output --output-file FILE"
+            )
+    outputs = [output_file, *(path for _, path in others)]
     _refuse_clashes([path for path in outputs if path is not None and str(path) != "-"])
 
 
@@ -435,7 +444,9 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
     replaced), and a device or a FIFO (/dev/stdout, a named pipe) is written into, not replaced."""
     if output_file is not None and str(output_file) == "-":
         output_file = None
-    files = [*([(text, output_file)] if output_file is not None else []), *more]
+    out = [text] if output_file is None else []
+    out += [content for content, path in more if str(path) == "-"]
+    files = [*([(text, output_file)] if output_file is not None else []), *((c, p) for c, p in more if str(p) != "-")]
     _refuse_clashes([path for _, path in files])
     staged: list[tuple[str, Path, Path]] = []
     into: list[tuple[str, Path]] = []
@@ -452,8 +463,8 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
                 handle.write(content)
             # mkstemp makes 0600; a replaced file keeps its mode, a new one gets open()'s.
             os.chmod(tmp, (target.stat().st_mode & 0o7777) if target.exists() else 0o666 & ~_umask())
-        if output_file is None:
-            write_stdout(text)  # before any file is replaced: a failure here leaves them as they were
+        for content in out:
+            write_stdout(content)  # before any file is replaced: a failure here leaves them as they were
         for tmp, target, path in staged:
             os.replace(tmp, target)
         for content, path in into:
@@ -794,7 +805,7 @@ def plan_command(
       gangplan plan snapshots/small.yaml -o json | kubectl create --dry-run=server -f -
       gangplan plan cluster.yaml --gang train=deploy.yaml,sts.yaml -o yaml
     """
-    _claim_outputs([*snapshot, *_gang_files(gang)], output_file, report)
+    _claim_outputs([*snapshot, *_gang_files(gang)], output_file, ("--report", report))
     if output in (Output.status, Output.json, Output.yaml):
         _refuse_objects_in_inputs(output_file, snapshot)
     loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
@@ -872,12 +883,10 @@ def check_command(
     # A --groups-from path the inputs already read (the same folder, or a file in one) is not read twice.
     read = files_read(snapshot)
     inputs = [*snapshot, *(p for p in dict.fromkeys(groups_from or ()) if p == "-" or not (files := files_read([p])) or not files <= read)]
-    _claim_outputs([*inputs, *_gang_files(gang)], output_file, junit_file)
+    _claim_outputs([*inputs, *_gang_files(gang)], output_file, ("--junit-file", junit_file))
     try:
         if "-" in (groups_from or ()):
             raise UsageError("--groups-from takes a file or folder, not - (stdin)")
-        if junit_file is not None and str(junit_file) == "-":
-            raise UsageError("--junit-file takes a file; --format junit prints the report on stdout")
         loaded, result, keys = _planned(
             inputs, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
         )

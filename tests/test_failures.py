@@ -302,6 +302,24 @@ def test_an_output_path_that_cannot_be_written_is_bad_usage_before_planning(
     no_files_but(tmp_path)
 
 
+@pytest.mark.parametrize("option", ["--report", "--junit-file"])
+def test_a_dash_for_a_second_output_is_stdout_only_when_stdout_is_free(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, option: str
+) -> None:
+    """README: `-` is stdout for --report and --junit-file too. --report - wrote a file named
+    "-"; --junit-file - was refused even with the report sent to --output-file."""
+    monkeypatch.chdir(tmp_path)
+    command = ["check", str(SMALL)] if option == "--junit-file" else ["plan", str(SMALL), "-o", "json"]
+    refused = invoke(*command, option, "-")
+    only_error(refused, 2, f"{option} - would write to stdout, which carries the command's output")
+    assert refused.stdout == ""
+    written = invoke(*command, option, "-", "--output-file", "out.txt")
+    assert written.exit_code in (0, 1), written.stderr
+    assert written.stdout.startswith("<!DOCTYPE html>" if option == "--report" else "<?xml")
+    assert Path("out.txt").read_text().strip()
+    no_files_but(tmp_path, "out.txt")
+
+
 def test_a_failed_write_of_one_file_leaves_both_as_they_were(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--output-file and --report are staged together: the plan file failing to be written (a
     full disk) leaves the old report too, not a new report beside an old plan."""
