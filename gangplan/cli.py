@@ -184,6 +184,7 @@ class _State:
     limits = Limits()
     limit_names: dict[str, str] = {}  # option -> the environment variable that set it instead
     inputs: set[str] = set()  # real paths of the input files named, which no output may replace
+    stdin: Optional[bytes] = None  # read once: verify and diff look in it for the plan first
 
 
 # Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
@@ -347,7 +348,7 @@ def _main(
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
-    _State.inputs = set()
+    _State.inputs, _State.stdin = set(), None
     # A limit set in the environment is named by its variable: the user typed no option.
     _State.limit_names = {
         f"--{name.replace('_', '-')}": f"GANGPLAN_{name.upper()}"
@@ -1192,9 +1193,11 @@ def verify_command(
 
 
 def _read_stdin() -> bytes:
-    if sys.stdin is None:
-        raise InputError("cannot read: stdin is closed", Position(STDIN))
-    return read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes)
+    if _State.stdin is None:
+        if sys.stdin is None:
+            raise InputError("cannot read: stdin is closed", Position(STDIN))
+        _State.stdin = read_bounded(sys.stdin.buffer, _State.limits.max_file_bytes)
+    return _State.stdin
 
 
 def _stdin_once(paths: list[str]) -> None:
@@ -1204,18 +1207,22 @@ def _stdin_once(paths: list[str]) -> None:
 
 def _plan_among(paths: list[str], command: str) -> tuple[list[str], str, list[Any]]:
     """`verify SNAPSHOT... PLAN` (DESIGN's form) and `diff SNAPSHOT... PLAN`: the one file named
-    that holds a Plan or a List of Bindings, its documents, and the other paths. Looked for from
-    the last, where the plan usually is, so that the snapshot is not parsed twice; a second
-    plan among the others shows when they are loaded (_plans_beside)."""
-    for path in reversed(paths):
-        if path != "-" and os.path.isfile(path):
-            documents = read_documents(path, limits=_State.limits)
-            if len(documents) == 1 and _is_plan(documents[0]):
-                rest = [p for p in paths if p != path]
-                if not rest:
-                    raise UsageError(f"{command} {path}: give the snapshot the plan was made from too")
-                return rest, path, documents
-    raise UsageError(f"{command} needs a plan: {command} SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings)")
+    that holds a Plan or a List of Bindings (or ``-``, stdin, as `gangplan plan ... -o json |
+    gangplan verify SNAPSHOT -` pipes it), its documents, and the other paths. Looked for from
+    the last file, where the plan usually is, and in stdin only when no file holds it, so that
+    the snapshot is not parsed twice; a second plan among the others shows when they are
+    loaded (_plans_beside)."""
+    files = [p for p in reversed(paths) if p != "-" and os.path.isfile(p)]
+    for path in files + (["-"] if "-" in paths else []):
+        documents = read_documents(path, limits=_State.limits, stdin=_read_stdin() if path == "-" else None)
+        if len(documents) == 1 and _is_plan(documents[0]):
+            rest = [p for p in paths if p != path]
+            if not rest:
+                raise UsageError(f"{command} {path}: give the snapshot the plan was made from too")
+            return rest, path, documents
+    raise UsageError(
+        f"{command} needs a plan: {command} SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings; - for stdin)"
+    )
 
 
 def _plans_beside(loaded: Snapshot) -> str:
@@ -1229,7 +1236,7 @@ def _is_plan(document: Any) -> bool:
     to create): not a List of Pods alone, which is a snapshot."""
     if not isinstance(document, dict):
         return False
-    if document.get("kind") in ("Plan", "BindingList"):
+    if document.get("kind") in ("Plan", "BindingList", "Binding"):
         return True
     items = document.get("items") if document.get("kind") == "List" else None
     kinds = {item.get("kind") for item in items if isinstance(item, dict)} if isinstance(items, list) else set()

@@ -208,9 +208,33 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
     twice = invoke("verify", snapshot, str(other), str(made))
     assert twice.exit_code == 2 and twice.stderr.splitlines()[-1].endswith("name the plan with --plan FILE")
     none = invoke("verify", snapshot)
-    assert none.exit_code == 2 and none.stderr == "error: verify needs a plan: verify SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings)\n"
+    assert none.exit_code == 2 and none.stderr == (
+        "error: verify needs a plan: verify SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings; - for stdin)\n"
+    )
     alone = invoke("verify", str(made))
     assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
+
+
+def test_verify_and_diff_find_a_plan_piped_on_stdin_or_a_lone_binding(tmp_path: Path) -> None:
+    """`gangplan plan S -o json | gangplan verify S -` read the plan as a second snapshot and
+    said "verify needs a plan"; so did a file holding one bare Binding, which --plan took."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    made = invoke("plan", snapshot, "--solver", "greedy", "-o", "json")
+    assert made.exit_code == 0
+    for command in ("verify", "diff"):
+        expected = invoke(command, snapshot, "--plan", "-", input=made.stdout)
+        assert expected.exit_code == 0, expected.stderr
+        for args in ([snapshot, "-"], ["-", snapshot]):
+            piped = invoke(command, *args, input=made.stdout)
+            assert piped.exit_code == 0 and piped.stdout == expected.stdout, piped.stderr
+    snapshot_piped = invoke("verify", "-", snapshot, input=Path(snapshot).read_text())
+    assert snapshot_piped.exit_code == 2 and "verify needs a plan" in snapshot_piped.stderr
+    binding = next(item for item in json.loads(made.stdout)["items"] if item["kind"] == "Binding")
+    lone = tmp_path / "one.json"
+    lone.write_text(json.dumps(binding))
+    expected = invoke("verify", snapshot, "--plan", str(lone))  # one pod of a gang: a violation
+    found = invoke("verify", snapshot, str(lone))
+    assert expected.exit_code == found.exit_code == 1 and "min-member" in found.stdout and found.stdout == expected.stdout
 
 
 def test_diff_takes_the_plan_as_an_argument_as_verify_does(tmp_path: Path) -> None:
