@@ -1026,6 +1026,8 @@ def diff_command(
     given = _levels(levels)
     if len(plans) == 1:
         assert loaded is not None
+        if left_out := _gangs_left_out(plans[0], loaded, "diff"):
+            _say(f"warning: {left_out}")
         result = diff_snapshot(loaded, plans[0], levels=given, gpu_resource=gpu_resource, new_label=plan_files[0])
     else:
         result = diff_plans(
@@ -1168,6 +1170,8 @@ def verify_command(
     if documents is not None and (others := _plans_beside(loaded)):
         raise UsageError(f"{plan_file} holds the plan, and the other inputs hold {others} objects too; name the plan with --plan FILE")
     given = read_plan(plan_file, documents)
+    if left_out := _gangs_left_out(given, loaded, "verify"):
+        _say(f"warning: {left_out}")
     placements = list(given.placements)
     own = resolve_levels(loaded, _levels(levels))[0]
     # The snapshot's Topology object defines the levels, whatever the Plan records (an edited
@@ -1223,6 +1227,17 @@ def _plan_among(paths: list[str], command: str) -> tuple[list[str], str, list[An
     raise UsageError(
         f"{command} needs a plan: {command} SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings; - for stdin)"
     )
+
+
+def _gangs_left_out(given: Plan, loaded: Snapshot, command: str) -> str:
+    """A plan made with --gang places pods only that flag adds: read against the snapshot
+    alone they are "not in the snapshot", which blames the wrong input."""
+    have = {f"{g.namespace}/{g.name}" for g in loaded.pod_groups}
+    missing = sorted(g.key for g in given.groups if g.api == PodGroupAPI.MANIFESTS.value and g.key not in have)
+    if not missing:
+        return ""
+    names = ",".join(f"{key.split('/', 1)[1]}=FILE" for key in missing[:2]) + (",..." if len(missing) > 2 else "")
+    return f"the plan was made with --gang ({', '.join(missing)}); give {command} the same --gang {names} to read those pods"
 
 
 def _plans_beside(loaded: Snapshot) -> str:

@@ -598,7 +598,11 @@ def test_gang_of_workload_manifests_from_the_command_line(tmp_path: Path) -> Non
     assert runner.invoke(app, ["plan", cluster, "--gang", gang, "-o", "plan", "--output-file", str(made)]).exit_code == 0
     checked = runner.invoke(app, ["verify", cluster, "--gang", gang, "--plan", str(made)])
     assert checked.exit_code == 0 and "ok: 5 placements satisfy every rule" in checked.stderr
-    assert runner.invoke(app, ["verify", cluster, "--plan", str(made)]).exit_code == 1  # the pods are unknown
+    unknown = runner.invoke(app, ["verify", cluster, "--plan", str(made)])
+    assert unknown.exit_code == 1  # the pods are unknown, and the warning says which flag brings them
+    hint = "warning: the plan was made with --gang (ml/train); give {} the same --gang train=FILE to read those pods"
+    assert hint.format("verify") in unknown.stderr
+    assert hint.format("diff") in runner.invoke(app, ["diff", cluster, "--plan", str(made)]).stderr
     changes = runner.invoke(app, ["diff", cluster, "--gang", gang, "--plan", str(made)])
     assert changes.exit_code == 0 and "warning" not in changes.stderr and "cpu 0% -> " in changes.stdout
     assert "placed: 5 pending pods on 1 node (n0)" in runner.invoke(app, ["explain", "train", cluster, "--gang", gang]).stdout
