@@ -157,6 +157,7 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # -h, as kubectl takes it
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

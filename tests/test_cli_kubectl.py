@@ -106,6 +106,8 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
         arguments = lines[lines.index("Arguments:") + 1 : lines.index("Options:")]
         assert any(line.startswith("  SNAPSHOT...  ") for line in arguments) and not any("<" in line for line in arguments)
     assert not any("<path>" in line for line in lines)
+    # -h as kubectl takes it (was: "No such option: -h")
+    assert runner.invoke(app, [command, "-h"], env={"COLUMNS": "200"}).stdout == result.stdout
 
 
 def test_shell_completion_script() -> None:
