@@ -54,7 +54,7 @@ class QuantityError(ValueError):
 def parse_quantity(value: object) -> Fraction:
     """Parse a quantity as it may appear in YAML/JSON: a string, or a bare integer or float."""
     if isinstance(value, bool):
-        raise QuantityError(f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {value!r}")
+        raise QuantityError(f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {str(value).lower()}")
     if isinstance(value, int):
         text = str(value)
     elif isinstance(value, float):
@@ -64,9 +64,8 @@ def parse_quantity(value: object) -> Fraction:
     elif isinstance(value, str):
         text = value
     else:
-        raise QuantityError(
-            f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {type(value).__name__}"
-        )
+        shown = {type(None): "null", list: "a list", dict: "a mapping"}.get(type(value), f"a {type(value).__name__}")
+        raise QuantityError(f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {shown}")
     match = _QUANTITY.fullmatch(text)
     if match is None:
         raise QuantityError(

@@ -477,11 +477,12 @@ def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = 
 def _kueue_total(pod: Pod) -> int:
     total = kueue.total_count(pod.annotations)
     if total is None or total < 1:
+        raw = pod.annotations.get(kueue.TOTAL_COUNT)
+        given = "it is missing" if raw is None else f"got {raw!r}"
         raise InputError(
-            f"pod {pod.key}: annotation {kueue.TOTAL_COUNT} must be a positive integer, "
-            f"got {pod.annotations.get(kueue.TOTAL_COUNT, '')!r}",
+            f"pod {pod.key}: annotation {kueue.TOTAL_COUNT} must be a positive integer, {given}",
             origin=pod.origin,
-            field=("metadata", "annotations", kueue.TOTAL_COUNT),
+            field=("metadata", "annotations", kueue.TOTAL_COUNT) if raw is not None else ("metadata", "annotations"),
         )
     return total
 

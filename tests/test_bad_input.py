@@ -255,6 +255,29 @@ def test_a_kueue_total_count_kueue_cannot_read_is_bad_input(tmp_path: Path, coun
     assert "annotation kueue.x-k8s.io/pod-group-total-count must be a positive integer" in result.stderr
 
 
+def test_a_missing_kueue_total_count_is_said_to_be_missing(tmp_path: Path) -> None:
+    """It was reported as an empty value ("got ''"), which the user had not written."""
+    path = tmp_path / "kueue.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
+        "  annotations: {other: x}\nspec: {containers: [{name: c, image: x}]}\n"
+    )
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2 and result.stderr.strip().splitlines()[-1] == (
+        f"error: {path}:7:16: pod ml/k-0: annotation kueue.x-k8s.io/pod-group-total-count must be a positive integer, it is missing"
+    )
+
+
+@pytest.mark.parametrize("value,shown", [("null", "null"), ("true", "true"), ("[2]", "a list"), ("{a: 1}", "a mapping")])
+def test_a_quantity_of_another_type_is_named_as_yaml_names_it(tmp_path: Path, value: str, shown: str) -> None:
+    """The error named Python's types: "got NoneType", "got True", "got list"."""
+    path = tmp_path / "node.yaml"
+    path.write_text(f"apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nstatus: {{allocatable: {{cpu: {value}}}}}\n")
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith(f"status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got {shown}")
+
+
 def test_a_kueue_total_count_with_a_sign_is_held_to_int32(tmp_path: Path) -> None:
     """Atoi reads "+3000000000" as a number; the int32 check had passed it over (not digits)."""
     path = tmp_path / "kueue.yaml"

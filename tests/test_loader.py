@@ -626,7 +626,7 @@ def test_utf16_and_utf32_with_a_byte_order_mark_are_read(encoding: str) -> None:
     text = NODE.format(name="a") + "---\n" + NODE.format(name="b") + "status: {allocatable: {cpu: [4]}}\n"
     bom = codecs.BOM_UTF16_BE if encoding == "utf-16-be" else b""  # the other codecs write their own
     path = write("wide.yaml", bom + text.encode(encoding))
-    assert error([path]) == f"{path}:8:29: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list"
+    assert error([path]) == f"{path}:8:29: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got a list"
     snapshot = load_snapshot([write("wide.yaml", bom + NODE.format(name="a").encode(encoding))])
     assert [n.name for n in snapshot.nodes] == ["a"]
     assert error([write("wide.yaml", "name: a".encode("utf-16-le"))]) == (
@@ -798,7 +798,7 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
         ),
         (
             POD_GROUP + "  minMember: 1\n  minResources:\n    cpu: [4]\n",
-            "8:10: spec.minResources.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list",
+            "8:10: spec.minResources.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got a list",
         ),
         (
             POD_GROUP + "  minMember: 1\n  minResources: [cpu]\n",
@@ -1020,7 +1020,7 @@ def test_a_json_stream_is_read_as_kubectl_reads_it() -> None:
     assert [n.name for n in snapshot.nodes] == ["a", "b"] and snapshot.nodes[1].allocatable["cpu"] == 2000
     assert [n.origin.document for n in snapshot.nodes] == [0, 1]
     bad = write("stream.json", first + "\n  " + (second % "2").replace('"2"', "[2]") + "\n")
-    assert error([bad]) == "stream.json:2:101: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got list"
+    assert error([bad]) == "stream.json:2:101: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got a list"
     assert error([write("stream.json", first + "\n{\"kind\": }\n")]) == "stream.json:2:10: not valid JSON: Expecting value"
 
 
