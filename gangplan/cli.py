@@ -134,11 +134,17 @@ class _Commands(TyperGroup):
             else:
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
                 said = message().replace("Value error, ", "", 1)  # pydantic's prefix, as typer passes it on
+                said = _PYDANTIC_NUMBER.sub(lambda m: _NUMBER_WORDS[m.group(1)], said)
                 if _snapshot_piped_unnamed(exc) and ctx is not None:
                     hint = f" (give - to read it from stdin; see '{ctx.command_path} --help')"
                 _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(said)}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         sys.exit(code if isinstance(code, int) else 0)
+
+
+# What pydantic (through typer) says of "--time-limit abc", in click's plainer words.
+_PYDANTIC_NUMBER = re.compile(r"Input should be a valid (number|integer)(, unable to parse string as an? (number|integer))?")
+_NUMBER_WORDS = {"number": "expected a number", "integer": "expected a whole number"}
 
 
 def _snapshot_piped_unnamed(exc: Exception) -> bool:

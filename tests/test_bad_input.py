@@ -176,6 +176,11 @@ def test_bad_option_values_are_usage_errors(tmp_path: Path) -> None:
     assert choice.exit_code == 2 and choice.stderr.startswith(
         "error: Invalid value for '--output' / '-o': 'jsn' is not one of 'table', "
     )  # not pydantic's "Value error, " (review 19 U F6)
+    for option, words in ((["--time-limit", "soon"], "expected a number"), (["--workers", "1.5"], "expected a whole number")):
+        result = runner.invoke(app, ["plan", str(node), *option])
+        assert result.exit_code == 2 and result.stderr == (
+            f"error: Invalid value for '{option[0]}': {words} (see 'gangplan plan --help')\n"
+        )  # not pydantic's "Input should be a valid number, unable to parse string as a number"
 
 
 @pytest.mark.parametrize(
