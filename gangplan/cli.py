@@ -24,7 +24,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, Sequence, TypeVar
+from typing import Annotated, Any, Callable, Mapping, Optional, Sequence, TypeVar
 
 import typer
 from typer.core import TyperArgument, TyperGroup
@@ -715,8 +715,10 @@ def _planned(
     )
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)
-    keys = [gang.key for job_group in group_pods(loaded).job_groups for gang in job_group.gangs] if asked else []
-    found = [find_group(keys, name, asked_by) for name in asked]  # a typo found before minutes of planning
+    gangs_asked = [gang for job_group in group_pods(loaded).job_groups for gang in job_group.gangs] if asked else []
+    keys = [gang.key for gang in gangs_asked]
+    pods = {pod.key: gang.key for gang in gangs_asked for pod in gang.members}
+    found = [find_group(keys, name, asked_by, pods) for name in asked]  # a typo found before minutes of planning
     with _Progress() as progress:
         result = _plan_interruptibly(loaded, options, progress if progress.live is not None else None)
     for warning in result.warnings:
@@ -955,9 +957,10 @@ def _input_error_for_ci(
         write_output(*more[0])
 
 
-def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
+def find_group(keys: Sequence[str], name: str, asked_by: str, pods: Optional[Mapping[str, str]] = None) -> str:
     """A group's key by namespace/name, or by a name no other namespace uses (as `kubectl get`
-    takes a name in the current namespace); a near miss is suggested."""
+    takes a name in the current namespace); a near miss is suggested, and for a pod's name
+    (``pods``: pod key -> its group's key), what `kubectl get pods` shows, its group."""
     if name in keys:
         return name
     by_name = [k for k in keys if "/" not in name and k.split("/", 1)[1] == name]
@@ -966,8 +969,12 @@ def find_group(keys: Sequence[str], name: str, asked_by: str) -> str:
     if by_name:
         shown = ", ".join(by_name[:3])
         raise UsageError(f"{asked_by} {name}: several groups have that name ({shown}); give namespace/name")
+    of_pod = [group for pod, group in (pods or {}).items() if pod == name or ("/" not in name and pod.split("/", 1)[1] == name)]
+    if len(set(of_pod)) == 1:
+        raise UsageError(f"{asked_by} {name}: that is a pod of the group {of_pod[0]}; give the group")
     by_key = {k: k for k in keys} | {k.split("/", 1)[1]: k for k in keys if "/" not in name}
-    near = difflib.get_close_matches(name, list(by_key), n=1, cutoff=0.6)
+    # Kubernetes names are lower case: "A/job" is nearest a/job, not b/job.
+    near = difflib.get_close_matches(name.lower(), list(by_key), n=1, cutoff=0.6)
     hint = f"; did you mean {by_key[near[0]]}?" if near else ""
     raise UsageError(f"{asked_by} {name}: no such group in the snapshot{hint}")
 
@@ -1125,9 +1132,10 @@ def explain_command(
 
 def _group_among(group: str, snapshot: list[str]) -> tuple[str, list[str]]:
     """`explain SNAPSHOT GROUP` as `explain GROUP SNAPSHOT`, as verify and diff find their plan
-    among their arguments: when GROUP names a file or folder and exactly one of the others
-    names nothing on disk, that one is the group."""
-    if group == "-" or not os.path.exists(group):
+    among their arguments: when GROUP names a file or folder (or stdin, or a file name that
+    is not there: a typo is then reported as one) and exactly one of the others names nothing
+    on disk, that one is the group."""
+    if not (group == "-" or os.path.exists(group) or group.lower().endswith((".yaml", ".yml", ".json"))):
         return group, snapshot
     missing = [i for i, path in enumerate(snapshot) if path != "-" and not os.path.exists(path)]
     if len(missing) != 1:

@@ -276,6 +276,28 @@ def test_explain_takes_the_group_after_the_snapshot_too(tmp_path: Path) -> None:
     assert unclear.exit_code == 2 and "no such file or directory" in unclear.stderr
     typo = invoke("explain", snapshot, "ml/llm-pretrian", "--solver", "greedy")
     assert typo.exit_code == 2 and "ml/llm-pretrain" in typo.stderr, typo.stderr
+    # stdin, or a snapshot's name mistyped, first: the typo is named, not the group.
+    piped = invoke("explain", "-", "ml/llm-pretrain", "--solver", "greedy", input=Path(snapshot).read_text())
+    assert piped.exit_code == 0 and piped.stdout == expected.stdout, piped.stderr
+    mistyped = invoke("explain", str(tmp_path / "smal.yaml"), "ml/llm-pretrain")
+    assert mistyped.exit_code == 2 and mistyped.stderr == f"error: {tmp_path / 'smal.yaml'}: no such file or directory\n"
+
+
+def test_explain_given_a_pod_names_its_group(tmp_path: Path) -> None:
+    """A pod's name, as `kubectl get pods` shows it, was "no such group"; a name in another
+    case was matched to a group of another namespace."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    pod = invoke("explain", "ray-tune-head-g5lbv", snapshot)
+    assert pod.exit_code == 2 and pod.stderr.splitlines()[-1] == (
+        "error: explain ray-tune-head-g5lbv: that is a pod of the group analytics/ray-tune; give the group"
+    )
+    two = tmp_path / "two.yaml"
+    two.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '8'}}\n" + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: job, namespace: {ns}}}\nspec: {{containers: [{{name: c}}]}}\n"
+        for ns in ("b", "a")
+    ))
+    upper = invoke("explain", "A/job", str(two))
+    assert upper.exit_code == 2 and upper.stderr.splitlines()[-1].endswith("no such group in the snapshot; did you mean a/job?")
 
 
 def test_a_snapshot_piped_without_a_dash_is_told_how_to_read_it() -> None:
