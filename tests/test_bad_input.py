@@ -244,16 +244,22 @@ def test_half_a_surrogate_pair_is_located_bad_input(tmp_path: Path) -> None:
     assert runner.invoke(app, ["plan", str(good), "-o", "json"]).exit_code == 0
 
 
+def kueue_pod(tmp_path: Path, annotations: str) -> Path:
+    """A pod of Kueue's pod group k whose metadata.annotations (line 7) are ``annotations``."""
+    path = tmp_path / "kueue.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
+        f"  annotations: {annotations}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+    )
+    return path
+
+
 @pytest.mark.parametrize("count", ["1_0", " 3", "٣", "3.0", "0", ""])
 def test_a_kueue_total_count_kueue_cannot_read_is_bad_input(tmp_path: Path, count: str) -> None:
     """review 18 N F2: Python's int() took "1_0" as 10, " 3" and an Arabic-Indic 3 as 3; Kueue
     reads the annotation with Go's strconv.Atoi, which refuses them (and the planner and the
     verifier then disagreed on the group)."""
-    path = tmp_path / "kueue.yaml"
-    path.write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
-        f"  annotations: {{kueue.x-k8s.io/pod-group-total-count: '{count}'}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
-    )
+    path = kueue_pod(tmp_path, f"{{kueue.x-k8s.io/pod-group-total-count: '{count}'}}")
     result = runner.invoke(app, ["plan", str(path)])
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1].startswith(f"error: {path}:7:")
@@ -262,11 +268,7 @@ def test_a_kueue_total_count_kueue_cannot_read_is_bad_input(tmp_path: Path, coun
 
 def test_a_missing_kueue_total_count_is_said_to_be_missing(tmp_path: Path) -> None:
     """It was reported as an empty value ("got ''"), which the user had not written."""
-    path = tmp_path / "kueue.yaml"
-    path.write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
-        "  annotations: {other: x}\nspec: {containers: [{name: c, image: x}]}\n"
-    )
+    path = kueue_pod(tmp_path, "{other: x}")
     result = runner.invoke(app, ["plan", str(path)])
     assert result.exit_code == 2 and result.stderr.strip().splitlines()[-1] == (
         f"error: {path}:7:16: pod ml/k-0: annotation kueue.x-k8s.io/pod-group-total-count must be a positive integer, it is missing"
@@ -285,11 +287,7 @@ def test_a_quantity_of_another_type_is_named_as_yaml_names_it(tmp_path: Path, va
 
 def test_a_kueue_total_count_with_a_sign_is_held_to_int32(tmp_path: Path) -> None:
     """Atoi reads "+3000000000" as a number; the int32 check had passed it over (not digits)."""
-    path = tmp_path / "kueue.yaml"
-    path.write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k-0\n  namespace: ml\n  labels: {kueue.x-k8s.io/pod-group-name: k}\n"
-        "  annotations: {kueue.x-k8s.io/pod-group-total-count: '+3000000000'}\nspec: {containers: [{name: c, image: x}]}\n"
-    )
+    path = kueue_pod(tmp_path, "{kueue.x-k8s.io/pod-group-total-count: '+3000000000'}")
     result = runner.invoke(app, ["plan", str(path)])
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1] == (
