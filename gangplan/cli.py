@@ -40,7 +40,7 @@ from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, 
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, PodGroupAPI, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, percent_apart, plural
-from .plan import GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
+from .plan import API_VERSION, GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
 from .ci import annotation, check_report, checked_groups, group_origins, junit_error
 from .diff import PlanDiff, diff_plans, diff_snapshot
@@ -191,6 +191,7 @@ class _State:
     limits = Limits()
     limit_names: dict[str, str] = {}  # option -> the environment variable that set it instead
     inputs: set[str] = set()  # real paths of the input files named, which no output may replace
+    named: set[str] = set()  # those named as files, not found in a folder
     stdin: Optional[bytes] = None  # read once: verify and diff look in it for the plan first
 
 
@@ -355,7 +356,7 @@ def _main(
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
-    _State.inputs, _State.stdin = set(), None
+    _State.inputs, _State.named, _State.stdin = set(), set(), None
     # A limit set in the environment is named by its variable: the user typed no option.
     _State.limit_names = {
         f"--{name.replace('_', '-')}": f"GANGPLAN_{name.upper()}"
@@ -379,11 +380,13 @@ def _limit_name(option: str) -> str:
     return _State.limit_names.get(option, option)
 
 
-def _load(paths: list[str]) -> Snapshot:
+def _load(paths: list[str], plans: Sequence[str] = ()) -> Snapshot:
+    """The snapshot; ``plans``, the plan files verify and diff read, are not part of it when an
+    input folder holds them."""
     _stdin_once(paths)
     _State.inputs = _State.inputs | files_read(paths)
     stdin = _read_stdin() if "-" in paths else None
-    snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits)
+    snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits, skip=plans)
     for name in snapshot.empty_inputs:
         _say(f"warning: {name}: no Kubernetes objects in it (was it written by a command that failed?)")
     if snapshot.skipped_kinds:
@@ -399,7 +402,8 @@ def _load(paths: list[str]) -> Snapshot:
 def _refuse_objects_in_inputs(output_file: Optional[Path], inputs: Sequence[str]) -> None:
     """Before planning: Kubernetes objects gangplan reads (PodGroups with status, Pods to
     create) written into an input folder would be read again by the next run, as duplicates
-    of what they were made from. A Plan, a diff or a report there is skipped, so allowed."""
+    of what they were made from, and `topology`'s output, which has no kind, not at all. A
+    Plan, a diff or a report there is skipped, so allowed."""
     if output_file is None or str(output_file) == "-":
         return
     folders = {os.path.realpath(p) for p in inputs if p != "-" and os.path.isdir(p)}
@@ -424,6 +428,7 @@ def _claim_outputs(inputs: Sequence[str], output_file: Optional[Path], *others: 
     ``others`` are (option, path) of the outputs besides the command's own; ``-`` is stdout for
     any one of them, so it is refused where stdout already carries the command's output."""
     _State.inputs = _State.inputs | files_read(inputs)
+    _State.named |= {os.path.realpath(p) for p in inputs if p != "-" and os.path.isfile(p)}
     for option, path in others:
         if path is not None and str(path) == "-" and (output_file is None or str(output_file) == "-"):
             raise UsageError(
@@ -438,11 +443,22 @@ def _refuse_clashes(paths: Sequence[Path]) -> None:
     seen: dict[str, Path] = {}
     for path in paths:
         target = os.path.realpath(path)
-        if target in _State.inputs:
+        if target in _State.inputs and (target in _State.named or not _gangplan_output(target)):
             raise UsageError(f"{path} is also an input; write the output to another file")
         if target in seen:
             raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
         seen[target] = path
+
+
+def _gangplan_output(path: str) -> bool:
+    """A Plan or a diff gangplan wrote (its JSON opens with gangplan's apiVersion): a run that
+    finds it in an input folder skips it, so a later run may write it again."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.startswith(b'{\n    "apiVersion": "' + API_VERSION.encode() + b'"')
 
 
 def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]) -> None:
@@ -1032,7 +1048,7 @@ def diff_command(
         raise UsageError("diff --gang adds to a snapshot: give the snapshot too")
     _stdin_once([*(snapshot or []), *plan_files])
     _claim_outputs([*(snapshot or []), *_gang_files(gang), *plan_files], output_file)
-    loaded = _with_gangs(_load(snapshot), gang) if snapshot else None
+    loaded = _with_gangs(_load(snapshot, plan_files), gang) if snapshot else None
     if documents is not None and loaded is not None and (others := _plans_beside(loaded)):
         raise UsageError(f"{plan_files[0]} holds the plan, and the other inputs hold {others} objects too; compare two plans with --plan A --plan B")
     plans = [read_plan(path, documents) for path in plan_files]
@@ -1181,7 +1197,7 @@ def verify_command(
     if plan_file is None:
         snapshot, plan_file, documents = _plan_among(snapshot, "verify")
     _stdin_once([*snapshot, plan_file])
-    loaded = _with_gangs(_load(snapshot), gang)
+    loaded = _with_gangs(_load(snapshot, [plan_file]), gang)
     if documents is not None and (others := _plans_beside(loaded)):
         raise UsageError(f"{plan_file} holds the plan, and the other inputs hold {others} objects too; name the plan with --plan FILE")
     given = read_plan(plan_file, documents)
@@ -1416,6 +1432,7 @@ def topology_command(
       gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
     """
     _claim_outputs(snapshot, output_file)
+    _refuse_objects_in_inputs(output_file, snapshot)  # no kind: the next run could not read it
     loaded = _load(snapshot)
     keys, warnings = resolve_levels(loaded, _levels(levels))
     tree = build_tree(loaded.nodes, keys)

@@ -478,16 +478,18 @@ _ALIAS = re.compile(r"\*(?<![^\s\[{,]\*)[^\s\[\]{},]")
 
 
 def load_snapshot(
-    paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits()
+    paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits(), skip: Sequence[str] = ()
 ) -> Snapshot:
-    """Read every input and convert it in one pass; the first bad field stops the run."""
+    """Read every input and convert it in one pass; the first bad field stops the run.
+    ``skip``: files a folder among ``paths`` may hold that are not part of the snapshot (the
+    plan `verify` reads from a file beside it)."""
     # The loaded trees hold no cycles, yet the collector would rescan them again and again
     # as they grow: on a large dump that more than doubles the loading time.
     collecting = gc.isenabled()
     gc.disable()
     try:
         empty: list[str] = []
-        objects = within_limits(read_objects(paths, stdin=stdin, limits=limits, empty=empty), limits)
+        objects = within_limits(read_objects(paths, stdin=stdin, limits=limits, empty=empty, skip=skip), limits)
         snapshot = dataclasses.replace(kube.to_snapshot(_named(objects)), empty_inputs=tuple(empty))
     finally:
         if collecting:
@@ -509,13 +511,19 @@ def load_snapshot(
 
 
 def read_objects(
-    paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits = Limits(), empty: list[str] | None = None
+    paths: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    limits: Limits = Limits(),
+    empty: list[str] | None = None,
+    skip: Sequence[str] = (),
 ) -> Iterator[tuple[dict[str, Any], Origin]]:
     """Every object in the inputs, in order, List items unwrapped, each with its origin; the
     names of inputs with no document at all (an empty List is a document) go to ``empty``. A
     file is read once however often the inputs name it."""
     documents = objects = 0
-    seen: set[str] = set()  # a file named twice (a folder and a file in it, ./x and x) is read once
+    # A file named twice (a folder and a file in it, ./x and x) is read once; one skipped, never.
+    seen = {os.path.realpath(p) for p in skip if p != "-"}
     for name, path in _input_files(paths):
         if path is not None:
             real = os.path.realpath(path)

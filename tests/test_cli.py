@@ -1336,6 +1336,21 @@ def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: P
     # A Plan there is skipped by the next run (review 19 V F2: plan . -o plan, then verify . --plan, is a workflow).
     assert invoke("plan", str(cluster), str(jobs), "-o", "plan", "--output-file", str(jobs / "plan.json")).exit_code == 0
     assert invoke("verify", str(cluster), str(jobs), "--plan", str(jobs / "plan.json")).exit_code == 0
+    # Run again, the same command replaces its own Plan and diff (it said "is also an input"); a
+    # plan named among the arguments is not also a second plan of the folder's; topology's
+    # output, which the next run could not read, is refused there.
+    for _ in range(2):
+        again = invoke("plan", str(cluster), str(jobs), "-o", "plan", "--output-file", str(jobs / "plan.json"))
+        assert again.exit_code == 0, again.stderr
+        compared = invoke("diff", str(cluster), str(jobs), "--plan", str(jobs / "plan.json"), "-o", "json", "--output-file", str(jobs / "d.json"))
+        assert compared.exit_code == 0, compared.stderr
+    for command in ("verify", "diff"):
+        among = invoke(command, str(cluster), str(jobs), str(jobs / "plan.json"))
+        assert among.exit_code == 0, among.stderr
+    mine = invoke("diff", str(cluster), str(jobs), "--plan", str(jobs / "plan.json"), "-o", "json", "--output-file", str(jobs / "plan.json"))
+    assert mine.exit_code == 2 and mine.stderr.endswith("plan.json is also an input; write the output to another file\n")
+    tree = invoke("topology", str(cluster), str(jobs), "-o", "json", "--output-file", str(jobs / "topology.json"))
+    assert tree.exit_code == 2 and "which the next run would read" in tree.stderr and not (jobs / "topology.json").exists()
 
 
 def test_only_a_volcano_job_still_pending_is_planned_from_its_templates(tmp_path: Path) -> None:
