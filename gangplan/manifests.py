@@ -673,7 +673,8 @@ def expand_workloads(
         named = [given[where][key] for where, key in _MEMBERSHIP if given[where].get(key)]
         live = bool(r.string(meta, "uid", _META) or obj.get("status"))
         if live or not named or (namespace, named[0]) in has_pods:
-            skipped.append((kind, r.string(obj, "apiVersion", ()), "already created" if live or named else ""))
+            why = "already created" if live else f"its group {namespace}/{named[0]} has pods in the cluster already" if named else ""
+            skipped.append((kind, r.string(obj, "apiVersion", ()), why))
             continue
         object_name = r.string(meta, "name", _META) or r.string(meta, "generateName", _META).rstrip("-")
         if not object_name:

@@ -883,15 +883,16 @@ def test_check_groups_from_checks_only_the_jobs_a_pr_adds(tmp_path: Path) -> Non
     assert suite.find("testcase/skipped").get("message") == (
         f"no group written in {jobs} to check; gangplan does not read these inputs: ConfigMap"
     )
-    # A Job whose group already runs in the cluster is said to be created (review 19 V F3: read
-    # alone, the folder's Job had been expanded, and the reason lost).
+    # A Job whose group already runs in the cluster is not expanded, and the reason says so
+    # (review 19 V F3: read alone, the folder's Job had been expanded, and the reason lost; then
+    # the reason said "already created" of a Job the pull request adds).
     running = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: train-abc, namespace: ml, uid: u1, labels: {scheduling.x-k8s.io/pod-group: train}}\n"
                "spec: {nodeName: n1, containers: [{name: c, image: x}]}\nstatus: {phase: Running}\n")
     cluster.write_text(cluster.read_text() + running)
     (jobs / "train.yaml").write_text(job_manifest("train", 2, 4).split("---\n", 1)[1])
     created = invoke("check", str(cluster), "--groups-from", str(jobs))
     assert created.exit_code == 0
-    assert f"warning: no group written in {jobs} to check; gangplan does not read these inputs: Job (batch/v1, already created)" in created.stderr
+    assert f"warning: no group written in {jobs} to check; gangplan does not read these inputs: Job (batch/v1, its group ml/train has pods in the cluster already)" in created.stderr
 
 
 def test_check_says_a_bad_option_and_warnings_where_ci_looks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1382,7 +1383,7 @@ def test_a_job_beside_bound_pods_exported_without_uids_is_not_expanded(tmp_path:
         for i in range(2)
     ))
     result = invoke("plan", str(cluster), str(snapshot), "-o", "wide")
-    assert "1 Job (batch/v1, already created)" in result.stderr
+    assert "1 Job (batch/v1, its group ml/train has pods in the cluster already)" in result.stderr
     assert result.stdout.splitlines()[1].split()[:5] == ["ml/train", "scheduler-plugins", "0", "Running", "2/2"]
 
 
