@@ -673,7 +673,11 @@ def expand_workloads(
         named = [given[where][key] for where, key in _MEMBERSHIP if given[where].get(key)]
         live = bool(r.string(meta, "uid", _META) or obj.get("status"))
         if live or not named or (namespace, named[0]) in has_pods:
-            why = "already created" if live else f"its group {namespace}/{named[0]} has pods in the cluster already" if named else ""
+            why = (
+                "already created" if live
+                else f"its group {namespace}/{named[0]} has pods in the cluster already" if named
+                else "its pod template names no pod group; --gang NAME=FILE plans it as one gang"
+            )
             skipped.append((kind, r.string(obj, "apiVersion", ()), why))
             continue
         object_name = r.string(meta, "name", _META) or r.string(meta, "generateName", _META).rstrip("-")

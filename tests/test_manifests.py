@@ -292,7 +292,7 @@ def test_batch_jobs_are_still_skipped_and_created_volcano_jobs_too() -> None:
     snapshot = load_snapshot([write("jobs.yaml", JOB + "---\n" + created)])
     assert not snapshot.pods and not snapshot.pod_groups
     assert snapshot.skipped_kinds == {
-        "Job (batch/v1)": 1,
+        "Job (batch/v1, its pod template names no pod group; --gang NAME=FILE plans it as one gang)": 1,
         "Job (batch.volcano.sh/v1alpha1, already created)": 1,
     }
 
