@@ -399,6 +399,16 @@ def _load(paths: list[str], plans: Sequence[str] = ()) -> Snapshot:
     return snapshot
 
 
+def _say_gpu_resource(loaded: Snapshot, gpu_resource: str) -> None:
+    """Nodes with AMD's or Intel's GPUs and the default --gpu-resource: sort rules, figures,
+    the report and topology would count no GPU at all, without saying why."""
+    if any(gpu_resource in node.allocatable for node in loaded.nodes):
+        return
+    others = sorted({name for node in loaded.nodes for name in node.allocatable if name.endswith("/gpu") and node.allocatable[name]})
+    if others:
+        _say(f"warning: no node has {gpu_resource}; give --gpu-resource {others[0]} to count {', '.join(others)} as GPUs")
+
+
 def _refuse_objects_in_inputs(output_file: Optional[Path], inputs: Sequence[str]) -> None:
     """Before planning: Kubernetes objects gangplan reads (PodGroups with status, Pods to
     create) written into an input folder would be read again by the next run, as duplicates
@@ -731,6 +741,7 @@ def _planned(
     )
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)
+    _say_gpu_resource(loaded, gpu_resource)
     gangs_asked = [gang for job_group in group_pods(loaded).job_groups for gang in job_group.gangs] if asked else []
     keys = [gang.key for gang in gangs_asked]
     pods = {pod.key: gang.key for gang in gangs_asked for pod in gang.members}
@@ -1434,6 +1445,7 @@ def topology_command(
     _claim_outputs(snapshot, output_file)
     _refuse_objects_in_inputs(output_file, snapshot)  # no kind: the next run could not read it
     loaded = _load(snapshot)
+    _say_gpu_resource(loaded, gpu_resource)
     keys, warnings = resolve_levels(loaded, _levels(levels))
     tree = build_tree(loaded.nodes, keys)
     for warning in [*warnings, *tree.warnings]:

@@ -1566,3 +1566,14 @@ def test_a_stream_that_cannot_be_flushed_leaves_the_ordinary_way(monkeypatch: py
     assert cli._flushed()
     monkeypatch.setattr(sys, "stdout", Full())
     assert not cli._flushed()
+
+
+def test_nodes_with_another_vendors_gpus_name_the_gpu_resource_to_give(tmp_path: Path) -> None:
+    """With AMD's GPUs and the default --gpu-resource, the report and topology counted no GPU
+    (\"gpu 0/0\") and said nothing of the flag."""
+    snapshot = tmp_path / "amd.yaml"
+    snapshot.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '8', amd.com/gpu: '8'}}\n")
+    hint = "warning: no node has nvidia.com/gpu; give --gpu-resource amd.com/gpu to count amd.com/gpu as GPUs\n"
+    for command in (["plan"], ["topology"]):
+        assert hint in invoke(*command, str(snapshot)).stderr, command
+        assert "warning" not in invoke(*command, str(snapshot), "--gpu-resource", "amd.com/gpu").stderr, command
