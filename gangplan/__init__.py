@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import os
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .errors import GangplanError, InputError, SolverError, UsageError  # noqa: E402
@@ -41,12 +42,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load_snapshot(paths: Sequence[str], *, stdin: bytes | None = None, limits: Limits | None = None) -> Snapshot:
-    """Read files, folders or ``-`` into a Snapshot (see ``gangplan.loader``); ``limits`` is a
+def load_snapshot(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, stdin: bytes | None = None, limits: Limits | None = None
+) -> Snapshot:
+    """Read files, folders or ``-`` into a Snapshot (see ``gangplan.loader``); one path alone
+    is taken too (a string was read as its characters, each a path). ``limits`` is a
     ``gangplan.loader.Limits`` to raise or lower the input bounds."""
     from .loader import Limits, load_snapshot as _load
 
-    return _load(paths, stdin=stdin, limits=limits or Limits())
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    return _load([os.fspath(p) for p in given], stdin=stdin, limits=limits or Limits())
 
 
 __all__ = [

@@ -80,6 +80,8 @@ class Options:
     tuning: Tuning = Tuning()  # CP-SAT's log and parameters, for experiments
 
     def check(self) -> None:
+        if isinstance(self.levels, str):  # iterated, it would be one level per character
+            raise UsageError(f"levels must be a tuple of label keys, got the string {self.levels!r}")
         if self.solver not in SOLVERS:
             raise UsageError(f"--solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
         if self.policy not in POLICIES:
