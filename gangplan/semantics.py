@@ -7,6 +7,7 @@ through ``problem.build_problem``; ``verify`` re-derives them on its own.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -367,9 +368,10 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
             )
     for key, pod_keys in sorted(missing.items()):
+        near = difflib.get_close_matches(key, sorted(gangs), n=1, cutoff=0.8)  # a typo in the pods' label
         warnings.append(
-            f"PodGroup {key} does not exist; its pods ({', '.join(sorted(pod_keys)[:3])}"
-            f"{', …' if len(pod_keys) > 3 else ''}) are planned as groups of one"
+            f"PodGroup {key} does not exist{f' (did you mean {near[0]}?)' if near else ''}; its pods "
+            f"({', '.join(sorted(pod_keys)[:3])}{', …' if len(pod_keys) > 3 else ''}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue_gangs.values(), *lone]
     for gang in [*kueue_gangs.values(), *lone]:

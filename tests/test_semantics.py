@@ -505,6 +505,16 @@ def test_membership_is_per_namespace():
     assert len(grouping.warnings) == 1 and "other/train" in grouping.warnings[0]
 
 
+def test_a_missing_podgroup_near_one_that_exists_is_suggested():
+    """A typo in the pods' label ("big-trian") left them groups of one, with no hint of the
+    PodGroup meant; a group-of-one check could then pass in CI."""
+    label = "scheduling.x-k8s.io/pod-group"
+    pods = (mkpod("p0", labels={label: "big-trian"}), mkpod("p1", labels={label: "eval"}))
+    warnings = group_pods(Snapshot(pods=pods, pod_groups=(pg("big-train"),))).warnings
+    assert "PodGroup ns/big-trian does not exist (did you mean ns/big-train?); its pods (p0) are planned as groups of one" in warnings
+    assert "PodGroup ns/eval does not exist; its pods (p1) are planned as groups of one" in warnings
+
+
 def test_kueue_plain_pod_group():
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "3"}
