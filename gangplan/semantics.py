@@ -368,7 +368,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
             )
     for key, pod_keys in sorted(missing.items()):
-        near = difflib.get_close_matches(key, sorted(gangs), n=1, cutoff=0.8)  # a typo in the pods' label
+        namespace = key.split("/", 1)[0]
+        near = difflib.get_close_matches(key, sorted(k for k in gangs if k.split("/", 1)[0] == namespace), n=1, cutoff=0.8)
         warnings.append(
             f"PodGroup {key} does not exist{f' (did you mean {near[0]}?)' if near else ''}; its pods "
             f"({', '.join(sorted(pod_keys)[:3])}{', …' if len(pod_keys) > 3 else ''}) are planned as groups of one"
