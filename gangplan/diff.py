@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
-from .quantity import percent_apart, plural
+from .quantity import describe_amount, percent_apart, plural
 from .semantics import Gang, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
 
@@ -620,6 +620,22 @@ def _with_placements(
                 f"(first: {found[0]}){hint}"
             )
             hint = ""
+    # diff is no verifier, but a plan that puts more on a node than it holds shows as "150%":
+    # say so, and where to look.
+    allocatable = {node.name: node_allocatable(node) for node in snapshot.nodes}
+    over = []
+    for node, figures in sorted(used.items()):
+        held = allocatable[node]
+        # Only what the plan adds: a node its running pods already overfill is the cluster's state.
+        beyond = [name for name in resources if figures[name] > max(held.get(name, 0), base[node][name])]
+        if beyond:
+            name = beyond[0]
+            over.append(f"{node} {name} {describe_amount(name, figures[name])} of {describe_amount(name, held.get(name, 0))}")
+    if over:
+        warnings.append(
+            f"{label} places more than the node holds on {plural(len(over), 'node')} (first: {over[0]}); "
+            "gangplan verify names the placements"
+        )
     return used
 
 
