@@ -22,6 +22,7 @@ import math
 import os
 import sys
 import tempfile
+from collections import defaultdict
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Callable, Mapping, Optional, Sequence, TypeVar
@@ -37,6 +38,7 @@ from rich.tree import Tree
 from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError
 from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
+from .kube import label_problem
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, PodGroupAPI, Snapshot
 from .quantity import QuantityError, describe_amount, parse_quantity, percent_apart, plural
@@ -51,6 +53,7 @@ from .stages import Reporter, Tuning
 from .status import status_list
 from .topology import (
     DEFAULT_GPU_RESOURCE,
+    HOSTNAME_LABEL,
     TopologyTree,
     Usage,
     build_tree,
@@ -589,7 +592,13 @@ GpuOpt = Annotated[
 
 
 def _levels(levels: Optional[str]) -> tuple[str, ...] | None:
-    return None if levels is None else tuple(k.strip() for k in levels.split(",") if k.strip())
+    if levels is None:
+        return None
+    keys = tuple(k.strip() for k in levels.split(",") if k.strip())
+    for key in keys:
+        if problem := label_problem(key, ""):
+            raise UsageError(f"--levels: {problem}")
+    return keys
 
 
 OutputFileOpt = Annotated[
@@ -1450,6 +1459,11 @@ def topology_command(
     tree = build_tree(loaded.nodes, keys)
     for warning in [*warnings, *tree.warnings]:
         _say(f"warning: {warning}")
+    if not keys and levels is None and not loaded.topologies and (shared := _shared_labels(loaded.nodes)):
+        _say(
+            f"note: no levels (no Topology object, no --levels, no group names one); the nodes share "
+            f"{', '.join(shared)}: --levels KEY,... (largest first) draws the tree by them"
+        )
     if output is TopologyOutput.json:
         data = topology_to_dict(tree, loaded, gpu_resource)
         write_output(json.dumps(data, indent=4, sort_keys=True) + "\n", output_file)
@@ -1583,6 +1597,26 @@ def generate_command(
             f"{_limit_name('--max-objects')} {_State.limits.max_objects}"
         )
     write_output(json.dumps(data, indent=1) + "\n" if output is GenerateOutput.json else to_yaml(data), output_file)
+
+
+_NOT_TOPOLOGY = ("beta.kubernetes.io/", "feature.node.kubernetes.io/", "nvidia.com/")  # per machine, not per place
+
+
+def _shared_labels(nodes: Sequence[Node]) -> list[str]:
+    """Label keys that group nodes (more than one value, fewer values than nodes): the levels
+    a user of `topology` with none found most likely meant, fewest values first, at most 3."""
+    values: dict[str, set[str]] = defaultdict(set)
+    carriers: dict[str, int] = defaultdict(int)
+    for node in nodes:
+        for key, value in node.labels.items():
+            values[key].add(value)
+            carriers[key] += 1
+    shared = [
+        k for k in values
+        if k != HOSTNAME_LABEL and 1 < len(values[k]) < carriers[k] and not k.startswith(_NOT_TOPOLOGY)
+        and k.rpartition("/")[2] not in ("instance-type", "arch", "os")
+    ]
+    return sorted(shared, key=lambda k: (len(values[k]), k))[:3]
 
 
 def _figures(usage: Usage, gpu_resource: str, domain: bool = False) -> str:

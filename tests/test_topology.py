@@ -347,6 +347,26 @@ def test_cli_topology_levels_option_and_the_leaf_limit() -> None:
     assert "minipod" not in result.stdout
 
 
+def test_cli_topology_with_no_levels_names_the_labels_nodes_share(tmp_path: Path) -> None:
+    """No Topology object, no --levels and no group naming a level drew a flat list without a
+    word on why, though every node carries block and rack labels; --levels 'a b' was taken."""
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text("---\n".join(
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{block: b{i // 2}, rack: r{i}, kubernetes.io/arch: amd64, "
+        f"node.kubernetes.io/instance-type: t{i % 2}}}}}\nstatus: {{allocatable: {{cpu: '4'}}}}\n"
+        for i in range(4)
+    ))
+    flat = runner.invoke(app, ["topology", str(snapshot)])
+    assert flat.exit_code == 0 and flat.stdout.startswith("topology: no levels")
+    assert flat.stderr.splitlines()[-1] == (
+        "note: no levels (no Topology object, no --levels, no group names one); the nodes share block: "
+        "--levels KEY,... (largest first) draws the tree by them"
+    )  # rack has a value per node, and instance types are no place
+    assert "note" not in runner.invoke(app, ["topology", str(snapshot), "--levels", "block"]).stderr
+    bad = runner.invoke(app, ["topology", str(snapshot), "--levels", "block,a b"])
+    assert bad.exit_code == 2 and bad.stderr.startswith("error: --levels: label key 'a b': its name must be")
+
+
 def test_cli_topology_names_its_figures_and_counts_a_one_node_domain(tmp_path: Path) -> None:
     snapshot = tmp_path / "s.yaml"
     snapshot.write_text(
