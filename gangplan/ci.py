@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Callable, Iterable, Mapping, Optional, Sequence
 from xml.etree import ElementTree
 
 from .errors import Position
@@ -72,9 +72,19 @@ def check_report(
     return text + f"{len(selected) - len(failed)}/{len(selected)} groups placed\n", report
 
 
-def group_origins(snapshot: Snapshot) -> dict[str, Origin]:
-    """Where each group was written: its PodGroup object, or its first pod for implicit groups."""
-    return {gang.key: gang.group.origin for job_group in group_pods(snapshot).job_groups for gang in job_group.gangs}
+def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[str, Origin]:
+    """Where each group was written: its PodGroup object, or its first pod for implicit groups;
+    for a group a workload in ``groups_from`` joins (a pull request's Job joining a PodGroup the
+    cluster has), that workload, which is where a reviewer wants the annotation."""
+    inside = _under(groups_from)
+    origins = {}
+    for job_group in group_pods(snapshot).job_groups:
+        for gang in job_group.gangs:
+            origin = gang.group.origin
+            if groups_from and not inside(origin.file):
+                origin = next((pod.origin for pod in gang.pending if pod.manifest is not None and inside(pod.origin.file)), origin)
+            origins[gang.key] = origin
+    return origins
 
 
 def group_positions(origins: Mapping[str, Origin], keys: Iterable[str]) -> dict[str, Position]:
@@ -132,9 +142,8 @@ def annotation(title: str, position: Optional[Position], message: str) -> str:
     return f"::error {','.join(properties)}::{escape_data(message)}\n"
 
 
-def written_in(paths: Sequence[str], origins: Mapping[str, Origin], made: Mapping[str, Sequence[str]] = {}) -> set[str]:
-    """The groups whose object (or first pod), or a workload making their pods, is written in
-    one of ``paths`` or under it."""
+def _under(paths: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a file is one of ``paths`` or under one of them."""
     roots = [Path(p).resolve() for p in paths]
 
     def inside(name: str) -> bool:
@@ -143,6 +152,13 @@ def written_in(paths: Sequence[str], origins: Mapping[str, Origin], made: Mappin
         file = Path(name).resolve()
         return any(file == root or root in file.parents for root in roots)
 
+    return inside
+
+
+def written_in(paths: Sequence[str], origins: Mapping[str, Origin], made: Mapping[str, Sequence[str]] = {}) -> set[str]:
+    """The groups whose object (or first pod), or a workload making their pods, is written in
+    one of ``paths`` or under it."""
+    inside = _under(paths)
     return {key for key, origin in origins.items() if inside(origin.file)} | {
         key for key, files in made.items() if any(map(inside, files))
     }

@@ -873,6 +873,15 @@ def test_check_groups_from_checks_only_the_jobs_a_pr_adds(tmp_path: Path) -> Non
     too_big = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github")
     assert too_big.exit_code == 1
     assert too_big.stdout.startswith(f"::error file={jobs / 'train.yaml'},line=1,col=1,title=ml/train cannot be placed::")
+    # The PodGroup in the cluster's file, the pull request's Job joining it: the annotation goes
+    # on the Job, where a reviewer sees it (it went on the cluster's PodGroup).
+    group, job = job_manifest("train", 3, 4).split("---\n", 1)
+    joined = tmp_path / "joined"
+    joined.mkdir()
+    (joined / "cluster.yaml").write_text(CLUSTER + "---\n" + group)
+    (jobs / "train.yaml").write_text(job)
+    on_job = invoke("check", str(joined), "--groups-from", str(jobs), "-o", "github")
+    assert on_job.exit_code == 1 and on_job.stdout.startswith(f"::error file={jobs / 'train.yaml'},line="), on_job.stdout
     (jobs / "train.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
     # What the cluster's own file skips (a Service) is not what the job folder holds (review 19 U F3).
     cluster.write_text(cluster.read_text() + "---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
