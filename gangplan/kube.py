@@ -162,10 +162,11 @@ class _Reader:
     ``at`` is always the path of the mapping being read, so paths are only joined on failure.
     """
 
-    __slots__ = ("origin",)
+    __slots__ = ("origin", "shown")
 
-    def __init__(self, origin: Origin) -> None:
+    def __init__(self, origin: Origin, shown: Path = ()) -> None:
         self.origin = origin
+        self.shown = shown  # where the object read is in the one written (a workload's pod template)
 
     def position(self, path: Path) -> Position:
         from gangplan.loader import locate  # loader imports this module
@@ -173,7 +174,7 @@ class _Reader:
         return locate(self.origin, path)
 
     def fail(self, path: Path, message: str) -> NoReturn:
-        raise InputError(f"{_dotted(path)}: {message}" if path else message, self.position(path))
+        raise InputError(f"{_dotted(self.shown + path)}: {message}" if path else message, self.position(path))
 
     def wrong(self, path: Path, expected: str, value: object) -> NoReturn:
         if value is None:
@@ -455,9 +456,11 @@ def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
     return Toleration(key, operator, value, effect)
 
 
-def to_pod(obj: Mapping[str, Any], origin: Origin) -> Pod:
-    """A v1 Pod. An empty nodeName or priorityClassName means none, as in Kubernetes."""
-    r = _Reader(origin)
+def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
+    """A v1 Pod. An empty nodeName or priorityClassName means none, as in Kubernetes.
+    ``shown``: where a pod made from a template is written in its workload (``spec.template``),
+    which an error's path starts with."""
+    r = _Reader(origin, shown)
     meta = r.mapping(obj, "metadata", ())
     spec = r.mapping(obj, "spec", ())
     status = r.mapping(obj, "status", ())

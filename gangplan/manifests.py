@@ -113,6 +113,7 @@ class _Template:
     # Volumes its controller adds from claims: (volume, claim), a claim of None being the pod's
     # own, ``<volume>-<pod>`` (a StatefulSet's volumeClaimTemplates).
     claims: tuple[tuple[str, str | None], ...] = ()
+    at: Path = ()  # where it is written in its object, which an error's path starts with
 
 
 def _unbound(r: _Reader, spec: Mapping[str, Any], at: Path) -> None:
@@ -141,6 +142,7 @@ def _template(r: _Reader, d: Mapping[str, Any], key: str, at: Path, name_at: Pat
         r.string_map(meta, "annotations", at + _META),
         spec,
         _template_origin(r.origin, at, name_at),
+        at=at,
     )
 
 
@@ -154,6 +156,7 @@ def _pod_object(r: _Reader, item: Mapping[str, Any], at: Path) -> _Template:
         r.string_map(meta, "annotations", at + _META),
         spec,
         _template_origin(r.origin, at, at + _NAME),
+        at=at,
     )
 
 
@@ -190,7 +193,7 @@ def _expand(
                 *({"name": volume, "persistentVolumeClaim": {"claimName": claim or f"{volume}-{name}"}} for volume, claim in t.claims),
             ]
         if first is None:  # the template is read once; its pods differ only in metadata
-            first = to_pod(manifest, t.origin)
+            first = to_pod(manifest, t.origin, t.at)
         pods.append(
             replace(
                 first, name=name, labels=pod_labels, annotations=pod_annotations, manifest=manifest

@@ -553,7 +553,7 @@ metadata: {name: t}
     assert snapshot.skipped_kinds == {
         "ConfigMap": 2,
         "PodGroup (scheduling.run.ai/v2alpha2)": 1,
-        "Deployment": 1,
+        "Deployment (apps/v1, its pod template names no pod group; --gang NAME=FILE plans it as one gang)": 1,
         "Topology (topology.example.com/v1)": 1,
     }
     assert not (snapshot.nodes or snapshot.pods or snapshot.pod_groups)

@@ -370,8 +370,8 @@ def test_template_fields_are_located_where_written() -> None:
     bad = "image: myapp2\n            resources: {requests: {cpu: lots}}"
     gang = SEED_GANG.replace("image: myapp2", bad)
     found = error(lambda: load_snapshot([write("gang.yaml", gang)]))
-    assert found.startswith("gang.yaml:27:41: spec.containers[1].resources.requests.cpu: "), found
-    # A seed-shaped pods[] item: the built Pod's spec fields are the item's own.
+    assert found.startswith("gang.yaml:27:41: spec.replicationControllers[0].template.spec.containers[1].resources.requests.cpu: "), found
+    # A seed-shaped pods[] item: the built Pod's spec fields are the item's own (named as a Pod's).
     bad = "image: mydb\n          resources: {limits: {memory: [1]}}"
     gang = SEED_GANG.replace("image: mydb", bad)
     found = error(lambda: load_snapshot([write("gang.yaml", gang)]))
@@ -610,4 +610,21 @@ spec:
     nameless = job.replace("generateName: train-, ", "")
     assert "a workload names its pods with name or generateName" in error(
         lambda: gang_from_objects("x", read_objects([write("nameless.yaml", nameless)]))
+    )
+
+
+def test_an_error_in_a_template_names_its_path_in_the_workload() -> None:
+    """A bad field of a Job's or a Volcano Job task's pod template was named as a Pod's
+    (spec.containers[0]...), though the line and column were the template's."""
+    bad = VOLCANO_JOB.format(min_available=3).replace('cpu: "2", nvidia.com/gpu', 'cpu: "2x", nvidia.com/gpu')
+    assert error(lambda: load_snapshot([write("vj.yaml", bad)])) == (
+        "vj.yaml:29:39: spec.tasks[1].template.spec.containers[0].resources.requests.cpu: '2x' is not a quantity "
+        "(expected a number with an optional suffix: n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei, or an exponent like 1e3)"
+    )
+    group = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: train}\nspec: {minMember: 2}\n---\n"
+    job = group + JOB.replace('nvidia.com/gpu: "1"', 'nvidia.com/gpu: "1.5"').replace(
+        "    spec:\n      restartPolicy", "    metadata: {labels: {scheduling.x-k8s.io/pod-group: train}}\n    spec:\n      restartPolicy"
+    )
+    assert error(lambda: load_snapshot([write("job.yaml", job)])).split(": ")[1] == (
+        'spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]'
     )
