@@ -138,7 +138,9 @@ class _Commands(TyperGroup):
                 hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
                 said = message().replace("Value error, ", "", 1)  # pydantic's prefix, as typer passes it on
                 said = _PYDANTIC_NUMBER.sub(lambda m: _NUMBER_WORDS[m.group(1)], said)
-                if _snapshot_piped_unnamed(exc) and ctx is not None:
+                if (group := _group_missing(exc)) and ctx is not None:
+                    said = f"explain {group}: name the group to explain too (explain GROUP SNAPSHOT...)"
+                elif _snapshot_piped_unnamed(exc) and ctx is not None:
                     hint = f" (give - to read it from stdin; see '{ctx.command_path} --help')"
                 _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(said)}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
@@ -148,6 +150,16 @@ class _Commands(TyperGroup):
 # What pydantic (through typer) says of "--time-limit abc", in click's plainer words.
 _PYDANTIC_NUMBER = re.compile(r"Input should be a valid (number|integer)(, unable to parse string as an? (number|integer))?")
 _NUMBER_WORDS = {"number": "expected a number", "integer": "expected a whole number"}
+
+
+def _group_missing(exc: Exception) -> str:
+    """`gangplan explain snapshot.yaml`: the one argument, a file, was taken for the group, and
+    the snapshot is "missing" (or, with stdin a pipe, to be read from it): the group is."""
+    param, ctx = getattr(exc, "param", None), getattr(exc, "ctx", None)
+    if type(exc).__name__ != "MissingParameter" or getattr(param, "name", None) != "snapshot" or ctx is None:
+        return ""
+    group = ctx.params.get("group") if ctx.command.name == "explain" else None
+    return group if isinstance(group, str) and os.path.exists(group) else ""
 
 
 def _snapshot_piped_unnamed(exc: Exception) -> bool:

@@ -321,6 +321,17 @@ def test_a_snapshot_piped_without_a_dash_is_told_how_to_read_it() -> None:
     assert typed.stderr.decode().endswith("(see 'python -m gangplan plan --help')\n"), typed.stderr
 
 
+def test_explain_given_only_a_snapshot_asks_for_the_group() -> None:
+    """`gangplan explain snapshot.yaml` said SNAPSHOT was missing (and, with stdin a pipe, to
+    give - for it), having taken the file for the group."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    for given in (None, ""):
+        result = invoke("explain", snapshot, input=given)
+        assert result.exit_code == 2 and result.stderr == (
+            f"error: explain {snapshot}: name the group to explain too (explain GROUP SNAPSHOT...) (see 'gangplan explain --help')\n"
+        )
+
+
 def test_a_plan_without_a_schema_version_is_said_to_lack_one(tmp_path: Path) -> None:
     """It said 'schemaVersion None is not supported (expected 1)', Python's None for a key not there."""
     snapshot = str(ROOT / "snapshots" / "small.yaml")
