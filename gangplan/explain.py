@@ -204,15 +204,24 @@ def reason(
             return who + gang.topology.broken  # its running members already break its term: no room helps
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
         if room < gang.need:
-            excluded = ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
-            return f"{who}0/{len(problem.nodes)} nodes are available: {excluded or 'the input has no Node objects'}"
+            excluded = _excluded(gang) or "the input has no Node objects"
+            if not room:
+                return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
+            # Some of its pods have nodes: the count is short, and the rest say why, as kube-scheduler would.
+            nowhere = [pod.name for r in gang.roles if not len(problem.roles[r].nodes) for pod in problem.roles[r].pods]
+            more = f" (and {plural(len(nowhere) - 1, 'more pod')})" if len(nowhere) > 1 else ""
+            return (
+                f"{who}only {room} of its pending pods {'has' if room == 1 else 'have'} a node to go to, {gang.need} needed; "
+                f"for {nowhere[0]}{more}, 0/{len(problem.nodes)} nodes are available: {excluded}"
+            )
         most = _most_requested(problem, g)
-        for k, name in enumerate(problem.resources):
-            if most[k] < gang.min_resources[k]:
-                return (
-                    f"{who}minResources {name} cannot be met: it needs {describe_amount(name, gang.min_resources[k])} "
-                    f"more and all its pending pods together request {describe_amount(name, most[k])}"
-                )
+        unmet = [
+            f"minResources {name} cannot be met: it needs {describe_amount(name, gang.min_resources[k])} more and all "
+            f"its pending pods together request {describe_amount(name, most[k])}"
+            for k, name in enumerate(problem.resources) if most[k] < gang.min_resources[k]
+        ]
+        if unmet:
+            return who + "; ".join(unmet)  # every resource short, as "insufficient ..." names them
         needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
         free: Sequence[int] = usable_free
         where = "on Ready, schedulable nodes"
@@ -252,10 +261,16 @@ def reason(
             alone = exact.most(j, task.roles)
             fit = task.counted + alone.found
             if fit < task.minimum:
-                cut = "" if alone.proven else f" ({_CUT_SHORT[2:]})"
+                # gang.excluded is said for the gang's first role with no node: this task's, when it has none.
+                first_without = next((r for r in gang.roles if not len(problem.roles[r].nodes)), None)
+                if first_without in task.roles and gang.excluded:
+                    why = f"0/{len(problem.nodes)} nodes are available to its pods: {_excluded(gang)}"
+                else:
+                    why = _blocking(alone.state, task.roles, alone.state.gang_nodes(g))
+                cut = "" if alone.proven else _CUT_SHORT
                 return (
                     f"{who}task {task.task}: {_fit(fit, f'minTaskMember {task.minimum} pods', alone.proven)} even "
-                    f"with nothing else planned{cut}"
+                    f"with nothing else planned ({why}{cut})"
                 )
         if short := _requests_short(problem, g, exact) or _tied_short(problem, g, exact):
             return f"{who}{short}"
@@ -315,6 +330,11 @@ def _member_short(problem: Problem, j: int, g: int, before: list[str], state: _S
     fits = f"fits at most {total} of" if room.proven else f"was found room for only {total} of"
     cut = "" if room.proven else _CUT_SHORT
     return f"{beside}member {gang.key} {fits} minMember {gang.min_member} pods ({blocking}{cut})"
+
+
+def _excluded(gang: GangSpec) -> str:
+    """'3 nodeSelector, 1 taint gpu': the nodes its first pod with none was refused, per filter."""
+    return ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _filtered(problem: Problem, gang: GangSpec) -> str:

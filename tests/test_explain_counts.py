@@ -156,7 +156,8 @@ GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 # Reasons that say the group has no place even with nothing else planned, and those that say
 # it has one and what stops it is the groups placed.
 ALONE_FAILS = re.compile(
-    r"^(NotEnoughTasks|0/\d+ nodes are available|insufficient |minResources \S+ cannot be met|at most \d+ of (minMember|its \d+ members')"
+    r"^(NotEnoughTasks|0/\d+ nodes are available|only \d+ of its pending pods ha(s|ve) a node|insufficient "
+    r"|minResources \S+ cannot be met|at most \d+ of (minMember|its \d+ members')"
     r"|task \S+: at most|no placement of|the pods (that fit|found room) request|with (minMember|the task|minResources)"
     r"|required [^:]+: (the best \S+ \(\S+\) holds"
     r"|the pods (that|found room)|running members|no |a running member|with ))"

@@ -728,7 +728,7 @@ def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("labelled_gpus,min_member,reason", [
-    (1, 3, "task worker: at most 1 of minTaskMember 2 pods fit even with nothing else planned"),
+    (1, 3, "task worker: at most 1 of minTaskMember 2 pods fit even with nothing else planned (nvidia.com/gpu)"),
     (None, 3, "insufficient nvidia.com/gpu (quorum needs 2, 1 free) on Ready, schedulable nodes"),
     (1, 2, ""),  # minMember below the tasks' sum: Volcano checks minMember alone
 ])
@@ -965,3 +965,36 @@ def test_a_gated_pod_to_create_comes_unbound_so_the_whole_workload_is_created(tm
     checked = runner.invoke(app, ["verify", cluster, "--gang", f"g={job},{web}", "--plan", str(listed)])
     assert checked.exit_code == 1  # read, not refused (exit 2): the Bindings alone do not make the gang
     assert "min-member ml/g: 1 of minMember 3 (running 0 + placed 1)" in checked.stdout
+
+
+def test_reasons_name_every_cause_a_user_must_act_on(tmp_path: Path) -> None:
+    """A fresh-eyes audit of the reasons (session 38): a task no node takes said only "at most
+    0 of minTaskMember 1 pods fit", alike for a pod too big and a selector no node matches; a
+    gang whose some pods have nodes said "0/3 nodes are available" of all of it; minResources
+    named only its first short resource."""
+    cluster = [node(f"n{i}", gpus=4, cpu="4") for i in range(3)]
+    big_ps = pods("vj", 1, 0, task="ps", cpu="6")
+    selected_ps = pods("vj", 1, 0, task="ps")
+    selected_ps[0]["spec"]["nodeSelector"] = {"pool": "ps"}
+    workers = pods("vj", 3, 0, task="worker", prefix="w")
+    group = pod_group("vj", 3, minTaskMember={"ps": 1, "worker": 2})
+    for ps, cause in ((big_ps, "3 resource cpu"), (selected_ps, "3 nodeSelector")):
+        reason = plan_of(write(tmp_path, [*cluster, group, *ps, *workers]))["ml/vj"]["reason"]
+        assert reason == (
+            "task ps: at most 0 of minTaskMember 1 pods fit even with nothing else planned "
+            f"(0/3 nodes are available to its pods: {cause})"
+        )
+    some = pods("ns", 4, 0)
+    for p in some[:2]:
+        p["spec"]["nodeSelector"] = {"pool": "x"}
+    reason = plan_of(write(tmp_path, [*cluster, pod_group("ns", 3), *some]))["ml/ns"]["reason"]
+    assert reason == (
+        "only 2 of its pending pods have a node to go to, 3 needed; "
+        f"for {some[0]['metadata']['name']} (and 1 more pod), 0/3 nodes are available: 3 nodeSelector"
+    )
+    short = pod_group("mr", 2, minResources={"cpu": "10", "nvidia.com/gpu": "4"})
+    reason = plan_of(write(tmp_path, [node("n0"), short, *pods("mr", 3, 1, cpu="2")]))["ml/mr"]["reason"]
+    assert reason == (
+        "minResources cpu cannot be met: it needs 10 more and all its pending pods together request 6; "
+        "minResources nvidia.com/gpu cannot be met: it needs 4 more and all its pending pods together request 3"
+    )
