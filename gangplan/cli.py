@@ -399,6 +399,9 @@ def _load(paths: list[str], plans: Sequence[str] = ()) -> Snapshot:
     """The snapshot; ``plans``, the plan files verify and diff read, are not part of it when an
     input folder holds them."""
     _stdin_once(paths)
+    skipped = {os.path.realpath(p) for p in plans if p != "-"}
+    if skipped and all(p != "-" and os.path.realpath(p) in skipped for p in paths):
+        raise UsageError(f"{paths[0]} is the plan; give the snapshot it was made from too")
     _State.inputs = _State.inputs | files_read(paths)
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits, skip=plans)

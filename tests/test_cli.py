@@ -213,6 +213,8 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
     )
     alone = invoke("verify", str(made))
     assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
+    twice_named = invoke("verify", str(made), "--plan", str(made))
+    assert twice_named.exit_code == 2 and twice_named.stderr == f"error: {made} is the plan; give the snapshot it was made from too\n"
 
 
 def test_verify_and_diff_find_a_plan_piped_on_stdin_or_a_lone_binding(tmp_path: Path) -> None:
