@@ -1119,7 +1119,8 @@ def _required_reason(problem: Problem, g: int, exact: _Exact, room: np.ndarray |
         inside = len(problem.tree.domains[level][best_d].nodes)
         if inside > len(nodes):
             failing = inside - len(nodes)
-            scarce += f"; {failing} of its {inside} nodes {'fails' if failing == 1 else 'fail'} its filters"
+            # Not only filters: a node without room for one of its pods is no candidate either.
+            scarce += f"; {failing} of its {inside} nodes can take none of its pods"
     if not proven:
         scarce += _CUT_SHORT
     if level in topo.pinned:  # the only domain it may use, not the best of several
