@@ -877,10 +877,14 @@ def plan_command(
         text = to_yaml(status_list(result, loaded))
     else:
         text = render(result, output.value, snapshot=loaded)
-        if output in (Output.json, Output.yaml, Output.name) and (gated := sorted({p.group for p in result.placements if p.gated})):
+        if output in (Output.json, Output.yaml, Output.name) and (held := sorted(p.pod for p in result.placements if p.gated)):
+            gated = sorted({p.group for p in result.placements if p.gated})
             shown = ", ".join(gated[:3]) + (f" and {len(gated) - 3} more" if len(gated) > 3 else "")
+            # Only the gated ones: a group's ungated pods are bound as any others (a partly gated Kueue group).
             _say(
-                f"warning: no Bindings for the pods of {shown}: they wait for Kueue to admit their workload "
+                f"warning: no Bindings for {plural(len(held), 'placed pod')} of {shown}"
+                f"{'' if held == gated else f' (first: {held[0]})'}: "
+                "they wait for Kueue to admit their workload "
                 "(scheduling gate kueue.x-k8s.io/...), and the API server binds no gated pod (pods to create are "
                 "given unbound, with their gate); the table and -o plan show where they would go"
             )

@@ -672,7 +672,7 @@ def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:
     assert "warning: pod default/lone-0 is not planned: being deleted" in result.stderr
     assert "warning: pod ml/pg-2 is not planned: scheduling gates example.com/quota" in result.stderr
     assert "pod default/lone-1 is not planned" not in result.stderr
-    assert "warning: no Bindings for the pods of default/lone-1: they wait for Kueue to admit their workload" in result.stderr
+    assert "warning: no Bindings for 1 placed pod of default/lone-1: they wait for Kueue to admit their workload" in result.stderr
     assert "nvidia.com/gpu 75% -> 100%" in result.stderr  # the terminating pod's 3 GPUs, then lone-1's
 
 
@@ -998,3 +998,16 @@ def test_reasons_name_every_cause_a_user_must_act_on(tmp_path: Path) -> None:
         "minResources cpu cannot be met: it needs 10 more and all its pending pods together request 6; "
         "minResources nvidia.com/gpu cannot be met: it needs 4 more and all its pending pods together request 3"
     )
+
+
+def test_a_partly_gated_kueue_group_is_warned_about_for_its_gated_pods_only(tmp_path: Path) -> None:
+    """The warning said "no Bindings for the pods of team-a/mix" while -o json bound its
+    ungated pod: it names how many are held, and which."""
+    members = pods("mix", 2, 1, namespace="team-a")
+    for member in members:
+        member["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = "mix"
+        member["metadata"]["annotations"] = {"kueue.x-k8s.io/pod-group-total-count": "2"}
+    members[1]["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), *members]), "-o", "name"])
+    assert result.exit_code == 0 and result.stdout == "binding/mix-0\n"
+    assert "warning: no Bindings for 1 placed pod of team-a/mix (first: team-a/mix-1): they wait for Kueue" in result.stderr
