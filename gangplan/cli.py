@@ -152,22 +152,23 @@ _PYDANTIC_NUMBER = re.compile(r"Input should be a valid (number|integer)(, unabl
 _NUMBER_WORDS = {"number": "expected a number", "integer": "expected a whole number"}
 
 
+def _snapshot_missing(exc: Exception) -> bool:
+    return type(exc).__name__ == "MissingParameter" and getattr(getattr(exc, "param", None), "name", None) == "snapshot"
+
+
 def _group_missing(exc: Exception) -> str:
     """`gangplan explain snapshot.yaml`: the one argument, a file, was taken for the group, and
     the snapshot is "missing" (or, with stdin a pipe, to be read from it): the group is."""
-    param, ctx = getattr(exc, "param", None), getattr(exc, "ctx", None)
-    if type(exc).__name__ != "MissingParameter" or getattr(param, "name", None) != "snapshot" or ctx is None:
+    ctx = getattr(exc, "ctx", None)
+    if not _snapshot_missing(exc) or ctx is None or ctx.command.name != "explain":
         return ""
-    group = ctx.params.get("group") if ctx.command.name == "explain" else None
+    group = ctx.params.get("group")
     return group if isinstance(group, str) and os.path.exists(group) else ""
 
 
 def _snapshot_piped_unnamed(exc: Exception) -> bool:
     """`kubectl get ... -o json | gangplan plan`: the snapshot is on stdin, but only `-` reads it."""
-    param = getattr(exc, "param", None)
-    if type(exc).__name__ != "MissingParameter" or getattr(param, "name", None) != "snapshot":
-        return False
-    return sys.stdin is not None and not _is_terminal(sys.stdin)
+    return _snapshot_missing(exc) and sys.stdin is not None and not _is_terminal(sys.stdin)
 
 
 app = typer.Typer(

@@ -343,7 +343,7 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
     candidates = len({n for r in gang.roles for n in problem.roles[r].nodes.tolist()})
     if candidates == len(problem.nodes):
         return ""
-    parts = [f"{n} {reason}" for reason, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0]))]
+    parts = [_excluded(gang)] if gang.excluded else []
     tree = problem.tree
     if not parts and (gang.topology is not None or gang.unconstrained) and tree is not None and tree.outside:
         # A node lacking a level's label is no candidate of a group with a topology term.
