@@ -288,10 +288,10 @@ def assert_default_is_optimal(snapshot: Snapshot, best: list[tuple[int, Fraction
     """The default plan reaches ``best`` and greedy's does not pass it; both verify. Returns
     greedy's objective 1."""
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert plan_objective(snapshot, result) == best
     baseline = plan(snapshot, Options(solver="greedy"))
-    assert verify(snapshot, baseline.placements, baseline.levels).ok
+    assert verify(snapshot, baseline.placements, baseline.topology_levels()).ok
     assert plan_objective(snapshot, baseline) <= best
     return plan_objective(snapshot, baseline)
 
@@ -313,7 +313,7 @@ def test_bucket_model_proofs_hold_against_the_exhaustive_optimum(seed: int, monk
     best, names = exhaustive_best(snapshot)
     result = plan(snapshot, Options())
     assert "node buckets" in result.solver.note
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     mine = plan_objective(snapshot, result)
     assert plan_objective(snapshot, plan(snapshot, Options(solver="greedy"))) <= mine <= best
     if result.solver.gap == 0.0:
@@ -322,7 +322,7 @@ def test_bucket_model_proofs_hold_against_the_exhaustive_optimum(seed: int, monk
     # Cut short, some of these stop with a gap, and the bound shown there must admit the optimum
     # (with the default limit none of them does, so the check above alone could not fail).
     short = plan(snapshot, Options(time_limit=0.001))
-    assert verify(snapshot, short.placements, short.levels).ok
+    assert verify(snapshot, short.placements, short.topology_levels()).ok
     assert_bounds_hold(snapshot, short, names)
 
 
@@ -357,7 +357,7 @@ def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum
     options = Options(levels=("zone", "rack"))
     best, names = exhaustive_best(snapshot, domains(options.levels))
     result = plan(snapshot, options)
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     mine = plan_objective(snapshot, result)
     assert plan_objective(snapshot, plan(snapshot, replace(options, solver="greedy"))) <= mine <= best
     if result.solver.gap == 0.0:
@@ -443,7 +443,7 @@ def test_hostname_terms_reach_the_exhaustive_optimum_on_both_paths(seed: int) ->
     greedy_value = assert_default_is_optimal(snapshot, best)
     scaled = plan(snapshot, Options(model="buckets"))
     assert "node buckets" in scaled.solver.note
-    assert verify(snapshot, scaled.placements, scaled.levels).ok
+    assert verify(snapshot, scaled.placements, scaled.topology_levels()).ok
     mine = plan_objective(snapshot, scaled)
     assert greedy_value <= mine <= best
     if scaled.solver.gap == 0.0:
@@ -527,7 +527,7 @@ def test_later_terms_reach_the_exhaustive_optimum_for_the_groups_placed(seed: in
     is cross-checked above, and with its queue-order tie-break it fixes which groups go in."""
     snapshot = tiny_snapshot(seed)
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert plan_objective(snapshot, result) == exhaustive_objective(snapshot)
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     busy = {p.node_name for p in snapshot.pods if p.node_name and p.phase is PodPhase.RUNNING}
@@ -632,7 +632,7 @@ def test_spans_reach_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> 
     pods, with the spans re-derived here from the node labels."""
     snapshot = spans_snapshot(seed)
     result = plan(snapshot, Options(levels=TOPOLOGY))
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert plan_objective(snapshot, result) == exhaustive_objective(snapshot)
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}
@@ -833,7 +833,7 @@ def test_sort_rank_reaches_the_exhaustive_optimum_for_the_groups_placed(seed: in
     pods; and, without running members, the value the plan reports for it is the one re-derived."""
     snapshot = rank_snapshot(seed)
     result = plan(snapshot, Options(levels=TOPOLOGY))
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert plan_objective(snapshot, result) == exhaustive_best(snapshot, domains(TOPOLOGY))[0]
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}

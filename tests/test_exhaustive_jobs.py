@@ -283,10 +283,10 @@ def test_job_groups_with_task_and_resource_minimums_reach_the_exhaustive_optimum
     snapshot = random_jobs(seed)
     search = exhaustive_jobs(snapshot)
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert search.scored(placed(result)) == search.best
     baseline = plan(snapshot, Options(solver="greedy"))
-    assert verify(snapshot, baseline.placements, baseline.levels).ok
+    assert verify(snapshot, baseline.placements, baseline.topology_levels()).ok
     assert search.scored(placed(baseline)) <= search.best
 
 
@@ -298,7 +298,7 @@ def test_the_bucket_model_on_job_groups_never_passes_the_exhaustive_optimum(seed
     search = exhaustive_jobs(snapshot)
     result = plan(snapshot, Options(model="buckets"))
     assert "node buckets" in result.solver.note
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     mine = search.scored(placed(result))
     assert search.scored(placed(plan(snapshot, Options(solver="greedy")))) <= mine <= search.best
     if result.solver.gap == 0.0:
@@ -315,7 +315,7 @@ def test_the_ordered_policy_places_each_job_group_that_fits_beside_those_before_
     are only verified."""
     snapshot = random_jobs(seed)
     result = plan(snapshot, Options(policy="ordered"))
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     if result.solver.status == "GREEDY":
         return
     search = exhaustive_jobs(snapshot)

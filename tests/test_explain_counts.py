@@ -103,7 +103,7 @@ def test_the_most_pods_that_fit_is_the_exhaustive_most(seed: int) -> None:
         assert (most.state.free >= 0).all()
     # The reason the plan gives, where it counts what fits.
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     (outcome,) = result.groups
     whole = most_that_fit(snapshot, set(names))
     assert outcome.placed == (whole >= snapshot.pod_groups[0].min_member)
@@ -188,7 +188,7 @@ def fits_alone(snapshot: Snapshot, name: str, min_member: int | None = None) -> 
 def test_a_reason_says_rightly_whether_the_group_fits_alone(seed: int, hostname: bool) -> None:
     snapshot = random_snapshot(seed, hostname)
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     for outcome in result.groups:
         if outcome.placed:
             continue
@@ -305,7 +305,7 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
     instead has no room beside them."""
     snapshot = random_jobs(seed)
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     search = exhaustive_jobs(snapshot)
     beside = exhaustive_jobs(snapshot, {p.name: p.node for p in result.placements})
     index = {g.key: j for j, (_, groups) in enumerate(search.job_groups) for g in groups}
@@ -446,7 +446,7 @@ def test_a_required_domain_that_holds_min_member_but_not_a_task_or_min_resources
     can hold is the second 'a' pod, or a third GPU, and the reason gives that figure."""
     snapshot = one_node_jobs(min_member, **spec)
     result = plan(snapshot, Options())
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     (outcome,) = result.groups
     assert not outcome.placed and outcome.reason == said
     assert not exhaustive_jobs(snapshot).fits((0,))

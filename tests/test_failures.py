@@ -138,7 +138,7 @@ def test_a_solver_plan_that_breaks_a_rule_is_replaced_by_greedys(monkeypatch: py
     result = plan(snapshot, Options())
     assert result.solver.status == "GREEDY" and result.solver.chosen == "greedy"
     assert result.placements == greedy_only.placements
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     (warning,) = [w for w in result.warnings if "breaks a rule" in w]
     assert warning.startswith("the cp-sat plan breaks a rule (capacity") and "bug in gangplan" in warning
     assert all(o.bound is None for o in result.solver.objective) and result.solver.gap is None

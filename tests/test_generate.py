@@ -249,7 +249,7 @@ def test_small_snapshot_plans_and_verifies(tmp_path: Path, seed: int) -> None:
     snapshot = load_snapshot([str(path)])
     result = plan(snapshot, Options(solver="greedy"))
     assert any(g.placed for g in result.groups)
-    verification = verify(snapshot, result.placements, result.levels)
+    verification = verify(snapshot, result.placements, result.topology_levels())
     assert verification.ok, verification.violations
 
 
@@ -283,7 +283,7 @@ def test_hostname_share_moves_required_terms_of_one_node_gangs_and_nothing_else(
     snapshot = load_snapshot([str(path)])
     result = plan(snapshot, Options())
     assert any(g.placed for g in result.groups)
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
 
 
 def test_other_gpu_resource_and_cpu_only_flavours(tmp_path: Path) -> None:
@@ -298,7 +298,7 @@ def test_other_gpu_resource_and_cpu_only_flavours(tmp_path: Path) -> None:
     path.write_text(text)
     snapshot = load_snapshot([str(path)])
     result = plan(snapshot, Options(solver="greedy", gpu_resource="amd.com/gpu"))
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     only_cpu = generate(shape=(1, 1, 2, 4), groups=4, seed=3, flavours=(cpu,))
     assert all(GPU not in json.dumps(p) for p in of_kind(only_cpu, "Pod"))
     assert len(of_kind(only_cpu, "PodGroup")) == 4

@@ -293,7 +293,7 @@ def test_quantities_up_to_the_bound_plan_and_verify(tmp_path: Path, solver: str,
     snapshot = load_snapshot([str(path)])
     result = plan(snapshot, Options(solver=solver, policy=policy, time_limit=2))
     assert all(g.placed for g in result.groups)
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
 
 
 def test_counts_beyond_int32_are_refused(tmp_path: Path) -> None:

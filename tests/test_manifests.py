@@ -498,16 +498,16 @@ def test_an_expanded_gang_is_planned_and_verified() -> None:
     result = plan(snapshot, Options(time_limit=5))
     assert sorted(p.name for p in result.placements) == ["myapp-0", "myapp-1", "mydb"]
     assert {p.group for p in result.placements} == {"default/mygang"}
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     # The verifier sees the expanded pods as one gang: two of three break minMember.
-    partial = verify(snapshot, result.placements[:2], result.levels)
+    partial = verify(snapshot, result.placements[:2], result.topology_levels())
     assert not partial.ok
     assert [v.rule for v in partial.violations] == ["min-member"]
     # One node more than the cluster holds: all or nothing, so nothing.
     tight = load_snapshot([write("tight.yaml", gang + node("n1", cpu="4") + node("n2", cpu="2"))])
     result = plan(tight, Options(time_limit=5))
     assert result.placements == ()
-    assert verify(tight, result.placements, result.levels).ok
+    assert verify(tight, result.placements, result.topology_levels()).ok
 
 
 def test_a_volcano_job_and_a_gang_flag_are_planned_and_verified() -> None:
@@ -520,7 +520,7 @@ def test_a_volcano_job_and_a_gang_flag_are_planned_and_verified() -> None:
     # 3 GPUs: ps and 3 of the 4 workers, beyond minAvailable 3; and the three web pods.
     workers = ["tf-worker-0", "tf-worker-1", "tf-worker-2"]
     assert placed == ["tf-ps-0", *workers, "web-0", "web-1", "web-2"]
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
 
 
 @pytest.mark.parametrize("form", ["github", "junit"])

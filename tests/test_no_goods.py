@@ -105,4 +105,4 @@ def test_learning_no_goods_keeps_within_the_time_limit() -> None:
     # Not a timed assertion: deterministic time is the same on any machine. The margin is CP-SAT's
     # own overrun of a limit, which it checks between steps.
     assert result.solver.deterministic_time <= 2.0 * 1.5
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok

@@ -162,7 +162,7 @@ def test_every_plan_verifies_and_greedy_never_beats_the_default(doc: dict[str, A
     for solver, policy, workers in MODES:
         result = plan(snapshot, Options(solver=solver, policy=policy, time_limit=TIME_LIMIT, workers=workers))
         claims = claims_of(result.groups)
-        check = verify(snapshot, result.placements, result.levels, claims)
+        check = verify(snapshot, result.placements, result.topology_levels(), claims)
         assert check.ok, (solver, policy, workers, [str(v) for v in check.violations])
         placed = {g.key for g in result.groups if g.placed}
         assert {p.group for p in result.placements} <= placed
@@ -189,7 +189,7 @@ def test_a_short_plan_reports_bounds_that_the_proven_optimum_respects() -> None:
         snapshot = load(generate(shape=(1, 2, 2, 6), groups=16, seed=seed, max_gang=16))
         short, best = plan(snapshot, Options(time_limit=0.02)), plan(snapshot, Options(time_limit=3.0))
         for result in (short, best):
-            assert verify(snapshot, result.placements, result.levels).ok
+            assert verify(snapshot, result.placements, result.topology_levels()).ok
         if best.solver.gap != 0.0:
             continue
         optimum = {o.name: o.value for o in best.solver.objective}
@@ -239,7 +239,7 @@ def test_adding_a_node_never_lowers_objective_1(doc: dict[str, Any], data: st.Da
     grown = load(grown_doc)
     after = plan(grown, Options(time_limit=TIME_LIMIT))
     # The old plan is still a plan on the bigger cluster ...
-    assert verify(grown, before.placements, after.levels).ok
+    assert verify(grown, before.placements, after.topology_levels()).ok
     if not proven(after):
         event("not proven: skipped")
         return
@@ -271,7 +271,7 @@ def test_removing_a_pending_group_never_lowers_what_the_others_get(doc: dict[str
     after = plan(smaller, Options(time_limit=TIME_LIMIT))
     gone_key = "/".join(key)
     kept = [p for p in before.placements if p.group != gone_key]
-    assert verify(smaller, kept, after.levels).ok  # the old plan, less the group, is still a plan
+    assert verify(smaller, kept, after.topology_levels()).ok  # the old plan, less the group, is still a plan
     if not proven(after):
         event("not proven: skipped")
         return

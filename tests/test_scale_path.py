@@ -41,7 +41,7 @@ def test_a_512_node_cluster_takes_the_bucket_path_and_its_plan_holds(cluster) ->
 
 def _holds_beats_greedy_and_repeats(cluster, result) -> None:
     """The plan verifies, is no worse than greedy's on objective 1, and comes out the same again."""
-    assert verify(cluster, result.placements, result.levels).ok
+    assert verify(cluster, result.placements, result.topology_levels()).ok
     baseline = plan(cluster, Options(solver="greedy"))
     primary = [o.name for o in result.solver.objective if o.name.split("@")[0] in ("quorum-demand", "job-groups")]
     values = {o.name: o.value for o in result.solver.objective}
@@ -70,7 +70,7 @@ def test_putting_the_bucket_plan_on_nodes_is_charged_to_the_limit(cluster, monke
     assert "node buckets" in result.solver.note
     assert 0 < last["stop"] <= 3
     assert result.solver.deterministic_time >= 100.0
-    assert verify(cluster, result.placements, result.levels).ok
+    assert verify(cluster, result.placements, result.topology_levels()).ok
 
 
 def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> None:
@@ -106,11 +106,11 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
 def test_the_model_option_forces_either_model(cluster) -> None:
     nodes = plan(cluster, Options(time_limit=2, model="nodes"))
     assert "node buckets" not in nodes.solver.note
-    assert verify(cluster, nodes.placements, nodes.levels).ok
+    assert verify(cluster, nodes.placements, nodes.topology_levels()).ok
     small = load_snapshot(["snapshots/small.yaml"])
     buckets = plan(small, Options(time_limit=2, model="buckets"))
     assert "node buckets" in buckets.solver.note
-    assert verify(small, buckets.placements, buckets.levels).ok
+    assert verify(small, buckets.placements, buckets.topology_levels()).ok
     with pytest.raises(UsageError):
         Options(model="pods").check()
 

@@ -50,7 +50,7 @@ def test_scenario(path: Path, mode: str) -> None:
     result = plan(snapshot, MODES[mode])
     assert result.solver.policy == MODES[mode].policy
     claims = claims_of(result.groups)
-    check = verify(snapshot, result.placements, result.levels, claims)
+    check = verify(snapshot, result.placements, result.topology_levels(), claims)
     assert check.ok, check.violations
     outcome = {g.key: g for g in result.groups}
     for key in expect.get("placed", []):

@@ -52,7 +52,7 @@ def filler(name: str, node_name: str, gpus: int) -> Pod:
 
 def planned(snapshot: Snapshot, solver: str = "cp-sat", levels: tuple[str, ...] | None = None) -> Plan:
     result = plan(snapshot, Options(solver=solver, levels=levels))
-    check = verify(snapshot, result.placements, result.levels)
+    check = verify(snapshot, result.placements, result.topology_levels())
     assert check.ok, check.violations
     return result
 
@@ -256,7 +256,7 @@ def test_an_available_sort_rule_ranks_on_the_room_the_groups_before_left(dimensi
     live = dimension == "Available"
     for solver, policy, moves in (("greedy", "optimal", live), ("cp-sat", "ordered", live), ("cp-sat", "optimal", False)):
         result = plan(snapshot, Options(solver=solver, policy=policy, levels=(MINIPOD, TOR)))
-        assert verify(snapshot, result.placements, result.levels).ok
+        assert verify(snapshot, result.placements, result.topology_levels()).ok
         tors = [minipod_of(outcome(result, f"ml/{name}").domains[TOR][0]) for name in ("a", "b")]
         assert tors == ["roomy", "tight" if moves else "roomy"], (solver, policy)
 
@@ -421,7 +421,7 @@ def test_the_default_plan_is_never_worse_than_the_scheduler_like_greedy() -> Non
     scheduler = plan(snapshot, Options(solver="greedy", levels=(MINIPOD, TOR)))
     assert [g.placed for g in scheduler.groups] == [True, True]
     hurried = plan(snapshot, Options(levels=(MINIPOD, TOR), time_limit=1e-9))
-    assert verify(snapshot, hurried.placements, hurried.levels).ok
+    assert verify(snapshot, hurried.placements, hurried.topology_levels()).ok
     assert [g.placed for g in hurried.groups] == [True, True] and hurried.solver.status == "GREEDY"
 
 
@@ -566,7 +566,7 @@ def test_a_gang_with_min_member_0_keeps_its_pods_in_its_required_domain(solver: 
                      containers=(Container("main", {"cpu": 1000, "nvidia.com/gpu": 2}),), priority=10) for i in range(2))
     snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
     result = plan(snapshot, Options(solver=solver, levels=("rack",)))
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     racks = {n.name: n.labels["rack"] for n in nodes}
     assert len({racks[p.node] for p in result.placements}) == 1
     if solver == "cp-sat":  # extra pods are objective 2: both fit in r2

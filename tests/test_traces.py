@@ -177,7 +177,7 @@ def test_topology_over_an_inventory(tmp_path: Path, writer: Any) -> None:
     path.write_text(json.dumps(doc))
     snapshot = load_snapshot([str(path)])
     result = plan(snapshot, Options(solver="greedy"))
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     flavours_only = generate(shape=(1, 1, 2, 2), groups=2, nodes_from=[DEFAULT_FLAVOURS[1]] * 5)
     assert len(of_kind(flavours_only, "Node")) == 5
 

@@ -91,5 +91,5 @@ def test_a_tie_in_rounded_quorum_demand_goes_to_the_job_group_count(tmp_path: Pa
     result = plan(snapshot, Options(time_limit=5))
     placed = {g.key for g in result.groups if g.placed}
     assert placed == {"ml/half-a", "ml/half-b"}
-    assert verify(snapshot, result.placements, result.levels).ok
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert result.solver.exact_weights is False
