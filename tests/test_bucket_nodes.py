@@ -15,6 +15,7 @@ from ortools.sat.python import cp_model
 
 from gangplan.aggregate import BucketSolution, Meter, _Cuts, _pack_exactly, _room, expand, make_buckets
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.objective import Assignment
 from gangplan.problem import Problem, build_problem
 
 GPU = "nvidia.com/gpu"
@@ -218,7 +219,7 @@ def test_greedy_tries_the_nodes_a_coarser_model_preferred_then_any(rack_bound: b
     problem = build_problem(snapshot, levels=("zone", "rack"))
     small, large = (next(g for g, spec in enumerate(problem.gangs) if spec.key == f"default/{n}") for n in ("small", "large"))
 
-    def nodes_of(plan, g: int) -> set[str]:
+    def nodes_of(plan: Assignment, g: int) -> set[str]:
         return {problem.nodes[n].name for (r, n), c in plan.counts.items() if c and problem.roles[r].gang == g}
 
     order = [problem.gangs[small].job_group, problem.gangs[large].job_group]

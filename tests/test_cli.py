@@ -6,10 +6,11 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from gangplan.cli import app
 from gangplan.loader import load_snapshot
@@ -21,7 +22,7 @@ SNAPSHOTS = sorted((ROOT / "snapshots").glob("*.yaml"))
 runner = CliRunner()
 
 
-def invoke(*args: str, input: str | None = None):
+def invoke(*args: str, input: str | None = None) -> Result:
     return runner.invoke(app, list(args), input=input)
 
 
@@ -902,7 +903,9 @@ def test_check_groups_from_checks_only_the_jobs_a_pr_adds(tmp_path: Path) -> Non
     assert empty.exit_code == 0
     suite = ElementTree.fromstring(empty.stdout)
     assert (suite.get("tests"), suite.get("skipped")) == ("1", "1")
-    assert suite.find("testcase/skipped").get("message") == (
+    skipped = suite.find("testcase/skipped")
+    assert skipped is not None
+    assert skipped.get("message") == (
         f"no group written in {jobs} to check; gangplan does not read these inputs: ConfigMap"
     )
     # A Job whose group already runs in the cluster is not expanded, and the reason says so
@@ -989,7 +992,9 @@ def test_verify_holds_a_placed_claim_to_the_groups_minimums_and_tells_same_named
         (lambda d: d["placements"][0].update(uid=12345), "placements[0].uid: expected a string, got a number"),
     ],
 )
-def test_a_plan_with_a_field_dropped_or_mistyped_is_bad_input(tmp_path: Path, edit, expected: str) -> None:
+def test_a_plan_with_a_field_dropped_or_mistyped_is_bad_input(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], object], expected: str
+) -> None:
     """review 18 J F6: each of these turned the outcome checks off in silence (a string "false"
     read as true, a non-object entry skipped, a missing groups list read as none)."""
     snapshot = str(ROOT / "snapshots" / "small.yaml")

@@ -5,23 +5,30 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from itertools import product
+from pathlib import Path
+from typing import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, staged_solve
-from gangplan.stages import Tuning, stage_objective, stage_upper, term_bounds
-from gangplan.objective import Term
+from gangplan.stages import SolveResult, Tuning, stage_objective, stage_upper, term_bounds
+from gangplan.objective import Assignment, Term
+
+from spies import recording
+
+Values = dict[str, int]  # the toy models' solutions: a value per variable name
 
 
-def _model():
+def _model() -> tuple[cp_model.CpModel, cp_model.IntVar, cp_model.IntVar]:
     model = cp_model.CpModel()
     x, y = model.new_int_var(0, 3, "x"), model.new_int_var(0, 3, "y")
     model.add(x + y <= 3)
     return model, x, y
 
 
-def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]):
+def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]) -> Callable[[Values], None]:
     def set_hint(values: dict[str, int]) -> None:
         model.clear_hints()
         for name, var in variables.items():
@@ -30,12 +37,14 @@ def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]):
     return set_hint
 
 
-def _count_solves(monkeypatch) -> list[int]:
+def _count_solves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A list that grows by one for every CP-SAT solve from here on."""
     solves: list[int] = []
     original = cp_model.CpSolver.solve
 
-    def counting(self, model, callback=None):
+    def counting(
+        self: cp_model.CpSolver, model: cp_model.CpModel, callback: cp_model.CpSolverSolutionCallback | None = None
+    ) -> cp_model.CpSolverStatus:
         solves.append(1)
         return original(self, model, callback)
 
@@ -43,13 +52,18 @@ def _count_solves(monkeypatch) -> list[int]:
     return solves
 
 
-def _reader(variables: dict[str, cp_model.IntVar]):
+def _reader(variables: dict[str, cp_model.IntVar]) -> Callable[[cp_model.CpSolver], Values]:
     return lambda solver: {name: solver.value(var) for name, var in variables.items()}
 
 
 def _solve(
-    hint: dict[str, int], refine=None, pace: Pace = Pace(), optional: bool = False, y_upper: int = 3, known=None
-):
+    hint: Values,
+    refine: Callable[[Values, float], Values | None] | None = None,
+    pace: Pace = Pace(),
+    optional: bool = False,
+    y_upper: int = 3,
+    known: Callable[[int, list[int]], int | None] | None = None,
+) -> SolveResult[Values]:
     model, x, y = _model()
     variables = {"x": x, "y": y}
     terms = [Term("total", "maximize", upper=6, exact=False), Term("y", "maximize", upper=y_upper, exact=False)]
@@ -110,7 +124,7 @@ def test_an_improved_stage_solution_is_refined_before_the_next_stage() -> None:
 def test_a_relaxed_solution_that_is_not_real_teaches_the_model_and_is_solved_again() -> None:
     learned: list[dict[str, int]] = []
 
-    def solve(pace: Pace):
+    def solve(pace: Pace) -> SolveResult[Values]:
         model, x, y = _model()
         variables = {"x": x, "y": y}
 
@@ -152,7 +166,9 @@ def test_a_stage_not_reached_is_measured_against_the_most_it_could_be() -> None:
     total = Term("total", "maximize", upper=6, exact=False, primary=True)
     later = Term("y", "maximize", upper=3, exact=False)
     expressions = {"total": x + y, "y": y}
-    gap, stage = _unreached_gap(model, [[total], [later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1})
+    unreached = _unreached_gap(model, [[total], [later]], lambda t: expressions[t.name], set_hint, {"x": 1, "y": 1})
+    assert unreached is not None
+    gap, stage = unreached
     assert gap == (6 - 2) / 6
     assert (stage.terms, stage.value, stage.bound) == (["total"], 2, 6)
     assert _unreached_gap(model, [[total]], lambda t: expressions[t.name], set_hint, {"x": 3, "y": 3}) is None
@@ -169,7 +185,7 @@ def test_a_stage_whose_set_up_alone_would_overrun_the_limit_is_not_started() -> 
     assert _solve({"x": 1, "y": 1}, y_upper=4).status == "OPTIMAL"  # the default pace reaches both
 
 
-def test_a_stage_its_start_already_maximises_is_proven_without_a_search(monkeypatch) -> None:
+def test_a_stage_its_start_already_maximises_is_proven_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
     solves = _count_solves(monkeypatch)
     # y = 3 is y's upper: stage 2 is proven from the start, even with no time left for it.
     result = _solve({"x": 0, "y": 3}, pace=Pace(per_variable=1.5))
@@ -189,7 +205,7 @@ def test_an_optional_solve_starts_only_with_twice_the_time_its_set_up_takes() ->
     assert _solve({"x": 1, "y": 1}, optional=True).status == "OPTIMAL"
 
 
-def _lazy(hint: dict[str, int], pace: Pace = Pace(), optional: bool = False):
+def _lazy(hint: Values, pace: Pace = Pace(), optional: bool = False) -> tuple[SolveResult[Values], int, int]:
     """``_solve``'s model with its constraint left to ``constrain``; returns the result, how
     many times it was called and the model's constraint count."""
     model = cp_model.CpModel()
@@ -224,7 +240,7 @@ def test_constraints_are_built_once_and_only_for_a_stage_that_is_searched_or_hel
     assert calls == 1 and held.stages[-1].status == "OPTIMAL"
 
 
-def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
+def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # The solve after learning stops with only a loose bound (patched in: 9, the most the
     # objective can be); the first solve's bound (6, the relaxation's optimum) is kept.
     model, x, y = _model()
@@ -252,7 +268,7 @@ def test_a_bound_from_before_learning_still_holds_after_it(monkeypatch) -> None:
     assert [(stage.value, stage.bound) for stage in result.stages] == [(4, 6)]
 
 
-def test_a_stage_its_start_reaches_a_bound_known_from_elsewhere_is_not_searched(monkeypatch) -> None:
+def test_a_stage_its_start_reaches_a_bound_known_from_elsewhere_is_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     """x + y <= 3: from (x, y) = (0, 3) a looser model's bounds (3 on the total, then 3 on y
     with the total held at 3) prove both stages; no solve runs. Without them stage 1 would be
     searched (its upper is 6)."""
@@ -286,7 +302,7 @@ def _stage_and_plan(draw: st.DrawFn) -> tuple[list[Term], dict[str, int], int]:
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(_stage_and_plan())
-def test_term_bounds_are_what_exhaustive_search_finds_term_by_term(case) -> None:
+def test_term_bounds_are_what_exhaustive_search_finds_term_by_term(case: tuple[list[Term], dict[str, int], int]) -> None:
     """Each term's bound is the best it can be among plans whose stage sum is within the
     bound and whose earlier terms equal the plan's; the walk stops at the first term short."""
     stage, values, bound = case
@@ -312,8 +328,6 @@ def test_a_plan_above_its_bound_gets_no_term_bounds() -> None:
 def test_a_reporter_hears_each_stage_and_each_solution() -> None:
     """The CLI's live progress line is a Reporter: no test used one, and a refactor that lost
     the solution callback's class went unseen until pyflakes named it."""
-    from pathlib import Path
-
     from gangplan.loader import load_snapshot
     from gangplan.planner import Options, plan
 
@@ -369,19 +383,20 @@ def test_the_gap_is_measured_on_the_plan_as_completed_not_on_the_search() -> Non
         Term("quorum-demand@10", "maximize", {2: 4}, upper=4, primary=True),
         Term("extra-pods", "maximize", pods=1, upper=10),
     ]
-    searched = StageResult(["quorum-demand@100", "job-groups@100"], "FEASIBLE", 3 * 3 + 1, 7 * 3 + 2)
+    bound = 7 * 3 + 2
+    searched = StageResult(["quorum-demand@100", "job-groups@100"], "FEASIBLE", 3 * 3 + 1, bound)
     values = {"quorum-demand@100": 5, "job-groups@100": 1, "quorum-demand@10": 4, "extra-pods": 2}
-    gap, at, reached = _final_gap(terms, values, searched.terms, searched.bound)
+    gap, at, reached = _final_gap(terms, values, searched.terms, bound)
     assert gap == (23 - 16) / 23 and at == StageResult(searched.terms, "FEASIBLE", 16, 23) and not reached
     values |= {"quorum-demand@100": 7, "job-groups@100": 2, "quorum-demand@10": 1}
-    gap, at, reached = _final_gap(terms, values, searched.terms, searched.bound)
+    gap, at, reached = _final_gap(terms, values, searched.terms, bound)
     assert gap == 3 / 4 and at == StageResult(["quorum-demand@10"], "FEASIBLE", 1, 4)
     assert [t.name for t in reached] == searched.terms
     values["quorum-demand@10"] = 4
-    assert _final_gap(terms, values, searched.terms, searched.bound) == (0.0, None, terms[:3])
+    assert _final_gap(terms, values, searched.terms, bound) == (0.0, None, terms[:3])
 
 
-def test_the_gap_a_plan_reports_is_at_its_own_value(tmp_path, monkeypatch) -> None:
+def test_the_gap_a_plan_reports_is_at_its_own_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A generated 32-node snapshot with 80 groups at a 1-second limit: its search stops at a
     stage short of the bound, and greedy completion takes the plan further there. The gap is
     the plan's (3.1%), where it had been the search's (7.3%)."""
@@ -397,11 +412,11 @@ def test_the_gap_a_plan_reports_is_at_its_own_value(tmp_path, monkeypatch) -> No
     path = tmp_path / "s.json"
     path.write_text(json.dumps(generate(shape=(1, 2, 4, 4), groups=80, seed=3, max_gang=16)))
     snapshot = load_snapshot([str(path)])
-    searches = []
-    original = cpsat.solve_cpsat
-    monkeypatch.setattr(cpsat, "solve_cpsat", lambda *a, **k: searches.append(original(*a, **k)) or searches[-1])
+    searches: list[SolveResult[Assignment]] = []
+    monkeypatch.setattr(cpsat, "solve_cpsat", recording(cpsat.solve_cpsat, searches))
     result = plan(snapshot, Options(time_limit=1))
     (search,) = searches
+    assert search.gap_stage is not None and search.gap_stage.bound is not None and search.gap_stage.value is not None
     stage, bound = search.gap_stage.terms, search.gap_stage.bound
     by_name = {t.name: t for t in objective_terms(build_problem(snapshot))}
     values = {o.name: o.value for o in result.solver.objective}

@@ -18,7 +18,7 @@ from gangplan.model import (
     Taint,
     Toleration,
 )
-from gangplan.problem import GangTopology, _Eligibility, _topology_reason
+from gangplan.problem import GangTopology, Vector, _Eligibility, _topology_reason
 from gangplan.semantics import Gang, filter_reason
 from gangplan.topology import build_tree
 
@@ -59,15 +59,19 @@ tolerations = st.lists(
 ).map(tuple)
 
 
+# Nodes, each node's free room (cpu only), and pods, each with its group and request.
+Cluster = tuple[list[Node], list[Vector], list[tuple[Pod, PodGroup, Vector]]]
+
+
 @st.composite
-def clusters(draw):
+def clusters(draw: st.DrawFn) -> Cluster:
     count = draw(st.integers(1, 10))
     nodes = [
         Node(f"n{i}", draw(label_sets), {"cpu": 4000}, draw(taints), draw(rare), not draw(rare))
         for i in range(count)
     ]
-    free = [(draw(st.integers(0, 4)),) for _ in nodes]
-    pods = [
+    free: list[Vector] = [(draw(st.integers(0, 4)),) for _ in nodes]
+    pods: list[tuple[Pod, PodGroup, Vector]] = [
         (
             Pod(namespace="ns", name=f"p{k}", node_selector=draw(st.dictionaries(st.sampled_from(("zone", "pool")), st.sampled_from(("a", "b")), max_size=1)),
                 node_affinity=draw(selectors), tolerations=draw(tolerations)),
@@ -79,7 +83,9 @@ def clusters(draw):
     return nodes, free, pods
 
 
-def _one_by_one(eligibility: _Eligibility, pod: Pod, gang: Gang, topology, request) -> list[int]:
+def _one_by_one(
+    eligibility: _Eligibility, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector
+) -> list[int]:
     return [
         i for i in range(len(eligibility.nodes))
         if eligibility.reason(i, pod, gang, topology) is None
@@ -89,7 +95,7 @@ def _one_by_one(eligibility: _Eligibility, pod: Pod, gang: Gang, topology, reque
 
 @settings(max_examples=300, deadline=None)
 @given(clusters())
-def test_candidates_are_the_nodes_each_filter_passes(cluster):
+def test_candidates_are_the_nodes_each_filter_passes(cluster: Cluster) -> None:
     nodes, free, pods = cluster
     eligibility = _Eligibility(nodes, free, None, 1)
     for pod, group, request in pods:
@@ -102,7 +108,7 @@ def test_candidates_are_the_nodes_each_filter_passes(cluster):
         assert caps.tolist() == per_node
 
 
-def test_alike_nodes_share_a_verdict_but_not_when_the_name_is_read():
+def test_alike_nodes_share_a_verdict_but_not_when_the_name_is_read() -> None:
     # Eight nodes agree on every label the selector reads; only their names differ.
     nodes = [Node(f"n{i}", {"zone": "a", "host": f"h{i}"}, {"cpu": 4000}) for i in range(8)]
     eligibility = _Eligibility(nodes, [(1,)] * 8, None, 1)
@@ -117,7 +123,7 @@ def test_alike_nodes_share_a_verdict_but_not_when_the_name_is_read():
     assert eligibility.caps(by_host, group, None, (1,), 1)[0].tolist() == [0, 1, 4, 5, 6, 7]
 
 
-def test_pinned_domains_and_nodes_outside_the_tree():
+def test_pinned_domains_and_nodes_outside_the_tree() -> None:
     labels = [{"rack": "r1"}, {"rack": "r2"}, {"rack": "r1"}, {}, {"rack": "r2"}]
     nodes = [Node(f"n{i}", dict(l), {"cpu": 4000}) for i, l in enumerate(labels)]
     tree = build_tree(nodes, ["rack"])
@@ -125,6 +131,7 @@ def test_pinned_domains_and_nodes_outside_the_tree():
     pod = Pod(namespace="ns", name="p")
     gang = Gang(PodGroup(namespace="ns", name="g", api=PodGroupAPI.SCHEDULER_PLUGINS, min_member=1))
     r2 = tree.domain_of[0][1]
+    assert r2 is not None
     for pinned in ({}, {0: r2}):
         topology = GangTopology((0,), (), (1,), {}, pinned)
         found = eligibility.caps(pod, gang, topology, (1,), 1)[0].tolist()

@@ -20,7 +20,7 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement, product
-from typing import Callable
+from typing import Callable, Iterable
 
 import pytest
 
@@ -28,9 +28,12 @@ from gangplan.model import (
     Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule, Taint, Toleration,
 )
 from gangplan.objective import objective_terms
+from gangplan.plan import GroupOutcome, Plan
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.verify import verify
+
+from spies import recording
 
 RESOURCES = ("cpu", "nvidia.com/gpu")
 HOSTNAME = "kubernetes.io/hostname"
@@ -113,6 +116,12 @@ def _request(pod: Pod) -> dict[str, int]:
     return {**pod.containers[0].requests, "pods": 1}
 
 
+def _priority(pod: Pod) -> int:
+    """Its spec.priority: random_snapshot gives every pod of a PodGroup one."""
+    assert pod.priority is not None, pod.key
+    return pod.priority
+
+
 def exhaustive_objective(snapshot: Snapshot) -> list[tuple[int, Fraction, int]]:
     """The best objective 1, as [(priority, demand, groups placed)] from the highest priority."""
     return exhaustive_best(snapshot)[0]
@@ -162,7 +171,7 @@ def exhaustive_best(
             (Fraction(group.min_member * request.get(r, 0), total[r]) for r in RESOURCES if total[r] and request.get(r)),
             Fraction(0),
         )
-        info.append((group, pending[:need], demand, members[0].priority))
+        info.append((group, pending[:need], demand, _priority(members[0])))
     levels = sorted({i[3] for i in info}, reverse=True)
 
     def key(chosen: tuple[int, ...]) -> list:
@@ -176,9 +185,9 @@ def exhaustive_best(
     required = {g.name: g.required_topology[0] for g in snapshot.pod_groups if g.required_topology}
     racks: dict[str, set] = {}  # group -> domains its running members occupy (None: outside)
     for pod in snapshot.pods:
-        group = pod.labels.get("scheduling.x-k8s.io/pod-group")
-        if group in required and pod.node_name and pod.phase is PodPhase.RUNNING:
-            racks.setdefault(group, set()).add(domain_of(required[group], by_name[pod.node_name]))
+        name = pod.labels.get("scheduling.x-k8s.io/pod-group")
+        if name in required and pod.node_name and pod.phase is PodPhase.RUNNING:
+            racks.setdefault(name, set()).add(domain_of(required[name], by_name[pod.node_name]))
 
     def fits(chosen: tuple[int, ...]) -> bool:
         pods = [p for c in chosen for p in info[c][1]]
@@ -242,17 +251,17 @@ def exhaustive_best(
     raise AssertionError("the empty set always fits")
 
 
-def plan_objective(snapshot: Snapshot, result) -> list[tuple[int, Fraction, int]]:
+def plan_objective(snapshot: Snapshot, groups: Iterable[GroupOutcome]) -> list[tuple[int, Fraction, int]]:
     usable = [n for n in snapshot.nodes if n.ready and not n.unschedulable]
     total = {r: sum(n.allocatable.get(r, 0) for n in usable) for r in RESOURCES}
     by_level: dict[int, list] = {}
     priorities = {}
     for group in snapshot.pod_groups:
         members = [p for p in snapshot.pods if p.labels.get("scheduling.x-k8s.io/pod-group") == group.name]
-        priorities[f"default/{group.name}"] = (members[0].priority, _request(members[0]), group.min_member)
+        priorities[f"default/{group.name}"] = (_priority(members[0]), _request(members[0]), group.min_member)
     for level in {p for p, _, _ in priorities.values()}:
         by_level[level] = [Fraction(0), 0]
-    for outcome in result.groups:
+    for outcome in groups:
         if outcome.key not in priorities or not outcome.placed:
             continue
         level, request, min_member = priorities[outcome.key]
@@ -264,7 +273,7 @@ def plan_objective(snapshot: Snapshot, result) -> list[tuple[int, Fraction, int]
     return [(level, d, n) for level, (d, n) in sorted(by_level.items(), reverse=True)]
 
 
-def assert_bounds_hold(snapshot: Snapshot, result, names: set[str], levels: tuple[str, ...] | None = None) -> bool:
+def assert_bounds_hold(snapshot: Snapshot, result: Plan, names: set[str], levels: tuple[str, ...] | None = None) -> bool:
     """At the first objective-1 term where a best plan (placing the PodGroups ``names``) differs
     from ``result``, the bound ``result`` reports there, if any, admits the best plan's value.
     True when it reported one below the best value's side of its own (a gap with its bound)."""
@@ -289,11 +298,11 @@ def assert_default_is_optimal(snapshot: Snapshot, best: list[tuple[int, Fraction
     greedy's objective 1."""
     result = plan(snapshot, Options())
     assert verify(snapshot, result.placements, result.topology_levels()).ok
-    assert plan_objective(snapshot, result) == best
+    assert plan_objective(snapshot, result.groups) == best
     baseline = plan(snapshot, Options(solver="greedy"))
     assert verify(snapshot, baseline.placements, baseline.topology_levels()).ok
-    assert plan_objective(snapshot, baseline) <= best
-    return plan_objective(snapshot, baseline)
+    assert plan_objective(snapshot, baseline.groups) <= best
+    return plan_objective(snapshot, baseline.groups)
 
 
 @pytest.mark.parametrize("seed", seeds(200))
@@ -314,8 +323,8 @@ def test_bucket_model_proofs_hold_against_the_exhaustive_optimum(seed: int, monk
     result = plan(snapshot, Options())
     assert "node buckets" in result.solver.note
     assert verify(snapshot, result.placements, result.topology_levels()).ok
-    mine = plan_objective(snapshot, result)
-    assert plan_objective(snapshot, plan(snapshot, Options(solver="greedy"))) <= mine <= best
+    mine = plan_objective(snapshot, result.groups)
+    assert plan_objective(snapshot, plan(snapshot, Options(solver="greedy")).groups) <= mine <= best
     if result.solver.gap == 0.0:
         assert mine == best
     assert_bounds_hold(snapshot, result, names)
@@ -345,21 +354,16 @@ def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum
     monkeypatch.setattr(aggregate, "UPPER_DETAIL", 4)
     if neighbourhood:
         monkeypatch.setattr(aggregate, "BUCKET_MODEL_LIMIT", -1)
-    runs = []
-    solve = aggregate.solve_buckets
-
-    def recorded(*args, **kwargs):
-        runs.append(solve(*args, **kwargs))
-        return runs[-1]
-
-    monkeypatch.setattr(aggregate, "solve_buckets", recorded)
+    runs: list[aggregate.AggregateResult] = []
+    monkeypatch.setattr(aggregate, "solve_buckets", recording(aggregate.solve_buckets, runs))
     snapshot = random_snapshot(seed)
-    options = Options(levels=("zone", "rack"))
-    best, names = exhaustive_best(snapshot, domains(options.levels))
+    levels = ("zone", "rack")
+    options = Options(levels=levels)
+    best, names = exhaustive_best(snapshot, domains(levels))
     result = plan(snapshot, options)
     assert verify(snapshot, result.placements, result.topology_levels()).ok
-    mine = plan_objective(snapshot, result)
-    assert plan_objective(snapshot, plan(snapshot, replace(options, solver="greedy"))) <= mine <= best
+    mine = plan_objective(snapshot, result.groups)
+    assert plan_objective(snapshot, plan(snapshot, replace(options, solver="greedy")).groups) <= mine <= best
     if result.solver.gap == 0.0:
         assert mine == best
     assert_bounds_hold(snapshot, result, names, options.levels)
@@ -371,7 +375,8 @@ def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum
         coef for j, coef in first.job_groups.items()
         if {problem.gangs[g].key.split("/")[-1] for g in problem.job_groups[j].gangs} <= names
     )
-    assert outcome.upper[0].bound >= optimum
+    bound = outcome.upper[0].bound
+    assert bound is not None and bound >= optimum
     if neighbourhood:
         # The rack model proves nothing there; where the plan reaches the zone model's bound,
         # that bound proves its first stage.
@@ -379,7 +384,7 @@ def test_the_first_stage_bound_one_level_up_holds_against_the_exhaustive_optimum
 
         reported = {o.name: o for o in result.solver.objective}
         top = stage_terms([t for t in objective_terms(problem) if t.primary])[0]
-        if stage_objective(top, lambda t: reported[t.name].value) >= outcome.upper[0].bound:
+        if stage_objective(top, lambda t: reported[t.name].value) >= bound:
             assert all(reported[t.name].bound == reported[t.name].value for t in top)
 
 
@@ -444,7 +449,7 @@ def test_hostname_terms_reach_the_exhaustive_optimum_on_both_paths(seed: int) ->
     scaled = plan(snapshot, Options(model="buckets"))
     assert "node buckets" in scaled.solver.note
     assert verify(snapshot, scaled.placements, scaled.topology_levels()).ok
-    mine = plan_objective(snapshot, scaled)
+    mine = plan_objective(snapshot, scaled.groups)
     assert greedy_value <= mine <= best
     if scaled.solver.gap == 0.0:
         assert mine == best
@@ -528,7 +533,7 @@ def test_later_terms_reach_the_exhaustive_optimum_for_the_groups_placed(seed: in
     snapshot = tiny_snapshot(seed)
     result = plan(snapshot, Options())
     assert verify(snapshot, result.placements, result.topology_levels()).ok
-    assert plan_objective(snapshot, result) == exhaustive_objective(snapshot)
+    assert plan_objective(snapshot, result.groups) == exhaustive_objective(snapshot)
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     busy = {p.node_name for p in snapshot.pods if p.node_name and p.phase is PodPhase.RUNNING}
     mine = (len(result.placements), len({p.node for p in result.placements} - busy))
@@ -633,7 +638,7 @@ def test_spans_reach_the_exhaustive_optimum_for_the_groups_placed(seed: int) -> 
     snapshot = spans_snapshot(seed)
     result = plan(snapshot, Options(levels=TOPOLOGY))
     assert verify(snapshot, result.placements, result.topology_levels()).ok
-    assert plan_objective(snapshot, result) == exhaustive_objective(snapshot)
+    assert plan_objective(snapshot, result.groups) == exhaustive_objective(snapshot)
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}
     assert (len(node_of), spans_key(snapshot, node_of)) == best_spans(snapshot, placed)
@@ -834,7 +839,7 @@ def test_sort_rank_reaches_the_exhaustive_optimum_for_the_groups_placed(seed: in
     snapshot = rank_snapshot(seed)
     result = plan(snapshot, Options(levels=TOPOLOGY))
     assert verify(snapshot, result.placements, result.topology_levels()).ok
-    assert plan_objective(snapshot, result) == exhaustive_best(snapshot, domains(TOPOLOGY))[0]
+    assert plan_objective(snapshot, result.groups) == exhaustive_best(snapshot, domains(TOPOLOGY))[0]
     placed = {o.key.split("/")[1] for o in result.groups if o.placed}
     node_of = {f"{p.namespace}/{p.name}": p.node for p in result.placements}
     mine = (len(node_of), *rank_key(snapshot, placed, node_of))

@@ -24,6 +24,7 @@ import pytest
 from gangplan.model import (
     Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, PriorityClass, Snapshot, Taint, Toleration,
 )
+from gangplan.plan import Plan
 from gangplan.planner import Options, plan
 from gangplan.verify import verify
 from test_exhaustive import _eligible, _request as _requests  # the same node filters and pod requests
@@ -125,6 +126,12 @@ def _members(snapshot: Snapshot, group: PodGroup) -> list[Pod]:
     return [p for p in snapshot.pods if p.annotations.get(GROUP) == group.name]
 
 
+def _node_of(pod: Pod) -> str:
+    """The node of a running pod: random_jobs puts each on one."""
+    assert pod.node_name is not None, pod.key
+    return pod.node_name
+
+
 def _job_groups(snapshot: Snapshot) -> list[tuple[str, list[PodGroup]]]:
     found: dict[str, list[PodGroup]] = {}
     for group in snapshot.pod_groups:
@@ -132,13 +139,19 @@ def _job_groups(snapshot: Snapshot) -> list[tuple[str, list[PodGroup]]]:
     return sorted(found.items())
 
 
+def _class(group: PodGroup) -> int:
+    """The value of its priority class: random_jobs gives every PodGroup one."""
+    assert group.priority_class_name is not None, group.key
+    return CLASSES[group.priority_class_name]
+
+
 def _priority(groups: list[PodGroup]) -> int:
-    return max(CLASSES[g.priority_class_name] for g in groups)
+    return max(_class(g) for g in groups)
 
 
 def _queue_order(groups: list[PodGroup]) -> tuple:
     """A JobGroup queues as its first member does: priority, then creation time, then name."""
-    return min((-CLASSES[g.priority_class_name], g.creation_timestamp, g.name) for g in groups)
+    return min((-_class(g), g.creation_timestamp, g.name) for g in groups)
 
 
 def _demand(snapshot: Snapshot, group: PodGroup) -> Fraction:
@@ -201,7 +214,7 @@ def exhaustive_jobs(snapshot: Snapshot, beside: Mapping[str, str] | None = None)
     pinned: dict[str, set] = {}  # the domains its running members hold; Succeeded ones hold none
     for group in snapshot.pod_groups:
         if group.name in required:
-            pinned[group.name] = {_held(required[group.name], nodes[p.node_name], levels, snapshot.nodes)
+            pinned[group.name] = {_held(required[group.name], nodes[_node_of(p)], levels, snapshot.nodes)
                                   for p in _members(snapshot, group) if p.phase is PodPhase.RUNNING}
     info = []  # (priority, demand, [choices per PodGroup], queue order)
     job_groups = _job_groups(snapshot)
@@ -274,7 +287,7 @@ def exhaustive_jobs(snapshot: Snapshot, beside: Mapping[str, str] | None = None)
     return Search(next(key(c) for c in subsets if fits(c)), scored, fits, job_groups, queue)
 
 
-def placed(result) -> set[str]:
+def placed(result: Plan) -> set[str]:
     return {g.key for g in result.groups if g.placed}
 
 

@@ -16,19 +16,23 @@ import random
 import re
 from dataclasses import replace
 from itertools import combinations, product
+from typing import Mapping, TypedDict, Unpack
 
 import pytest
 
-from gangplan.explain import _Exact, _fits_alone, _pods_bound
+from gangplan.explain import _Exact, _fits_alone, _Most, _pods_bound
 from gangplan.greedy import _place_quorum, _State
 from gangplan.quantity import describe_amount, to_amount
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, PriorityClass, Snapshot
+from gangplan.plan import Plan
 from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
 from gangplan.verify import verify
 
 from test_exhaustive import _eligible, _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
 from test_exhaustive_jobs import CLASSES, GROUP, TASK, exhaustive_jobs, random_jobs
+
+from spies import recording
 
 
 def mixed_group(seed: int) -> Snapshot:
@@ -268,7 +272,7 @@ def assert_short_adds_up(snapshot: Snapshot, name: str, short: re.Match) -> None
         assert describe_amount(resource, sum(max(0, before[n.name].get(resource, 0)) for n in nodes)) == free, short.group(0)
 
 
-def assert_holders_add_up(snapshot: Snapshot, result, name: str, lost: re.Match) -> None:
+def assert_holders_add_up(snapshot: Snapshot, result: Plan, name: str, lost: re.Match[str]) -> None:
     """'lost to ... holding cpu on its 2 candidate nodes: default/g0 (1), ...; 500m free there
     after the plan': its candidates are the nodes that pass its pods' filters, lie inside the
     topology (and the domain its running members hold) and have room for one of its pods before
@@ -323,7 +327,9 @@ def test_a_reason_says_rightly_whether_a_job_group_fits_alone(seed: int) -> None
             assert int(held) < int(of), outcome.reason  # a count that reaches the minimum stops nothing
         if together := TOGETHER.match(reason):
             assert_the_most_members(snapshot, outcome.key[3:], int(together.group(1)), int(together.group(2)))
-        member = WHOSE.match(outcome.reason).group(2)
+        whose = WHOSE.match(outcome.reason)
+        assert whose is not None, outcome.reason
+        member = whose.group(2)
         name = member[len("member ml/"):-2] if member else outcome.key[3:]
         if requested := REQUESTED.match(reason):
             assert_the_most_requested(snapshot, name, requested)
@@ -367,7 +373,7 @@ TIED_PODS = re.compile(
 )
 
 
-def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match, quorum: bool = False) -> None:
+def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match[str], quorum: bool = False) -> None:
     """"request at most X cpu", and "minResources needs D more": the group alone (its terms
     kept, no count asked unless ``quorum``) fits with its running and succeeded members'
     requests plus X, and not with one unit more; D is what minResources asks beyond those
@@ -388,14 +394,28 @@ def assert_the_most_requested(snapshot: Snapshot, name: str, said: re.Match, quo
     assert to_amount(resource, deficit) == group.min_resources[resource] - counted, said.group(0)
 
     def fits(amount: int) -> bool:
-        aside = {} if quorum else {"min_member": 0, "min_task_member": {}}
-        return fits_as(snapshot, name, min_resources={resource: amount}, **aside)
+        changes: GroupChanges = {"min_resources": {resource: amount}}
+        if not quorum:
+            changes["min_member"] = 0
+            changes["min_task_member"] = {}
+        return fits_as(snapshot, name, **changes)
 
     reached = counted + to_amount(resource, most)
     assert fits(reached) and not fits(reached + 1), said.group(0)
 
 
-def fits_as(snapshot: Snapshot, name: str, **changes: object) -> bool:
+class Minimums(TypedDict, total=False):
+    min_task_member: Mapping[str, int]
+    min_resources: Mapping[str, int]
+
+
+class GroupChanges(Minimums, total=False):
+    """What fits_as changes in a PodGroup."""
+
+    min_member: int
+
+
+def fits_as(snapshot: Snapshot, name: str, **changes: Unpack[GroupChanges]) -> bool:
     """Whether PodGroup ``name``, with ``changes`` and out of its JobGroup, has a place with
     nothing else planned, by exhaustive search; the other groups stay in the snapshot, their
     terms naming the levels."""
@@ -412,7 +432,7 @@ def assert_the_most_pods_with_the_other_minimums(snapshot: Snapshot, name: str, 
     assert fits_as(snapshot, name, min_member=most) and not fits_as(snapshot, name, min_member=most + 1)
 
 
-def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
+def one_node_jobs(min_member: int, **spec: Unpack[Minimums]) -> Snapshot:
     """Two 4-cpu, 2-GPU nodes and a Volcano job on one node (a hostname term): two 'a' pods of
     1 cpu and 2 GPUs, so one a node, and four 'b' pods of 500m and no GPU."""
     nodes = tuple(Node(f"n{i}", {}, {"cpu": 4000, "nvidia.com/gpu": 2, "pods": 110}) for i in range(2))
@@ -423,7 +443,7 @@ def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
         for i in range(count)
     ]
     group = PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=min_member, queue="default", priority_class_name="low",
-                     required_topology=("kubernetes.io/hostname",), **spec)  # type: ignore[arg-type]
+                     required_topology=("kubernetes.io/hostname",), **spec)
     classes = tuple(PriorityClass(n, v) for n, v in CLASSES.items())
     return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,), priority_classes=classes)
 
@@ -440,7 +460,7 @@ def one_node_jobs(min_member: int, **spec: object) -> Snapshot:
     ids=["task", "min-resources"],
 )
 def test_a_required_domain_that_holds_min_member_but_not_a_task_or_min_resources_says_which(
-    min_member: int, spec: dict, said: str
+    min_member: int, spec: Minimums, said: str
 ) -> None:
     """A node holds minMember's pods (the b pods), so a count of pods says nothing; what no node
     can hold is the second 'a' pod, or a third GPU, and the reason gives that figure."""
@@ -511,7 +531,8 @@ def test_a_group_whose_min_member_and_min_resources_each_fit_but_not_together_sa
     pods = [Pod("ml", "job-big-0", annotations={GROUP: "job", TASK: "big"},
                 containers=(Container("main", {"cpu": 3000, "nvidia.com/gpu": 1}),))]
     pods += [Pod("ml", f"job-small-{i}", annotations={GROUP: "job", TASK: "small"}, containers=(Container("main", {"cpu": 1000}),),
-                 **({"node_name": "n0", "phase": PodPhase.RUNNING} if i < running else {})) for i in range(4)]
+                 node_name="n0" if i < running else None, phase=PodPhase.RUNNING if i < running else PodPhase.PENDING)
+             for i in range(4)]
     group = PodGroup("ml", "job", PodGroupAPI.VOLCANO, min_member=3, queue="default", priority_class_name="low",
                      min_resources={"nvidia.com/gpu": 1})
     classes = tuple(PriorityClass(n, v) for n, v in CLASSES.items())
@@ -522,7 +543,9 @@ def test_a_group_whose_min_member_and_min_resources_each_fit_but_not_together_sa
         "with minMember 3 met, the pods that fit request at most 0 nvidia.com/gpu even with nothing else "
         "planned, and minResources needs 1 more"
     )
-    assert_the_most_requested(snapshot, "job", TIED_REQUESTED.match(outcome.reason), quorum=True)
+    tied = TIED_REQUESTED.match(outcome.reason)
+    assert tied is not None, outcome.reason
+    assert_the_most_requested(snapshot, "job", tied, quorum=True)
     assert plan(replace(snapshot, pod_groups=(replace(group, min_member=2),)), Options()).groups[0].placed
 
 
@@ -544,7 +567,7 @@ def alike_nodes_jobs(nodes: int, groups: int) -> Snapshot:
     )
 
 
-def test_under_a_required_term_minimums_that_tie_are_asked_of_each_kind_of_domain_once(monkeypatch) -> None:
+def test_under_a_required_term_minimums_that_tie_are_asked_of_each_kind_of_domain_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The figure that ties minMember to minResources under a node term is each node's, the most
     of them: checked by exhaustive search on three nodes. On 256 alike nodes it is the same,
     found by asking one node: a domain alike to one asked holds as much (1,024 such nodes and
@@ -556,10 +579,11 @@ def test_under_a_required_term_minimums_that_tie_are_asked_of_each_kind_of_domai
     small = alike_nodes_jobs(3, 1)
     (outcome,) = plan(small, Options()).groups
     assert outcome.reason == said
-    assert_the_most_requested(small, "job0", TIED_REQUESTED.match(said), quorum=True)
-    asked: list[int] = []
-    counted = _Exact.most
-    monkeypatch.setattr(_Exact, "most", lambda self, *a, **k: asked.append(1) or counted(self, *a, **k))
+    tied = TIED_REQUESTED.match(said)
+    assert tied is not None
+    assert_the_most_requested(small, "job0", tied, quorum=True)
+    asked: list[_Most] = []
+    monkeypatch.setattr(_Exact, "most", recording(_Exact.most, asked))
     large = plan(alike_nodes_jobs(256, 3), Options()).groups
     assert [o.reason for o in large] == [said] * 3
     assert len(asked) == 3  # a node per group, not 256

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 import gangplan.aggregate as aggregate
 import gangplan.cli as cli
@@ -29,12 +29,15 @@ from gangplan.cli import app
 from gangplan.errors import SolverError
 from gangplan.generate import generate
 from gangplan.loader import load_snapshot
+from gangplan.model import Snapshot
 from gangplan.objective import Assignment
 from gangplan.plan import Placement
 from gangplan.planner import Options, plan
 from gangplan.render import check_output_names, render
 from gangplan.stages import SolveResult
 from gangplan.verify import verify
+
+from spies import altered
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "snapshots" / "small.yaml"
@@ -44,11 +47,11 @@ LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 runner = CliRunner()
 
 
-def invoke(*args: str, input: str | None = None):
+def invoke(*args: str, input: str | None = None) -> Result:
     return runner.invoke(app, list(args), input=input)
 
 
-def only_error(result, code: int, phrase: str = "") -> str:
+def only_error(result: Result, code: int, phrase: str = "") -> str:
     assert result.exit_code == code, (result.exit_code, result.stderr)
     assert "Traceback" not in result.stdout + result.stderr
     last = result.stderr.splitlines()[-1]
@@ -75,7 +78,9 @@ def test_a_tiny_time_limit_falls_back_to_greedy_and_says_so(tmp_path: Path) -> N
     used_up = "building the problem and the greedy plan used up the time limit; the greedy plan is used"
     assert solver["note"].startswith(used_up + " (the solver gets what a --time-limit leaves beyond ")
     assert "cp-sat GREEDY" in result.stderr and f"note: {solver['note']}" in result.stderr
-    beyond = float(re.search(r"beyond ([0-9.e-]+) s here\)$", solver["note"]).group(1))
+    limit_named = re.search(r"beyond ([0-9.e-]+) s here\)$", solver["note"])
+    assert limit_named is not None
+    beyond = float(limit_named.group(1))
     retried = tmp_path / "retried.json"
     for limit, solved in ((beyond * 0.9, False), (beyond * 1.1, True)):
         again = invoke("plan", str(GPU_CLUSTER), "--time-limit", str(limit), "-o", "plan", "--output-file", str(retried))
@@ -90,7 +95,9 @@ def test_a_tiny_time_limit_falls_back_to_greedy_and_says_so(tmp_path: Path) -> N
     [SolveResult(None, "UNKNOWN"), SolveResult(Assignment({}, frozenset()), "OPTIMAL")],
     ids=["nothing-in-time", "worse-than-greedy"],
 )
-def test_when_cp_sat_has_nothing_better_the_greedy_plan_is_used(monkeypatch: pytest.MonkeyPatch, solved) -> None:
+def test_when_cp_sat_has_nothing_better_the_greedy_plan_is_used(
+    monkeypatch: pytest.MonkeyPatch, solved: SolveResult[Assignment]
+) -> None:
     """No solution in time, or (a solver bug) one worse than greedy's: the greedy plan is
     used, and the status says GREEDY, not FEASIBLE or OPTIMAL."""
     snapshot = load_snapshot([str(SMALL)])
@@ -109,11 +116,9 @@ def test_a_scale_plan_left_as_greedys_says_a_longer_limit_may_do_better(monkeypa
     optimal on objective 1, the note now says it is used and what to try, as the node-level
     path says; where it is proven, there is nothing to try."""
     snapshot = load_snapshot([str(SMALL)])
-    solve_buckets = aggregate.solve_buckets
-
-    def nothing_in_time(*args, **kwargs):
-        return dataclasses.replace(solve_buckets(*args, **kwargs), solve=SolveResult(None, "UNKNOWN"), upper=[])
-
+    nothing_in_time = altered(
+        aggregate.solve_buckets, lambda found: dataclasses.replace(found, solve=SolveResult(None, "UNKNOWN"), upper=[])
+    )
     monkeypatch.setattr(aggregate, "solve_buckets", nothing_in_time)
     proven = plan(snapshot, Options(model="buckets"))
     assert proven.solver.status == "GREEDY" and proven.solver.gap == 0.0
@@ -247,7 +252,9 @@ def _existing_output(tmp_path: Path) -> Path:
     ],
     ids=["solver-error", "out-of-memory", "bug", "ctrl-c"],
 )
-def test_a_failing_planner_writes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error, code, phrase) -> None:
+def test_a_failing_planner_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: BaseException, code: int, phrase: str
+) -> None:
     def fail(*args: object, **kwargs: object) -> None:
         raise error
 
@@ -373,7 +380,9 @@ def test_a_reader_that_stops_after_the_first_64_kib_still_gets_141() -> None:
 def test_a_closed_stdin_or_stdout_is_one_error_line(closed: str) -> None:
     args = [sys.executable, "-m", "gangplan", "plan", "-" if closed == "stdin" else str(SMALL), "-o", "name"]
     proc = subprocess.run(args, stderr=subprocess.PIPE, text=True, timeout=120,
-                          **{closed: subprocess.DEVNULL}, preexec_fn=lambda: os.close(0 if closed == "stdin" else 1))
+                          stdin=subprocess.DEVNULL if closed == "stdin" else None,
+                          stdout=subprocess.DEVNULL if closed == "stdout" else None,
+                          preexec_fn=lambda: os.close(0 if closed == "stdin" else 1))
     assert proc.returncode == (2 if closed == "stdin" else 3)
     assert proc.stderr.splitlines()[-1] == (
         "error: <stdin>: cannot read: stdin is closed" if closed == "stdin" else "error: cannot write the output: stdout is closed"
@@ -601,7 +610,7 @@ def test_messages_quoting_input_stay_on_one_line(tmp_path: Path) -> None:
     assert "\x1b" not in line and "\\u001b" in line and "\\n" in line
 
 
-def _all_names(snapshot) -> tuple[set[tuple[str, str]], set[str]]:
+def _all_names(snapshot: Snapshot) -> tuple[set[tuple[str, str]], set[str]]:
     return {(p.namespace, p.name) for p in snapshot.pods if p.node_name is None}, {n.name for n in snapshot.nodes}
 
 
@@ -671,7 +680,10 @@ def test_output_files_are_replaced_whole(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stdout == ""
     data = json.loads(out.read_text())
     assert data["kind"] == "Plan"
-    placements = [Placement(*p["pod"].split("/"), p["node"]) for p in data["placements"]]
+    placements = []
+    for p in data["placements"]:
+        namespace, name = p["pod"].split("/")
+        placements.append(Placement(namespace, name, p["node"]))
     assert placements and verify(load_snapshot([str(SMALL)]), placements, ()).ok
     no_files_but(tmp_path, "out.json")
     assert os.stat(out).st_size == len(out.read_bytes())

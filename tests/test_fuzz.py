@@ -282,7 +282,7 @@ APIS = [
 ]
 
 # Fields the loader reads, per kind, that a seed object may lack: set them too.
-FIELDS: dict[str, list[tuple[str, ...]]] = {
+FIELDS: dict[str, list[tuple[str | int, ...]]] = {
     "Node": [
         ("metadata", "name"), ("metadata", "labels", "example.com/rack"), ("spec", "taints"),
         ("spec", "unschedulable"), ("status", "allocatable", "cpu"), ("status", "allocatable", "pods"),

@@ -18,7 +18,7 @@ from gangplan.verify import verify
 runner = CliRunner()
 
 
-def node(name: str, gpus: int = 8, cpu: str = "32", labels: dict | None = None, **spec) -> dict:
+def node(name: str, gpus: int = 8, cpu: str = "32", labels: dict[str, str] | None = None, **spec: object) -> dict:
     obj = {
         "apiVersion": "v1",
         "kind": "Node",
@@ -33,7 +33,7 @@ def node(name: str, gpus: int = 8, cpu: str = "32", labels: dict | None = None, 
 SP = "scheduling.x-k8s.io/v1alpha1"  # sorts by its pods' priority, where Volcano takes the PodGroup's class
 
 
-def pod_group(name: str, min_member: int, api: str = "scheduling.volcano.sh/v1beta1", namespace: str = "ml", **spec) -> dict:
+def pod_group(name: str, min_member: int, api: str = "scheduling.volcano.sh/v1beta1", namespace: str = "ml", **spec: object) -> dict:
     return {"apiVersion": api, "kind": "PodGroup", "metadata": {"name": name, "namespace": namespace},
             "spec": {"minMember": min_member, **spec}}
 
@@ -733,7 +733,7 @@ def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> 
     (1, 2, ""),  # minMember below the tasks' sum: Volcano checks minMember alone
 ])
 def test_volcano_task_minimum_that_cannot_be_met_is_named(
-    tmp_path: Path, labelled_gpus, min_member: int, reason: str
+    tmp_path: Path, labelled_gpus: int | None, min_member: int, reason: str
 ) -> None:
     """minTaskMember {worker: 2, ps: 1}: the reason is about the task, not 'does not fit beside
     the groups placed' with nothing placed. Two 1-GPU workers: either the one node their
@@ -890,13 +890,14 @@ def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> No
 def test_a_static_pods_mirror_does_not_make_a_node_busy(tmp_path: Path, solver: str, per_node: str) -> None:
     """Static pods (kube-proxy on some distributions) run on every node, as DaemonSet pods do:
     a node running only one is still newly opened by a plan, so the busy node is used first."""
-    mirror = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kube-proxy-n0", "namespace": "kube-system"},
+    metadata: dict[str, object] = {"name": "kube-proxy-n0", "namespace": "kube-system"}
+    mirror = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata,
               "spec": {"nodeName": "n0", "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]},
               "status": {"phase": "Running"}}
     if per_node == "owner":
-        mirror["metadata"]["ownerReferences"] = [{"kind": "Node", "name": "n0", "controller": True}]
+        metadata["ownerReferences"] = [{"kind": "Node", "name": "n0", "controller": True}]
     else:
-        mirror["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "abc"}
+        metadata["annotations"] = {"kubernetes.io/config.mirror": "abc"}
     busy = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
             "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
             "status": {"phase": "Running"}}

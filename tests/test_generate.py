@@ -7,7 +7,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 import yaml
@@ -29,7 +29,22 @@ from gangplan.quantity import to_amount
 from gangplan.verify import verify
 
 GPU = "nvidia.com/gpu"
-SMALL = dict(shape=(1, 2, 3, 4), groups=12, max_gang=16)
+
+
+class Sized(TypedDict):
+    """Arguments of ``generate`` that tests share between calls."""
+
+    shape: tuple[int, ...]
+    groups: int
+    max_gang: int
+
+
+class Drawn(Sized):
+    seed: int
+    required_share: float
+
+
+SMALL: Sized = dict(shape=(1, 2, 3, 4), groups=12, max_gang=16)
 GROUP_KEYS = (
     ("labels", "scheduling.x-k8s.io/pod-group"),
     ("annotations", "scheduling.k8s.io/group-name"),
@@ -257,7 +272,7 @@ def test_hostname_share_moves_required_terms_of_one_node_gangs_and_nothing_else(
     """--hostname-share draws from a stream of its own: the snapshot is the same but for the
     required terms it moves (and the preferred terms below them), each of a gang whose pods
     fit on one node of its flavour; the result plans and verifies."""
-    common = dict(shape=(1, 2, 2, 6), groups=40, seed=2, max_gang=16, required_share=0.9)
+    common: Drawn = dict(shape=(1, 2, 2, 6), groups=40, seed=2, max_gang=16, required_share=0.9)
     plain, moved = generate(**common), generate(**common, hostname_share=1.0)
     assert of_kind(plain, "Node") == of_kind(moved, "Node") and of_kind(plain, "Pod") == of_kind(moved, "Pod")
     largest = max(allocatable(n)[GPU] for n in of_kind(plain, "Node"))
@@ -466,7 +481,7 @@ def test_generated_kubernetes_objects_validate_strictly() -> None:
     versions = sorted(set(all_versions()), key=lambda v: tuple(int(x) for x in v.split(".")))
     doc = generate(shape=(1, 2, 2, 4), groups=20, seed=5, max_gang=8, selector_share=1.0,
                    toleration_share=1.0, required_share=0.5, preferred_share=0.5)
-    kinds = Counter()
+    kinds: Counter[str] = Counter()
     for item in doc["items"]:
         if item["kind"] in ("Node", "Pod", "PriorityClass"):
             kinds[item["kind"]] += 1

@@ -3,6 +3,8 @@ can take all that is left; it must choose exactly what one pick at a time would.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -39,19 +41,29 @@ def _one_pick_at_a_time(state: _State, r: int, wanted: int) -> int:
     return placed
 
 
-cases = st.fixed_dictionaries({
-    "nodes": st.lists(st.tuples(st.sampled_from([8, 16, 32]), st.sampled_from([0, 4, 8])), min_size=1, max_size=9),
-    "busy": st.lists(st.tuples(st.integers(0, 8), st.integers(0, 12), st.integers(0, 4)), max_size=8),
-    "pod": st.tuples(st.integers(1, 6), st.integers(0, 4)),
-    "count": st.integers(1, 40),
-    "wanted": st.integers(1, 40),
-    "touched": st.lists(st.integers(0, 8), max_size=4),
-})
+class Case(TypedDict):
+    nodes: list[tuple[int, int]]  # (cpus, GPUs)
+    busy: list[tuple[int, int, int]]  # running pods: (node, cpus, GPUs)
+    pod: tuple[int, int]  # the gang's pod: (cpus, GPUs)
+    count: int
+    wanted: int
+    touched: list[int]
+
+
+cases = st.builds(
+    Case,
+    nodes=st.lists(st.tuples(st.sampled_from([8, 16, 32]), st.sampled_from([0, 4, 8])), min_size=1, max_size=9),
+    busy=st.lists(st.tuples(st.integers(0, 8), st.integers(0, 12), st.integers(0, 4)), max_size=8),
+    pod=st.tuples(st.integers(1, 6), st.integers(0, 4)),
+    count=st.integers(1, 40),
+    wanted=st.integers(1, 40),
+    touched=st.lists(st.integers(0, 8), max_size=4),
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(cases)
-def test_whole_nodes_in_one_go_choose_what_one_pick_at_a_time_does(case) -> None:
+def test_whole_nodes_in_one_go_choose_what_one_pick_at_a_time_does(case: Case) -> None:
     nodes = tuple(Node(f"n{i}", {}, {"cpu": cpu * 1000, GPU: gpus, "pods": 110}) for i, (cpu, gpus) in enumerate(case["nodes"]))
     busy = tuple(
         Pod("kube-system", f"busy-{i}", containers=(Container("c", {"cpu": cpu * 1000, GPU: gpus}),),

@@ -36,7 +36,7 @@ def test_a_gang_whose_first_domain_holds_its_quorum_but_not_min_resources_tries_
         assert verify(snapshot, name_pods(problem, fixed), ("rack",)).ok
 
 
-def test_greedy_tries_only_the_domains_that_may_hold_min_resources(monkeypatch) -> None:
+def test_greedy_tries_only_the_domains_that_may_hold_min_resources(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same gang on one node (a hostname term) among 64: every node holds its 500m
     quorum, only the last the 2-cpu pod minResources needs. Greedy tries that node alone,
     where trying each node in turn placed and took back the quorum 63 times."""
@@ -47,9 +47,14 @@ def test_greedy_tries_only_the_domains_that_may_hold_min_resources(monkeypatch) 
                      containers=(Container("main", {"cpu": cpu}),)) for i, cpu in enumerate((500, 2000)))
     snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
     problem = build_problem(snapshot)
-    tries = []
+    tries: list[int] = []
     meet = greedy_module._meet_min_resources
-    monkeypatch.setattr(greedy_module, "_meet_min_resources", lambda state, g: tries.append(g) or meet(state, g))
+
+    def counted(state: greedy_module._State, g: int) -> bool:
+        tries.append(g)
+        return meet(state, g)
+
+    monkeypatch.setattr(greedy_module, "_meet_min_resources", counted)
     placed = greedy(problem)
     assert placed.placed == {0} and {n for _, n in placed.counts} == {63}
     assert len(tries) == 1

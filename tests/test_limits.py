@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from gangplan.cli import app
 from gangplan.errors import InputError
@@ -40,7 +40,7 @@ def listed(*items: dict) -> str:
     return json.dumps({"apiVersion": "v1", "kind": "List", "items": list(items)})
 
 
-def one_error(result, *phrases: str) -> str:
+def one_error(result: Result, *phrases: str) -> str:
     """Exit 2, nothing on stdout, and exactly one line on stderr: the error."""
     assert result.exit_code == 2, (result.exit_code, result.stderr)
     lines = result.stderr.splitlines()
@@ -51,7 +51,7 @@ def one_error(result, *phrases: str) -> str:
     return lines[0]
 
 
-def invoke(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None):
+def invoke(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
     return runner.invoke(app, list(args), input=input, env=env)
 
 
@@ -298,17 +298,18 @@ def test_quantities_up_to_the_bound_plan_and_verify(tmp_path: Path, solver: str,
 
 def test_counts_beyond_int32_are_refused(tmp_path: Path) -> None:
     """minMember is an int32 in every PodGroup API; 2^63 used to overflow the solver's objective."""
+    spec = {"minMember": 2**63}
     group = {
         "apiVersion": "scheduling.x-k8s.io/v1alpha1",
         "kind": "PodGroup",
         "metadata": {"name": "g", "namespace": "default"},
-        "spec": {"minMember": 2**63},
+        "spec": spec,
     }
     member = pod("p", {"cpu": "1"}, labels={"scheduling.x-k8s.io/pod-group": "g"})
     path = tmp_path / "s.json"
     path.write_text(listed(NODE, group, member))
     one_error(invoke("check", str(path)), "spec.minMember: 9223372036854775808 is more than 2147483647")
-    group["spec"]["minMember"] = 2**31  # the edge (review 19 Q F5: one more was not caught)
+    spec["minMember"] = 2**31  # the edge (review 19 Q F5: one more was not caught)
     path.write_text(listed(NODE, group, member))
     one_error(invoke("check", str(path)), "spec.minMember: 2147483648 is more than 2147483647")
     kueue = pod("k", {"cpu": "1"}, labels={"kueue.x-k8s.io/pod-group-name": "job"},

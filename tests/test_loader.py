@@ -376,7 +376,8 @@ spec: {minMember: 0}
     assert train.min_resources == {"cpu": 8000, "nvidia.com/gpu": 4}
     assert train.schedule_timeout_seconds == 60
     assert (train.uid, train.creation_timestamp) == ("pg-uid", "2024-05-01T10:00:00Z")
-    assert train.raw["spec"]["minResources"]["nvidia.com/gpu"] == 4
+    spec = train.raw["spec"]
+    assert isinstance(spec, dict) and spec["minResources"]["nvidia.com/gpu"] == 4
     assert (legacy.key, legacy.api, legacy.min_member) == (
         "default/legacy",
         PodGroupAPI.SCHEDULER_PLUGINS_LEGACY,
@@ -980,18 +981,19 @@ def test_an_explicit_timestamp_tag_stays_a_string_even_when_pyyaml_cannot_parse_
 
 
 def test_a_list_inside_a_list_is_flattened_as_kubectl_does() -> None:
-    inner = {"apiVersion": "v1", "kind": "List", "items": [
+    items: list[object] = [
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2"}}},
         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
          "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]}},
-    ]}
+    ]
+    inner = {"apiVersion": "v1", "kind": "List", "items": items}
     path = write("nested.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1))
     snapshot = load_snapshot([path])
     assert [n.name for n in snapshot.nodes] == ["n1"] and not snapshot.skipped_kinds
     (pod,) = snapshot.pods
     assert pod.origin == Origin(path, 0, ("items", 0, "items", 1))
     assert locate(pod.origin, ("metadata", "name")).line == 25
-    inner["items"].append(7)
+    items.append(7)
     path = write("nested.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1))
     assert error([path]).endswith(f"{path}:41:5: expected a Kubernetes object (a mapping with apiVersion and kind)")
 

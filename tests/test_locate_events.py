@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -114,9 +115,14 @@ def test_what_the_walk_leaves_to_the_composer() -> None:
 
 
 def test_locate_walks_the_first_few_places_then_composes_the_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    composing = []
+    composing: list[str] = []
     real = loader._composed
-    monkeypatch.setattr(loader, "_composed", lambda file: composing.append(file) or real(file))
+
+    def noted(file: str) -> list[Any] | None:
+        composing.append(file)
+        return real(file)
+
+    monkeypatch.setattr(loader, "_composed", noted)
     loader._walks.pop("small.yaml", None)
     places = [loader.locate(Origin("small.yaml", 0, ("items", i, "metadata", "name"))) for i in range(5)]
     assert composing == ["small.yaml", "small.yaml"]  # the fourth and fifth, from one composition (cached)
@@ -131,13 +137,16 @@ def test_many_places_are_found_in_one_walk(many: list[tuple], data: st.DataObjec
     places = [(Origin("small.yaml", 0, steps[:cut]), steps[cut:]) for steps in many for cut in [data.draw(st.integers(0, len(steps)))]]
     places += [(Origin("plain.yaml", 1, ()), ("second",)), (Origin("plain.yaml", 0, ("list",)), (2, 1))]
     expected = [composed(Origin(origin.file, origin.document, origin.path + more)) for origin, more in places]
-    composing = []
+    composing: list[str] = []
     real = loader._composed
-    loader._composed = lambda file: composing.append(file) or real(file)  # type: ignore[assignment]
-    try:
+
+    def noted(file: str) -> list[Any] | None:
+        composing.append(file)
+        return real(file)
+
+    with pytest.MonkeyPatch.context() as patched:  # not the fixture: hypothesis runs this many times
+        patched.setattr(loader, "_composed", noted)
         assert loader.locate_all(places) == expected
-    finally:
-        loader._composed = real  # type: ignore[assignment]
     assert composing == []
 
 
@@ -221,24 +230,32 @@ def test_a_place_in_a_list_item_is_found_from_that_items_text(name: str, data: s
     steps = ("items", index, *data.draw(paths(items[index])))
     walked: list[str] = []
     real = loader._walk
-    loader._walk = lambda text, wanted: walked.append(text) or real(text, wanted)  # type: ignore[assignment]
-    try:
+
+    def noted(text: str, wanted: set[tuple[int, tuple[str | int, ...]]]) -> loader._Marks | None:
+        walked.append(text)
+        return real(text, wanted)
+
+    with pytest.MonkeyPatch.context() as patched:  # not the fixture: hypothesis runs this many times
+        patched.setattr(loader, "_walk", noted)
         found = loader._in_items(name, [(0, steps)])
-    finally:
-        loader._walk = real  # type: ignore[assignment]
     assert found == [composed(Origin(name, 0, steps))]
     assert len(walked) == 1 and "resourceVersion" not in walked[0]  # the item's text, not the List's
 
 
 def test_a_file_of_one_byte_characters_is_not_read_again_only_its_items(monkeypatch: pytest.MonkeyPatch) -> None:
-    places = [(0, ("items", index)) for index in range(8)] + [(0, ("items", 0, "data", "quoted")), (0, ("items", 7, "last", 0))]
+    places: list[tuple[int, tuple[str | int, ...]]] = [(0, ("items", index)) for index in range(8)] + [(0, ("items", 0, "data", "quoted")), (0, ("items", 7, "last", 0))]
     for name, text, read_again in [("ascii.yaml", ODD_LIST, False), ("accented.yaml", ODD_LIST.replace("line one", "líne one"), True)]:
         Path(name).write_text(text, encoding="utf-8")
         loader.read_documents(name)
         reads: list[str] = []
         real = loader._text
+
+        def noted(file: str) -> str | None:
+            reads.append(file)
+            return real(file)
+
         with monkeypatch.context() as patched:
-            patched.setattr(loader, "_text", lambda file: reads.append(file) or real(file))
+            patched.setattr(loader, "_text", noted)
             found = loader._in_items(name, places)
         assert found == [composed(Origin(name, 0, steps)) for _, steps in places]
         assert reads == ([name] if read_again else [])
@@ -276,7 +293,7 @@ def test_any_items_written_any_way_are_found_where_the_composer_points(
     scalars over lines at a narrow width) or by ``json.dumps``: a place in each item, all
     asked for at once, is found from its item's text where the composer points, and always
     when the items are a block sequence or the file is one JSON object."""
-    document = {"items": items, "apiVersion": "v1"} if items_first else {"apiVersion": "v1", "items": items}
+    document: dict[str, object] = {"items": items, "apiVersion": "v1"} if items_first else {"apiVersion": "v1", "items": items}
     document.update(kind="List", metadata={"resourceVersion": ""})
     if style.startswith("json"):
         name = "list.json"

@@ -4,13 +4,14 @@ expanded into a PodGroup and pending Pods that carry the v1 Pod to create."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable, Mapping
 
 import pytest
 
 from gangplan.errors import InputError, UsageError
 from gangplan.loader import load_snapshot, read_objects
 from gangplan.manifests import gang_from_objects, with_gang
-from gangplan.model import PodGroupAPI, PodPhase, Snapshot
+from gangplan.model import Pod, PodGroupAPI, PodPhase, Snapshot
 from gangplan.planner import Options, plan
 from gangplan.semantics import group_pods, pod_requests
 from gangplan.verify import verify
@@ -163,12 +164,18 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
+def manifest_of(pod: Pod) -> Mapping[str, Any]:
+    """The Pod object to create, for a test to read field by field as the JSON it is."""
+    assert pod.manifest is not None, pod.key
+    return pod.manifest
+
+
 def write(name: str, text: str) -> str:
     Path(name).write_text(text, encoding="utf-8")
     return name
 
 
-def error(run) -> str:  # type: ignore[no-untyped-def]
+def error(run: Callable[[], object]) -> str:
     with pytest.raises(InputError) as caught:
         run()
     return str(caught.value)
@@ -201,22 +208,22 @@ def test_seed_gang_expands_to_its_pods() -> None:
         assert pod.labels[GROUP_LABEL] == "mygang"
         assert pod.manifest is not None
         assert pod.manifest["apiVersion"] == "v1" and pod.manifest["kind"] == "Pod"
-        assert pod.manifest["metadata"]["labels"] == pod.labels  # type: ignore[index]
+        assert manifest_of(pod)["metadata"]["labels"] == pod.labels
     app, _, db = snapshot.pods
     assert app.labels == {"name": "myapp", GROUP_LABEL: "mygang"}
     assert [c.name for c in app.containers] == ["myapp1", "myapp2"]
-    assert app.manifest["metadata"] == {  # type: ignore[index]
+    assert manifest_of(app)["metadata"] == {
         "name": "myapp-0",
         "namespace": "default",
         "labels": {"name": "myapp", GROUP_LABEL: "mygang"},
     }
     # The seed's pods[] item: name and labels go to metadata, the rest is the spec.
-    assert db.manifest["spec"] == {  # type: ignore[index]
+    assert manifest_of(db)["spec"] == {
         "containers": [{"name": "mydb", "image": "mydb", "ports": [{"containerPort": 6224}]}]
     }
     assert db.labels == {"name": "mydb", GROUP_LABEL: "mygang"}
     # Each pod's spec is its own mapping: the renderer sets nodeName on one at a time.
-    assert app.manifest["spec"] is not snapshot.pods[1].manifest["spec"]  # type: ignore[index]
+    assert manifest_of(app)["spec"] is not manifest_of(snapshot.pods[1])["spec"]
     (job_group,) = group_pods(snapshot).job_groups
     assert [p.name for p in job_group.top.pending] == ["myapp-0", "myapp-1", "mydb"]
 
@@ -270,8 +277,8 @@ def test_volcano_job_expands_as_volcano_names_its_pods() -> None:
     assert worker.annotations["scheduling.k8s.io/group-name"] == "tf"
     assert worker.annotations["volcano.sh/task-spec"] == "worker"
     assert worker.priority_class_name == "high"  # the job's, as Volcano gives its pods
-    assert worker.manifest["spec"]["priorityClassName"] == "high"  # type: ignore[index]
-    assert "schedulerName" not in worker.manifest["spec"]  # type: ignore[index]
+    assert manifest_of(worker)["spec"]["priorityClassName"] == "high"
+    assert "schedulerName" not in manifest_of(worker)["spec"]
     assert pod_requests(worker) == {"cpu": 2000, "nvidia.com/gpu": 1, "pods": 1}
     (job_group,) = group_pods(snapshot).job_groups
     assert len(job_group.top.pending) == 5
@@ -321,8 +328,8 @@ def test_gang_from_workloads_and_a_pod() -> None:
     for pod in pods:
         assert pod.namespace == "shop"  # the one namespace the objects name
         assert pod.labels[GROUP_LABEL] == "shop-gang"
-        assert pod.manifest["metadata"]["labels"][GROUP_LABEL] == "shop-gang"  # type: ignore[index]
-        assert pod.manifest["metadata"]["namespace"] == "shop"  # type: ignore[index]
+        assert manifest_of(pod)["metadata"]["labels"][GROUP_LABEL] == "shop-gang"
+        assert manifest_of(pod)["metadata"]["namespace"] == "shop"
         assert (pod.node_name, pod.phase) == (None, PodPhase.PENDING)
     web = pods[2]
     assert web.labels == {"app": "web", GROUP_LABEL: "shop-gang"}
@@ -333,7 +340,7 @@ def test_gang_from_workloads_and_a_pod() -> None:
     # The Pod to create: no uid, no status.
     manifest = coordinator.manifest or {}
     assert set(manifest) == {"apiVersion", "kind", "metadata", "spec"}
-    assert "uid" not in coordinator.manifest["metadata"]  # type: ignore[operator]
+    assert "uid" not in manifest_of(coordinator)["metadata"]
     snapshot = with_gang(Snapshot(), group, pods)
     (job_group,) = group_pods(snapshot).job_groups
     assert len(job_group.top.pending) == 8
@@ -562,7 +569,7 @@ def test_a_statefulsets_pods_get_its_claim_templates_volumes() -> None:
     <template>-<pod>, in place of a template volume of that name."""
     objects = read_objects([write("sts.yaml", STATEFUL_SET_WITH_CLAIMS)])
     _, pods = gang_from_objects("x", objects)
-    assert [p.manifest["spec"]["volumes"] for p in pods] == [  # type: ignore[index]
+    assert [manifest_of(p)["spec"]["volumes"] for p in pods] == [
         [{"name": "cfg", "configMap": {"name": "c"}}, {"name": "data", "persistentVolumeClaim": {"claimName": f"data-db-{i}"}}]
         for i in range(2)
     ]
@@ -586,7 +593,7 @@ spec:
     (group,) = snapshot.pod_groups
     assert group.unmodelled and "VolumeBinding" in group.unmodelled[0]
     for pod in snapshot.pods:
-        spec = pod.manifest["spec"]  # type: ignore[index]
+        spec = manifest_of(pod)["spec"]
         assert spec["volumes"] == [{"name": "shared", "persistentVolumeClaim": {"claimName": "shared"}}]
         assert [c["volumeMounts"] for c in spec["containers"]] == [
             [{"name": "x", "mountPath": "/x"}, {"name": "shared", "mountPath": "/data"}],

@@ -281,10 +281,11 @@ def test_removing_a_pending_group_never_lowers_what_the_others_get(doc: dict[str
     # A group that loses its place is displaced, never made unplaceable: the plan says which
     # groups took the room, and planned as the only pending group it is placed.
     reasons = {g.key: g.reason for g in after.groups}
-    for key in sorted(lost):
-        assert reasons[key].startswith("lost to ") or ": lost to " in reasons[key], (key, reasons[key])
-        alone = plan(load(only_pending(smaller_doc, tuple(key.split("/", 1)))), Options(time_limit=TIME_LIMIT))
-        assert {g.key for g in alone.groups if g.placed} >= {key}
+    for lost_key in sorted(lost):
+        assert reasons[lost_key].startswith("lost to ") or ": lost to " in reasons[lost_key], (lost_key, reasons[lost_key])
+        namespace, name = lost_key.split("/", 1)
+        alone = plan(load(only_pending(smaller_doc, (namespace, name))), Options(time_limit=TIME_LIMIT))
+        assert {g.key for g in alone.groups if g.placed} >= {lost_key}
     event("another group displaced" if lost else "no group displaced")
 
 

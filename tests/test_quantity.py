@@ -159,7 +159,9 @@ def test_format_round_trips(resource: str, amount: int, text: str) -> None:
     ("memory", 23 * 2**40 // 10, 17 * 2**40 // 10, ("2.3Ti", "1.7Ti")),
     ("nvidia.com/gpu", 40, 20, ("40", "20")),
 ])
-def test_describe_apart_never_shows_two_different_amounts_alike(resource, first, second, expected) -> None:
+def test_describe_apart_never_shows_two_different_amounts_alike(
+    resource: str, first: int, second: int, expected: tuple[str, str]
+) -> None:
     """'insufficient memory (quorum needs 2.8Gi, 2.8Gi free)' told an operator nothing (user review C)."""
     assert describe_apart(resource, first, second) == expected
     shown = [parse_quantity(text) for text in expected]

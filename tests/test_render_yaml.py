@@ -61,7 +61,9 @@ def test_what_gangplan_writes_takes_the_direct_way_and_reads_back(data: dict) ->
 
 
 def test_the_direct_writer_hands_pyyaml_what_it_does_not_write_itself() -> None:
-    shared, empty = {"a": 1}, {}
+    shared: dict[str, int] = {"a": 1}
+    empty: dict[str, int] = {}
+    data: object
     for data in ({"x": 1.5}, {"x": "line\nbreak"}, {"x": "\x07"}, {1: "a"}, {"x": shared, "y": shared}, {"x": empty, "y": [empty]},
                  {"k" * 100: 1}, {"": 1}, {}, [], "text"):
         assert _block_yaml(data) is None

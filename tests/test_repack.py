@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 
@@ -59,7 +58,7 @@ def test_a_level_with_nothing_above_reaches_the_exhaustive_optimum(seed: int) ->
     repacked, _ = repack_level(problem, terms, start, everyone, 10, time_limit=10.0, tuning=Tuning())
     assert repacked is not None
     assert verify(snapshot, name_pods(problem, repacked), ()).ok
-    mine = plan_objective(snapshot, SimpleNamespace(groups=outcomes(problem, repacked)))
+    mine = plan_objective(snapshot, outcomes(problem, repacked))
     assert mine == exhaustive_objective(snapshot)
 
 

@@ -60,7 +60,8 @@ def test_a_jobgroup_whose_domain_filled_up_is_placed_afresh_in_another() -> None
     key = {jg.key: j for j, jg in enumerate(problem.job_groups)}
     top, large = key["default/top"], key["default/large"]
     role = {problem.gangs[g].key: problem.gangs[g].roles[0] for g in range(len(problem.gangs))}
-    assert problem.gangs[problem.roles[role["default/large"]].gang].topology.required == (0,)
+    topology = problem.gangs[problem.roles[role["default/large"]].gang].topology
+    assert topology is not None and topology.required == (0,)
     # The bucket put both of large's pods in r0; only one found room there.
     tentative = Assignment({(role["default/top"], 0): 1, (role["default/large"], 0): 1}, frozenset({top, large}))
     assert repair(problem, tentative).placed == {top}

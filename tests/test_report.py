@@ -10,6 +10,7 @@ import sys
 from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Unpack
 
 import pytest
 
@@ -20,6 +21,8 @@ from gangplan.plan import Plan
 from gangplan.planner import Options, plan
 from gangplan.report import render_report
 from gangplan.topology import HOSTNAME_LABEL, build_tree
+
+from model_fields import NodeFields
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_CLUSTER = str(ROOT / "snapshots" / "gpu-cluster.yaml")
@@ -78,9 +81,9 @@ def gpu_cluster() -> tuple[Snapshot, Plan, str]:
     return snapshot, result, render_report(snapshot, result, title="gpu-cluster")
 
 
-def test_every_domain_at_every_level_is_drawn(gpu_cluster) -> None:
+def test_every_domain_at_every_level_is_drawn(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     snapshot, result, page = gpu_cluster
-    assert len(result.levels) == 3
+    assert result.levels is not None and len(result.levels) == 3
     tree = build_tree(snapshot.nodes, result.levels)
     parser = parse(page)
     boxes = [attrs for tag, attrs in parser.elements if tag == "section" and "d" in attrs.get("class", "").split()]
@@ -98,7 +101,7 @@ def test_every_domain_at_every_level_is_drawn(gpu_cluster) -> None:
     assert sorted(drawn) == sorted(node.name for node in snapshot.nodes)
 
 
-def test_every_group_is_listed_and_unplaced_ones_with_their_reasons(gpu_cluster) -> None:
+def test_every_group_is_listed_and_unplaced_ones_with_their_reasons(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, result, page = gpu_cluster
     unplaced = [g for g in result.groups if not g.placed]
     assert unplaced and any(g.placed for g in result.groups)
@@ -109,7 +112,7 @@ def test_every_group_is_listed_and_unplaced_ones_with_their_reasons(gpu_cluster)
         assert f'<div class="reason">{html.escape(group.reason)}</div>' in page
 
 
-def test_the_groups_card_counts_as_the_summary_line_does(gpu_cluster) -> None:
+def test_the_groups_card_counts_as_the_summary_line_does(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     """The card said 21/23 groups placed where the summary line said 12/14: it counted the
     groups already running with nothing to place. It counts the groups with pods to place,
     and says the others apart."""
@@ -127,7 +130,7 @@ def test_the_groups_card_counts_as_the_summary_line_does(gpu_cluster) -> None:
     ) in page
 
 
-def test_node_tiles_carry_the_groups_placed_on_them(gpu_cluster) -> None:
+def test_node_tiles_carry_the_groups_placed_on_them(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, result, page = gpu_cluster
     parser = parse(page)
     legend = {}
@@ -153,7 +156,7 @@ def test_node_tiles_carry_the_groups_placed_on_them(gpu_cluster) -> None:
             assert f"▶ {key} (" in attrs["title"]
 
 
-def test_group_colours_are_distinct_and_do_not_follow_the_group_order(gpu_cluster) -> None:
+def test_group_colours_are_distinct_and_do_not_follow_the_group_order(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     snapshot, result, page = gpu_cluster
     colours = swatches(page)
     assert len(colours) == len(set(colours)) == sum(1 for g in result.groups if g.scheduled)
@@ -170,7 +173,7 @@ def swatches(page: str) -> dict[str, str]:
     return result
 
 
-def test_header_shows_the_planner_figures(gpu_cluster) -> None:
+def test_header_shows_the_planner_figures(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, result, page = gpu_cluster
     for name in (GPU, "cpu", "memory"):
         used, total = result.resources_before[name]
@@ -179,7 +182,7 @@ def test_header_shows_the_planner_figures(gpu_cluster) -> None:
     assert "solver <b>greedy</b> · policy <b>optimal</b> · status <b>GREEDY</b>" in page
 
 
-def test_page_is_self_contained(gpu_cluster) -> None:
+def test_page_is_self_contained(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, _, page = gpu_cluster
     lowered = page.lower()
     for needle in ("http://", "https://", "src=", "href=", "url(", "@import", "<link", "<img", "<iframe", "//cdn"):
@@ -191,19 +194,19 @@ def test_page_is_self_contained(gpu_cluster) -> None:
     assert [tag for tag, _ in parser.elements].count("style") == 1
 
 
-def test_page_is_small_enough(gpu_cluster) -> None:
+def test_page_is_small_enough(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, _, page = gpu_cluster
     assert len(page.encode()) < 1_500_000
 
 
-def test_renders_are_identical(gpu_cluster) -> None:
+def test_renders_are_identical(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     snapshot, result, page = gpu_cluster
     assert render_report(snapshot, result, title="gpu-cluster") == page
     again = plan(snapshot, Options(solver="greedy"))  # its wall time differs; the page must not
     assert render_report(snapshot, again, title="gpu-cluster") == page
 
 
-def test_renders_are_identical_across_hash_seeds(gpu_cluster) -> None:
+def test_renders_are_identical_across_hash_seeds(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, _, page = gpu_cluster
     code = (
         "import hashlib, sys\n"
@@ -222,9 +225,9 @@ def test_renders_are_identical_across_hash_seeds(gpu_cluster) -> None:
 # ---------------------------------------------------------------- small, hand-made snapshots
 
 
-def gpu_node(name: str, labels: dict[str, str], gpus: int = 8, **kwargs: object) -> Node:
+def gpu_node(name: str, labels: dict[str, str], gpus: int = 8, **kwargs: Unpack[NodeFields]) -> Node:
     allocatable = {"cpu": 64000, "memory": 512 * 2**30, GPU: gpus}
-    return Node(name, {HOSTNAME_LABEL: name, **labels}, allocatable, **kwargs)  # type: ignore[arg-type]
+    return Node(name, {HOSTNAME_LABEL: name, **labels}, allocatable, **kwargs)
 
 
 def gang(name: str, members: int, gpus: int, required: tuple[str, ...] = ()) -> tuple[PodGroup, list[Pod]]:

@@ -5,19 +5,22 @@ benchmark's business (benchmarks/scale.py), not this test's."""
 from __future__ import annotations
 
 import json
+from typing import Iterable, Mapping
 
 import numpy as np
 import pytest
 
 from gangplan.stages import Tuning
-from gangplan.aggregate import cluster_bound, expand, make_buckets, solve_buckets
+from gangplan.aggregate import BucketSolution, Buckets, Meter, cluster_bound, expand, make_buckets, solve_buckets
 from gangplan.errors import UsageError
 from gangplan.generate import generate
 from gangplan.greedy import greedy, repair
 from gangplan.loader import load_snapshot
-from gangplan.objective import objective_terms
+from gangplan.model import Snapshot
+from gangplan.objective import Assignment, Term, objective_terms
+from gangplan.plan import Plan
 from gangplan.planner import BUCKET_FROM, Options, name_pods, plan
-from gangplan.problem import build_problem, candidate_count
+from gangplan.problem import Problem, build_problem, candidate_count
 from gangplan.render import render
 from gangplan.verify import verify
 
@@ -25,13 +28,13 @@ GPU = "nvidia.com/gpu"
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory):
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     path = tmp_path_factory.mktemp("scale") / "s.json"
     path.write_text(json.dumps(generate(shape=(2, 4, 4, 16), groups=100, seed=1)))
     return load_snapshot([str(path)])
 
 
-def test_a_512_node_cluster_takes_the_bucket_path_and_its_plan_holds(cluster) -> None:
+def test_a_512_node_cluster_takes_the_bucket_path_and_its_plan_holds(cluster: Snapshot) -> None:
     problem = build_problem(cluster)
     assert candidate_count(problem) > BUCKET_FROM
     result = plan(cluster, Options(time_limit=3))
@@ -39,7 +42,7 @@ def test_a_512_node_cluster_takes_the_bucket_path_and_its_plan_holds(cluster) ->
     _holds_beats_greedy_and_repeats(cluster, result)
 
 
-def _holds_beats_greedy_and_repeats(cluster, result) -> None:
+def _holds_beats_greedy_and_repeats(cluster: Snapshot, result: Plan) -> None:
     """The plan verifies, is no worse than greedy's on objective 1, and comes out the same again."""
     assert verify(cluster, result.placements, result.topology_levels()).ok
     baseline = plan(cluster, Options(solver="greedy"))
@@ -51,18 +54,24 @@ def _holds_beats_greedy_and_repeats(cluster, result) -> None:
     assert render(again, "json") == render(result, "json")
 
 
-def test_putting_the_bucket_plan_on_nodes_is_charged_to_the_limit(cluster, monkeypatch) -> None:
+def test_putting_the_bucket_plan_on_nodes_is_charged_to_the_limit(cluster: Snapshot, monkeypatch: pytest.MonkeyPatch) -> None:
     """Buckets greedy packing cannot fill are packed by small searches: at 256 nodes, 11 of
     them in the plan's last expansion to nodes cost 0.77 s that the limit did not count."""
     from gangplan import aggregate
 
-    original, last = aggregate.realise, {}
+    original = aggregate.realise
+    last: dict[str, float] = {}
 
-    def costly(*args, **kwargs):
-        found = original(*args, **kwargs)
-        if "stop" in kwargs:  # the planner's, not a stage's
-            last.update(kwargs)
-            kwargs["meter"].seconds += 100.0  # as if its searches had cost that much
+    def costly(
+        problem: Problem, terms: list[Term], buckets: Buckets, solution: BucketSolution, *, seed: int = 0,
+        meter: Meter | None = None, stop: float | None = None,
+    ) -> Assignment:
+        if stop is None:  # a stage's, not the planner's
+            return original(problem, terms, buckets, solution, seed=seed, meter=meter)
+        found = original(problem, terms, buckets, solution, seed=seed, meter=meter, stop=stop)
+        last["stop"] = stop
+        assert meter is not None
+        meter.seconds += 100.0  # as if its searches had cost that much
         return found
 
     monkeypatch.setattr(aggregate, "realise", costly)
@@ -73,9 +82,10 @@ def test_putting_the_bucket_plan_on_nodes_is_charged_to_the_limit(cluster, monke
     assert verify(cluster, result.placements, result.topology_levels()).ok
 
 
-def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> None:
+def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster: Snapshot) -> None:
     problem = build_problem(cluster)
     buckets = make_buckets(problem)
+    assert buckets.level is not None  # the generated cluster has a topology: buckets are its tors
     usable = sorted({n for role in problem.roles for n in role.nodes})
     assert sorted(n for nodes in buckets.nodes for n in nodes) == usable
     for b, nodes in enumerate(buckets.nodes):
@@ -89,7 +99,7 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
         for n in role.nodes.tolist():
             eligible.setdefault(n, set()).add(r)
     split = make_buckets(problem, by_roles=True)
-    assert len(split.nodes) > len(buckets.nodes)
+    assert split.level is not None and len(split.nodes) > len(buckets.nodes)
     for nodes in split.nodes:
         assert len({problem.domain(split.level, n) for n in nodes}) == 1
         assert len({frozenset(eligible[n]) for n in nodes}) == 1  # the Zobrist sums merge no two sets
@@ -103,7 +113,7 @@ def test_buckets_partition_the_usable_nodes_and_repair_makes_a_plan(cluster) -> 
     assert verify(cluster, name_pods(problem, fixed), problem.tree.levels if problem.tree else ()).ok
 
 
-def test_the_model_option_forces_either_model(cluster) -> None:
+def test_the_model_option_forces_either_model(cluster: Snapshot) -> None:
     nodes = plan(cluster, Options(time_limit=2, model="nodes"))
     assert "node buckets" not in nodes.solver.note
     assert verify(cluster, nodes.placements, nodes.topology_levels()).ok
@@ -115,7 +125,7 @@ def test_the_model_option_forces_either_model(cluster) -> None:
         Options(model="pods").check()
 
 
-def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
+def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster: Snapshot) -> None:
     problem = build_problem(cluster)
     spans = [t for t in objective_terms(problem) if "spans" in t.name]
     assert spans
@@ -126,7 +136,8 @@ def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
             for g, spec in enumerate(problem.gangs)
             if spec.topology and level in getattr(spec.topology, term.name.split("-")[0])
             for d in sorted(
-                {problem.domain(level, n) for r in spec.roles for n in problem.roles[r].nodes} - {None}
+                {domain for r in spec.roles for n in problem.roles[r].nodes
+                 for domain in [problem.domain(level, n)] if domain is not None}
             )
         }
         assert dict(term.uses) == eager
@@ -136,7 +147,14 @@ def test_spans_weights_are_the_candidate_domains_listed_lazily(cluster) -> None:
         assert term.uses.get((len(problem.gangs), level, d), 0) == 0
 
 
-def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cluster, monkeypatch) -> None:
+def _knapsack(problem: Problem, stages: list[list[Term]], reached: list[int]) -> int:
+    """``cluster_bound``, which these tests expect to find (None: its search ran out)."""
+    bound = cluster_bound(problem, stages, reached)
+    assert bound is not None
+    return bound
+
+
+def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cluster: Snapshot, monkeypatch: pytest.MonkeyPatch) -> None:
     from gangplan.aggregate import AggregateResult
     from gangplan.stages import SolveResult, StageResult, stage_terms, stage_weights
     from gangplan.objective import term_value
@@ -148,7 +166,7 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     stages = stage_terms([t for t in terms if t.primary])
     value = [sum(w * term_value(t, problem, found) for w, t in zip(stage_weights(s), s)) for s in stages]
     first = StageResult([t.name for t in stages[0]], "OPTIMAL", value[0], value[0])
-    outcome = AggregateResult(SolveResult(found, "FEASIBLE", [first]), make_buckets(problem), True)
+    outcome = AggregateResult(SolveResult(None, "FEASIBLE", [first]), make_buckets(problem), True)
     proven, gap, at = _bucket_proof(problem, terms, found, outcome, GPU)
     largest = [sum(w * t.upper for w, t in zip(stage_weights(s), s)) for s in stages]
     # Greedy places every JobGroup of the top level: stage 2 needs no solver to be proven.
@@ -156,25 +174,27 @@ def test_a_stage_the_time_did_not_reach_is_measured_against_its_largest_value(cl
     assert proven == {t.name for s in stages[:2] for t in s}
     # Unsearched, stage 3 is measured against the tighter of the most it could be and the
     # cluster-wide knapsack with the earlier stages held at the plan's values.
-    bound = min(largest[2], cluster_bound(problem, stages, value[:2]))
+    bound = min(largest[2], _knapsack(problem, stages, value[:2]))
     assert gap == pytest.approx((bound - value[2]) / bound)
-    assert (at.terms, at.value, at.bound) == ([t.name for t in stages[2]], value[2], bound)
+    assert at is not None and (at.terms, at.value, at.bound) == ([t.name for t in stages[2]], value[2], bound)
     # A model that claims stage 3 at the plan's value proves it when the model was whole; a
     # neighbourhood's bounds say nothing about the whole problem, so there the claim is ignored
     # and stage 3 is measured as if no model had run (8,192 nodes and up).
     claims = [first] + [StageResult([t.name for t in s], "OPTIMAL", v, v) for s, v in zip(stages[1:3], value[1:3])]
-    outcome = AggregateResult(SolveResult(found, "FEASIBLE", claims), make_buckets(problem), True)
+    outcome = AggregateResult(SolveResult(None, "FEASIBLE", claims), make_buckets(problem), True)
     assert {t.name for t in stages[2]} <= _bucket_proof(problem, terms, found, outcome, GPU)[0]
     outcome.whole = False
-    assert _bucket_proof(problem, terms, found, outcome, GPU)[:2] == (proven, pytest.approx((bound - value[2]) / bound))
+    proof = _bucket_proof(problem, terms, found, outcome, GPU)
+    assert proof[0] == proven and proof[1] == pytest.approx((bound - value[2]) / bound)
     # Above KNAPSACK_PROOF_LIMIT candidate pairs (20,480 nodes) no knapsack either: the most it could be.
     assert bound < largest[2]
     monkeypatch.setattr("gangplan.planner.KNAPSACK_PROOF_LIMIT", 0)
     proof = _bucket_proof(problem, terms, found, outcome, GPU)
-    assert proof[:2] == (proven, pytest.approx((largest[2] - value[2]) / largest[2])) and proof[2].bound == largest[2]
+    assert proof[0] == proven and proof[1] == pytest.approx((largest[2] - value[2]) / largest[2])
+    assert proof[2] is not None and proof[2].bound == largest[2]
 
 
-def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster) -> None:
+def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan_reaches(cluster: Snapshot) -> None:
     from gangplan.aggregate import AggregateResult
     from gangplan.stages import SolveResult, StageResult, stage_objective, stage_terms, stage_upper
     from gangplan.objective import term_value
@@ -194,9 +214,9 @@ def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan
         StageResult(names[1], "FEASIBLE", value[1], stage_upper(stages[1])),
         StageResult(names[2], "FEASIBLE", value[2], value[2]),
     ]
-    outcome = AggregateResult(SolveResult(found, "FEASIBLE", tor), make_buckets(problem), True, [], upper)
+    outcome = AggregateResult(SolveResult(None, "FEASIBLE", tor), make_buckets(problem), True, [], upper)
     proven, gap, _ = _bucket_proof(problem, terms, found, outcome, GPU)
-    largest = min(stage_upper(stages[2]), cluster_bound(problem, stages, value[:2]))
+    largest = min(stage_upper(stages[2]), _knapsack(problem, stages, value[:2]))
     assert value[2] < largest
     assert proven == {t.name for s in stages[:2] for t in s}
     assert gap == pytest.approx((largest - value[2]) / largest)
@@ -204,11 +224,11 @@ def test_the_proof_takes_a_bound_only_from_a_model_whose_earlier_stages_the_plan
     tor[0] = StageResult(names[0], "OPTIMAL", value[0], value[0])
     proven, gap, _ = _bucket_proof(problem, terms, found, outcome, GPU)
     assert proven == {t.name for s in stages[:3] for t in s}
-    next_largest = min(stage_upper(stages[3]), cluster_bound(problem, stages, value[:3]))  # no model reached it
+    next_largest = min(stage_upper(stages[3]), _knapsack(problem, stages, value[:3]))  # no model reached it
     assert value[3] < next_largest and gap == pytest.approx((next_largest - value[3]) / next_largest)
 
 
-def _two_racks(gangs: list[tuple[str, int, int, int, int, str]]):
+def _two_racks(gangs: list[tuple[str, int, int, int, int, str]]) -> tuple[Problem, dict[str, int]]:
     """A zone of two 8-core, 4-GPU racks of one node, and gangs (name, pods, cores in
     millicores, GPUs, priority, creation second), each pod alike."""
     from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
@@ -223,21 +243,25 @@ def _two_racks(gangs: list[tuple[str, int, int, int, int, str]]):
     return problem, {jg.key.split("/")[1]: j for j, jg in enumerate(problem.job_groups)}
 
 
-def _realised(monkeypatch, problem, terms, chosen: frozenset[int]):
+def _realised(
+    monkeypatch: pytest.MonkeyPatch, problem: Problem, terms: list[Term], chosen: frozenset[int]
+) -> tuple[list[list[int]], Assignment | None]:
     """The greedy orders the model one level up's realisation runs and the plan it keeps, when
     its solution chose ``chosen`` and solved the first stage of ``terms``."""
     import gangplan.aggregate as aggregate
     from gangplan.aggregate import _UpperSolution, _upper
     from gangplan.stages import SolveResult, StageResult, stage_terms
-    from gangplan.objective import Assignment
 
     first = stage_terms(terms)[0]
     found = SolveResult(_UpperSolution({}, {}, chosen), "FEASIBLE", [StageResult([t.name for t in first], "OPTIMAL", 1, 1)])
     monkeypatch.setattr(aggregate, "staged_solve", lambda *args, **kwargs: found)
-    orders = []
+    orders: list[list[int]] = []
     greedy_pass = aggregate.greedy
 
-    def recorded(problem, order=None, prefer=None):
+    def recorded(
+        problem: Problem, order: Iterable[int] | None = None, prefer: Mapping[int, np.ndarray] | None = None
+    ) -> Assignment:
+        assert order is not None  # the realisation always gives its order
         orders.append(list(order))
         return greedy_pass(problem, order, prefer)
 
@@ -246,7 +270,7 @@ def _realised(monkeypatch, problem, terms, chosen: frozenset[int]):
     return orders, kept
 
 
-def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_largest_first(monkeypatch) -> None:
+def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_largest_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """Its JobGroups are put on nodes by greedy, steered and guarded; a priority level it did not
     solve goes in queue order, and again largest quorum demand first, and the best plan is kept.
     Here the lower level's small gang is first in queue order and takes the rack the large one
@@ -268,7 +292,7 @@ def test_a_level_the_model_one_level_up_did_not_solve_is_also_put_on_nodes_large
     assert chosen is not None and chosen.placed == {top, large}
 
 
-def test_the_model_one_level_up_is_also_put_on_nodes_largest_pods_first(monkeypatch) -> None:
+def test_the_model_one_level_up_is_also_put_on_nodes_largest_pods_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """Its JobGroups are also put on nodes largest pods first (GPUs a pod asks), as first-fit
     decreasing packs bins. Here the gang of the most quorum demand has two CPU-heavy 1-GPU pods:
     first, it takes 5 of 8 cores on both nodes and the two 3-GPU pods, worth more together, find
@@ -285,7 +309,7 @@ def test_the_model_one_level_up_is_also_put_on_nodes_largest_pods_first(monkeypa
 
 @pytest.mark.parametrize("one_level_up", [False, True])
 def test_past_the_bucket_model_limit_a_neighbourhood_of_the_start_is_searched_and_its_plan_holds(
-    cluster, monkeypatch, one_level_up: bool
+    cluster: Snapshot, monkeypatch: pytest.MonkeyPatch, one_level_up: bool
 ) -> None:
     """At 8,192 nodes and up the bucket model keeps each role's hinted buckets and its roomiest
     (``_neighbourhood``); here the limit is lowered so that 512 nodes take that path. With

@@ -7,7 +7,8 @@ gives a different answer.
 
 from __future__ import annotations
 
-from typing import Mapping
+from pathlib import Path
+from typing import Mapping, TypedDict, Unpack
 
 import pytest
 
@@ -28,6 +29,7 @@ from gangplan.model import (
     Toleration,
 )
 from gangplan.semantics import (
+    Gang,
     consumes_capacity,
     filter_reason,
     group_pods,
@@ -39,7 +41,26 @@ from gangplan.semantics import (
     untolerated_taint,
 )
 
+from model_fields import PodFields, PodGroupFields
+
+
 # ---------------------------------------------------------------- helpers
+
+
+class Priority(TypedDict, total=False):
+    """What a member of test_group_priority's group sets beside its group label."""
+
+    priority: int
+    priority_class_name: str
+    node_name: str
+    phase: PodPhase
+
+
+class VolcanoFields(TypedDict, total=False):
+    """What _volcano's callers set beside its queue and subGroup."""
+
+    creation_timestamp: str
+    priority_class_name: str
 
 
 def c(name: str = "c", restart_policy: str | None = None, **requests: int) -> Container:
@@ -63,7 +84,7 @@ def mknode(
     return Node(name, dict(labels or {}), {"cpu": 4000}, taints, unschedulable, ready)
 
 
-def mkpod(name: str = "p", namespace: str = "ns", **kw) -> Pod:
+def mkpod(name: str = "p", namespace: str = "ns", **kw: Unpack[PodFields]) -> Pod:
     return Pod(namespace=namespace, name=name, **kw)
 
 
@@ -84,12 +105,12 @@ def pg(
     namespace: str = "ns",
     api: PodGroupAPI = PodGroupAPI.SCHEDULER_PLUGINS,
     min_member: int = 1,
-    **kw,
+    **kw: Unpack[PodGroupFields],
 ) -> PodGroup:
     return PodGroup(namespace=namespace, name=name, api=api, min_member=min_member, **kw)
 
 
-def gangs_by_key(snapshot: Snapshot):
+def gangs_by_key(snapshot: Snapshot) -> dict[str, Gang]:
     return {g.key: g for jg in group_pods(snapshot).job_groups for g in jg.gangs}
 
 
@@ -166,12 +187,14 @@ def gangs_by_key(snapshot: Snapshot):
         ),
     ],
 )
-def test_pod_requests(containers, init, overhead, expected):
+def test_pod_requests(
+    containers: list[Container], init: list[Container], overhead: dict[str, int], expected: dict[str, int]
+) -> None:
     pod = mkpod(containers=tuple(containers), init_containers=tuple(init), overhead=overhead)
     assert pod_requests(pod) == expected
 
 
-def test_pod_level_requests_replace_the_containers_for_what_they_set():
+def test_pod_level_requests_replace_the_containers_for_what_they_set() -> None:
     """spec.resources (pod-level resources, on by default since Kubernetes 1.34) is what
     kube-scheduler counts for cpu and memory; containers still give the rest; overhead is added."""
     pod = mkpod(containers=(c("a", cpu=100, memory=10, gpu=1),), init_containers=(c("i", cpu=900),),
@@ -225,11 +248,11 @@ TAINT = Taint("dedicated", "gpu", "NoSchedule")
         ),
     ],
 )
-def test_tolerates(toleration, taint, expected):
+def test_tolerates(toleration: Toleration, taint: Taint, expected: bool) -> None:
     assert tolerates([toleration], taint) is expected
 
 
-def test_tolerates_any_of_several():
+def test_tolerates_any_of_several() -> None:
     tols = [Toleration("a", "Equal", "1", ""), Toleration("dedicated", "Exists", "", "")]
     assert tolerates(tols, TAINT)
     assert not tolerates(tols[:1], TAINT)
@@ -264,7 +287,9 @@ PREFER = Taint("c", "3", "PreferNoSchedule")
         ),
     ],
 )
-def test_untolerated_taint(taints, tolerations, expected):
+def test_untolerated_taint(
+    taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...], expected: Taint | None
+) -> None:
     assert untolerated_taint(mknode(taints=taints), tolerations) == expected
 
 
@@ -298,7 +323,7 @@ LABELS = {"zone": "a", "gen": "5", "rack": "r1"}
         pytest.param(req("zone", "Lt", "100"), False, id="Lt-non-integer-label"),
     ],
 )
-def test_node_selector_operators(requirement, expected):
+def test_node_selector_operators(requirement: NodeSelectorRequirement, expected: bool) -> None:
     assert node_selector_matches(selector(term(requirement)), mknode(labels=LABELS)) is expected
 
 
@@ -314,7 +339,7 @@ def test_node_selector_operators(requirement, expected):
         pytest.param("007", "Gt", "6", True, id="leading-zeros"),
     ],
 )
-def test_gt_lt_parse_like_strconv_parseint(label, operator, bound, expected):
+def test_gt_lt_parse_like_strconv_parseint(label: str, operator: str, bound: str, expected: bool) -> None:
     node = mknode(labels={"v": label})
     assert node_selector_matches(selector(term(req("v", operator, bound))), node) is expected
 
@@ -362,7 +387,7 @@ def test_gt_lt_parse_like_strconv_parseint(label, operator, bound, expected):
         ),
     ],
 )
-def test_node_selector_terms(sel, expected):
+def test_node_selector_terms(sel: NodeSelector, expected: bool) -> None:
     assert node_selector_matches(sel, mknode("n1", labels=LABELS)) is expected
 
 
@@ -378,14 +403,14 @@ def test_node_selector_terms(sel, expected):
         pytest.param({"a": ""}, {"a": ""}, True, id="empty-value-present"),
     ],
 )
-def test_labels_match(sel, labels, expected):
+def test_labels_match(sel: dict[str, str], labels: dict[str, str], expected: bool) -> None:
     assert labels_match(sel, labels) is expected
 
 
 # ---------------------------------------------------------------- filter_reason
 
 
-def _filter_case(fixed: set[str]):
+def _filter_case(fixed: set[str]) -> tuple[Node, Pod, PodGroup]:
     """Everything wrong except the named rules; returns (node, pod, group)."""
     node = mknode(
         "n1",
@@ -426,18 +451,18 @@ def _filter_case(fixed: set[str]):
         (("ready", "unschedulable", "taint", "nodeSelector", "group"), "node affinity"),
     ],
 )
-def test_filter_reason_order(fixed, expected):
+def test_filter_reason_order(fixed: tuple[str, ...], expected: str | None) -> None:
     node, pod, group = _filter_case(set(fixed))
     assert filter_reason(node, pod, group) == expected
 
 
-def test_filter_reason_without_group_or_affinity():
+def test_filter_reason_without_group_or_affinity() -> None:
     node = mknode(taints=(PREFER,))
     assert filter_reason(node, mkpod(), None) is None
     assert filter_reason(node, mkpod(), pg("g")) is None  # a group without nodeSelector
 
 
-def test_filter_reason_tolerated_taint_passes():
+def test_filter_reason_tolerated_taint_passes() -> None:
     node = mknode(taints=(Taint("gpu", "yes", "NoSchedule"), Taint("spot", "", "NoExecute")))
     pod = mkpod(tolerations=(Toleration("gpu", "Equal", "yes", ""),))
     assert filter_reason(node, pod, None) == "taint spot"
@@ -461,7 +486,9 @@ def test_filter_reason_tolerated_taint_passes():
         (None, PodPhase.FAILED, False, False),
     ],
 )
-def test_consumes_capacity_and_is_pending(node_name, phase, consumes, pending):
+def test_consumes_capacity_and_is_pending(
+    node_name: str | None, phase: PodPhase, consumes: bool, pending: bool
+) -> None:
     pod = mkpod(node_name=node_name, phase=phase)
     assert consumes_capacity(pod) is consumes
     assert is_pending(pod) is pending
@@ -481,7 +508,7 @@ def test_consumes_capacity_and_is_pending(node_name, phase, consumes, pending):
         pytest.param({"godel.bytedance.com/pod-group-name": "train"}, {}, id="label-godel"),
     ],
 )
-def test_membership_keys(labels, annotations):
+def test_membership_keys(labels: dict[str, str], annotations: dict[str, str]) -> None:
     pods = (
         mkpod("p0", labels=labels, annotations=annotations),
         mkpod("p1", labels=labels, annotations=annotations, node_name="n1", phase=PodPhase.RUNNING),
@@ -497,7 +524,7 @@ def test_membership_keys(labels, annotations):
     assert [p.name for p in gang.finished] == ["p2"]
 
 
-def test_membership_is_per_namespace():
+def test_membership_is_per_namespace() -> None:
     pods = (mkpod("p", namespace="other", labels={"scheduling.x-k8s.io/pod-group": "train"}),)
     grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("train"),)))
     keys = sorted(jg.key for jg in grouping.job_groups)
@@ -505,7 +532,7 @@ def test_membership_is_per_namespace():
     assert len(grouping.warnings) == 1 and "other/train" in grouping.warnings[0]
 
 
-def test_a_missing_podgroup_near_one_that_exists_is_suggested():
+def test_a_missing_podgroup_near_one_that_exists_is_suggested() -> None:
     """A typo in the pods' label ("big-trian") left them groups of one, with no hint of the
     PodGroup meant; a group-of-one check could then pass in CI."""
     label = "scheduling.x-k8s.io/pod-group"
@@ -515,7 +542,7 @@ def test_a_missing_podgroup_near_one_that_exists_is_suggested():
     assert "PodGroup ns/eval does not exist; its pods (p1) are planned as groups of one" in warnings
 
 
-def test_kueue_plain_pod_group():
+def test_kueue_plain_pod_group() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "3"}
     pods = tuple(
@@ -573,7 +600,7 @@ def test_a_pod_or_kueue_group_named_like_a_podgroup_is_said() -> None:
     )
 
 
-def test_kueue_groups_are_per_namespace():
+def test_kueue_groups_are_per_namespace() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
     pods = (
@@ -586,14 +613,14 @@ def test_kueue_groups_are_per_namespace():
 
 
 @pytest.mark.parametrize("total", [None, "0", "-1", "three"])
-def test_kueue_group_needs_positive_total_count(total):
+def test_kueue_group_needs_positive_total_count(total: str | None) -> None:
     annotations = {} if total is None else {"kueue.x-k8s.io/pod-group-total-count": total}
     pod = mkpod(labels={"kueue.x-k8s.io/pod-group-name": "job"}, annotations=annotations)
     with pytest.raises(InputError):
         group_pods(Snapshot(pods=(pod,)))
 
 
-def test_pod_naming_missing_group_is_group_of_one_with_warning():
+def test_pod_naming_missing_group_is_group_of_one_with_warning() -> None:
     pods = (
         mkpod("w1", labels={"scheduling.x-k8s.io/pod-group": "ghost"}),
         mkpod("w2", annotations={"scheduling.volcano.sh/group-name": "ghost"}),
@@ -611,7 +638,7 @@ def test_pod_naming_missing_group_is_group_of_one_with_warning():
     assert "w1" in grouping.warnings[0] and "w2" in grouping.warnings[0]
 
 
-def test_lone_pods():
+def test_lone_pods() -> None:
     pods = (
         mkpod("pending"),
         mkpod("running", node_name="n1", phase=PodPhase.RUNNING),
@@ -626,7 +653,7 @@ def test_lone_pods():
     assert [p.name for p in gang.pending] == ["pending"]
 
 
-def test_podgroup_without_pods_is_still_a_gang():
+def test_podgroup_without_pods_is_still_a_gang() -> None:
     gangs = gangs_by_key(Snapshot(pod_groups=(pg("empty", min_member=2),)))
     assert list(gangs) == ["ns/empty"]
     assert gangs["ns/empty"].pending == [] and gangs["ns/empty"].priority == 0
@@ -662,7 +689,9 @@ MEMBER = {"scheduling.x-k8s.io/pod-group": "g"}
         ),
     ],
 )
-def test_group_priority(classes, group_class, pods, expected):
+def test_group_priority(
+    classes: tuple[PriorityClass, ...], group_class: str | None, pods: list[Priority], expected: int
+) -> None:
     snapshot = Snapshot(
         pods=tuple(mkpod(f"p{i}", labels=MEMBER, **kw) for i, kw in enumerate(pods)),
         pod_groups=(pg("g", api=PodGroupAPI.SCHEDULER_PLUGINS, priority_class_name=group_class),),
@@ -676,7 +705,9 @@ def test_group_priority(classes, group_class, pods, expected):
 
 @pytest.mark.parametrize("api", [PodGroupAPI.VOLCANO, PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE])
 @pytest.mark.parametrize("classes, expected", [(CLASSES, 0), (WITH_DEFAULT, 50)])
-def test_a_volcano_or_godel_podgroup_without_a_class_has_the_default_priority(api, classes, expected):
+def test_a_volcano_or_godel_podgroup_without_a_class_has_the_default_priority(
+    api: PodGroupAPI, classes: tuple[PriorityClass, ...], expected: int
+) -> None:
     """Not its pods' highest (review 18 I F3): Volcano's cache sets job.Priority from the
     PodGroup's class alone, and Godel's CRD gives a PodGroup without one the default."""
     snapshot = Snapshot(
@@ -695,12 +726,12 @@ def test_a_volcano_or_godel_podgroup_without_a_class_has_the_default_priority(ap
         (dict(), 50),
     ],
 )
-def test_lone_pod_priority(kw, expected):
+def test_lone_pod_priority(kw: PodFields, expected: int) -> None:
     grouping = group_pods(Snapshot(pods=(mkpod("p", **kw),), priority_classes=WITH_DEFAULT))
     assert grouping.job_groups[0].priority == expected
 
 
-def test_kueue_group_priority_is_max_of_pods():
+def test_kueue_group_priority_is_max_of_pods() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
     pods = (
@@ -714,8 +745,8 @@ def test_kueue_group_priority_is_max_of_pods():
 # ---------------------------------------------------------------- group_pods: queue order
 
 
-def test_queue_order_priority_then_time_then_name():
-    def lone(namespace, name, priority, created):
+def test_queue_order_priority_then_time_then_name() -> None:
+    def lone(namespace: str, name: str, priority: int, created: str) -> Pod:
         return mkpod(name, namespace=namespace, priority=priority, creation_timestamp=created)
 
     pods = (
@@ -739,7 +770,7 @@ def test_queue_order_priority_then_time_then_name():
     ]
 
 
-def test_queue_order_uses_podgroup_creation_time():
+def test_queue_order_uses_podgroup_creation_time() -> None:
     pods = (
         # the pods' own timestamps point the other way: only the PodGroup's counts
         mkpod("x", labels={"scheduling.x-k8s.io/pod-group": "a-later"}, creation_timestamp="2024-01-01T00:00:00Z"),
@@ -756,11 +787,13 @@ def test_queue_order_uses_podgroup_creation_time():
 # ---------------------------------------------------------------- group_pods: subGroup
 
 
-def _volcano(name, sub_group, namespace="ns", queue="q", **kw):
+def _volcano(
+    name: str, sub_group: str, namespace: str = "ns", queue: str = "q", **kw: Unpack[VolcanoFields]
+) -> PodGroup:
     return pg(name, namespace=namespace, api=PodGroupAPI.VOLCANO, queue=queue, sub_group=sub_group, **kw)
 
 
-def test_subgroup_forms_one_job_group_ordered_by_top_member():
+def test_subgroup_forms_one_job_group_ordered_by_top_member() -> None:
     groups = (
         _volcano("a", "job", creation_timestamp="2024-01-02T00:00:00Z"),
         _volcano("b", "job", creation_timestamp="2024-01-01T00:00:00Z", priority_class_name="high"),
@@ -781,7 +814,7 @@ def test_subgroup_forms_one_job_group_ordered_by_top_member():
         pytest.param(_volcano("b", "job", namespace="elsewhere"), id="different-namespace"),
     ],
 )
-def test_subgroup_disagreement_is_input_error(other):
+def test_subgroup_disagreement_is_input_error(other: PodGroup) -> None:
     with pytest.raises(InputError):
         group_pods(Snapshot(pod_groups=(_volcano("a", "job"), other)))
 
@@ -806,7 +839,7 @@ def test_every_pod_of_a_kueue_pod_group_carries_its_total_count() -> None:
         group_pods(Snapshot(nodes=(), pods=(member("sim-0", total), member("sim-1", {}))))
 
 
-def test_queue_order_compares_creation_times_not_their_spelling(tmp_path) -> None:
+def test_queue_order_compares_creation_times_not_their_spelling(tmp_path: Path) -> None:
     """05:00+06:00 is 23:00 the day before: that pod was created first, though its text sorts
     last. Times are kept as the API server keeps them (UTC, whole seconds, Z)."""
     from gangplan.loader import load_snapshot

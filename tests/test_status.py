@@ -269,7 +269,8 @@ def test_input_other_than_status_is_preserved_exactly_and_not_mutated() -> None:
     assert status["conditions"] == [{"type": "Custom", "status": "True", "reason": "Other"}]
     # output shares nothing with the input
     item["metadata"]["labels"]["team"] = "changed"
-    assert group.raw["metadata"]["labels"]["team"] == "ml"
+    metadata = group.raw["metadata"]
+    assert isinstance(metadata, dict) and metadata["labels"]["team"] == "ml"
 
 
 def test_implicit_groups_are_left_out_and_plan_order_is_kept() -> None:
@@ -483,11 +484,10 @@ def test_a_scheduler_plugins_group_with_a_failed_member_is_failed() -> None:
     running and succeeded ones reach minMember (seed 000: "Once a pod in a group failed, the
     Group Status is marked Failed"); gangplan wrote Unknown, or Scheduled with a replacement.
     Too few pods for minMember stays Pending."""
-    failed = {"phase": PodPhase.FAILED}
     cases = [
-        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1", **failed)), 2, "Failed"),
-        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1", **failed), pod("a-2", "a")), 2, "Failed"),
-        ((pod("a-0", "a", node_name="n1", **failed),), 2, "Pending"),
+        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1", phase=PodPhase.FAILED)), 2, "Failed"),
+        ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1", phase=PodPhase.FAILED), pod("a-2", "a")), 2, "Failed"),
+        ((pod("a-0", "a", node_name="n1", phase=PodPhase.FAILED),), 2, "Pending"),
         ((pod("a-0", "a", node_name="n1"), pod("a-1", "a", node_name="n1")), 2, "Running"),
     ]
     for pods, min_member, phase in cases:

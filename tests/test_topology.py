@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Unpack
 
 import networkx as nx
 from typer.testing import CliRunner
@@ -22,6 +23,8 @@ from gangplan.topology import (
     topology_to_dict,
 )
 
+from model_fields import NodeFields
+
 ROOT = Path(__file__).resolve().parent.parent
 GPU_CLUSTER = str(ROOT / "snapshots" / "gpu-cluster.yaml")
 GPU_LEVELS = ["network.example.com/bigpod", "network.example.com/minipod", "network.example.com/tor"]
@@ -32,8 +35,8 @@ Mi = 2**20
 BIG, MINI, TOR = "tier-c/bigpod", "tier-b/minipod", "tier-a/tor"
 
 
-def node(name: str, labels: dict[str, str], cpu: int = 4000, **kwargs: object) -> Node:
-    return Node(name, {HOSTNAME_LABEL: name, **labels}, {"cpu": cpu}, **kwargs)  # type: ignore[arg-type]
+def node(name: str, labels: dict[str, str], cpu: int = 4000, **kwargs: Unpack[NodeFields]) -> Node:
+    return Node(name, {HOSTNAME_LABEL: name, **labels}, {"cpu": cpu}, **kwargs)
 
 
 def group(name: str, required: tuple[str, ...] = (), preferred: tuple[str, ...] = ()) -> PodGroup:

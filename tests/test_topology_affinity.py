@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule
-from gangplan.plan import Plan
+from gangplan.plan import GroupOutcome, Plan
 from gangplan.planner import Options, plan
 from gangplan.problem import RankRule, rank_domains
 from gangplan.topology import build_tree
@@ -31,7 +32,8 @@ def node(name: str, minipod: str, tor: str, gpus: int = 8, cpu: int = 64000) -> 
     return Node(name, {MINIPOD: minipod, TOR: tor}, {"cpu": cpu, "nvidia.com/gpu": gpus, "pods": 110})
 
 
-def gang(name: str, size: int, gpus: int, *, required=(), preferred=(), sort_rules=(), min_member=None,
+def gang(name: str, size: int, gpus: int, *, required: Sequence[str] = (), preferred: Sequence[str] = (),
+         sort_rules: Sequence[SortRule] = (), min_member: int | None = None,
          running_on: tuple[str, ...] = ()) -> tuple[PodGroup, list[Pod]]:
     group = PodGroup("ml", name, PodGroupAPI.GODEL_BYTEDANCE, min_member=min_member or size,
                      required_topology=tuple(required), preferred_topology=tuple(preferred),
@@ -57,7 +59,7 @@ def planned(snapshot: Snapshot, solver: str = "cp-sat", levels: tuple[str, ...] 
     return result
 
 
-def outcome(result: Plan, key: str):
+def outcome(result: Plan, key: str) -> GroupOutcome:
     return next(g for g in result.groups if g.key == key)
 
 
@@ -335,13 +337,13 @@ def test_a_required_key_the_stated_levels_lack_cannot_be_held(solver: str) -> No
 
     nodes = tuple(node(f"n{t}{i}", "mp0", f"t{t}", gpus=8) for t in range(2) for i in range(2))
     group, pods = gang("racked", 2, 8, required=(TOR,))
-    stated = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,), topologies=(Topology("net", (MINIPOD,)),))
+    stated = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,), topologies=(Topology("net", (MINIPOD,)),))
     result = planned(stated, solver)
     assert not outcome(result, "ml/racked").placed
     assert outcome(result, "ml/racked").reason == (
         f"required {TOR}: not a topology level (levels: {MINIPOD}), so it cannot be held"
     )
-    given = planned(Snapshot(nodes=nodes, pods=pods, pod_groups=(group,)), solver, levels=(MINIPOD,))
+    given = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)), solver, levels=(MINIPOD,))
     assert outcome(given, "ml/racked").placed
     assert f"PodGroup ml/racked: topologyKey {TOR} is not a topology level; the term is ignored" in given.warnings
 
@@ -580,7 +582,7 @@ SOLVERS_AND_LEVELS = [(solver, levels) for solver in ("cp-sat", "greedy") for le
 
 
 @pytest.mark.parametrize(("solver", "levels"), SOLVERS_AND_LEVELS)
-def test_a_hostname_term_puts_every_pod_of_the_group_on_one_node(solver: str, levels) -> None:
+def test_a_hostname_term_puts_every_pod_of_the_group_on_one_node(solver: str, levels: tuple[str, ...] | None) -> None:
     """The node is the bottom level (DESIGN section 2), so a required term on it keeps the
     gang on one node, with or without levels above it (none named: a tree of nodes only).
     8 GPUs of 2-GPU pods fit only on n2; 4 GPUs on n0 or n1, never split across both."""
@@ -597,7 +599,7 @@ def test_a_hostname_term_puts_every_pod_of_the_group_on_one_node(solver: str, le
 
 
 @pytest.mark.parametrize(("solver", "levels"), SOLVERS_AND_LEVELS)
-def test_a_hostname_term_no_node_holds_names_the_best_node(solver: str, levels) -> None:
+def test_a_hostname_term_no_node_holds_names_the_best_node(solver: str, levels: tuple[str, ...] | None) -> None:
     nodes = (node("n0", "mp0", "t0", gpus=4), node("n1", "mp0", "t1", gpus=6))
     group, pods = gang("wide", 4, 2, required=(HOSTNAME,))  # 8 GPUs; the cluster has 10
     result = planned(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,)), solver, levels)
@@ -667,7 +669,9 @@ def test_a_hostname_term_keeps_the_group_inside_the_topology() -> None:
                        st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=12),
     st.lists(st.tuples(st.integers(-1, 1), st.booleans(), st.booleans()), min_size=1, max_size=3),
 )
-def test_domain_ranks_order_by_each_rule_then_path(labels, rules) -> None:
+def test_domain_ranks_order_by_each_rule_then_path(
+    labels: list[tuple[str, str, int, int]], rules: list[tuple[int, bool, bool]]
+) -> None:
     # Every node's domain totals, rule by rule, then the domain path: restated per domain.
     nodes = [Node(f"n{i:02d}", {k: v for k, v in ((MINIPOD, m), (TOR, t)) if v}, {"cpu": 1})
              for i, (m, t, _, _) in enumerate(labels)]
@@ -675,6 +679,7 @@ def test_domain_ranks_order_by_each_rule_then_path(labels, rules) -> None:
     allocatable = np.array([[a, a + f] for _, _, a, f in labels], dtype=np.int64)
     free = np.array([[f, a] for _, _, a, f in labels], dtype=np.int64)
     sort = tuple(RankRule(c, available, descending) for c, available, descending in rules)
+    domains: list[tuple[tuple[int, ...], tuple[str, ...]]]
     for level in range(len(tree.levels) + 1):
         if level == len(tree.levels):
             domains = [((n,), (node.name,)) for n, node in enumerate(nodes)]

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gangplan.errors import InputError
-from gangplan.generate import BIGPOD, DEFAULT_FLAVOURS, GI, INSTANCE_TYPE, MINIPOD, TOR, NodeSpec, generate
+from gangplan.generate import BIGPOD, DEFAULT_FLAVOURS, GI, INSTANCE_TYPE, MINIPOD, TOR, Flavour, NodeSpec, generate
 from gangplan.kube import name_problem
 from gangplan.loader import load_snapshot
 from gangplan.planner import Options, plan
@@ -169,7 +169,7 @@ def test_topology_over_an_inventory(tmp_path: Path, writer: Any) -> None:
         tors[labels[TOR]].add(labels[INSTANCE_TYPE])
         assert labels[BIGPOD] and labels[MINIPOD]
     assert all(len(kinds) == 1 for kinds in tors.values())  # a tor never mixes flavours
-    per_flavour = defaultdict(int)
+    per_flavour: defaultdict[Flavour, int] = defaultdict(int)
     for spec in specs:
         per_flavour[spec.flavour] += 1
     assert len(tors) == sum(-(-count // 4) for count in per_flavour.values())  # tors of 4

@@ -7,7 +7,7 @@ in the verifier would let the solver's off-by-one through.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping
+from typing import Mapping, Unpack
 
 import pytest
 
@@ -28,6 +28,8 @@ from gangplan.model import (
 from gangplan.plan import Placement
 from gangplan.verify import Verification, Violation, format_spans, format_verification, verify
 
+from model_fields import PodGroupFields
+
 GIB = 2**30
 
 
@@ -39,9 +41,10 @@ def node(
     ready: bool = True,
     unschedulable: bool = False,
     pods: int = 110,
+    gpus: int = 0,
     **extra: int,
 ) -> Node:
-    allocatable = {"cpu": cpu, "memory": 8 * GIB, "pods": pods, **extra}
+    allocatable = {"cpu": cpu, "memory": 8 * GIB, "pods": pods, **({"nvidia.com/gpu": gpus} if gpus else {}), **extra}
     return Node(
         name,
         dict(labels or {}),
@@ -76,9 +79,14 @@ def pod(
     )
 
 
-def group(name: str, min_member: int, namespace: str = "ns", **kwargs: object) -> PodGroup:
-    kwargs.setdefault("api", PodGroupAPI.SCHEDULER_PLUGINS)
-    return PodGroup(namespace, name, min_member=min_member, **kwargs)  # type: ignore[arg-type]
+def group(
+    name: str,
+    min_member: int,
+    namespace: str = "ns",
+    api: PodGroupAPI = PodGroupAPI.SCHEDULER_PLUGINS,
+    **kwargs: Unpack[PodGroupFields],
+) -> PodGroup:
+    return PodGroup(namespace, name, api, min_member=min_member, **kwargs)
 
 
 def member(name: str, group_name: str, **kwargs: object) -> Pod:
@@ -372,7 +380,7 @@ def test_finished_pods_do_not_consume_capacity() -> None:
 
 def test_resource_missing_from_allocatable_is_zero() -> None:
     gpu_pod = pod("a", containers=(Container("c", {"cpu": 100, "nvidia.com/gpu": 1}),))
-    assert check([node(**{"nvidia.com/gpu": 1})], [gpu_pod], place(("a", "n1"))).ok
+    assert check([node(gpus=1)], [gpu_pod], place(("a", "n1"))).ok
     violation = only(check([node()], [gpu_pod], place(("a", "n1"))), "capacity")
     assert violation.message.startswith("nvidia.com/gpu:")
     assert "allocatable 0" in violation.message
@@ -706,7 +714,7 @@ TOPO_NODES = [
 ]
 
 
-def godel(name: str, min_member: int, **kwargs: object) -> PodGroup:
+def godel(name: str, min_member: int, **kwargs: Unpack[PodGroupFields]) -> PodGroup:
     return group(name, min_member, api=PodGroupAPI.GODEL_BYTEDANCE, **kwargs)
 
 
@@ -856,16 +864,16 @@ def test_running_member_outside_is_not_the_plans_outside_topology() -> None:
     assert topo_check(pods, place(("a", "n1")), pg).ok
 
 
-def kueue_pod(name: str, total: int = 2, **annotations: str) -> Pod:
+def kueue_pod(name: str, total: int = 2, annotations: Mapping[str, str] | None = None) -> Pod:
     return pod(
         name,
         labels={"kueue.x-k8s.io/pod-group-name": "train"},
-        annotations={"kueue.x-k8s.io/pod-group-total-count": str(total), **annotations},
+        annotations={"kueue.x-k8s.io/pod-group-total-count": str(total), **(annotations or {})},
     )
 
 
 def test_kueue_podset_required_topology_is_a_required_term() -> None:
-    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-required-topology": MINIPOD}) for n in "ab"]
+    pods = [kueue_pod(n, annotations={"kueue.x-k8s.io/podset-required-topology": MINIPOD}) for n in "ab"]
     assert topo_check(pods, place(("a", "n1"), ("b", "n3"))).ok
     violation = only(topo_check(pods, place(("a", "n1"), ("b", "n4"))), "required-topology")
     assert violation.subject == "ns/train"
@@ -875,7 +883,7 @@ def test_kueue_podset_required_topology_is_a_required_term() -> None:
 
 
 def test_kueue_podset_preferred_topology_keeps_the_group_inside() -> None:
-    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-preferred-topology": TOR}) for n in "ab"]
+    pods = [kueue_pod(n, annotations={"kueue.x-k8s.io/podset-preferred-topology": TOR}) for n in "ab"]
     assert topo_check(pods, place(("a", "n1"), ("b", "n5"))).ok
     assert only(topo_check(pods, place(("a", "n1"), ("b", "out"))), "outside-topology").subject == (
         "ns/b"
@@ -885,7 +893,7 @@ def test_kueue_podset_preferred_topology_keeps_the_group_inside() -> None:
 @pytest.mark.parametrize("value", ["true", "1", "T", "TRUE"])
 def test_kueue_unconstrained_topology_keeps_the_group_inside(value: str) -> None:
     """Kueue's TAS keeps an unconstrained PodSet on its Topology's nodes, with no level to share."""
-    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
+    pods = [kueue_pod(n, annotations={"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
     assert topo_check(pods, place(("a", "n1"), ("b", "n5"))).ok
     violation = only(topo_check(pods, place(("a", "n1"), ("b", "out"))), "outside-topology")
     assert violation.subject == "ns/b" and violation.message.endswith("(Kueue's unconstrained topology)")
@@ -893,7 +901,7 @@ def test_kueue_unconstrained_topology_keeps_the_group_inside(value: str) -> None
 
 @pytest.mark.parametrize("value", ["false", "0", "yes", "", " true"])
 def test_a_kueue_unconstrained_value_go_reads_as_false_binds_nothing(value: str) -> None:
-    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
+    pods = [kueue_pod(n, annotations={"kueue.x-k8s.io/podset-unconstrained-topology": value}) for n in "ab"]
     assert topo_check(pods, place(("a", "n1"), ("b", "out"))).ok
 
 
@@ -903,11 +911,11 @@ def test_a_kueue_unconstrained_request_read_as_false_is_no_admissible_workload()
     group already running was admitted."""
     from gangplan.model import Topology
 
-    pods = [kueue_pod(n, **{"kueue.x-k8s.io/podset-unconstrained-topology": "false"}) for n in "ab"]
+    pods = [kueue_pod(n, annotations={"kueue.x-k8s.io/podset-unconstrained-topology": "false"}) for n in "ab"]
     snapshot = Snapshot(nodes=tuple(TOPO_NODES), pods=tuple(pods), topologies=(Topology("net", LEVELS),))
     violation = only(verify(snapshot, place(("a", "n1"), ("b", "n2")), LEVELS), "required-topology")
     assert violation.subject == "ns/train" and "Kueue admits no such workload" in violation.message
-    first = kueue_pod("r", **{"kueue.x-k8s.io/podset-unconstrained-topology": "false"})
+    first = kueue_pod("r", annotations={"kueue.x-k8s.io/podset-unconstrained-topology": "false"})
     running = [replace(first, phase=PodPhase.RUNNING, node_name="n1"), pods[0]]
     assert verify(replace(snapshot, pods=tuple(running)), place(("a", "n2")), LEVELS).ok
 
@@ -927,7 +935,7 @@ def test_a_kueue_request_for_a_level_no_topology_lists_is_no_admissible_workload
     and a level another Topology lists is one Kueue can find."""
     from gangplan.model import Topology
 
-    pods = [kueue_pod(n, **{annotation: key}) for n in "ab"]
+    pods = [kueue_pod(n, annotations={annotation: key}) for n in "ab"]
     snapshot = Snapshot(nodes=tuple(TOPO_NODES), pods=tuple(pods), topologies=(Topology("net", LEVELS),))
     violation = only(verify(snapshot, place(("a", "n1"), ("b", "n1")), LEVELS), "required-topology")
     assert violation.subject == "ns/train"
@@ -940,7 +948,7 @@ def test_a_kueue_request_for_a_level_no_topology_lists_is_no_admissible_workload
 
 def test_a_finished_member_asks_for_its_group_too() -> None:
     """Kueue's request is its PodSet's: a Succeeded member carrying it holds the others to it."""
-    done = kueue_pod("d", total=3, **{"kueue.x-k8s.io/podset-unconstrained-topology": "true"})
+    done = kueue_pod("d", total=3, annotations={"kueue.x-k8s.io/podset-unconstrained-topology": "true"})
     pods = [replace(done, phase=PodPhase.SUCCEEDED, node_name="n1"), kueue_pod("a", total=3), kueue_pod("b", total=3)]
     assert topo_check(pods, place(("a", "n1"), ("b", "n2"))).ok
     assert only(topo_check(pods, place(("a", "n1"), ("b", "out"))), "outside-topology").subject == "ns/b"

@@ -7,6 +7,7 @@ import functools
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 import yaml
 
 from gangplan import objective
@@ -70,7 +71,7 @@ def test_quorum_demand_is_the_designs_sum_over_resources(tmp_path: Path) -> None
     assert sorted(n for _, n in jg.shares) == [1, 2] and sum(s * n for s, n in jg.shares) == jg.demand
 
 
-def test_a_tie_in_rounded_quorum_demand_goes_to_the_job_group_count(tmp_path: Path, monkeypatch) -> None:
+def test_a_tie_in_rounded_quorum_demand_goes_to_the_job_group_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 16 GPUs: one 16-pod gang, or two 8-pod gangs of the same pods: the same quorum demand, so
     # DESIGN's next objective, the number of JobGroups placed, takes the two (queue order would
     # take the large one, created first).
