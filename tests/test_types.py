@@ -1,5 +1,5 @@
-"""gangplan's own type hints agree with each other, and the benchmark's and scripts' with
-them (mypy, configured in pyproject.toml).
+"""gangplan's own type hints agree with each other, and the benchmark's, scripts' and tests'
+with them (mypy, configured in pyproject.toml).
 
 Third-party packages are read as Any there, so only a change to gangplan (or to the pinned
 mypy) can turn this red."""
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_type_hints_hold(tmp_path: Path) -> None:
     stdout, stderr, status = api.run(
         ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path)]
-        + [str(ROOT / folder) for folder in ("gangplan", "benchmarks", "scripts")]
+        + [str(ROOT / folder) for folder in ("gangplan", "benchmarks", "scripts", "tests")]
     )
     assert status == 0, stdout + stderr
     assert "Success" in stdout
