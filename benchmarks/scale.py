@@ -252,6 +252,11 @@ def main() -> None:
     parser.add_argument("--kubectl-fields", action="store_true", help="pad the snapshots with what a live cluster's dump also holds")
     parser.add_argument("--workdir", help="write the snapshots to this folder and keep them (by default a temporary one, removed at the end)")
     args = parser.parse_args()
+    modes = [m for m in args.modes.split(",") if m]
+    if not modes or not set(modes) <= set(MODES):
+        parser.error(f"--modes takes a comma-separated list of: {', '.join(MODES)}")
+    # Ratios and verdicts are against the first mode run, so greedy goes first wherever it was given.
+    modes.sort(key=lambda m: m != "greedy")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from gangplan.generate import generate
     from gangplan.traces import trace_nodes
@@ -293,10 +298,12 @@ def main() -> None:
     print(f"snapshots ({args.format}{', with kubectl fields' if args.kubectl_fields else ''}) in {workdir}")
     print(header)
     print("-" * len(header))
+    if modes[0] != "greedy":
+        print(f"no greedy mode: ratios and verdicts are against {modes[0]}")
     rows = []
     for case, path, nodes in cases:
         base = None
-        for mode in args.modes.split(","):
+        for mode in modes:
             runs = [run(path, mode, args.time_limit) for _ in range(args.runs)]
             med = {k: statistics.median(r[k] for r in runs) for k in ("wall", "load", "plan", "rss")}
             first = runs[0]
