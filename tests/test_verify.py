@@ -25,7 +25,7 @@ from gangplan.model import (
     Taint,
     Toleration,
 )
-from gangplan.plan import Placement
+from gangplan.plan import Claim, Placement
 from gangplan.verify import Verification, Violation, format_spans, format_verification, verify
 
 from model_fields import PodGroupFields
@@ -185,6 +185,42 @@ def test_a_pod_kueue_gates_is_planned_through() -> None:
     assert check([node()], [pod("a", scheduling_gates=("kueue.x-k8s.io/admission",))], place(("a", "n1"))).ok
 
 
+def test_a_pod_of_a_timed_out_godel_group_is_not_schedulable() -> None:
+    """Godel's final phase Timeout: its scheduler takes the group's pods no more, so a plan
+    binding one asks for what no scheduler will do (the planner leaves them unplanned)."""
+    pods = [member("a", "g")]
+    live = group("g", 1, api=PodGroupAPI.GODEL_BYTEDANCE)
+    assert check([node()], pods, place(("a", "n1")), (live,)).ok
+    timed_out = replace(live, timed_out=True)
+    violation = only(check([node()], pods, place(("a", "n1")), (timed_out,)), "not-schedulable")
+    assert violation.subject == "ns/a" and "Timeout" in violation.message
+
+
+def test_a_pod_to_create_is_held_to_its_workloads_pod_in_every_part() -> None:
+    """kubectl create makes what the object says: a Pod whose metadata differs (here its labels
+    leave the gang) is another pod than the one planned though its spec is the same, and one
+    without apiVersion is refused by kubectl. spec.nodeName is the plan's, not compared."""
+    labels = {"scheduling.x-k8s.io/pod-group": "g"}
+    meta: dict[str, object] = {"name": "w0", "namespace": "ns", "labels": labels}
+    made: dict[str, object] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+    }
+    to_create = [pod("w0", manifest=made)]
+
+    def given(**parts: object) -> list[Placement]:
+        manifest = {k: v for k, v in {**made, **parts}.items() if v is not None}
+        return [Placement("ns", "w0", "n1", manifest=manifest)]
+
+    assert check([node()], to_create, given()).ok
+    violation = only(check([node()], to_create, given(metadata={**meta, "labels": {}})), "pod-object")
+    assert violation.message == "the Pod to create is not the one its workload makes (metadata differs)"
+    unversioned = only(check([node()], to_create, given(apiVersion=None)), "pod-object")
+    assert unversioned.message.endswith("(apiVersion differs)")
+
+
 def test_bound_pod_still_in_phase_pending_is_not_pending() -> None:
     result = check([node()], [pod("a", on="n1", phase=PodPhase.PENDING)], place(("a", "n1")))
     only(result, "not-pending")
@@ -198,8 +234,11 @@ def test_duplicate_placement_is_caught_once_and_counted_once() -> None:
 
 
 def test_unknown_node_is_caught() -> None:
-    violation = only(check([node("n1")], [pod("a")], place(("a", "n9"))), "unknown-node")
+    result = check([node("n1")], [pod("a")], place(("a", "n9")))
+    violation = only(result, "unknown-node")
     assert violation.subject == "ns/a" and "n9" in violation.message
+    # The pod is meant to run (it counts for its group), but no node of the snapshot is used.
+    assert (result.summary.pods_placed, result.summary.nodes_used) == (1, 0)
 
 
 def test_not_ready_node_is_caught() -> None:
@@ -224,6 +263,7 @@ GPU_TAINT = Taint("gpu", "true", "NoSchedule")
         (GPU_TAINT, (Toleration("", "Exists", "", ""),)),  # tolerates everything
         (Taint("gpu", "true", "NoExecute"), (Toleration("", "Exists", "", "NoExecute"),)),
         (Taint("gpu", "true", "PreferNoSchedule"), ()),  # only a preference
+        (GPU_TAINT, (Toleration("gpu", "", "true", "NoSchedule"),)),  # no operator: Equal
         (
             GPU_TAINT,
             (Toleration("other", "Exists", "", ""), Toleration("gpu", "Equal", "true", "")),
@@ -243,6 +283,8 @@ def test_tolerated_taints_pass(taint: Taint, tolerations: tuple[Toleration, ...]
         (GPU_TAINT, (Toleration("gpu", "Equal", "true", "NoExecute"),)),  # wrong effect
         (GPU_TAINT, (Toleration("gpu2", "Exists", "", ""),)),  # wrong key
         (Taint("gpu", "true", "NoExecute"), (Toleration("", "Exists", "", "NoSchedule"),)),
+        (GPU_TAINT, (Toleration("gpu", "", "false", ""),)),  # no operator: Equal, value counts
+        (GPU_TAINT, (Toleration("gpu", "Above", "true", ""),)),  # not corev1's: tolerates nothing
     ],
 )
 def test_untolerated_taints_are_caught(taint: Taint, tolerations: tuple[Toleration, ...]) -> None:
@@ -302,11 +344,24 @@ NO_ZONE: dict[str, str] = {}
         (affinity(), ZONE_A, False),  # no terms match nothing
         (affinity(term(req("zone", "Bogus", "a"))), ZONE_A, False),
         (affinity(term(req("zone", "In"))), ZONE_A, False),  # In without values is invalid
+        (affinity(term(req("zone", "NotIn"))), NO_ZONE, False),  # and so is NotIn without values
+        (affinity(term(req("zone", "In", ""))), {"zone": ""}, True),  # an empty value is a value
+        (affinity(term(req("zone", "In", ""))), NO_ZONE, False),  # In needs the label
+        (affinity(term(req("zone", "Exists", "a"))), ZONE_A, False),  # Exists takes no values
+        (affinity(term(req("zone", "DoesNotExist", "a"))), NO_ZONE, False),  # nor DoesNotExist
+        (affinity(term(req("size", "Gt", "1", "2"))), ZONE_A, False),  # Gt takes exactly one
+        (affinity(term(req("size", "Gt", "+7"))), ZONE_A, True),  # ParseInt takes a sign
+        (affinity(term(req("size", "Lt", "1"))), ZONE_B, False),  # "big" is no number, not 0
+        (affinity(term(req("size", "Gt", "1"))), {"size": str(2**63)}, False),  # beyond int64
+        (affinity(term(req("size", "Lt", str(2**63)))), ZONE_A, False),  # a bound beyond int64
+        (affinity(term(req("size", "Lt", "0"))), {"size": str(-(2**63))}, True),  # int64's least
         (affinity(term(fields=(req("metadata.name", "In", "n1"),))), NO_ZONE, True),
         (affinity(term(fields=(req("metadata.name", "In", "n2"),))), NO_ZONE, False),
         (affinity(term(fields=(req("metadata.name", "NotIn", "n2"),))), NO_ZONE, True),
         (affinity(term(fields=(req("metadata.name", "NotIn", "n1"),))), NO_ZONE, False),
         (affinity(term(fields=(req("metadata.labels", "In", "n1"),))), NO_ZONE, False),
+        (affinity(term(fields=(req("metadata.name", "In", "n1", "n2"),))), NO_ZONE, False),  # one value
+        (affinity(term(fields=(req("metadata.name", "Exists", "n1"),))), NO_ZONE, False),  # In, NotIn only
         (
             affinity(term(req("zone", "In", "a"), fields=(req("metadata.name", "In", "n2"),))),
             ZONE_A,
@@ -399,6 +454,14 @@ def test_memory_is_reported_in_binary_units() -> None:
     assert message == "memory: running 0 + placed 9Gi = 9Gi > allocatable 8Gi"
 
 
+def test_a_terminating_pod_still_holds_its_room() -> None:
+    """kube-scheduler counts a bound pod with a deletionTimestamp on its node until it is gone:
+    its room is not free yet, so a plan may not count on it."""
+    pods = [pod("leaving", cpu=3000, on="n1", deleting=True), pod("a", cpu=1000)]
+    assert check([node(cpu=4000)], pods, place(("a", "n1"))).ok
+    only(check([node(cpu=3999)], pods, place(("a", "n1"))), "capacity")
+
+
 def test_overcommitted_node_without_placements_is_not_the_plans_fault() -> None:
     pods = [pod("r", cpu=5000, on="n1"), pod("a")]
     assert check([node("n1", cpu=4000), node("n2")], pods, place(("a", "n2"))).ok
@@ -480,6 +543,15 @@ def test_pod_level_requests_are_what_a_pod_holds_and_asks() -> None:
     pending = pod("a", cpu=0, pod_level_requests={"cpu": 6000})
     only(check([node(cpu=8000)], [running, pending], place(("a", "n1"))), "capacity")
     assert check([node(cpu=12000)], [running, pending], place(("a", "n1"))).ok
+
+
+def test_pod_level_requests_replace_the_containers_and_overhead_comes_on_top() -> None:
+    """Kubernetes' PodRequests: spec.resources replaces the containers' sum (not added to it),
+    then spec.overhead is added to what that leaves: 3000 + 250, whatever the containers ask."""
+    both = pod("a", cpu=2000, pod_level_requests={"cpu": 3000}, overhead={"cpu": 250})
+    assert check([node(cpu=3250)], [both], place(("a", "n1"))).ok
+    violation = only(check([node(cpu=3249)], [both], place(("a", "n1"))), "capacity")
+    assert violation.message == "cpu: running 0m + placed 3250m = 3250m > allocatable 3249m"
 
 
 def test_running_pods_use_the_same_request_rules() -> None:
@@ -588,6 +660,39 @@ def test_a_podgroup_object_wins_over_a_kueue_group_and_a_missing_name() -> None:
     assert only(result, "min-member").subject == "ns/g"
 
 
+def test_a_pod_naming_two_groups_joins_the_first_in_designs_order() -> None:
+    """DESIGN section 1 lists the scheduler-plugins label before Volcano's annotation: a pod
+    carrying both joins g, and g's minMember holds, not the smaller one of h."""
+    both = {
+        "labels": {"scheduling.x-k8s.io/pod-group": "g"},
+        "annotations": {"scheduling.volcano.sh/group-name": "h"},
+    }
+    pods = [pod("a", **both), pod("b", **both)]  # type: ignore[arg-type]
+    groups = (group("g", 2), group("h", 1, api=PodGroupAPI.VOLCANO))
+    result = check([node()], pods, place(("a", "n1")), groups)
+    assert only(result, "min-member").subject == "ns/g"
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1")), groups).ok
+
+
+def test_kueue_members_that_disagree_on_the_count_are_held_to_the_largest() -> None:
+    """Kueue wants every member to carry the same total count; where they differ the largest
+    is the quorum (the planner warns so), since a gang placed at a smaller count would start
+    short of the pods some member waits for. Whichever member comes first or last."""
+
+    def kueue(name: str, total: str) -> Pod:
+        return pod(
+            name,
+            labels={"kueue.x-k8s.io/pod-group-name": "train"},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": total},
+        )
+
+    for counts in (("3", "2", "2"), ("2", "3", "2"), ("2", "2", "3")):
+        pods = [kueue(name, total) for name, total in zip("abc", counts)]
+        violation = only(check([node()], pods, place(("a", "n1"), ("b", "n1"))), "min-member")
+        assert violation.message == "2 of minMember 3 (running 0 + placed 2)"
+        assert check([node()], pods, place(("a", "n1"), ("b", "n1"), ("c", "n1"))).ok
+
+
 def test_kueue_label_without_a_count_is_a_group_of_one() -> None:
     pods = [pod(n, labels={"kueue.x-k8s.io/pod-group-name": "k"}) for n in ("a", "b")]
     assert check([node()], pods, place(("a", "n1"))).ok
@@ -609,6 +714,36 @@ def test_min_resources_counts_effective_requests() -> None:
     assert check([node()], pods, place(("a", "n1")), (pg,)).ok
 
 
+def test_min_resources_at_the_edge() -> None:
+    pg = group("g", 1, min_resources={"cpu": 3000})
+    exact = [member("a", "g"), member("b", "g"), member("c", "g", cpu=1000)]
+    short = [member("a", "g"), member("b", "g"), member("c", "g", cpu=999)]
+    everything = place(("a", "n1"), ("b", "n1"), ("c", "n1"))
+    assert check([node()], exact, everything, (pg,)).ok
+    violation = only(check([node()], short, everything, (pg,)), "min-resources")
+    assert violation.message == "cpu: running, succeeded and placed members request 2999m < minResources 3000m"
+
+
+def test_min_resources_holds_every_resource_it_names() -> None:
+    """Enough cpu does not make up for too little memory."""
+    pg = group("g", 1, min_resources={"cpu": 2000, "memory": 2 * GIB})
+
+    def sized(name: str, memory: int) -> Pod:
+        return member(name, "g", containers=(Container("c", {"cpu": 1000, "memory": memory}),))
+
+    both = place(("a", "n1"), ("b", "n1"))
+    assert check([node()], [sized("a", GIB), sized("b", GIB)], both, (pg,)).ok
+    result = check([node()], [sized("a", GIB), sized("b", GIB - 1)], both, (pg,))
+    assert only(result, "min-resources").message.startswith("memory:")
+
+
+def volcano_task(name: str, role: str, **kwargs: object) -> Pod:
+    """A member of Volcano PodGroup g in task ``role``."""
+    annotations = {"scheduling.k8s.io/group-name": "g"}
+    labels = {"volcano.sh/task-spec": role}
+    return pod(name, annotations=annotations, labels=labels, **kwargs)  # type: ignore[arg-type]
+
+
 def test_volcano_min_task_member() -> None:
     pg = group("g", 3, api=PodGroupAPI.VOLCANO, min_task_member={"ps": 1, "worker": 2})
 
@@ -625,6 +760,27 @@ def test_volcano_min_task_member() -> None:
     result = check([node()], pods, place(("w1", "n1"), ("w2", "n1"), ("w3", "n1")), (pg,))
     violation = only(result, "min-task-member")
     assert violation.message == "task ps: 0 running, succeeded and placed < minTaskMember 1"
+
+
+def test_volcano_checks_task_minimums_only_when_min_member_covers_them() -> None:
+    """Volcano's CheckTaskValid: "if job minAvailable is less than sumof(task minAvailable),
+    skip this check". minMember 2 < 1 + 2, so two workers and no ps make a valid gang."""
+    pg = group("g", 2, api=PodGroupAPI.VOLCANO, min_task_member={"ps": 1, "worker": 2})
+    pods = [volcano_task("ps", "ps"), volcano_task("w1", "worker"), volcano_task("w2", "worker")]
+    assert check([node()], pods, place(("w1", "n1"), ("w2", "n1")), (pg,)).ok
+
+
+def test_running_and_succeeded_tasks_count_toward_their_minimum() -> None:
+    """Volcano counts a task's allocated (running) and succeeded pods as ready; a failed one
+    is not, so the ps is then missing from both minimums."""
+    pg = group("g", 3, api=PodGroupAPI.VOLCANO, min_task_member={"ps": 1, "worker": 2})
+    workers = [volcano_task("w1", "worker"), volcano_task("w2", "worker")]
+    both = place(("w1", "n1"), ("w2", "n1"))
+    for phase in (PodPhase.RUNNING, PodPhase.SUCCEEDED):
+        ps = volcano_task("ps", "ps", on="n1", phase=phase)
+        assert check([node()], [ps, *workers], both, (pg,)).ok, phase
+    failed = volcano_task("ps", "ps", on="n1", phase=PodPhase.FAILED)
+    assert rules(check([node()], [failed, *workers], both, (pg,))) == ["min-member", "min-task-member"]
 
 
 def job_group_snapshot(
@@ -664,9 +820,54 @@ def test_job_group_member_short_with_its_own_placements_is_a_min_member() -> Non
     assert only(result, "min-member").subject == "ns/b"
 
 
+def test_a_finished_member_none_of_whose_pods_waits_holds_no_job_group_back() -> None:
+    """b's job ran to the end (Completed) and its pods are gone: a's placement alone is the
+    JobGroup's, not one member short. Not finished, b is the missing member."""
+    pods, groups = job_group_snapshot()
+    done = (groups[0], replace(groups[1], finished=True))
+    a_only = [p for p in pods if p.name.startswith("a")]
+    assert check([node()], a_only, place(("a1", "n1"), ("a2", "n1")), done).ok
+    only(check([node()], a_only, place(("a1", "n1"), ("a2", "n1")), groups), "job-group")
+
+
+def test_a_finished_group_whose_pods_wait_is_all_or_nothing_again() -> None:
+    """Finished excuses a group none of whose pods waits; pods waiting again (a restarted
+    job) are a gang like any other, held to minMember."""
+    pg = group("g", 2, api=PodGroupAPI.VOLCANO, finished=True)
+    pods = [member("a", "g"), member("b", "g")]
+    assert only(check([node()], pods, place(("a", "n1")), (pg,)), "min-member").subject == "ns/g"
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1")), (pg,)).ok
+
+
 def test_different_queues_do_not_form_a_job_group() -> None:
     pods, groups = job_group_snapshot(queue_b="other")
     assert check([node()], pods, place(("a1", "n1"), ("a2", "n1")), groups).ok
+
+
+def test_a_plan_naming_a_group_the_snapshot_lacks_is_caught() -> None:
+    """A Plan's record of a group the snapshot does not have (a plan of another snapshot, or a
+    name mistyped) says nothing true of this one."""
+    snapshot = Snapshot(nodes=(node(),), pods=(member("a", "g"),), pod_groups=(group("g", 1),))
+    placements = place(("a", "n1"))
+    assert verify(snapshot, placements, claims=[Claim("ns/g", True, 1)]).ok
+    result = verify(snapshot, placements, claims=[Claim("ns/g", True, 1), Claim("ns/ghost", False, 0)])
+    violation = only(result, "outcome")
+    assert violation.subject == "ns/ghost"
+    assert violation.message == "the plan names a group the snapshot does not have"
+
+
+def test_a_plans_pending_count_leaves_out_the_pods_no_scheduler_may_bind() -> None:
+    """A Plan's "pending" counts the pods it could place: one gated by another controller or
+    being deleted is "blocked" there (kube-scheduler leaves it alone), not pending."""
+    gated = member("b", "g", scheduling_gates=("example.com/wait",))
+    pods = (member("a", "g"), gated, member("c", "g", deleting=True))
+    snapshot = Snapshot(nodes=(node(),), pods=pods, pod_groups=(group("g", 1),))
+    placements = place(("a", "n1"))
+    assert verify(snapshot, placements, claims=[Claim("ns/g", True, 1, pending=1)]).ok
+    violation = only(verify(snapshot, placements, claims=[Claim("ns/g", True, 1, pending=3)]), "outcome")
+    assert violation.message == (
+        "the plan says 3 pending; the snapshot has 1 pending pods of it that may be bound"
+    )
 
 
 def test_format_verification_lines() -> None:
@@ -820,6 +1021,28 @@ def test_a_hostname_term_keeps_every_member_on_one_node(levels: tuple[str, ...])
     )
 
 
+def test_a_running_member_on_a_node_the_snapshot_lacks_breaks_a_required_term() -> None:
+    """Its domain cannot be named, so no placement can be shown to share it: the planner leaves
+    such a group unplaced, and the verifier refuses a plan that places it. A group without a
+    required term is not held to any domain, so the unknown node does not matter to it."""
+    pods = [member("r", "g", on="gone"), member("a", "g")]
+    required = godel("g", 2, required_topology=(TOR,))
+    violation = only(topo_check(pods, place(("a", "n1")), required), "required-topology")
+    assert violation.message == (
+        f"required {TOR}: running member ns/r is on node gone, which is not in the snapshot, "
+        "so its domain is unknown"
+    )
+    assert topo_check(pods, place(("a", "n1")), godel("g", 2)).ok
+
+
+def test_a_lone_pod_with_a_kueue_topology_request_stays_inside_the_topology() -> None:
+    """A plain pod of no group is a Kueue workload of one: its podset-required-topology keeps
+    it on the Topology's nodes, though one pod always shares one domain with itself."""
+    solo = pod("solo", annotations={"kueue.x-k8s.io/podset-required-topology": TOR})
+    assert topo_check([solo], place(("solo", "n1"))).ok
+    assert rules(topo_check([solo], place(("solo", "out")))) == ["required-topology", "outside-topology"]
+
+
 def test_group_with_nothing_placed_is_not_checked() -> None:
     pg = godel("g", 2, required_topology=(TOR,))
     pods = [member("r1", "g", on="n1"), member("r2", "g", on="n3"), pod("x")]
@@ -842,6 +1065,17 @@ def test_member_outside_the_topology_breaks_a_required_term_and_the_topology() -
         f"node out is outside the topology (no label {BIGPOD}) but group ns/g has "
         f"topology terms (required {TOR})"
     )
+
+
+def test_a_node_lacking_only_a_lower_level_is_outside_the_topology_too() -> None:
+    """DESIGN section 2: a node lacking the label of any level is outside the topology (as in
+    Kueue), so sharing the required minipod with the others does not let a member use it."""
+    short = node("short", labels={BIGPOD: "bp-0", MINIPOD: "mp-0"})
+    pg = godel("g", 2, required_topology=(MINIPOD,))
+    pods = [member("a", "g"), member("b", "g")]
+    result = check([*TOPO_NODES, short], pods, place(("a", "n1"), ("b", "short")), (pg,), LEVELS)
+    violation = only(result, "outside-topology")
+    assert violation.subject == "ns/b" and f"(no label {TOR})" in violation.message
 
 
 def test_preferred_term_keeps_the_group_inside_the_topology() -> None:
@@ -944,6 +1178,21 @@ def test_a_kueue_request_for_a_level_no_topology_lists_is_no_admissible_workload
     assert verify(replace(snapshot, pods=tuple(running)), place(("b", "n1")), LEVELS).ok
     listed = replace(snapshot, topologies=(Topology("net", LEVELS), Topology("other", (key,))))
     assert verify(listed, place(("a", "n1"), ("b", "n1")), LEVELS).ok
+
+
+def test_a_kueue_term_no_node_can_hold_is_reported_once() -> None:
+    """A label no node carries: the term cannot be held, which is also why Kueue finds no level
+    for it; one cause, one violation, not a second for the same key."""
+    from gangplan.model import Topology
+
+    key = "example.com/rakc"
+    asked = {"kueue.x-k8s.io/podset-required-topology": key}
+    pods = tuple(replace(p, annotations={**p.annotations, **asked}) for p in map(kueue_pod, "ab"))
+    snapshot = Snapshot(nodes=tuple(TOPO_NODES), pods=pods, topologies=(Topology("net", LEVELS),))
+    violation = only(verify(snapshot, place(("a", "n1"), ("b", "n1")), LEVELS), "required-topology")
+    assert violation.message == (
+        f"required {key}: no node carries that label, so the term cannot be held"
+    )
 
 
 def test_a_finished_member_asks_for_its_group_too() -> None:
