@@ -1,0 +1,263 @@
+"""`explain`'s reasons, fact by fact, on snapshots small enough to work out by hand: each test
+here was written against a hand-made mutant of gangplan/explain.py that the rest of the suite
+let through (a resource dropped from "insufficient ...", the wrong order of causes, a count off
+by one, a holder left unnamed). The expected reason is derived from the snapshot and the
+Kubernetes rules, not read off the code's output; every plan is verified (plan_of)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from gangplan.cli import app
+
+from test_gangs import SP, node, plan_of, pod_group, pods, runner, write
+
+
+def test_insufficient_names_every_short_resource_scarcest_first(tmp_path: Path) -> None:
+    """One node, 4 cpu and 2 GPUs; minMember 2 of pods asking 3 cpu and 2 GPUs each: the quorum
+    needs 6 cpu (4 free: 2/3 of it) and 4 GPUs (2 free: half), so both are named, GPUs first."""
+    objects = [node("n0", gpus=2, cpu="4"), pod_group("two", 2), *pods("two", 2, 2, cpu="3")]
+    assert plan_of(write(tmp_path, objects))["ml/two"]["reason"] == (
+        "insufficient nvidia.com/gpu (quorum needs 4, 2 free), cpu (quorum needs 6, 4 free) on Ready, schedulable nodes"
+    )
+
+
+def test_no_node_lists_the_filter_that_refuses_most_nodes_first(tmp_path: Path) -> None:
+    """Three nodes: two carry pool=a but an untolerated taint, one is untainted without the
+    label. The pod's nodeSelector pool=a is refused by the taint on two (TaintToleration runs
+    before NodeAffinity in kube-scheduler, so those two are counted as the taint's) and by the
+    selector on one: the larger count first, not the name that sorts first."""
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    objects = [node("n0", labels={"pool": "a"}, taints=taint), node("n1", labels={"pool": "a"}, taints=taint), node("n2")]
+    picky = pods("picky", 2, 0)
+    for pod in picky:
+        pod["spec"]["nodeSelector"] = {"pool": "a"}
+    reason = plan_of(write(tmp_path, [*objects, pod_group("picky", 2), *picky]))["ml/picky"]["reason"]
+    assert reason == "0/3 nodes are available: 2 taint dedicated, 1 nodeSelector"
+
+
+def test_a_member_left_out_beside_two_others_names_both_quorums(tmp_path: Path) -> None:
+    """Three one-pod members of a JobGroup on two 8-GPU nodes: 6, 6 and 4 GPUs. 16 in all is
+    no more than the 16 free, and each fits alone, but two 6-GPU pods cannot share a node, so
+    no node has 4 left once both are in: at most 2 of the 3 quorums fit together (any two do;
+    the earlier ones are kept), and the third is short beside the quorums of the first two."""
+    objects = [node("n0", gpus=8), node("n1", gpus=8)]
+    objects += [pod_group(name, 1, subGroup="trio") for name in ("a", "b", "c")]
+    objects += [*pods("a", 1, 6), *pods("b", 1, 6), *pods("c", 1, 4)]
+    groups = plan_of(write(tmp_path, objects))
+    assert not any(groups[key]["placed"] for key in ("ml/a", "ml/b", "ml/c"))
+    assert groups["ml/c"]["reason"] == (
+        "JobGroup ml/trio cannot be placed: at most 2 of its 3 members' quorums fit together, even with nothing "
+        "else planned: beside the quorums of ml/a, ml/b, member ml/c fits at most 0 of minMember 1 pods (nvidia.com/gpu)"
+    )
+
+
+def test_min_resources_beyond_the_free_room_is_insufficient(tmp_path: Path) -> None:
+    """minResources cpu 12 with three 4-cpu pods (12 requested in all: just enough, so it can be
+    met) on one 8-cpu node: the quorum (one pod, 4 cpu) has room, minResources does not."""
+    group = pod_group("mr", 1, api=SP, minResources={"cpu": "12"})
+    objects = [node("n0", gpus=0, cpu="8"), group, *pods("mr", 3, 0, cpu="4")]
+    assert plan_of(write(tmp_path, objects))["ml/mr"]["reason"] == (
+        "insufficient cpu (minResources needs 12, 8 free) on Ready, schedulable nodes"
+    )
+
+
+def test_the_room_a_holder_takes_is_weighed_against_min_resources(tmp_path: Path) -> None:
+    """One 8-cpu node; a higher-priority 4-cpu pod takes half. The low group's quorum is one
+    2-cpu pod, but its minResources asks 6 cpu: alone it fits (three pods, 6 cpu), beside the
+    holder 4 are left. What it lacks is 6 against 4, not its one pod's 2."""
+    objects = [node("n0", gpus=0, cpu="8"), pod_group("high", 1, api=SP), *pods("high", 1, 0, cpu="4", priority=100)]
+    objects += [pod_group("low", 1, api=SP, minResources={"cpu": "6"}), *pods("low", 3, 0, cpu="2", priority=1)]
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/high"]["placed"] and not groups["ml/low"]["placed"]
+    assert groups["ml/low"]["reason"] == (
+        "lost to higher-priority groups holding cpu on its 1 candidate node: ml/high (4); 4 free there after the plan, "
+        "its quorum needs 6"
+    )
+
+
+def test_the_resource_short_on_most_nodes_is_named_first(tmp_path: Path) -> None:
+    """Five pods of 3 cpu and 2 GPUs. n0 and n1 (3 cpu, 8 GPUs) take one each and are left
+    short of cpu; n2 (32 cpu, 2 GPUs) takes one and is left short of GPUs: 3 of 5 fit, cpu is
+    what stops a fourth on two nodes, GPUs on one. cpu first, then the GPUs."""
+    objects = [node("n0", gpus=8, cpu="3"), node("n1", gpus=8, cpu="3"), node("n2", gpus=2, cpu="32")]
+    objects += [pod_group("mix", 5), *pods("mix", 5, 2, cpu="3")]
+    assert plan_of(write(tmp_path, objects))["ml/mix"]["reason"] == (
+        "at most 3 of minMember 5 pods fit even with nothing else planned (cpu, nvidia.com/gpu; quorum gap 40%)"
+    )
+
+
+def test_min_resources_short_names_the_kinds_of_pod_that_fit_nowhere(tmp_path: Path) -> None:
+    """Six 4-cpu nodes (24 free) and minResources cpu 20. Three 4-cpu pods fit (12 cpu); one
+    pod each of 5, 6, 7 and 8 cpu fits on no node. All of them would request 38, the free
+    room holds 20, but the pods that fit request at most 12: the first two kinds that fit
+    nowhere are named, and how many more."""
+    objects = [node(f"n{i}", gpus=0, cpu="4") for i in range(6)]
+    objects += [pod_group("mr", 1, api=SP, minResources={"cpu": "20"}), *pods("mr", 3, 0, cpu="4")]
+    for cpu in (5, 6, 7, 8):
+        objects += pods("mr", 1, 0, cpu=str(cpu), prefix=f"big{cpu}")
+    assert plan_of(write(tmp_path, objects))["ml/mr"]["reason"] == (
+        "the pods that fit request at most 12 cpu even with nothing else planned, and minResources needs 20 more: "
+        "big5-0 (5 cpu) and big6-0 (6 cpu) and 2 more kinds of pod fit on no node they can use"
+    )
+
+
+def test_failed_pods_of_a_manifest_are_not_called_unmade(tmp_path: Path) -> None:
+    """A PodGroup manifest (minMember 2) whose two pods failed: none counts, but they were
+    made, so the reason does not ask for the workload that creates its pods."""
+    cluster = write(tmp_path, [node("n0")])
+    manifest = tmp_path / "pg.yaml"
+    failed = pods("pg", 2, 1)
+    for pod in failed:
+        pod["status"] = {"phase": "Failed"}
+    manifest.write_text(yaml.safe_dump_all([pod_group("pg", 2, api=SP), *failed], sort_keys=False))
+    result = runner.invoke(app, ["check", cluster, str(manifest)])
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0] == "FAIL ml/pg: NotEnoughTasks: 0 pods exist (2 failed, which do not count), minMember is 2"
+
+
+def test_lost_to_names_the_three_largest_holders_and_counts_the_rest(tmp_path: Path) -> None:
+    """n0 (pool=a, 10 GPUs) is the low group's only candidate (its nodeSelector), of 2 nodes;
+    four higher-priority one-pod groups fill it with 1, 3, 4 and 2 GPUs (a, b, c, d). The low
+    group's one 2-GPU pod fits alone; beside them 0 GPUs are left. The holders are named most
+    GPUs first, three of them, and the fourth counted."""
+    objects = [node("n0", gpus=10, labels={"pool": "a"}), node("n1", gpus=0)]
+    for name, gpus in (("a", 1), ("b", 3), ("c", 4), ("d", 2)):
+        objects += [pod_group(name, 1, api=SP), *pods(name, 1, gpus, priority=100)]
+    low = pods("low", 1, 2, priority=1)
+    low[0]["spec"]["nodeSelector"] = {"pool": "a"}
+    groups = plan_of(write(tmp_path, [*objects, pod_group("low", 1, api=SP), *low]))
+    assert all(groups[f"ml/{name}"]["placed"] for name in "abcd") and not groups["ml/low"]["placed"]
+    assert groups["ml/low"]["reason"] == (
+        "lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: ml/c (4), ml/b (3), ml/d (2) "
+        "and 1 more; 0 free there after the plan, its quorum needs 2"
+    )
+
+
+def test_lost_to_names_the_pod_count_when_it_alone_is_short(tmp_path: Path) -> None:
+    """n0 allows 4 pods and has 8 GPUs; a higher-priority group's four 1-GPU pods take every
+    pod slot and half the GPUs. The low group's one 1-GPU pod fits alone; beside them GPUs and
+    cpu are left, pod slots are not: the reason is the pods resource, not the GPUs."""
+    n0 = node("n0", gpus=8)
+    n0["status"]["allocatable"]["pods"] = "4"
+    objects = [n0, pod_group("high", 4, api=SP), *pods("high", 4, 1, priority=100)]
+    objects += [pod_group("low", 1, api=SP), *pods("low", 1, 1, priority=1)]
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/high"]["placed"] and not groups["ml/low"]["placed"]
+    assert groups["ml/low"]["reason"] == (
+        "lost to higher-priority groups holding pods on its 1 candidate node: ml/high (4); 0 free there after the plan, "
+        "its quorum needs 1"
+    )
+
+
+def test_the_nodes_outside_the_topology_are_counted_not_their_missing_labels(tmp_path: Path) -> None:
+    """Two of three nodes lack the tor label a group's tor term needs (one label, two nodes):
+    both are outside the topology and no candidate, so 1 of 3 nodes pass its filters; the one
+    left (4 cpu) holds one of its two 3-cpu pods."""
+    objects = [node("a0", gpus=0, cpu="4", labels={"tor": "ta"}), node("x0", gpus=0, cpu="4"), node("x1", gpus=0, cpu="4")]
+    godel = "scheduling.godel.kubewharf.io/v1alpha1"
+    objects += [pod_group("g", 2, api=godel, affinity={"podGroupAffinity": {"preferred": [{"topologyKey": "tor"}]}})]
+    objects += pods("g", 2, 0, cpu="3")
+    assert plan_of(write(tmp_path, objects))["ml/g"]["reason"] == (
+        "at most 1 of minMember 2 pods fit even with nothing else planned (cpu; quorum gap 50%); "
+        "only 1 of 3 nodes pass its filters (2 outside the topology (no tor label))"
+    )
+
+
+def test_a_task_short_of_pods_counts_its_running_ones(tmp_path: Path) -> None:
+    """Volcano minTaskMember worker 3 (minMember 3, so Volcano checks it): one worker runs on
+    n0, one is pending. 2 of the task's pods exist, one short of its minimum; the task is said
+    before minMember, as Volcano's gang plugin checks it first."""
+    workers = pods("vt", 2, 0, task="worker")
+    workers[0]["spec"]["nodeName"] = "n0"
+    workers[0]["status"] = {"phase": "Running"}
+    objects = [node("n0"), pod_group("vt", 3, minTaskMember={"worker": 3}), *workers]
+    assert plan_of(write(tmp_path, objects))["ml/vt"]["reason"] == "NotEnoughTasks: task worker: 2 pods exist, minTaskMember is 3"
+
+
+def test_a_task_short_of_room_is_not_blamed_on_another_tasks_filters(tmp_path: Path) -> None:
+    """Volcano minMember 4, minTaskMember a 1 and b 3, on two 5-cpu nodes. Task a has a pod
+    whose nodeSelector no node matches (the gang's excluded pod) and three 1-cpu pods; task b
+    three 3-cpu pods, one per node at most. The quorum's 10 cpu is no more than the 10 free and
+    5 of its pods fit, a meets its minimum: b is short, of cpu, not of a's nodeSelector."""
+    objects = [node("n0", gpus=0, cpu="5"), node("n1", gpus=0, cpu="5"), pod_group("vt", 4, minTaskMember={"a": 1, "b": 3})]
+    stray = pods("vt", 1, 0, task="a", prefix="stray")
+    stray[0]["spec"]["nodeSelector"] = {"pool": "none"}
+    objects += [*stray, *pods("vt", 3, 0, task="a"), *pods("vt", 3, 0, task="b", cpu="3")]
+    assert plan_of(write(tmp_path, objects))["ml/vt"]["reason"] == (
+        "task b: at most 2 of minTaskMember 3 pods fit even with nothing else planned (cpu)"
+    )
+
+
+def test_a_holding_job_group_of_three_members_is_named_by_two_and_counted(tmp_path: Path) -> None:
+    """A higher-priority JobGroup of three Volcano PodGroups (a, b, c: one 2-GPU pod each) on
+    an 8-GPU node; the low group's one 4-GPU pod fits alone, beside them 2 GPUs are left.
+    The holder is its JobGroup, shown by its first two members and a count of the rest."""
+    classes = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+               for name, value in (("high", 100), ("low", 1))]
+    objects = [*classes, node("n0", gpus=8)]
+    for name in "abc":
+        objects += [pod_group(name, 1, subGroup="trio", priorityClassName="high"), *pods(name, 1, 2)]
+    objects += [pod_group("low", 1, priorityClassName="low"), *pods("low", 1, 4)]
+    groups = plan_of(write(tmp_path, objects))
+    assert all(groups[f"ml/{name}"]["placed"] for name in "abc") and not groups["ml/low"]["placed"]
+    assert groups["ml/low"]["reason"] == (
+        "lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: JobGroup ml/trio of ml/a, ml/b "
+        "and 1 more (6); 2 free there after the plan, its quorum needs 4"
+    )
+
+
+def test_a_task_no_required_rack_holds_names_the_first_best_rack(tmp_path: Path) -> None:
+    """Kueue's required rack on a Volcano group (minMember 2, minTaskMember w 2): two racks of
+    one 4-cpu node each. A rack holds two pods (a 3-cpu w and a 1-cpu p, or both p), so
+    minMember has room, but one w at most: no rack holds task w's minimum. The racks tie;
+    the first is the one named."""
+    rack = "example.com/rack"
+    objects = [node("a0", gpus=0, cpu="4", labels={rack: "r0"}), node("b0", gpus=0, cpu="4", labels={rack: "r1"})]
+    members = [*pods("vt", 2, 0, task="w", cpu="3"), *pods("vt", 2, 0, task="p")]
+    for pod in members:
+        pod["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] = rack
+    objects += [pod_group("vt", 2, minTaskMember={"w": 2}), *members]
+    assert plan_of(write(tmp_path, objects))["ml/vt"]["reason"] == (
+        f"required {rack}: no {rack} holds task w's minTaskMember 2: at most 1 fit in the best (r0)"
+    )
+
+
+def test_a_quorum_needs_its_smallest_pods_and_one_unit_short_is_short(tmp_path: Path) -> None:
+    """minMember 2 of pods asking 1, 4 and 4 GPUs, on one 4-GPU node: the least any quorum of
+    two asks is 1 + 4 = 5 GPUs, one more than the 4 free."""
+    objects = [node("n0", gpus=4), pod_group("q", 2), *pods("q", 1, 1, prefix="small"), *pods("q", 2, 4, prefix="big")]
+    assert plan_of(write(tmp_path, objects))["ml/q"]["reason"] == (
+        "insufficient nvidia.com/gpu (quorum needs 5, 4 free) on Ready, schedulable nodes"
+    )
+
+
+def test_minimums_tied_together_name_the_task_minimums_held(tmp_path: Path) -> None:
+    """One node of 4 cpu and a GPU; Volcano minMember 3, minTaskMember small 2, minResources a
+    GPU. Three 1-cpu small pods meet minMember and the task minimum; the 3-cpu pod with the GPU
+    meets minResources; but with it and two small ones 5 cpu is asked of 4. With minMember and
+    the task minimum held, no GPU is requested: both minimums are named as held."""
+    group = pod_group("job", 3, minTaskMember={"small": 2}, minResources={"nvidia.com/gpu": "1"})
+    objects = [node("n0", gpus=1, cpu="4"), group, *pods("job", 1, 1, task="big", cpu="3"), *pods("job", 4, 0, task="small")]
+    assert plan_of(write(tmp_path, objects))["ml/job"]["reason"] == (
+        "with minMember 3 and the task minimums met, the pods that fit request at most 0 nvidia.com/gpu even with "
+        "nothing else planned, and minResources needs 1 more"
+    )
+
+
+def test_a_lower_priority_group_beside_it_is_not_called_a_holder(tmp_path: Path) -> None:
+    """One 8-GPU node: a priority-100 pod of 6 GPUs, a priority-50 one of 4 and a priority-1
+    one of 1. The first and the last are placed; the middle one fits alone but not beside the
+    first (2 left). The low one holds a GPU there too, but it is neither above the group nor
+    of its priority, and without it 2 GPUs are still too few: only the higher one is named."""
+    objects = [node("n0", gpus=8)]
+    for name, gpus, priority in (("high", 6, 100), ("mid", 4, 50), ("low", 1, 1)):
+        objects += [pod_group(name, 1, api=SP), *pods(name, 1, gpus, priority=priority)]
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/high"]["placed"] and groups["ml/low"]["placed"] and not groups["ml/mid"]["placed"]
+    assert groups["ml/mid"]["reason"] == (
+        "lost to higher-priority groups holding nvidia.com/gpu on its 1 candidate node: ml/high (6); "
+        "1 free there after the plan, its quorum needs 4"
+    )
