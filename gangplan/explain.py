@@ -989,7 +989,7 @@ def _fits_nowhere(problem: Problem, g: int, room: np.ndarray | None) -> str:
     if not kinds:
         return ""
     shown = " and ".join(f"{role.pods[0].name} ({', '.join(_asks(problem, role.request))})" for role in kinds[:2])
-    more = f" and {len(kinds) - 2} more kinds of pod" if len(kinds) > 2 else ""
+    more = f" and {plural(len(kinds) - 2, 'more kind')} of pod" if len(kinds) > 2 else ""
     fits, it = ("fits", "it") if len(kinds) == 1 else ("fit", "they")
     return f": {shown}{more} {fits} on no node {it} can {'then ' if room is not None else ''}use"
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import yaml
 
 from gangplan.cli import app
@@ -89,18 +91,19 @@ def test_the_resource_short_on_most_nodes_is_named_first(tmp_path: Path) -> None
     )
 
 
-def test_min_resources_short_names_the_kinds_of_pod_that_fit_nowhere(tmp_path: Path) -> None:
+@pytest.mark.parametrize("big, more", [((5, 6, 7, 8), "2 more kinds of pod"), ((5, 6, 7), "1 more kind of pod")])
+def test_min_resources_short_names_the_kinds_of_pod_that_fit_nowhere(tmp_path: Path, big: tuple[int, ...], more: str) -> None:
     """Six 4-cpu nodes (24 free) and minResources cpu 20. Three 4-cpu pods fit (12 cpu); one
-    pod each of 5, 6, 7 and 8 cpu fits on no node. All of them would request 38, the free
-    room holds 20, but the pods that fit request at most 12: the first two kinds that fit
+    pod each of 5, 6, 7 (and 8) cpu fits on no node. All of them would request 30 or more, the
+    free room holds 20, but the pods that fit request at most 12: the first two kinds that fit
     nowhere are named, and how many more."""
     objects = [node(f"n{i}", gpus=0, cpu="4") for i in range(6)]
     objects += [pod_group("mr", 1, api=SP, minResources={"cpu": "20"}), *pods("mr", 3, 0, cpu="4")]
-    for cpu in (5, 6, 7, 8):
+    for cpu in big:
         objects += pods("mr", 1, 0, cpu=str(cpu), prefix=f"big{cpu}")
     assert plan_of(write(tmp_path, objects))["ml/mr"]["reason"] == (
         "the pods that fit request at most 12 cpu even with nothing else planned, and minResources needs 20 more: "
-        "big5-0 (5 cpu) and big6-0 (6 cpu) and 2 more kinds of pod fit on no node they can use"
+        f"big5-0 (5 cpu) and big6-0 (6 cpu) and {more} fit on no node they can use"
     )
 
 
