@@ -72,10 +72,9 @@ class _Placed:
         mask, free, on = seen
         candidates = int(mask.sum())
         # What its quorum needs, never less than minResources still asks.
-        need = [
-            sum(max(_quorum_need(problem, g, k), problem.gangs[g].min_resources[k] if problem.gangs[g].min_resources else 0) for g in jg.gangs)
-            for k in range(len(problem.resources))
-        ]
+        quorum = [[_quorum_need(problem, g, k) for k in range(len(problem.resources))] for g in jg.gangs]
+        asked = [list(problem.gangs[g].min_resources or [0] * len(problem.resources)) for g in jg.gangs]
+        need = [sum(max(q[k], a[k]) for q, a in zip(quorum, asked)) for k in range(len(problem.resources))]
         # A resource short there first, then the scarcest (free there against what the quorum
         # needs), pods last among equals: a node's pod count can be all that binds.
         order = sorted(
@@ -110,6 +109,8 @@ class _Placed:
                 return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles, mask)}"
             if free[k] >= need[k] and (split := self._room_left_holds(j)):
                 return f"{lost}, but {split}"  # enough in all, not where its pods can use it
+            if any(a[k] > q[k] for q, a in zip(quorum, asked)):
+                return f"{lost}, its {'quorums and minResources need' if len(jg.gangs) > 1 else 'minResources needs'} {needed}"
             return f"{lost}, its quorum needs {needed}"
         return ""
 

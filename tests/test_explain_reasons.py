@@ -76,7 +76,7 @@ def test_the_room_a_holder_takes_is_weighed_against_min_resources(tmp_path: Path
     assert groups["ml/high"]["placed"] and not groups["ml/low"]["placed"]
     assert groups["ml/low"]["reason"] == (
         "lost to higher-priority groups holding cpu on its 1 candidate node: ml/high (4); 4 free there after the plan, "
-        "its quorum needs 6"
+        "its minResources needs 6"
     )
 
 
@@ -89,6 +89,21 @@ def test_the_resource_short_on_most_nodes_is_named_first(tmp_path: Path) -> None
     assert plan_of(write(tmp_path, objects))["ml/mix"]["reason"] == (
         "at most 3 of minMember 5 pods fit even with nothing else planned (cpu, nvidia.com/gpu; quorum gap 40%)"
     )
+
+
+def test_a_job_groups_holders_are_weighed_against_its_quorums_and_min_resources(tmp_path: Path) -> None:
+    """The same beside a JobGroup (seed 004): low1's quorum is one 1-cpu pod but its
+    minResources asks 4, low2's quorum one 1-cpu pod; 5 in all against the 4 that ml/high, first
+    in queue order, leaves (Volcano PodGroups with no priorityClassName: one priority)."""
+    objects = [node("n0", gpus=0, cpu="8"), pod_group("high", 1), *pods("high", 1, 0, cpu="4")]
+    objects += [pod_group("low1", 1, subGroup="pair", minResources={"cpu": "4"}), *pods("low1", 4, 0)]
+    objects += [pod_group("low2", 1, subGroup="pair"), *pods("low2", 1, 0)]
+    groups = plan_of(write(tmp_path, objects))
+    assert groups["ml/high"]["placed"] and not groups["ml/low1"]["placed"] and not groups["ml/low2"]["placed"]
+    assert groups["ml/low1"]["reason"].endswith(
+        "lost to groups of the same priority placed instead holding cpu on its 1 candidate node: ml/high (4); "
+        "4 free there after the plan, its quorums and minResources need 5"
+    ), groups["ml/low1"]["reason"]
 
 
 @pytest.mark.parametrize("big, more", [((5, 6, 7, 8), "2 more kinds of pod"), ((5, 6, 7), "1 more kind of pod")])

@@ -395,11 +395,12 @@ def test_explain_lost_to_higher_priority_groups(tmp_path: Path) -> None:
 
 def test_explain_lost_to_counts_min_resources_in_the_quorum(tmp_path: Path) -> None:
     """review 18 J F10: the quorum figure was the pods' alone ("its quorum needs 1", 3 free),
-    though minResources asks 4 cpu: by that line the quorum fit."""
+    though minResources asks 4 cpu: by that line the quorum fit. The figure is minResources'
+    and is called so, not the quorum's."""
     objects = [node("n0", gpus=0, cpu="6"), pod_group("urgent", 1, api=SP), pod_group("later", 1, api=SP, minResources={"cpu": "4"})]
     objects += pods("urgent", 1, 0, cpu="3", priority=100) + pods("later", 5, 0, cpu="1", priority=1)
     text = explain(write(tmp_path, objects), "ml/later")
-    assert "holding cpu on its 1 candidate node: ml/urgent (3); 3 free there after the plan, its quorum needs 4" in text
+    assert "holding cpu on its 1 candidate node: ml/urgent (3); 3 free there after the plan, its minResources needs 4" in text
 
 
 def test_explain_names_the_label_nodes_outside_the_topology_lack(tmp_path: Path) -> None:
