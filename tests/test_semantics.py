@@ -20,6 +20,7 @@ from gangplan.model import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
+    PodAffinityTerm,
     PodGroup,
     PodGroupAPI,
     PodPhase,
@@ -28,6 +29,8 @@ from gangplan.model import (
     Taint,
     Toleration,
 )
+from gangplan.plan import GroupOutcome, claims_of
+from gangplan.planner import Options, plan
 from gangplan.semantics import (
     Gang,
     consumes_capacity,
@@ -40,6 +43,7 @@ from gangplan.semantics import (
     tolerates,
     untolerated_taint,
 )
+from gangplan.verify import verify
 
 from model_fields import PodFields, PodGroupFields
 
@@ -61,6 +65,7 @@ class VolcanoFields(TypedDict, total=False):
 
     creation_timestamp: str
     priority_class_name: str
+    finished: bool
 
 
 def c(name: str = "c", restart_policy: str | None = None, **requests: int) -> Container:
@@ -112,6 +117,17 @@ def pg(
 
 def gangs_by_key(snapshot: Snapshot) -> dict[str, Gang]:
     return {g.key: g for jg in group_pods(snapshot).job_groups for g in jg.gangs}
+
+
+def planned(snapshot: Snapshot) -> list[dict[str, GroupOutcome]]:
+    """Each group's outcome under CP-SAT and under greedy, each plan checked by ``verify``."""
+    outcomes = []
+    for options in (Options(), Options(solver="greedy")):
+        result = plan(snapshot, options)
+        check = verify(snapshot, result.placements, result.topology_levels(), claims_of(result.groups))
+        assert check.ok, check.violations
+        outcomes.append({g.key: g for g in result.groups})
+    return outcomes
 
 
 # ---------------------------------------------------------------- pod_requests
@@ -337,6 +353,8 @@ def test_node_selector_operators(requirement: NodeSelectorRequirement, expected:
         pytest.param("5.0", "Gt", "1", False, id="float-label"),
         pytest.param("", "Lt", "1", False, id="empty-label"),
         pytest.param("007", "Gt", "6", True, id="leading-zeros"),
+        # 2**63 is a valid label value (digits only) but one past int64: ParseInt fails, no match.
+        pytest.param("9223372036854775808", "Gt", "1", False, id="int64-max-plus-one"),
     ],
 )
 def test_gt_lt_parse_like_strconv_parseint(label: str, operator: str, bound: str, expected: bool) -> None:
@@ -389,6 +407,23 @@ def test_gt_lt_parse_like_strconv_parseint(label: str, operator: str, bound: str
 )
 def test_node_selector_terms(sel: NodeSelector, expected: bool) -> None:
     assert node_selector_matches(sel, mknode("n1", labels=LABELS)) is expected
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        pytest.param(req("metadata.labels", "In", "7"), id="another-field"),
+        pytest.param(req("metadata.name", "Gt", "6"), id="Gt-on-a-numeric-name"),
+        pytest.param(req("metadata.name", "In", "7", "8"), id="two-values"),
+    ],
+)
+def test_match_fields_the_api_server_refuses_match_no_node(requirement: NodeSelectorRequirement) -> None:
+    """The API server admits matchFields only as metadata.name, In or NotIn, one value
+    (ValidateNodeFieldSelectorRequirement); the loader reads others, and they match no node,
+    as verify reads them, so that the planner never offers a node verify then refuses."""
+    node = mknode("7")  # a valid node name, and an integer
+    assert node_selector_matches(selector(term(fields=(req("metadata.name", "In", "7"),))), node)
+    assert not node_selector_matches(selector(term(fields=(requirement,))), node)
 
 
 @pytest.mark.parametrize(
@@ -600,6 +635,49 @@ def test_a_pod_or_kueue_group_named_like_a_podgroup_is_said() -> None:
     )
 
 
+@pytest.mark.parametrize("waiting", [False, True])
+def test_a_rule_gangplan_does_not_model_is_warned_about_only_for_groups_with_pods_to_place(waiting: bool) -> None:
+    """A plan binds only pending pods, so only a group with some can have the rule broken by
+    it: a running Volcano group with hard networkTopology is no warning. Saying every group
+    that asks, running or not, went unnoticed by the other tests."""
+    rule = "Volcano's hard networkTopology"
+    member = {"scheduling.k8s.io/group-name": "g"}
+    pods = [mkpod("g-0", annotations=member, node_name="n1", phase=PodPhase.RUNNING)]
+    if waiting:
+        pods.append(mkpod("g-1", annotations=member))
+    group = pg("g", api=PodGroupAPI.VOLCANO, unmodelled=(rule,))
+    grouping = group_pods(Snapshot(pods=tuple(pods), pod_groups=(group,)))
+    assert grouping.unmodelled == ({rule: ["PodGroup ns/g"]} if waiting else {})
+    assert [w for w in grouping.warnings if "not modelled" in w] == (
+        [f"{rule} is not modelled, so the plan may break it: PodGroup ns/g asks for it"] if waiting else []
+    )
+
+
+@pytest.mark.parametrize(
+    "expression, selects",
+    [
+        pytest.param(req("app", "NotIn", "web"), True, id="NotIn-other-value"),
+        pytest.param(req("app", "NotIn", "train"), False, id="NotIn-its-value"),
+        pytest.param(req("tier", "DoesNotExist"), True, id="DoesNotExist"),
+    ],
+)
+def test_a_running_pods_anti_affinity_by_exclusion_is_warned_about(expression: NodeSelectorRequirement, selects: bool) -> None:
+    """A running pod's required anti-affinity binds the pending pods it selects (kube-scheduler's
+    InterPodAffinity checks existing pods' terms too). A term of only NotIn or DoesNotExist names
+    no label to look pods up by, so every pending pod is a candidate: looking none up would
+    drop the warning for a term that selects the pending pod."""
+    guard = mkpod(
+        "guard", node_name="n1", phase=PodPhase.RUNNING,
+        anti_affinity=(PodAffinityTerm({}, (expression,), ("ns",)),),
+    )
+    waiting = mkpod("w", labels={"app": "train"})
+    grouping = group_pods(Snapshot(pods=(guard, waiting)))
+    assert grouping.unmodelled == ({"running pods' required pod anti-affinity": ["pod ns/guard"]} if selects else {})
+    # A guard that has finished holds nothing and asks nothing of the pods to come.
+    done = mkpod("done", node_name="n1", phase=PodPhase.SUCCEEDED, anti_affinity=guard.anti_affinity)
+    assert group_pods(Snapshot(pods=(done, waiting))).unmodelled == {}
+
+
 def test_kueue_groups_are_per_namespace() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "2"}
@@ -703,13 +781,17 @@ def test_group_priority(
     assert grouping.job_groups[0].priority == expected
 
 
-@pytest.mark.parametrize("api", [PodGroupAPI.VOLCANO, PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE])
+@pytest.mark.parametrize(
+    "api", [PodGroupAPI.VOLCANO, PodGroupAPI.VOLCANO_JOB, PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE]
+)
 @pytest.mark.parametrize("classes, expected", [(CLASSES, 0), (WITH_DEFAULT, 50)])
 def test_a_volcano_or_godel_podgroup_without_a_class_has_the_default_priority(
     api: PodGroupAPI, classes: tuple[PriorityClass, ...], expected: int
 ) -> None:
     """Not its pods' highest (review 18 I F3): Volcano's cache sets job.Priority from the
-    PodGroup's class alone, and Godel's CRD gives a PodGroup without one the default."""
+    PodGroup's class alone, and Godel's CRD gives a PodGroup without one the default. A
+    Volcano Job's PodGroup is one Volcano's job controller makes, with the Job's class: the
+    same rule (without VOLCANO_JOB here, dropping it from the rule went unnoticed)."""
     snapshot = Snapshot(
         pods=(mkpod("p0", labels=MEMBER, priority=900), mkpod("p1", labels=MEMBER, priority_class_name="high")),
         pod_groups=(pg("g", api=api),),
@@ -729,6 +811,24 @@ def test_a_volcano_or_godel_podgroup_without_a_class_has_the_default_priority(
 def test_lone_pod_priority(kw: PodFields, expected: int) -> None:
     grouping = group_pods(Snapshot(pods=(mkpod("p", **kw),), priority_classes=WITH_DEFAULT))
     assert grouping.job_groups[0].priority == expected
+
+
+@pytest.mark.parametrize("where", ["pod", "PodGroup"])
+def test_a_priority_class_the_snapshot_lacks_gives_the_global_default_not_zero(where: str) -> None:
+    """Its groups get the default priority, as the warning says: the globalDefault class's
+    value, here 50: a lookup falling back on 0 would order them behind every defaulted group
+    while the warning said 50 (test_gangs' case has no globalDefault, so 0 either way)."""
+    snapshot = Snapshot(
+        pods=(mkpod("p0", labels=MEMBER, priority_class_name="gone" if where == "pod" else None),),
+        pod_groups=(pg("g", priority_class_name="gone" if where == "PodGroup" else None),),
+        priority_classes=WITH_DEFAULT,
+    )
+    grouping = group_pods(snapshot)
+    assert grouping.job_groups[0].priority == 50
+    assert [w for w in grouping.warnings if "PriorityClass" in w] == [
+        "PriorityClass gone is not in the snapshot: its groups get the default priority 50 "
+        "(add the output of kubectl get priorityclasses -o yaml)"
+    ]
 
 
 def test_kueue_group_priority_is_max_of_pods() -> None:
@@ -862,3 +962,97 @@ def test_queue_order_compares_creation_times_not_their_spelling(tmp_path: Path) 
     assert [jg.key for jg in group_pods(snapshot).job_groups] == [
         "ml/d-ancient", "ml/b-earlier", "ml/c-same-second", "ml/a-later", "ml/0-unborn"
     ]
+
+
+# ---------------------------------------------------------------- the rules, through a plan
+# Each case below is one where a mutation audit of semantics.py broke the rule (one way or
+# the other) and every other test still passed; the sentence after the colon says how.
+
+
+def test_a_node_without_a_pods_figure_takes_kubelets_default_of_110() -> None:
+    """A node whose allocatable does not say ``pods`` holds kubelet's default --max-pods, 110
+    (DESIGN section 1). With 109 pods running the 110th fits and a 111th does not: a default
+    of 109 would refuse the one that fits, 111 would let through one that does not."""
+    node = Node("n1", {}, {"cpu": 200_000})
+    running = tuple(mkpod(f"r{i}", node_name="n1", phase=PodPhase.RUNNING) for i in range(109))
+    waiting = (mkpod("a", creation_timestamp="2024-01-01T00:00:00Z"), mkpod("b", creation_timestamp="2024-01-02T00:00:00Z"))
+    for outcome in planned(Snapshot(nodes=(node,), pods=(*running, *waiting))):
+        assert outcome["ns/a"].placed and outcome["ns/a"].scheduled == 1
+        assert not outcome["ns/b"].placed
+
+
+def test_a_pod_naming_several_groups_joins_the_first_that_exists_in_designs_order() -> None:
+    """DESIGN section 1 lists the membership keys in order, and verify reads a pod naming two
+    existing PodGroups as a member of the first; a PodGroup key wins over Kueue's plain-pod
+    label. A planner reading the keys the other way round, or letting the Kueue label win,
+    would put the pod in another gang than verify's."""
+    both = mkpod(
+        "both",
+        labels={"scheduling.x-k8s.io/pod-group": "a", "kueue.x-k8s.io/pod-group-name": "k"},
+        annotations={"scheduling.k8s.io/group-name": "b", "kueue.x-k8s.io/pod-group-total-count": "1"},
+    )
+    other = mkpod("other", annotations={"scheduling.k8s.io/group-name": "b"})
+    snapshot = Snapshot(
+        nodes=(mknode("n1"),), pods=(both, other), pod_groups=(pg("a", min_member=1), pg("b", min_member=2))
+    )
+    gangs = gangs_by_key(snapshot)
+    assert sorted(gangs) == ["ns/a", "ns/b"]  # no Kueue group: the pod has a PodGroup
+    assert [p.name for p in gangs["ns/a"].pending] == ["both"]
+    assert [p.name for p in gangs["ns/b"].pending] == ["other"]
+    for outcome in planned(snapshot):
+        assert outcome["ns/a"].placed
+        assert not outcome["ns/b"].placed  # one member of two
+
+
+def test_a_godel_group_in_phase_timeout_is_not_planned() -> None:
+    """Godel schedules a PodGroup in phase Timeout no more: its pending pods are blocked, not
+    placed, and the group says why: ignoring the phase would plan them onto a free node."""
+    group = pg("late", api=PodGroupAPI.GODEL, min_member=1, timed_out=True)
+    pod = mkpod("late-0", annotations={"godel.bytedance.com/pod-group-name": "late"})
+    snapshot = Snapshot(nodes=(mknode("n1"),), pods=(pod,), pod_groups=(group,))
+    gang = gangs_by_key(snapshot)["ns/late"]
+    assert gang.pending == [] and [p.name for p in gang.blocked] == ["late-0"]
+    for outcome in planned(snapshot):
+        assert not outcome["ns/late"].placed and outcome["ns/late"].scheduled == 0
+        assert "phase Timeout" in outcome["ns/late"].reason
+
+
+@pytest.mark.parametrize("phase, placed", [(PodPhase.SUCCEEDED, True), (PodPhase.FAILED, False)])
+def test_a_succeeded_member_counts_toward_min_member_and_a_failed_one_does_not(phase: PodPhase, placed: bool) -> None:
+    """Succeeded members count, as Volcano's ready tasks do; Failed ones do not (verify reads
+    it so): counting a Failed member would place one pending pod as if it completed a gang of two."""
+    member = {"scheduling.x-k8s.io/pod-group": "g"}
+    pods = (mkpod("g-0", labels=member, node_name="n1", phase=phase), mkpod("g-1", labels=member))
+    snapshot = Snapshot(nodes=(mknode("n1"),), pods=pods, pod_groups=(pg("g", min_member=2),))
+    for outcome in planned(snapshot):
+        assert outcome["ns/g"].placed is placed
+        assert outcome["ns/g"].scheduled == int(placed)
+
+
+def test_a_finished_group_whose_pods_wait_still_needs_its_quorum() -> None:
+    """Completed says the job ran to the end; once pods of it wait again (its job restarted) it
+    needs minMember as before: calling it done whenever the phase says so would place one pod
+    of a gang of two, on a node that takes one."""
+    group = pg("g", api=PodGroupAPI.VOLCANO, min_member=2, finished=True)
+    member = {"scheduling.k8s.io/group-name": "g"}
+    pods = tuple(mkpod(f"g-{i}", annotations=member, containers=(c(cpu=3000),)) for i in range(2))
+    snapshot = Snapshot(nodes=(mknode("n1"),), pods=pods, pod_groups=(group,))
+    assert not gangs_by_key(snapshot)["ns/g"].done
+    for outcome in planned(snapshot):
+        assert not outcome["ns/g"].placed and outcome["ns/g"].scheduled == 0
+
+
+def test_a_finished_group_with_a_gated_pod_still_holds_its_job_group_back() -> None:
+    """A gated pod waits too: its Completed PodGroup is not done, so it still owes minMember
+    and its JobGroup (seed 004) cannot be placed: ignoring the gated pod would call the group
+    done and place the JobGroup's other PodGroup alone."""
+    gated = mkpod("x-0", annotations={"scheduling.k8s.io/group-name": "x"}, scheduling_gates=("example.com/hold",))
+    waiting = mkpod("y-0", annotations={"scheduling.k8s.io/group-name": "y"})
+    groups = (
+        _volcano("x", "job", finished=True, creation_timestamp="2024-01-01T00:00:00Z"),
+        _volcano("y", "job", creation_timestamp="2024-01-02T00:00:00Z"),
+    )
+    snapshot = Snapshot(nodes=(mknode("n1"),), pods=(gated, waiting), pod_groups=groups)
+    assert not gangs_by_key(snapshot)["ns/x"].done
+    for outcome in planned(snapshot):
+        assert not outcome["ns/y"].placed and outcome["ns/y"].scheduled == 0
