@@ -94,3 +94,36 @@ def test_a_tie_in_rounded_quorum_demand_goes_to_the_job_group_count(tmp_path: Pa
     assert placed == {"ml/half-a", "ml/half-b"}
     assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert result.solver.exact_weights is False
+
+
+def test_quorum_demand_divides_by_the_room_of_ready_schedulable_nodes_only(tmp_path: Path) -> None:
+    """DESIGN objective 1 divides each request by the allocatable of Ready, schedulable nodes.
+    A cordoned node rich in cpu and a NotReady one rich in GPUs add nothing to it: counting the
+    cordoned node's cpu would make the cpu-bound gang look tiny and the plan take the other one
+    (a mutation audit of semantics.node_usable found no test noticing either node)."""
+    def node(name: str, cpu: str, gpu: str, **spec: object) -> dict:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "spec": spec,
+                "status": {"allocatable": {"cpu": cpu, "nvidia.com/gpu": gpu}}}
+
+    def gang(name: str, created: str, requests: dict[str, str]) -> list[dict]:
+        return [
+            {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+             "metadata": {"name": name, "namespace": "ml", "creationTimestamp": created}, "spec": {"minMember": 1}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": f"{name}-0", "namespace": "ml", "labels": {"scheduling.x-k8s.io/pod-group": name},
+                "creationTimestamp": created},
+             "spec": {"containers": [{"name": "main", "resources": {"requests": requests}}]}},
+        ]
+
+    not_ready = node("not-ready", "1", "1000")
+    not_ready["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    objects = [node("n1", "10", "10"), node("cordoned", "1000", "0", unschedulable=True), not_ready]
+    # Only one fits n1 (11 cores): cpu-bound 8/10, against 3/10 + 4/10 for the mixed one.
+    objects += gang("mixed", "2024-01-01T00:00:00Z", {"cpu": "3", "nvidia.com/gpu": "4"})
+    objects += gang("cpu-bound", "2024-01-02T00:00:00Z", {"cpu": "8"})
+    snapshot = load_snapshot([_snapshot(tmp_path, objects)])
+    demand = {jg.key: jg.demand for jg in build_problem(snapshot).job_groups}
+    assert demand == {"ml/mixed": Fraction(3, 10) + Fraction(4, 10), "ml/cpu-bound": Fraction(8, 10)}
+    result = plan(snapshot, Options(time_limit=5))
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    assert {g.key for g in result.groups if g.placed} == {"ml/cpu-bound"}
