@@ -19,6 +19,7 @@ from .model import (
     Node,
     NodeSelector,
     NodeSelectorRequirement,
+    NodeSelectorTerm,
     PodAffinityTerm,
     Pod,
     PodGroup,
@@ -35,6 +36,7 @@ GODEL_POD_GROUP_KEY = "godel.bytedance.com/pod-group-name"
 VOLCANO_TASK_KEY = "volcano.sh/task-spec"
 DEFAULT_PODS_PER_NODE = 110
 _INT64 = re.compile(r"[+-]?[0-9]+")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 
 def pod_requests(pod: Pod) -> dict[str, int]:
@@ -159,9 +161,16 @@ def _field_matches(requirement: NodeSelectorRequirement, node: Node) -> bool:
     return _requirement_matches(requirement, node.name)
 
 
+def _buildable(term: NodeSelectorTerm) -> bool:
+    """kube-scheduler builds a term's labels with labels.NewRequirement, which refuses a value
+    that is no label value ("-1", "a b"); the API server lets such a pod in, and its term then
+    matches no node."""
+    return all(len(v) <= 63 and _LABEL_VALUE.fullmatch(v) for r in term.match_expressions for v in r.values)
+
+
 def node_selector_matches(selector: NodeSelector, node: Node) -> bool:
     for term in selector.terms:
-        if not term.match_expressions and not term.match_fields:
+        if not term.match_expressions and not term.match_fields or not _buildable(term):
             continue
         if all(_requirement_matches(r, node.labels.get(r.key)) for r in term.match_expressions) and all(
             _field_matches(r, node) for r in term.match_fields

@@ -58,6 +58,8 @@ _KUEUE_GATES = "kueue.x-k8s.io/"  # lifted when Kueue admits the workload: plann
 _KUBELET_MAX_PODS = 110  # --max-pods default; restated here, not imported: the verifier shares no rule code
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 _INT64 = re.compile(r"[+-]?[0-9]+")
+# IsValidLabelValue, which labels.NewRequirement checks each value of every operator against.
+_LABEL_VALUE = re.compile(r"(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +191,8 @@ def _label_requirement_matches(req: NodeSelectorRequirement, labels: Mapping[str
     present = req.key in labels
     value = labels.get(req.key, "")
     op = req.operator
+    if any(len(v) > 63 or not _LABEL_VALUE.fullmatch(v) for v in req.values):
+        return False
     if op in ("In", "NotIn"):
         if not req.values:
             return False

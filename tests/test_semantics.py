@@ -337,6 +337,13 @@ LABELS = {"zone": "a", "gen": "5", "rack": "r1"}
         pytest.param(req("absent", "Lt", "100"), False, id="Lt-absent"),
         pytest.param(req("zone", "Gt", "0"), False, id="Gt-non-integer-label"),
         pytest.param(req("zone", "Lt", "100"), False, id="Lt-non-integer-label"),
+        # labels.NewRequirement checks every value as a label value: kube-scheduler cannot build
+        # these terms (the API server lets them in), so they match no node.
+        pytest.param(req("gen", "Gt", "-1"), False, id="Gt-negative-bound-is-no-label-value"),
+        pytest.param(req("gen", "Lt", "+9"), False, id="Lt-signed-bound-is-no-label-value"),
+        pytest.param(req("zone", "NotIn", "b c"), False, id="NotIn-value-with-a-space"),
+        pytest.param(req("zone", "In", "a", "x" * 64), False, id="In-value-over-63-characters"),
+        pytest.param(req("zone", "In", "a", "x" * 63), True, id="In-value-of-63-characters"),
     ],
 )
 def test_node_selector_operators(requirement: NodeSelectorRequirement, expected: bool) -> None:
@@ -367,6 +374,9 @@ def test_gt_lt_parse_like_strconv_parseint(label: str, operator: str, bound: str
     [
         pytest.param(
             selector(term(req("zone", "In", "b")), term(req("rack", "In", "r1"))), True, id="terms-ORed"
+        ),
+        pytest.param(
+            selector(term(req("gen", "Gt", "-1")), term(req("zone", "In", "a"))), True, id="an-unbuildable-term-leaves-the-others"
         ),
         pytest.param(
             selector(term(req("zone", "In", "b")), term(req("rack", "In", "r2"))), False, id="terms-ORed-none"

@@ -335,7 +335,7 @@ NO_ZONE: dict[str, str] = {}
         (affinity(term(req("size", "Gt", "1"))), NO_ZONE, False),
         (affinity(term(req("size", "Lt", "9"))), ZONE_A, True),
         (affinity(term(req("size", "Lt", "8"))), ZONE_A, False),
-        (affinity(term(req("size", "Lt", "-3"))), {"size": "-4"}, True),
+        (affinity(term(req("size", "Lt", "-3"))), {"size": "-4"}, False),  # "-3" is no label value: no such term is built
         (affinity(term(req("size", "Gt", "1"))), {"size": "1_0"}, False),  # not ParseInt
         (affinity(term(req("size", "Gt", "x"))), ZONE_A, False),  # non-integer bound
         (affinity(term(req("zone", "In", "a"), req("size", "Gt", "100"))), ZONE_A, False),  # AND
@@ -350,7 +350,12 @@ NO_ZONE: dict[str, str] = {}
         (affinity(term(req("zone", "Exists", "a"))), ZONE_A, False),  # Exists takes no values
         (affinity(term(req("zone", "DoesNotExist", "a"))), NO_ZONE, False),  # nor DoesNotExist
         (affinity(term(req("size", "Gt", "1", "2"))), ZONE_A, False),  # Gt takes exactly one
-        (affinity(term(req("size", "Gt", "+7"))), ZONE_A, True),  # ParseInt takes a sign
+        (affinity(term(req("size", "Gt", "6"))), ZONE_A, True),
+        (affinity(term(req("size", "Gt", "+6"))), ZONE_A, False),  # ParseInt takes it, IsValidLabelValue not
+        (affinity(term(req("size", "Gt", "-1"))), ZONE_A, False),  # so no negative bound is built
+        (affinity(term(req("zone", "NotIn", "b c"))), ZONE_A, False),  # nor a value with a space
+        (affinity(term(req("zone", "In", "a", "x" * 64))), ZONE_A, False),  # nor one over 63 characters
+        (affinity(term(req("size", "Gt", "-1")), term(req("zone", "In", "a"))), ZONE_A, True),  # the others count
         (affinity(term(req("size", "Lt", "1"))), ZONE_B, False),  # "big" is no number, not 0
         (affinity(term(req("size", "Gt", "1"))), {"size": str(2**63)}, False),  # beyond int64
         (affinity(term(req("size", "Lt", str(2**63)))), ZONE_A, False),  # a bound beyond int64
