@@ -15,6 +15,7 @@ from typing import Iterable, Mapping, Sequence
 
 from . import kueue
 from .errors import InputError
+from .quantity import plural
 from .model import (
     Node,
     NodeSelector,
@@ -275,8 +276,9 @@ def group_names_of(pod: Pod) -> list[str]:
 
 
 def task_of(pod: Pod) -> str:
-    """Volcano's task (role) name of a pod; "" when it has none."""
-    return pod.labels.get(VOLCANO_TASK_KEY) or pod.annotations.get(VOLCANO_TASK_KEY) or ""
+    """Volcano's task (role) name of a pod; "" when it has none. Volcano's scheduler reads the
+    annotation only (getTaskID); its job controller sets the label too, which counts for nothing."""
+    return pod.annotations.get(VOLCANO_TASK_KEY) or ""
 
 
 _PRIORITY_FROM_GROUP = frozenset(
@@ -394,6 +396,14 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             warnings.append(
                 f"{what} {gang.key} has the name of a PodGroup in its namespace: both are planned, and "
                 "explain, check --group and -o status take the PodGroup"
+            )
+    for gang in (g for g in all_gangs if g.group.min_task_member):
+        unread = sorted(p.name for p in gang.pending if not task_of(p) and p.labels.get(VOLCANO_TASK_KEY))
+        if unread:
+            warnings.append(
+                f"PodGroup {gang.key}: {plural(len(unread), 'pod')} ({', '.join(unread[:3])}{', …' if len(unread) > 3 else ''}) "
+                f"{'carries' if len(unread) == 1 else 'carry'} {VOLCANO_TASK_KEY} as a label only; Volcano reads a pod's task from the annotation, "
+                f"so for minTaskMember {'it is' if len(unread) == 1 else 'they are'} in no task"
             )
     guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
     unmodelled = _unmodelled(all_gangs, guards)

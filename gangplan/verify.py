@@ -377,7 +377,8 @@ def _gangs(snapshot: Snapshot) -> tuple[dict[str, _Gang], dict[str, str]]:
 
 
 def _role(pod: Pod) -> str:
-    return pod.labels.get(_VOLCANO_TASK) or pod.annotations.get(_VOLCANO_TASK, "")
+    """The task Volcano's getTaskID reads: from the annotation alone."""
+    return pod.annotations.get(_VOLCANO_TASK, "")
 
 
 def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:

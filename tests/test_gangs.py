@@ -42,13 +42,13 @@ def pods(group: str, count: int, gpus: int, namespace: str = "ml", task: str | N
          priority: int | None = None, prefix: str | None = None) -> list[dict]:
     out = []
     for i in range(count):
-        labels = {"volcano.sh/task-spec": task} if task else {}
+        task_spec = {"volcano.sh/task-spec": task} if task else {}
         spec: dict = {"containers": [{"name": "main", "resources": {"requests": {"cpu": cpu, "nvidia.com/gpu": str(gpus)}}}]}
         if priority is not None:
             spec["priority"] = priority
         out.append({"apiVersion": "v1", "kind": "Pod",
                     "metadata": {"name": f"{prefix or group}-{task + '-' if task else ''}{i}", "namespace": namespace,
-                                 "labels": labels, "annotations": {"scheduling.k8s.io/group-name": group}},
+                                 "labels": {}, "annotations": {"scheduling.k8s.io/group-name": group, **task_spec}},
                     "spec": spec})
     return out
 
@@ -203,6 +203,23 @@ def test_min_task_member_holds_as_well_as_min_member(tmp_path: Path) -> None:
     objects[2]["spec"]["minTaskMember"] = {"worker": 2}
     groups = plan_of(write(tmp_path, objects))
     assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 4
+
+
+def test_a_pods_task_is_its_annotation_as_volcano_reads_it(tmp_path: Path) -> None:
+    """Volcano's scheduler takes a pod's task from the volcano.sh/task-spec annotation alone
+    (getTaskID); its job controller writes the label as well. A ps with the label only is in
+    no task, so minTaskMember ps: 1 is never met and Volcano never starts the job."""
+    objects = [node("n0", gpus=8, cpu="32")]
+    objects.append(pod_group("tf", 3, minTaskMember={"ps": 1, "worker": 2}))
+    objects += pods("tf", 1, 0, task="ps") + pods("tf", 2, 2, task="worker")
+    assert plan_of(write(tmp_path, objects))["ml/tf"]["scheduled"] == 3
+    ps = objects[2]["metadata"]
+    ps["labels"] = {"volcano.sh/task-spec": ps["annotations"].pop("volcano.sh/task-spec")}
+    for mode in ([], ["--solver", "greedy"]):
+        groups = plan_of(write(tmp_path, objects), *mode)
+        assert not groups["ml/tf"]["placed"] and "task ps" in groups["ml/tf"]["reason"], (mode, groups["ml/tf"])
+    said = runner.invoke(app, ["plan", write(tmp_path, objects)]).stderr
+    assert "PodGroup ml/tf: 1 pod (tf-ps-0) carries volcano.sh/task-spec as a label only" in said, said
 
 
 def test_min_task_member_picks_the_required_roles_for_the_quorum(tmp_path: Path) -> None:

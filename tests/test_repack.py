@@ -105,8 +105,8 @@ def test_a_jobgroup_alone_on_the_room_left() -> None:
     pods = [Pod("default", "first-0", labels={"scheduling.x-k8s.io/pod-group": "first"},
                 containers=(Container("main", {"cpu": 1000, GPU: 4}),))]
     for task, count, gpus in [("ps", 1, 0), ("worker", 3, 2)]:
-        pods += [Pod("default", f"tf-{task}-{i}", labels={"volcano.sh/task-spec": task},
-                     annotations={"scheduling.k8s.io/group-name": "tf"},
+        pods += [Pod("default", f"tf-{task}-{i}",
+                     annotations={"scheduling.k8s.io/group-name": "tf", "volcano.sh/task-spec": task},
                      containers=(Container("main", {"cpu": 1000, GPU: gpus}),)) for i in range(count)]
     snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
     problem = build_problem(snapshot)

@@ -744,27 +744,29 @@ def test_min_resources_holds_every_resource_it_names() -> None:
 
 def volcano_task(name: str, role: str, **kwargs: object) -> Pod:
     """A member of Volcano PodGroup g in task ``role``."""
-    annotations = {"scheduling.k8s.io/group-name": "g"}
-    labels = {"volcano.sh/task-spec": role}
-    return pod(name, annotations=annotations, labels=labels, **kwargs)  # type: ignore[arg-type]
+    annotations = {"scheduling.k8s.io/group-name": "g", "volcano.sh/task-spec": role}
+    return pod(name, annotations=annotations, **kwargs)  # type: ignore[arg-type]
 
 
 def test_volcano_min_task_member() -> None:
     pg = group("g", 3, api=PodGroupAPI.VOLCANO, min_task_member={"ps": 1, "worker": 2})
 
-    def task(name: str, role: str, by_annotation: bool = False) -> Pod:
+    def task(name: str, role: str, by_label: bool = False) -> Pod:
         role_key = {"volcano.sh/task-spec": role}
         annotations = {"scheduling.k8s.io/group-name": "g"}
-        if by_annotation:
-            return pod(name, annotations={**annotations, **role_key})
-        return pod(name, annotations=annotations, labels=role_key)
+        if by_label:
+            return pod(name, annotations=annotations, labels=role_key)
+        return pod(name, annotations={**annotations, **role_key})
 
-    pods = [task("ps", "ps", by_annotation=True)]
+    pods = [task("ps", "ps"), task("ps-label", "ps", by_label=True)]
     pods += [task(f"w{i}", "worker") for i in (1, 2, 3)]
     assert check([node()], pods, place(("ps", "n1"), ("w1", "n1"), ("w2", "n1")), (pg,)).ok
     result = check([node()], pods, place(("w1", "n1"), ("w2", "n1"), ("w3", "n1")), (pg,))
     violation = only(result, "min-task-member")
     assert violation.message == "task ps: 0 running, succeeded and placed < minTaskMember 1"
+    # Volcano's getTaskID reads the annotation alone: with the label only, a pod is in no task.
+    labelled = check([node()], pods, place(("ps-label", "n1"), ("w1", "n1"), ("w2", "n1")), (pg,))
+    assert only(labelled, "min-task-member").message == violation.message
 
 
 def test_volcano_checks_task_minimums_only_when_min_member_covers_them() -> None:
