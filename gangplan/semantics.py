@@ -171,7 +171,7 @@ def _buildable(term: NodeSelectorTerm) -> bool:
 
 def node_selector_matches(selector: NodeSelector, node: Node) -> bool:
     for term in selector.terms:
-        if not term.match_expressions and not term.match_fields or not _buildable(term):
+        if (not term.match_expressions and not term.match_fields) or not _buildable(term):
             continue
         if all(_requirement_matches(r, node.labels.get(r.key)) for r in term.match_expressions) and all(
             _field_matches(r, node) for r in term.match_fields
@@ -400,10 +400,11 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     for gang in (g for g in all_gangs if g.group.min_task_member):
         unread = sorted(p.name for p in gang.pending if not task_of(p) and p.labels.get(VOLCANO_TASK_KEY))
         if unread:
+            one = len(unread) == 1
             warnings.append(
                 f"PodGroup {gang.key}: {plural(len(unread), 'pod')} ({', '.join(unread[:3])}{', …' if len(unread) > 3 else ''}) "
-                f"{'carries' if len(unread) == 1 else 'carry'} {VOLCANO_TASK_KEY} as a label only; Volcano reads a pod's task from the annotation, "
-                f"so for minTaskMember {'it is' if len(unread) == 1 else 'they are'} in no task"
+                f"{'carries' if one else 'carry'} {VOLCANO_TASK_KEY} as a label only; Volcano reads a pod's task "
+                f"from the annotation, so for minTaskMember {'it is' if one else 'they are'} in no task"
             )
     guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
     unmodelled = _unmodelled(all_gangs, guards)
