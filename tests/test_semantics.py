@@ -587,6 +587,14 @@ def test_a_missing_podgroup_near_one_that_exists_is_suggested() -> None:
     assert "PodGroup ns/eval does not exist; its pods (p1) are planned as groups of one" in warnings
 
 
+def test_a_pod_naming_two_missing_podgroups_is_warned_about_the_first_it_names() -> None:
+    """Membership takes the keys in DESIGN's order (the PodGroup label before the annotation):
+    when neither group exists, the warning names the one the pod would have joined."""
+    pods = (mkpod("p", labels={"scheduling.x-k8s.io/pod-group": "first"}, annotations={"scheduling.k8s.io/group-name": "second"}),)
+    warnings = group_pods(Snapshot(pods=pods)).warnings
+    assert warnings == ["PodGroup ns/first does not exist; its pods (p) are planned as groups of one"]
+
+
 def test_kueue_plain_pod_group() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "3"}
