@@ -503,7 +503,7 @@ items:
 def test_succeeded_members_count_toward_min_member_and_hold_nothing(tmp_path: Path, given_phase: str) -> None:
     """As Volcano's ready tasks and scheduler-plugins' assigned pods: a finished job's PodGroup
     is settled, not short; a Succeeded member counts toward minMember, minTaskMember and
-    minResources; a Failed one does not."""
+    minResources; a Failed one does not. Either is still a member, named as one."""
     snapshot = tmp_path / "finished.yaml"
     snapshot.write_text(FINISHED_MEMBERS.replace("PHASE", given_phase))
     table = invoke("plan", str(snapshot), "-o", "wide")
@@ -538,6 +538,9 @@ def test_succeeded_members_count_toward_min_member_and_hold_nothing(tmp_path: Pa
     assert "pods: 0 running, 2 succeeded, 0 pending, minMember 2" in explained.output
     assert "nothing to place: its members have finished (2 succeeded)" in explained.output
     assert "+ group ml/half placed (2/2)" in invoke("diff", str(snapshot), "--plan", str(out)).output
+    # `kubectl get pods` lists finished pods too: naming one points at its group, as a running one's does
+    member = invoke("explain", "half-0", str(snapshot))
+    assert member.exit_code == 2 and member.stderr.splitlines()[-1].endswith("that is a pod of the group ml/half; give the group")
 
 
 def test_a_group_with_nothing_pending_shows_its_phase_not_running(tmp_path: Path) -> None:
