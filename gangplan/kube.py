@@ -398,7 +398,8 @@ def _container(r: _Reader, raw: object, path: Path, init: bool) -> Container:
 def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[Container, ...]) -> tuple[Container, ...]:
     """A container being resized in place holds the most of what its spec asks, what the
     kubelet allocated and what it runs with, as kube-scheduler counts it (component-helpers'
-    determineContainerReqs); the spec not at all when the resize is Infeasible."""
+    determineContainerReqs); the spec not at all when the resize is Infeasible. Of the init
+    containers only sidecars (restartPolicy Always) can be resized, so only theirs are read."""
     reported: dict[str, dict[str, int]] = {}
     for i, raw in enumerate(r.sequence(status, key, _STATUS)):
         path = ("status", key, i)
@@ -418,7 +419,7 @@ def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[
     out = []
     for container in containers:
         resized = reported.get(container.name)
-        if resized is not None:
+        if resized is not None and (key == "containerStatuses" or container.restart_policy == "Always"):
             merged = dict(resized) if infeasible else {**container.requests}
             for name, amount in resized.items():
                 merged[name] = max(amount, merged.get(name, 0))

@@ -1080,6 +1080,26 @@ def test_a_container_being_resized_holds_the_most_of_spec_and_status() -> None:
     assert pod.containers[0].requests == {"cpu": 3000}
 
 
+def test_only_a_sidecars_status_changes_an_init_containers_request() -> None:
+    """component-helpers' AggregateContainerRequests (what kube-scheduler's NodeResourcesFit
+    counts) reads an init container's status only when it is a sidecar (restartPolicy Always):
+    a regular init container cannot be resized, and its spec is what it asks, Infeasible or not.
+    gangplan read initContainerStatuses for every init container."""
+    text = POD_P + (
+        "spec:\n  nodeName: n1\n  containers: [{name: a}]\n  initContainers:\n"
+        "  - {name: setup, resources: {requests: {cpu: '6'}}}\n"
+        "  - {name: proxy, restartPolicy: Always, resources: {requests: {cpu: '1'}}}\n"
+        "status:\n  phase: Running\n  initContainerStatuses:\n"
+        "  - {name: setup, allocatedResources: {cpu: '8'}, resources: {requests: {cpu: '1'}}}\n"
+        "  - {name: proxy, allocatedResources: {cpu: '2'}, resources: {requests: {cpu: '3'}}}\n"
+    )
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert [(c.name, c.requests) for c in pod.init_containers] == [("setup", {"cpu": 6000}), ("proxy", {"cpu": 3000})]
+    infeasible = text.replace("  phase: Running\n", "  phase: Running\n  conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]\n")
+    (pod,) = load_snapshot([write("p.yaml", infeasible.replace("cpu: '1'}}}\nstatus", "cpu: '4'}}}\nstatus"))]).pods
+    assert [(c.name, c.requests) for c in pod.init_containers] == [("setup", {"cpu": 6000}), ("proxy", {"cpu": 3000})]
+
+
 def test_a_godel_group_in_phase_timeout_is_read_as_timed_out() -> None:
     text = GODEL.format(api="scheduling.godel.kubewharf.io/v1alpha1")
     (group,) = load_snapshot([write("g.yaml", text + "status: {phase: Timeout}\n")]).pod_groups
