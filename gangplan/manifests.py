@@ -18,6 +18,7 @@ real pod. The pods join their group through the membership keys ``semantics`` re
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -396,7 +397,7 @@ def expand_volcano_job(
         default_minimum += replicas if minimum is None else minimum
         template = _template(r, task, "template", at, _NAME)
         if volumes:
-            template = _with_volcano_volumes(template, volumes)
+            template = _with_volcano_volumes(template, volumes, name)
         if priority_class and not template.spec.get("priorityClassName"):
             spec_with_class = {**template.spec, "priorityClassName": priority_class}
             template = replace(template, spec=spec_with_class)
@@ -458,16 +459,24 @@ def _volcano_volumes(r: _Reader, spec: Mapping[str, Any]) -> list[tuple[str, str
     return found
 
 
-def _with_volcano_volumes(template: _Template, volumes: Sequence[tuple[str, str | None]]) -> _Template:
-    named = [(path, claim) for path, claim in volumes if claim is not None]
+def _with_volcano_volumes(template: _Template, volumes: Sequence[tuple[str, str | None]], job: str) -> _Template:
+    """As Volcano's createJobPod: one volume per claim, named ``<job>-<12 characters>`` (at random
+    there, from the claim here, so that output is reproducible and no template volume is
+    shadowed), mounted in every container at the first mountPath given for it; a claim named
+    again is skipped, mount and all."""
+    named: dict[str, tuple[str, str]] = {}  # claim -> (volume, mountPath)
+    for path, claim in volumes:
+        if claim is not None and claim not in named:
+            named[claim] = (f"{job}-{hashlib.sha256(claim.encode()).hexdigest()[:12]}", path)
     if not named:
         return template
+    mounts = [{"name": volume, "mountPath": path} for volume, path in named.values()]
     containers = [
-        {**c, "volumeMounts": [*(c.get("volumeMounts") or []), *({"name": claim, "mountPath": path} for path, claim in named)]}
-        if isinstance(c, dict) else c
+        {**c, "volumeMounts": [*(c.get("volumeMounts") or []), *mounts]} if isinstance(c, dict) else c
         for c in template.spec.get("containers") or []
     ]
-    return replace(template, spec={**template.spec, "containers": containers}, claims=tuple((claim, claim) for _, claim in named))
+    claims = tuple((volume, claim) for claim, (volume, _) in named.items())
+    return replace(template, spec={**template.spec, "containers": containers}, claims=claims)
 
 
 def _owner_references(raw: Mapping[str, object]) -> Sequence[object]:

@@ -3,6 +3,7 @@ expanded into a PodGroup and pending Pods that carry the v1 Pod to create."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -592,13 +593,62 @@ spec:
     snapshot = load_snapshot([write("vv.yaml", job)])
     (group,) = snapshot.pod_groups
     assert group.unmodelled and "VolumeBinding" in group.unmodelled[0]
+    names = set()
     for pod in snapshot.pods:
         spec = manifest_of(pod)["spec"]
-        assert spec["volumes"] == [{"name": "shared", "persistentVolumeClaim": {"claimName": "shared"}}]
+        (volume,) = spec["volumes"]
+        assert volume["persistentVolumeClaim"] == {"claimName": "shared"}
+        # createJobPod names it <job>-<12 random characters>; gangplan's are drawn from the claim
+        assert re.fullmatch(r"vv-[0-9a-z]{12}", volume["name"]), volume
+        names.add(volume["name"])
         assert [c["volumeMounts"] for c in spec["containers"]] == [
-            [{"name": "x", "mountPath": "/x"}, {"name": "shared", "mountPath": "/data"}],
-            [{"name": "shared", "mountPath": "/data"}],
+            [{"name": "x", "mountPath": "/x"}, {"name": volume["name"], "mountPath": "/data"}],
+            [{"name": volume["name"], "mountPath": "/data"}],
         ]
+    assert len(names) == 1  # the same in every pod: a plan's output is reproducible
+
+
+def _volumes_job(volumes: str, template_spec: str) -> str:
+    return (
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: vv, namespace: ml}\n"
+        f"spec:\n  volumes: {volumes}\n  tasks:\n  - {{name: w, replicas: 1, template: {{spec: {template_spec}}}}}\n"
+    )
+
+
+def test_a_claim_named_twice_in_a_volcano_jobs_volumes_is_mounted_once() -> None:
+    """Volcano's createJobPod adds one volume per claim and skips, mount and all, an entry whose
+    claim it has added already ("duplicate volumes, should be prevented"); its webhook refuses
+    only a repeated mountPath. gangplan wrote the volume twice under one name, which the API
+    server refuses (spec.volumes[1].name: Duplicate value)."""
+    job = _volumes_job(
+        "[{mountPath: /a, volumeClaimName: shared}, {mountPath: /b, volumeClaimName: shared}, {mountPath: /c, volumeClaimName: other}]",
+        "{containers: [{name: c}]}",
+    )
+    (pod,) = load_snapshot([write("vv.yaml", job)]).pods
+    spec = manifest_of(pod)["spec"]
+    claims = {v["persistentVolumeClaim"]["claimName"]: v["name"] for v in spec["volumes"]}
+    assert list(claims) == ["shared", "other"] and len(set(claims.values())) == 2
+    assert spec["containers"][0]["volumeMounts"] == [
+        {"name": claims["shared"], "mountPath": "/a"}, {"name": claims["other"], "mountPath": "/c"},
+    ]
+
+
+def test_a_volcano_claim_leaves_a_template_volume_of_the_same_name_alone() -> None:
+    """createJobPod names a claim's volume after the Job, not the claim, so the template's own
+    volume that happens to share the claim's name stays as written, and so do its mounts.
+    gangplan named the volume after the claim and dropped the template's: the emptyDir mount
+    at /x became a mount of the claim."""
+    job = _volumes_job(
+        "[{mountPath: /data, volumeClaimName: shared}]",
+        "{volumes: [{name: shared, emptyDir: {}}], containers: [{name: c, volumeMounts: [{name: shared, mountPath: /x}]}]}",
+    )
+    (pod,) = load_snapshot([write("vv.yaml", job)]).pods
+    spec = manifest_of(pod)["spec"]
+    own, claim = spec["volumes"]
+    assert own == {"name": "shared", "emptyDir": {}} and claim["persistentVolumeClaim"] == {"claimName": "shared"}
+    assert spec["containers"][0]["volumeMounts"] == [
+        {"name": "shared", "mountPath": "/x"}, {"name": claim["name"], "mountPath": "/data"},
+    ]
 
 
 def test_a_gang_workload_may_be_named_by_generate_name() -> None:
