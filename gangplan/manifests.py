@@ -489,8 +489,8 @@ def waiting_volcano_jobs(
     snapshot: Snapshot, jobs: Sequence[tuple[Mapping[str, Any], Origin]]
 ) -> tuple[list[tuple[str, list[Pod]]], list[str]]:
     """The pods of created Volcano Jobs that wait to be enqueued (the Job Pending, its PodGroup
-    Pending or Inqueue): their PodGroup is in the inputs (owned by the Job, named
-    ``<job>-<uid>`` or ``<job>``) and no pod of theirs is, since Volcano's job controller makes
+    Pending or Inqueue): their PodGroup is in the inputs (``<job>-<uid>``, else ``<job>``, as the
+    controller looks it up; else the one the Job owns) and no pod of theirs is, since Volcano's job controller makes
     them once the group leaves Pending. A Job running, finished or aborted is not planned again. ``([(job, its pods)],
     why each other job is skipped)``: its pods exist, or its PodGroup is not given."""
     made: list[tuple[str, list[Pod]]] = []
@@ -502,13 +502,13 @@ def waiting_volcano_jobs(
         name = r.string(meta, "name", _META, required=True)
         namespace = r.string(meta, "namespace", _META) or "default"
         uid = r.string(meta, "uid", _META)
-        owned = [
-            pg for pg in snapshot.pod_groups
-            if pg.namespace == namespace and pg.api is PodGroupAPI.VOLCANO and (
-                pg.name in (name, f"{name}-{uid}")
-                or any(isinstance(o, dict) and o.get("kind") == "Job" and (o.get("uid") == uid if uid else o.get("name") == name)
-                       for o in _owner_references(pg.raw))
-            )
+        volcano = [pg for pg in snapshot.pod_groups if pg.namespace == namespace and pg.api is PodGroupAPI.VOLCANO]
+        # getPodGroupByJob: <job>-<uid>, and only when that is not found, <job> (older controllers).
+        by_name = [pg for wanted in ((f"{name}-{uid}",) if uid else ()) + (name,) for pg in volcano if pg.name == wanted][:1]
+        owned = by_name or [
+            pg for pg in volcano
+            if any(isinstance(o, dict) and o.get("kind") == "Job" and (o.get("uid") == uid if uid else o.get("name") == name)
+                   for o in _owner_references(pg.raw))
         ]
         job_phase = r.string(r.mapping(r.mapping(obj, "status", ()), "state", ("status",)), "phase", ("status", "state"))
         if job_phase != "Pending":  # running, finished or aborted: its pods were made (or are gone for good)

@@ -1328,6 +1328,13 @@ def test_a_volcano_job_waiting_to_be_enqueued_is_planned_with_its_podgroup(tmp_p
     assert [(p["metadata"]["name"], p["metadata"]["annotations"]["scheduling.k8s.io/group-name"]) for p in created] == [
         ("vj-worker-0", f"vj-{uid}"), ("vj-worker-1", f"vj-{uid}"),
     ]
+    # Beside a PodGroup of the older name <job> too, the controller's getPodGroupByJob finds
+    # <job>-<uid> first (the Job was skipped: "give its PodGroup").
+    both = tmp_path / "both.yaml"
+    both.write_text(snapshot.read_text() + "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                    "metadata: {name: vj, namespace: default}\nspec: {minMember: 2}\n")
+    created = [i for i in json.loads(invoke("plan", str(both), "-o", "json").stdout)["items"] if i["kind"] == "Pod"]
+    assert {p["metadata"]["annotations"]["scheduling.k8s.io/group-name"] for p in created} == {f"vj-{uid}"}
     snapshot.write_text(snapshot.read_text() + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: vj-worker-0, namespace: default, "
                         f"uid: a1, annotations: {{scheduling.k8s.io/group-name: vj-{uid}}}}}\nspec: {{nodeName: n1, containers: [{{name: c, image: x}}]}}\n"
                         "status: {phase: Running}\n")
