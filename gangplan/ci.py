@@ -42,9 +42,9 @@ def checked_groups(
     with why, and so does a PodGroup manifest given without the pods to place."""
     if not chosen:
         return [g for g in result.groups if g.waiting]
-    keys = list(dict.fromkeys(named))
     written = written_in(groups_from, origins, made_in(snapshot))
-    keys += [g.key for g in result.groups if g.key in written and g.key not in keys]
+    # A bare pod may have a PodGroup's name: the key is asked once, and by_key gives the PodGroup.
+    keys = dict.fromkeys([*named, *(g.key for g in result.groups if g.key in written)])
     by_key = result.by_key()
     return [by_key[key] for key in keys]
 
@@ -78,12 +78,19 @@ def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[s
     cluster has), that workload, which is where a reviewer wants the annotation."""
     inside = _under(groups_from)
     origins = {}
+    implicit: set[str] = set()
     for job_group in group_pods(snapshot).job_groups:
         for gang in job_group.gangs:
+            if gang.key in origins and gang.key not in implicit:
+                continue  # a bare pod named like a PodGroup: the name is the PodGroup's, as in Plan.by_key
             origin = gang.group.origin
             if groups_from and not inside(origin.file):
                 origin = next((pod.origin for pod in gang.pending if pod.manifest is not None and inside(pod.origin.file)), origin)
             origins[gang.key] = origin
+            if gang.implicit:
+                implicit.add(gang.key)
+            else:
+                implicit.discard(gang.key)
     return origins
 
 

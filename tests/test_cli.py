@@ -822,6 +822,31 @@ def test_check_groups_from_checks_a_job_whose_podgroup_the_cluster_already_has(g
     assert checked.stdout.startswith("1/1 groups placed" if gpus == 4 else "FAIL ml/train")
 
 
+def test_check_answers_for_a_podgroup_once_beside_a_bare_pod_of_its_name(tmp_path: Path) -> None:
+    """A pending bare pod ml/train beside the PodGroup ml/train (both planned; the warning says
+    check takes the PodGroup). With --groups-from naming the PodGroup's Job, check printed the
+    PodGroup's FAIL twice and '0/2 groups placed'; its annotation went on the pod's document,
+    queued last, not the PodGroup's."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    podgroup, job = job_manifest("train", 2, 64).split("---\n", 1)
+    podgroup = podgroup.replace("namespace: ml}", "namespace: ml, creationTimestamp: '2024-01-01T00:00:00Z'}")
+    lone = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: train, namespace: ml, uid: u-lone, creationTimestamp: '2030-01-01T00:00:00Z'}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Pending}\n"
+    )
+    cluster.write_text(CLUSTER + "---\n" + podgroup + "---\n" + lone)
+    jobs.mkdir()
+    (jobs / "job.yaml").write_text(job)
+    checked = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert checked.exit_code == 1 and checked.stdout.count("FAIL ml/train") == 1, checked.stdout
+    assert checked.stdout.endswith("\n0/1 groups placed\n"), checked.stdout
+    # Without --groups-from the annotation points at the PodGroup, where the name is written.
+    github = invoke("check", str(cluster), "--format", "github")
+    (error,) = [line for line in github.stdout.splitlines() if line.startswith("::error") and "ml/train" in line]
+    line = int(error.split(",line=")[1].split(",")[0])
+    assert cluster.read_text().splitlines()[line - 1 : line + 1] == ["apiVersion: scheduling.x-k8s.io/v1alpha1", "kind: PodGroup"], error
+
+
 def test_a_job_manifest_beside_its_podgroup_is_checked_before_its_pods_exist(tmp_path: Path) -> None:
     """review 18 H F1/F4: a PodGroup and the Job that makes its pods, the usual CI manifest,
     gave "0/0 groups placed" and exit 0 even for 64 GPUs on an 8-GPU cluster: the Job was
