@@ -372,17 +372,23 @@ def test_succeeded_members_alone_are_not_unknown_and_finish_a_scheduler_plugins_
     assert (status["f"]["phase"], status["f"]["running"], status["f"]["succeeded"]) == ("Finished", 1, 2)
 
 
+GODEL_APIS = (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE)
+
+
 def _as(api: PodGroupAPI, group: PodGroup) -> PodGroup:
     from dataclasses import replace
 
     return replace(group, api=api, raw={**group.raw, "apiVersion": api.value})
 
 
-@pytest.mark.parametrize("api", [PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.VOLCANO, PodGroupAPI.GODEL])
+@pytest.mark.parametrize(
+    "api", [PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.VOLCANO, PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE]
+)
 def test_each_api_gets_the_phase_and_fields_its_controller_writes(api: PodGroupAPI) -> None:
-    """Godel's status has pending but no scheduled, and keys its conditions by phase; all of
-    minMember's pods waiting is PreScheduling for scheduler-plugins and Godel, Pending for
-    Volcano; scheduleStartTime, which scheduleTimeoutSeconds counts from, is kept."""
+    """Godel's status (under both its API groups) has pending but no scheduled, and keys its
+    conditions by phase; all of minMember's pods waiting is PreScheduling for scheduler-plugins
+    and Godel, Pending for Volcano; scheduleStartTime, which scheduleTimeoutSeconds counts from,
+    is kept."""
     started = {"scheduleStartTime": "2024-01-01T00:05:00Z"}
     big = _as(api, podgroup("big", 2, started))
     done = _as(api, podgroup("done", 1))
@@ -392,7 +398,7 @@ def test_each_api_gets_the_phase_and_fields_its_controller_writes(api: PodGroupA
               pod("done-0", "done", node_name="n1", phase=PodPhase.SUCCEEDED)),
         pod_groups=(big, done),
     )
-    if api is PodGroupAPI.GODEL:  # Godel's pods name their group by an annotation
+    if api in GODEL_APIS:  # Godel's pods name their group by an annotation
         snapshot = replace_pods(snapshot, {"godel.bytedance.com/pod-group-name": None})
     items = items_by_name(run(snapshot))
     status = items["big"]["status"]
@@ -400,7 +406,7 @@ def test_each_api_gets_the_phase_and_fields_its_controller_writes(api: PodGroupA
     assert status["phase"] == ("Pending" if api is PodGroupAPI.VOLCANO else "PreScheduling")
     [condition] = status["conditions"]
     assert condition["reason"] == "NotEnoughResources" and condition["status"] == "True"
-    if api is PodGroupAPI.GODEL:
+    if api in GODEL_APIS:
         assert condition["phase"] == "PreScheduling" and "type" not in condition
         assert status["pending"] == 2 and "scheduled" not in status
         assert items["done"]["status"]["phase"] == "Finished"
@@ -507,3 +513,212 @@ def test_a_gang_of_workloads_has_no_podgroup_to_write_status_to() -> None:
     group, pods = gang_from_objects("x", [(deployment, NOWHERE)])
     snapshot = with_gang(Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("a", 1),), pods=(pod("a-0", "a"),)), group, pods)
     assert [item["metadata"]["name"] for item in run(snapshot)["items"]] == ["a"]
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_pod_named_like_a_podgroup_queued_after_it_lends_it_neither_outcome_nor_members(first: bool) -> None:
+    """The bare pod ns/g queued after the PodGroup ns/g (created later) comes after it in the
+    plan and among the groups: the PodGroup's status must still be its own. Of its 3 members one
+    runs and the other two cannot both fit, so it is Unknown (seed 001: some run, the rest cannot
+    be scheduled), running 1, scheduled 1 (the bound one), NotEnoughResources; the pod fits."""
+    lone = replace(pod("g", cpu=1000), creation_timestamp="2025-01-01T00:00:00Z")
+    members = [pod("g-0", "g", node_name="n1"), *(pod(f"g-{i}", "g", cpu=3000) for i in (1, 2))]
+    pods = (lone, *members) if first else (*members, lone)
+    snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("g", 3),))
+    result = plan(snapshot, Options(solver="greedy"))
+    assert [g.api for g in result.groups][-1] == "v1/Pod"  # the pod is planned after the PodGroup
+    [item] = status_list(result, snapshot, now=NOW)["items"]
+    status = item["status"]
+    assert (status["phase"], status["running"], status["scheduled"]) == ("Unknown", 1, 1)
+    assert [c["reason"] for c in status["conditions"]] == ["NotEnoughResources"]
+
+
+@pytest.mark.parametrize("count", [3, 4])
+def test_a_plan_from_another_snapshot_names_up_to_three_missing_podgroups(count: int) -> None:
+    """The refusal names the PodGroups the plan lacks, three at most, and says when there are
+    more: all three of three, and 'and more' only past three."""
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("a-0", "a"),), pod_groups=(podgroup("a", 1),))
+    new = tuple(podgroup(f"new{i}", 1) for i in range(count))
+    other = Snapshot(nodes=(node("n1"),), pod_groups=(podgroup("a", 1), *new))
+    with pytest.raises(ValueError) as refused:
+        status_list(plan(snapshot, Options(solver="greedy")), other)
+    message = str(refused.value)
+    assert all(f"ns/new{i}" in message for i in range(3))
+    assert ("and more" in message) is (count > 3)
+
+
+def test_a_completed_volcano_group_whose_pods_are_still_listed_counts_them() -> None:
+    """A Completed group is done, but its pods are still in the snapshot: the counts are of
+    those pods by phase (seed 001's running and succeeded), not the ones its status carried
+    while they ran. The status is kept as given only when its pods are gone."""
+    given = {"phase": "Completed", "running": 2}
+    done = replace(_as(PodGroupAPI.VOLCANO, podgroup("v", 2, given)), finished=True)  # as the loader reads Completed
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=tuple(pod(f"v-{i}", "v", node_name="n1", phase=PodPhase.SUCCEEDED) for i in range(2)),
+        pod_groups=(done,),
+    )
+    [item] = run(snapshot)["items"]
+    assert item["status"] == {"phase": "Completed", "running": 0, "succeeded": 2, "failed": 0}
+
+
+@pytest.mark.parametrize("given", ["Running", "Completed"])
+def test_a_volcano_group_with_a_member_still_running_is_running_not_completed(given: str) -> None:
+    """Volcano's getPodGroupPhase (scheduler/framework/session.go): with minMember pods
+    scheduled, Completed only when every scheduled one (Running, Bound, Succeeded, Failed) has
+    completed, else Running. Two succeeded and one running of minMember 2 is Running, whatever
+    phase the group had."""
+    group = replace(_as(PodGroupAPI.VOLCANO, podgroup("v", 2, {"phase": given})), finished=given == "Completed")
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(
+            pod("v-0", "v", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("v-1", "v", node_name="n1", phase=PodPhase.SUCCEEDED),
+            pod("v-2", "v", node_name="n1"),
+        ),
+        pod_groups=(group,),
+    )
+    [item] = run(snapshot)["items"]
+    assert item["status"] == {"phase": "Running", "running": 1, "succeeded": 2, "failed": 0}
+
+
+SUCCEEDED, FAILED, RUNNING = PodPhase.SUCCEEDED, PodPhase.FAILED, PodPhase.RUNNING
+
+
+@pytest.mark.parametrize("api", [PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY])
+@pytest.mark.parametrize(
+    ("phases", "min_member", "expected"),
+    [
+        ((SUCCEEDED, FAILED, RUNNING), 3, "Failed"),  # a member failed; failed + running + succeeded reach 3
+        ((SUCCEEDED, SUCCEEDED, FAILED), 2, "Finished"),  # Finished is checked last: it wins over Failed
+        ((SUCCEEDED, SUCCEEDED, RUNNING), 2, "Finished"),  # succeeded >= minMember, whatever still runs
+    ],
+)
+def test_scheduler_plugins_final_phases_follow_its_controller(
+    api: PodGroupAPI, phases: tuple[PodPhase, ...], min_member: int, expected: str
+) -> None:
+    """scheduler-plugins' PodGroupReconciler (pkg/controllers/podgroup_controller.go), for both
+    API groups it has used: Failed once failed != 0 and failed + running + succeeded >=
+    minMember; then Finished once succeeded >= minMember, which overrides Failed. Its status
+    keeps seed 001's scheduled count."""
+    group = _as(api, podgroup("a", min_member))
+    pods = tuple(pod(f"a-{i}", "a", node_name="n1", phase=phase) for i, phase in enumerate(phases))
+    snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(group,))
+    [item] = run(snapshot)["items"]
+    status = item["status"]
+    assert status["phase"] == expected
+    counts = tuple(phases.count(p) for p in (RUNNING, SUCCEEDED, FAILED))
+    assert (status["running"], status["succeeded"], status["failed"]) == counts
+    assert status["scheduled"] == phases.count(RUNNING)  # bound, unfinished members; the plan places none
+
+
+def test_godels_pending_count_is_of_members_in_phase_pending_bound_or_not() -> None:
+    """Godel's status counts pending pods beside running, succeeded and failed ones: counts of
+    members by pod phase, as scheduler-plugins' getCurrentPodStats counts by status.phase. A
+    member bound to a node but not started yet is still in phase Pending."""
+    group = _as(PodGroupAPI.GODEL, podgroup("g", 3))
+    snapshot = replace_pods(
+        Snapshot(
+            nodes=(node("n1"),),
+            pods=(
+                pod("g-0", "g", node_name="n1", phase=PodPhase.PENDING),
+                pod("g-1", "g", node_name="n1"),
+                pod("g-2", "g"),
+            ),
+            pod_groups=(group,),
+        ),
+        {"godel.bytedance.com/pod-group-name": None},
+    )
+    [item] = run(snapshot)["items"]
+    assert (item["status"]["pending"], item["status"]["running"]) == (2, 1)
+
+
+def test_a_godel_condition_of_another_phase_does_not_lend_its_transition_time() -> None:
+    """Godel keys its conditions by phase, and lastTransitionTime is when the group moved to
+    that phase: a group Pending (too few pods) before and PreScheduling now (all exist, no room)
+    gets a PreScheduling condition from now, not the Pending one's time."""
+    earlier = {"phase": "Pending", "status": "True", "reason": "NotEnoughTasks", "message": "old",
+               "lastTransitionTime": "2024-06-13T08:50:00Z"}
+    group = _as(PodGroupAPI.GODEL, podgroup("g", 2, {"phase": "Pending", "conditions": [earlier]}))
+    snapshot = replace_pods(
+        Snapshot(
+            nodes=(node("n1", cpu=1000),),
+            pods=(pod("g-0", "g", cpu=800), pod("g-1", "g", cpu=800)),
+            pod_groups=(group,),
+        ),
+        {"godel.bytedance.com/pod-group-name": None},
+    )
+    [item] = run(snapshot)["items"]
+    [condition] = item["status"]["conditions"]
+    assert (condition["phase"], condition["reason"]) == ("PreScheduling", "NotEnoughResources")
+    assert condition["lastTransitionTime"] == NOW
+
+
+@pytest.mark.parametrize(
+    ("api", "stale"),
+    [
+        (
+            PodGroupAPI.VOLCANO,
+            {"type": "Unschedulable", "status": "True", "reason": "NotEnoughPodsOfTask", "message": "old"},
+        ),
+        (PodGroupAPI.GODEL, {"phase": "Pending", "status": "True", "reason": "NotEnoughTasks", "message": "old"}),
+    ],
+)
+def test_a_placed_group_drops_every_unschedulable_condition_gangplan_writes(
+    api: PodGroupAPI, stale: dict[str, Any]
+) -> None:
+    """Each reason the status writes for a group it cannot place (Volcano's NotEnoughPodsOfTask,
+    Godel's phase-keyed NotEnoughTasks) is stale once the plan places the group, and goes; a
+    condition of another kind stays."""
+    other = {"type": "Custom", "status": "True", "reason": "Other"}
+    group = _as(api, podgroup("g", 1, {"phase": "Pending", "conditions": [stale, other]}))
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("g-0", "g"),), pod_groups=(group,))
+    if api is PodGroupAPI.GODEL:
+        snapshot = replace_pods(snapshot, {"godel.bytedance.com/pod-group-name": None})
+    [item] = run(snapshot)["items"]
+    assert item["status"]["conditions"] == [other]
+
+
+def test_a_volcano_jobgroup_member_held_back_by_a_sibling_short_of_a_task_says_not_enough_pods_of_task() -> None:
+    """The sibling's reason is the member's, as with NotEnoughTasks: a task short of its
+    minTaskMember is Volcano's NotEnoughPodsOfTask (its gang plugin's CheckTaskValid), so the
+    member it holds back says so too, in agreement with its message."""
+    whole = replace(_as(PodGroupAPI.VOLCANO, podgroup("whole", 1)), sub_group="sg")
+    short = replace(_as(PodGroupAPI.VOLCANO, podgroup("short", 2)), sub_group="sg", min_task_member={"worker": 2})
+    snapshot = Snapshot(
+        nodes=(node("n1"),),
+        pods=(
+            pod("w-0", "whole"),
+            pod("s-0", "short", annotations={"volcano.sh/task-spec": "worker"}),
+            pod("s-1", "short", annotations={"volcano.sh/task-spec": "ps"}),
+        ),
+        pod_groups=(whole, short),
+    )
+    snapshot = replace_pods(snapshot, {"scheduling.k8s.io/group-name": None})
+    items = items_by_name(run(snapshot))
+    [condition] = items["whole"]["status"]["conditions"]
+    member_short = "JobGroup ns/sg cannot be placed: member ns/short: NotEnoughTasks: task worker:"
+    assert condition["message"].startswith(member_short)
+    assert condition["reason"] == "NotEnoughPodsOfTask"
+    assert [c["reason"] for c in items["short"]["status"]["conditions"]] == ["NotEnoughPodsOfTask"]
+
+
+def test_a_condition_that_is_not_a_mapping_is_not_read_as_one() -> None:
+    """The loader reads a PodGroup's status.phase only, so status.conditions may hold anything
+    YAML does: a string there is no condition to keep or replace, and -o status still writes
+    the group's status rather than fail."""
+    group = podgroup("g", 2, {"phase": "Pending", "conditions": ["Unschedulable"]})
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("g-0", "g"),), pod_groups=(group,))
+    [item] = run(snapshot)["items"]
+    assert [c.get("reason") for c in item["status"]["conditions"] if isinstance(c, dict)] == ["NotEnoughTasks"]
+
+
+def test_a_podgroup_whose_raw_holds_tuples_shares_nothing_with_the_output() -> None:
+    """A PodGroup built in Python may hold tuples where YAML gives lists: the output is still a
+    copy (status_list never hands out a part of its input)."""
+    raw = raw_pg("g", 1)
+    raw["spec"]["extra"] = ({"unknown": [1, 2]},)
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("g-0", "g"),), pod_groups=(replace(podgroup("g", 1), raw=raw),))
+    [item] = run(snapshot)["items"]
+    item["spec"]["extra"][0]["unknown"].append(3)
+    assert raw["spec"]["extra"][0]["unknown"] == [1, 2]
