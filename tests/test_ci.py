@@ -1,0 +1,289 @@
+"""gangplan.ci: what `check` writes where CI looks. GitHub Actions workflow commands (escaped
+as the Actions toolkit escapes them), paths as the runner reads them, JUnit XML, and which
+groups --group and --groups-from select."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from gangplan.ci import annotation, escape_data, from_workspace, warning_annotation
+from gangplan.errors import Position
+from test_cli import CLUSTER, invoke, job_manifest
+
+
+def unescape_data(text: str) -> str:
+    """The runner's reading of a command's message (actions/runner's ActionCommand): %0D, %0A,
+    then %25, the reverse of the toolkit's escapeData."""
+    return text.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+
+
+def unescape_property(text: str) -> str:
+    return text.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+
+
+def test_a_message_is_escaped_as_the_actions_toolkit_escapes_data() -> None:
+    """actions/toolkit packages/core/src/command.ts escapeData: % first (as %25), then \\r
+    (%0D) and \\n (%0A), so that a workflow command stays one line and the runner reads the
+    message back as written, a literal '%0A' included."""
+    message = "50% done\r\nnext: a, b\nliteral %0A"
+    escaped = escape_data(message)
+    assert escaped == "50%25 done%0D%0Anext: a, b%0Aliteral %250A"
+    assert "\n" not in escaped and "\r" not in escaped and unescape_data(escaped) == message
+
+
+def test_properties_are_escaped_as_the_actions_toolkit_escapes_them() -> None:
+    """escapeProperty also escapes ':' (%3A) and ',' (%2C): a property value with a comma
+    would otherwise end there and start a bogus property."""
+    title = "ns/a,b: 100%\nfails"
+    line = warning_annotation(title, "x")
+    assert line == "::warning title=ns/a%2Cb%3A 100%25%0Afails::x\n"
+    properties = line[len("::warning ") : line.index("::", 2)]
+    assert [unescape_property(p.split("=", 1)[1]) for p in properties.split(",")] == [title]
+
+
+def test_an_annotation_message_and_title_are_escaped_and_stay_on_one_line() -> None:
+    message = "insufficient cpu\nsecond line 5%"
+    line = annotation("ns/a,b cannot be placed", Position("jobs/a,b.yaml", 3, 2), message)
+    assert line.count("\n") == 1 and line.endswith("::insufficient cpu%0Asecond line 5%25\n")
+    assert line.startswith("::error file=jobs/a%2Cb.yaml,line=3,col=2,title=ns/a%2Cb cannot be placed::")
+
+
+@pytest.mark.parametrize("stream", ["-", "<stdin>"])
+def test_an_annotation_of_standard_input_names_no_file(stream: str) -> None:
+    """file= is a path in the repository; what was read from standard input has none, so the
+    annotation has only its title (a file=- would point at no file of the diff)."""
+    assert annotation("t", Position(stream, 4, 29), "bad") == "::error title=t::bad\n"
+
+
+def test_an_annotation_gives_line_and_col_only_when_known_and_col_1_for_a_line_alone() -> None:
+    """A position without a line is a file alone (no 'line=None'); a line without a column
+    starts at column 1."""
+    assert annotation("t", Position("a.yaml"), "m") == "::error file=a.yaml,title=t::m\n"
+    assert annotation("t", Position("a.yaml", 7), "m") == "::error file=a.yaml,line=7,col=1,title=t::m\n"
+
+
+def test_paths_are_relative_to_the_workspace_whatever_folder_the_step_runs_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner reads file= from the repository root ($GITHUB_WORKSPACE): a path typed
+    relative to a step's working-directory (a subfolder) is made relative to the root, and a
+    workspace named through a symbolic link is the same folder."""
+    root = tmp_path / "repo"
+    (root / "sub" / "jobs").mkdir(parents=True)
+    (root / "sub" / "jobs" / "x.yaml").write_text("")
+    monkeypatch.chdir(root / "sub")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(root))
+    assert from_workspace("jobs/x.yaml") == "sub/jobs/x.yaml"
+    link = tmp_path / "link"
+    link.symlink_to(root, target_is_directory=True)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(link))
+    assert from_workspace(str(root / "sub" / "jobs" / "x.yaml")) == "sub/jobs/x.yaml"
+    monkeypatch.delenv("GITHUB_WORKSPACE")
+    assert from_workspace("jobs/x.yaml") == "jobs/x.yaml"  # outside a workflow: as given
+
+
+def junit_cases(text: str) -> list[str]:
+    return [str(case.get("name")) for case in ElementTree.fromstring(text).iter("testcase")]
+
+
+def test_each_group_is_checked_once_and_the_named_ones_first(tmp_path: Path) -> None:
+    """check's contract: the groups --group names, in that order, then those written in
+    --groups-from's files; a group named twice (by namespace/name and by its bare name) or both
+    named and written is one group, one JUnit test case and one count in 'n/m groups placed'."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER)
+    jobs.mkdir()
+    (jobs / "train.yaml").write_text(job_manifest("train", 2, 4))
+    junit = invoke("check", str(cluster), "--groups-from", str(jobs), "--group", "ops/debug-shell", "-o", "junit")
+    assert junit.exit_code == 1 and junit_cases(junit.stdout) == ["ops/debug-shell", "ml/train"]
+    twice = ["--group", "ops/debug-shell", "--group", "debug-shell", "--group", "ml/train"]
+    text = invoke("check", str(cluster), "--groups-from", str(jobs), *twice)
+    assert text.exit_code == 1
+    assert [line.split(":")[0] for line in text.stdout.splitlines()] == ["FAIL ops/debug-shell", "1/2 groups placed"]
+
+
+def test_groups_from_checks_the_podgroup_a_prs_job_fills_beside_a_pod_named_like_it(tmp_path: Path) -> None:
+    """The pull request's Job makes the pods of ml/train, a PodGroup the cluster has; the
+    cluster also has a pending bare pod named ml/train, queued later. The group is still the
+    pull request's change (session 22's workload review F3) and is checked: its 64-GPU pods fit
+    nowhere. Only that it is checked is asserted here, not how many times it is counted."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    podgroup, job = job_manifest("train", 2, 64).split("---\n", 1)
+    podgroup = podgroup.replace("namespace: ml}", "namespace: ml, creationTimestamp: '2024-01-01T00:00:00Z'}")
+    lone = (
+        "apiVersion: v1\nkind: Pod\n"
+        "metadata: {name: train, namespace: ml, uid: u-lone, creationTimestamp: '2030-01-01T00:00:00Z'}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Pending}\n"
+    )
+    cluster.write_text(CLUSTER + "---\n" + podgroup + "---\n" + lone)
+    jobs.mkdir()
+    (jobs / "job.yaml").write_text(job)
+    checked = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert checked.exit_code == 1, checked.output
+    assert checked.stdout.startswith("FAIL ml/train: 0/2 nodes are available: 2 resource nvidia.com/gpu")
+
+
+def test_the_junit_report_carries_the_plans_warnings(tmp_path: Path) -> None:
+    """A gate that passes on a stale snapshot should say so where reviewers look: in JUnit's
+    system-err, as on stderr and in GitHub's warnings."""
+    cluster, stale = tmp_path / "cluster.yaml", tmp_path / "stale.yaml"
+    cluster.write_text(CLUSTER)
+    stale.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  nodeName: gone\n"
+        "  containers: [{name: c, image: x}]\nstatus: {phase: Running}\n"
+    )
+    result = invoke("check", str(cluster), str(stale), "-o", "junit")
+    suite = ElementTree.fromstring(result.stdout)
+    said = suite.findtext("system-err") or ""
+    assert "warning: pod ml/p runs on node gone, not in the snapshot" in said
+    assert "warning: pod ml/p runs on node gone, not in the snapshot" in result.stderr
+
+
+def test_a_group_named_beside_groups_from_is_annotated_where_it_is_written(tmp_path: Path) -> None:
+    """--groups-from moves a group's annotation to the pull request's workload that joins it;
+    a group only named (--group), whose Job is in no --groups-from file, keeps it on its
+    PodGroup, as without --groups-from."""
+    cluster, jobs, other = tmp_path / "cluster.yaml", tmp_path / "jobs", tmp_path / "other"
+    podgroup, job = job_manifest("train", 2, 64).split("---\n", 1)
+    cluster.write_text(CLUSTER + "---\n" + podgroup)
+    jobs.mkdir()
+    (jobs / "job.yaml").write_text(job)
+    other.mkdir()
+    (other / "x.yaml").write_text(job_manifest("small", 1, 1))
+    plain = invoke("check", str(cluster), str(jobs), "--group", "ml/train", "-o", "github")
+    with_other = invoke(
+        "check", str(cluster), str(jobs), "--groups-from", str(other), "--group", "ml/train", "-o", "github"
+    )
+    [annotated] = [line for line in plain.stdout.splitlines() if line.startswith("::error")]
+    assert annotated.startswith(f"::error file={cluster},line=")
+    assert annotated in with_other.stdout.splitlines()
+
+
+def test_what_standard_input_gives_is_not_written_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kubectl get ... -o yaml | gangplan check - --groups-from .`: the cluster piped in is in
+    no folder, so it is not the pull request's change; only the Job in the folder is checked
+    (the cluster's pod that fits nowhere, ops/debug-shell, is not)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.yaml").write_text(job_manifest("train", 2, 4))
+    result = invoke("check", "-", "--groups-from", ".", input=CLUSTER)
+    assert result.exit_code == 0 and result.stdout == "1/1 groups placed\n", result.output
+
+
+PR_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml{labels}}}\n"
+    "spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1', nvidia.com/gpu: '64'}}}}}}]}}\n"
+)
+
+
+def test_groups_from_takes_a_groups_first_pod_there_but_not_a_pod_joining_a_podgroup_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """README, 'In CI': --groups-from checks the groups written there: a PodGroup's object, the
+    first pod of a group without one, or a workload there that makes a group's pods. A bare
+    Pod in the folder is a group of one written there (it fits nowhere: FAIL); a Pod there
+    that joins a PodGroup of the cluster's file is none of the three, so nothing is checked."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    podgroup = job_manifest("train", 1, 1).split("---\n", 1)[0]
+    cluster.write_text(CLUSTER + "---\n" + podgroup)
+    jobs.mkdir()
+    (jobs / "pod.yaml").write_text(PR_POD.format(name="solo", labels=""))
+    alone = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert alone.exit_code == 1, alone.output
+    assert alone.stdout.startswith("FAIL ml/solo: ") and alone.stdout.endswith("0/1 groups placed\n")
+    joining = PR_POD.format(name="train-0", labels=", labels: {scheduling.x-k8s.io/pod-group: train}")
+    (jobs / "pod.yaml").write_text(joining)
+    member = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert member.exit_code == 0 and member.stdout == "0/0 groups placed\n", member.output
+    assert f"warning: no group written in {jobs} to check" in member.stderr
+
+
+def test_a_junit_failure_counts_the_members_running_toward_min_member(tmp_path: Path) -> None:
+    """Two of minMember 4 run and the other two fit nowhere (one free CPU): the failure says
+    2/4 pods, the members that count toward minMember after the plan (running, succeeded and
+    placed), as the table's PODS column does."""
+    pods = "".join(
+        f"---\napiVersion: v1\nkind: Pod\n"
+        f"metadata: {{name: b-{i}, namespace: ml, uid: u-{i}, labels: {{scheduling.x-k8s.io/pod-group: b}}}}\n"
+        f"spec: {{{'nodeName: n1, ' if i < 2 else ''}"
+        "containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+        f"status: {{phase: {'Running' if i < 2 else 'Pending'}}}\n"
+        for i in range(4)
+    )
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '3', pods: '110'}}\n---\n"
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: b, namespace: ml, uid: u-b}\n"
+        "spec: {minMember: 4}\nstatus: {phase: Running}\n" + pods
+    )
+    result = invoke("check", str(snapshot), "-o", "junit")
+    failure = ElementTree.fromstring(result.stdout).find("testcase/failure")
+    assert result.exit_code == 1 and failure is not None and (failure.text or "").startswith("ml/b: 2/4 pods; ")
+
+
+def test_junit_files_are_relative_to_the_workspace_and_the_report_is_also_the_junit_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: paths relative to $GITHUB_WORKSPACE when it is set, as the runner (and a
+    reporter of the JUnit artifact) reads them; --junit-file writes the report beside whatever
+    --format prints, so with -o junit both are the same report."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    report = tmp_path / "out" / "report.xml"
+    report.parent.mkdir()
+    result = invoke("check", str(cluster), "-o", "junit", "--junit-file", str(report))
+    assert result.exit_code == 1
+    assert report.read_text() == result.stdout
+    [case] = ElementTree.fromstring(result.stdout).iter("testcase")
+    assert (case.get("name"), case.get("file")) == ("ops/debug-shell", "cluster.yaml")
+
+
+def test_a_junit_error_case_carries_the_error_as_its_text(tmp_path: Path) -> None:
+    """A reporter shows an error case's text as its details: bad input's report has the
+    error there as well as in its message."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: [4]}}\n")
+    result = invoke("check", str(bad), "-o", "junit")
+    error = ElementTree.fromstring(result.stdout).find("testcase/error")
+    assert result.exit_code == 2 and error is not None
+    assert error.text == error.get("message") and "status.allocatable.cpu" in (error.text or "")
+
+
+def test_a_warning_message_is_escaped_as_data() -> None:
+    """A warning of several lines stays one workflow command (escapeData: %, \\r, \\n)."""
+    assert warning_annotation("gangplan check", "a\nb 5%") == "::warning title=gangplan check::a%0Ab 5%25\n"
+
+
+def test_check_annotates_the_podgroup_a_bare_pod_queued_before_it_is_named_like(tmp_path: Path) -> None:
+    """A bare pod default/g queued before the PodGroup default/g that cannot fit: check's
+    warning says check takes the PodGroup, so the annotation goes on the PodGroup's document,
+    as test_check_github_annotations_point_at_the_podgroup_document asks."""
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', pods: '110'}}\n"
+    group = (
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+        "metadata: {name: g, namespace: default, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec: {minMember: 2}\n"
+    )
+    members = "".join(
+        f"---\napiVersion: v1\nkind: Pod\n"
+        f"metadata: {{name: g-{i}, namespace: default, labels: {{scheduling.x-k8s.io/pod-group: g}}}}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '3'}}}]}\n"
+        for i in range(2)
+    )
+    lone = (
+        "---\napiVersion: v1\nkind: Pod\n"
+        "metadata: {name: g, namespace: default, creationTimestamp: '2023-01-01T00:00:00Z'}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+    )
+    path = tmp_path / "cluster.yaml"
+    path.write_text(node + "---\n" + group + members + lone)
+    result = invoke("check", str(path), "-o", "github")
+    [error] = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    line = int(error.split(",line=")[1].split(",")[0])
+    assert result.exit_code == 1
+    document = path.read_text().splitlines()[line - 1 : line + 1]
+    assert document == ["apiVersion: scheduling.x-k8s.io/v1alpha1", "kind: PodGroup"]
