@@ -15,7 +15,8 @@ and are left out), in the Plan's group order:
   are allocated, and which has no Scheduled phase); Unknown when some run but the rest
   cannot be placed; Pending otherwise. A group whose members all succeeded, with nothing
   running or pending, is Finished (scheduler-plugins) or Completed (Volcano), as their
-  controllers write (scheduler-plugins' once minMember succeeded, whatever still runs); it
+  controllers write (scheduler-plugins' once minMember succeeded, whatever still runs; Volcano's
+  once nothing runs or is placed, whatever waits); it
   keeps a terminal phase already given (Finished, Completed, Failed).
   scheduler-plugins and Godel call a group whose minMember pods all exist and wait, none
   placed, PreScheduling (Volcano: Pending).
@@ -138,7 +139,9 @@ def group_status(
         # plan changes nothing, and the controller's counts are all there is.
         return _plain(old)
     volcano = pg.api is PodGroupAPI.VOLCANO
-    settled = not running and not outcome.pending  # nothing runs or waits
+    # Nothing runs or waits; for Volcano's getPodGroupPhase, nothing runs or is bound or placed
+    # (completed == scheduled): members it cannot place do not hold off Completed.
+    settled = not running and (bound == 0 and not outcome.scheduled if volcano else not outcome.pending)
     if settled and old.get("phase") in _TERMINAL_PHASES:
         phase = old["phase"]
     elif succeeded >= min_member and pg.api in _FINISHED_PHASE and (settled or pg.api in _FINISHED_WHILE_RUNNING):

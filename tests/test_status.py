@@ -722,3 +722,20 @@ def test_a_podgroup_whose_raw_holds_tuples_shares_nothing_with_the_output() -> N
     [item] = run(snapshot)["items"]
     item["spec"]["extra"][0]["unknown"].append(3)
     assert raw["spec"]["extra"][0]["unknown"] == [1, 2]
+
+
+def test_a_volcano_group_whose_min_member_succeeded_and_whose_extra_pods_fit_nowhere_is_completed() -> None:
+    """Volcano's getPodGroupPhase (scheduler framework, session.go): scheduled = tasks Running,
+    Bound, Failed or Succeeded; with scheduled >= minMember the group is Completed when every
+    scheduled task has finished, else Running; pending tasks it cannot allocate are not
+    scheduled. Two succeeded of minMember 2 and two more pods with room nowhere: Completed, and
+    no Unschedulable condition (the job is ready: succeeded tasks count). It was Running. Once
+    the plan places the extra pods, they are bound, and the group is Running."""
+    group = _as(PodGroupAPI.VOLCANO, podgroup("v", 2, {"phase": "Running"}))
+    members = (pod("v-0", "v", node_name="n1", phase=PodPhase.SUCCEEDED), pod("v-1", "v", node_name="n1", phase=PodPhase.SUCCEEDED))
+    extra = (pod("v-2", "v", cpu=3000), pod("v-3", "v", cpu=3000))
+    snapshot = Snapshot(nodes=(node("n1", cpu=2000),), pods=(*members, *extra), pod_groups=(group,))
+    [item] = run(snapshot)["items"]
+    assert item["status"] == {"phase": "Completed", "running": 0, "succeeded": 2, "failed": 0}
+    [item] = run(replace(snapshot, nodes=(node("n1", cpu=8000),)))["items"]
+    assert item["status"]["phase"] == "Running"
