@@ -593,3 +593,408 @@ def test_a_snapshot_against_its_bindings_shows_utilisation_per_domain(tmp_path: 
         rows[form] = [line.split()[0] for line in shown if line.startswith("  network.example.com/")]
     # The same domains (the figures differ by the Kueue-gated pods, which -o json leaves out).
     assert len(rows["json"]) > 10 and rows["json"] == rows["plan"]
+
+
+# ---------------------------------------------------------------- mutation audit (hand-made)
+
+
+def test_group_entries_in_json_carry_the_groups_own_counts() -> None:
+    """In tiny(), a (minMember 2, nothing running) gets both its pods; b (minMember 3) gets none
+    and keeps the plan's reason; a PodGroup without a subGroup is its own JobGroup (DESIGN 3).
+    A group with no succeeded member has no "succeeded" key, as in the Plan's own JSON."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    reason = next(g.reason for g in result.groups if g.key == "ml/b")
+    entries = {g["name"]: g for g in diff_snapshot(snapshot, result).to_dict()["groups"]}
+    assert entries["ml/a"] == {
+        "name": "ml/a", "jobGroup": "ml/a", "change": "placed", "minMember": 2, "running": 0, "scheduled": 2, "reason": "",
+    }
+    assert entries["ml/b"] == {
+        "name": "ml/b", "jobGroup": "ml/b", "change": "pending", "minMember": 3, "running": 0, "scheduled": 0, "reason": reason,
+    }
+
+
+def test_utilisation_entries_in_json_name_the_domain_by_its_path() -> None:
+    """Rack r1 of block b0 in tiny(): the domain is its path of values ("b0/r1"), the level its
+    label key; n2 alone is in it, and the plan puts a-0 and a-1 (500m, 1Gi, 2 GPUs each) there.
+    The diff tracks cpu, memory and the GPU resource, nothing else."""
+    snapshot = tiny()
+    diff = diff_snapshot(snapshot, plan(snapshot, Options(solver="greedy")))
+    (entry,) = [d for d in diff.to_dict()["utilisation"] if d["level"] == RACK and d["path"] == ["b0", "r1"]]
+    assert entry == {
+        "level": RACK,
+        "domain": "b0/r1",
+        "path": ["b0", "r1"],
+        "changed": True,
+        "resources": {
+            "cpu": {"allocatable": 4000, "before": 0, "after": 1000},
+            "memory": {"allocatable": 16 * Gi, "before": 0, "after": 2 * Gi},
+            GPU: {"allocatable": 4, "before": 0, "after": 4},
+        },
+    }
+    total = diff.total
+    assert total is not None
+    with pytest.raises(KeyError):
+        total.resource("pods")
+
+
+def test_a_plan_that_frees_room_shows_the_fall() -> None:
+    """Plans mode both ways: B drops b-1 (200m, 1Gi) from n2, so rack b0/r1 falls from A's
+    a-1 + b-0 + b-1 = 800m of 4000m (20%) to 600m (15%). A fall is a change as a rise is."""
+    snapshot = tiny()
+    a, b = hand_made()
+    pods = (
+        snapshot.pods[0],
+        pod("a-0", 500, Gi, 1),
+        pod("a-1", 500, Gi, 1),
+        pod("b-0", 100, Gi),
+        pod("b-1", 200, Gi),
+        pod("c-0", 1000, 4 * Gi, 1),
+    )
+    diff = diff_plans(a, b, Snapshot(nodes=snapshot.nodes, pods=pods))
+    assert f"{RACK}=b0/r1" in [d.label for d in diff.changed_domains]
+    r1 = next(text for _, text in diff.unified_lines() if f"{RACK}=b0/r1" in text)
+    assert "cpu 20% -> 15%" in r1
+
+
+def test_pod_views_and_json_labels() -> None:
+    """hand_made(): A -> B moves a-0, drops b-1 and places c-0; each view holds its own pods,
+    and the JSON names the old side and the new side as given."""
+    a, b = hand_made()
+    diff = diff_plans(a, b, old_label="a.json", new_label="b.json")
+    assert [p.pod for p in diff.moved] == ["ml/a-0"]
+    assert [p.pod for p in diff.dropped] == ["ml/b-1"]
+    assert [p.pod for p in diff.placed] == ["ml/c-0"]
+    data = diff.to_dict()
+    assert (data["old"], data["new"]) == ("a.json", "b.json")
+
+
+def test_a_group_no_longer_placeable_is_a_difference_by_itself() -> None:
+    """A group ran to minMember when A was made; B was made after its pod failed, and cannot
+    place it again. No pod of it is placed by either plan, yet the group is newly unplaceable
+    (DESIGN 4: diff shows groups newly (un)placeable; --exit-code exits 1 on a difference)."""
+    ran = GroupOutcome("ml/x", "ml/x", True, 0, 1, 1, 0, 0)
+    lost = GroupOutcome("ml/x", "ml/x", False, 0, 1, 0, 1, 0, reason="")
+    a, b = Plan((), (ran,), report()), Plan((), (lost,), report())
+    diff = diff_plans(a, b)
+    assert diff.pods == () and [(g.key, g.change) for g in diff.groups] == [("ml/x", "unplaced")]
+    assert not diff.empty
+    # B gives no reason: the line still says what happened, not "placeable: ".
+    assert ("remove", "- group ml/x no longer placeable: not placed") in diff.unified_lines()
+    assert [(g.key, g.change) for g in diff_plans(b, a).groups] == [("ml/x", "placed")] and not diff_plans(b, a).empty
+
+
+def test_a_plan_that_places_nothing_is_an_empty_diff_even_with_groups_pending() -> None:
+    """Group b of tiny() alone (3 pods of 4 GPUs, 5 GPUs free) stays pending: applying the plan
+    changes nothing, so the diff is empty (--exit-code 0), though it says b stays pending."""
+    pods = tuple(p for p in tiny().pods if p.name.startswith(("r-", "b-")))
+    snapshot = replace(tiny(), pods=pods, pod_groups=tuple(g for g in tiny().pod_groups if g.name == "b"))
+    result = plan(snapshot, Options(solver="greedy"))
+    assert not result.placements
+    diff = diff_snapshot(snapshot, result)
+    assert [(g.key, g.change) for g in diff.groups] == [("ml/b", "pending")]
+    assert diff.empty and diff.to_dict()["empty"] is True
+
+
+def succeeded_pair() -> Snapshot:
+    """A Volcano PodGroup of minMember 2 whose 2 pods Succeeded on n1, and a third pod pending."""
+    members = {"scheduling.k8s.io/group-name": "s"}
+    done = [
+        Pod("ml", f"s-{i}", containers=(Container("main", {"cpu": 1000, "memory": Gi}),), annotations=members,
+            node_name="n1", phase=PodPhase.SUCCEEDED)
+        for i in range(2)
+    ]
+    waiting = Pod("ml", "s-2", containers=(Container("main", {"cpu": 1000, "memory": Gi}),), annotations=members)
+    return Snapshot(
+        nodes=(node("n1", "b0", "r0", 4000, 16 * Gi, 0),),
+        pods=(*done, waiting),
+        pod_groups=(PodGroup("ml", "s", PodGroupAPI.VOLCANO, 2),),
+    )
+
+
+def test_succeeded_members_count_toward_min_member_and_hold_nothing() -> None:
+    """Volcano counts Succeeded tasks as ready (JobInfo.ReadyTaskNum): 2 succeeded pods already
+    make minMember 2, so the plan's third pod grows the group, it does not newly place it. A
+    Succeeded pod holds no room (kube-scheduler's pod informer leaves terminal pods out), so
+    n1's "before" is 0 and "after" is s-2's 1000m."""
+    snapshot = succeeded_pair()
+    result = plan(snapshot, Options(solver="greedy"))
+    assert [(p.pod, p.node) for p in result.placements] == [("ml/s-2", "n1")]
+    diff = diff_snapshot(snapshot, result)
+    assert [(g.key, g.change) for g in diff.groups] == [("ml/s", "grown")]
+    assert diff.to_dict()["groups"][0] == {
+        "name": "ml/s", "jobGroup": "ml/s", "change": "grown", "minMember": 2, "running": 0, "succeeded": 2,
+        "scheduled": 1, "reason": "",
+    }
+    assert ("context", "  group ml/s already running (2/2): +1 pod") in diff.unified_lines()
+    total = diff.total
+    assert total is not None and (total.resource("cpu").before, total.resource("cpu").after) == (0, 1000)
+
+
+def test_utilisation_figures_line_up() -> None:
+    """The labels are padded to the longest, so each domain's figures start in one column."""
+    snapshot = tiny()
+    diff = diff_snapshot(snapshot, plan(snapshot, Options(solver="greedy")))
+    rows = [text for kind, text in diff.unified_lines() if kind == "change" and "%" in text]
+    assert len(rows) == len(diff.changed_domains) > 2
+    columns = {len(text) - len(text[2:].split("  ", 1)[1].lstrip()) for text in rows}
+    assert len(columns) == 1
+
+
+@pytest.mark.parametrize("change", ["being deleted", "gated"])
+def test_a_placement_of_a_pod_kube_scheduler_now_leaves_alone_is_stale(change: str) -> None:
+    """Since the plan was made, a-0 got a deletionTimestamp, or a scheduling gate of another
+    controller than Kueue's: kube-scheduler does not schedule it (nor would a Binding apply), so
+    its placement is not "placed" and adds nothing to the utilisation."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    assert "ml/a-0" in result.node_of
+    held = {"being deleted": {"deleting": True}, "gated": {"scheduling_gates": ("example.com/hold",)}}[change]
+    later = replace(snapshot, pods=tuple(replace(p, **held) if p.key == "ml/a-0" else p for p in snapshot.pods))  # type: ignore[arg-type]
+    diff = diff_snapshot(later, result)
+    (a0,) = [p for p in diff.pods if p.pod == "ml/a-0"]
+    assert a0.change == "stale"
+    # shown as a removal, as a group the snapshot cannot take is: the plan's claim does not hold
+    assert ("remove", f"! pod ml/a-0 -> n2 (group ml/a): not placed, {a0.stale}") in diff.unified_lines()
+    rack = by_label(diff)[f"{RACK}=b0/r1"]
+    # only a-1 (500m, 2 GPUs) of the plan's two pods on n2 is counted
+    assert (rack.resource("cpu").after, rack.resource(GPU).after) == (500, 2)
+    assert any(w.startswith("plan: 1 placed pod is not pending in the snapshot") for w in diff.warnings)
+
+
+def test_pods_and_groups_sort_by_namespace_then_name() -> None:
+    """Namespaces "ml" and "ml-b": by namespace then name, ml/... comes first, as the Plan lists
+    its placements; sorting the "ns/name" strings would put ml-b first ("-" sorts before "/")."""
+    nodes = tiny().nodes
+    pods = (pod("z", 100, Mi), replace(pod("a", 100, Mi), namespace="ml-b"))
+    snapshot = Snapshot(nodes=nodes, pods=pods)
+    result = plan(snapshot, Options(solver="greedy"))
+    order = [p.pod for p in result.placements]
+    assert order == ["ml/z", "ml-b/a"]
+    diff = diff_snapshot(snapshot, result)
+    assert [p.pod for p in diff.pods] == order
+    assert [g.key for g in diff.groups] == order
+    empty = Plan((), (), report())
+    both = diff_plans(empty, result)
+    assert [p.pod for p in both.pods] == order and [g.key for g in both.groups] == order
+
+
+def test_levels_given_beside_a_topology_object_are_said_to_be_ignored() -> None:
+    """DESIGN 2: a Topology object wins over --levels. The user who gave --levels is told."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    said = "--levels ignored: Topology t defines the levels"
+    diff = diff_snapshot(snapshot, result, levels=(BLOCK,))
+    assert diff.levels == (BLOCK, RACK) and said in diff.warnings
+    both = diff_plans(result, result, snapshot, levels=(BLOCK,))
+    assert both.levels == (BLOCK, RACK) and said in both.warnings
+
+
+def test_a_list_of_bindings_names_its_pods_groups_from_the_snapshot() -> None:
+    """A List of Bindings names no PodGroups: against a Plan that leaves a-0 out, the pod the
+    Bindings add is still shown with its group, from its pod-group label in the snapshot."""
+    import yaml
+
+    from gangplan.plan import plan_from_document
+    from gangplan.render import render
+
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    bindings = plan_from_document(yaml.safe_load(render(result, "json", snapshot=snapshot)))
+    fewer = replace(result, placements=tuple(p for p in result.placements if p.pod != "ml/a-0"))
+    diff = diff_plans(fewer, bindings, snapshot)
+    assert [(p.pod, p.change, p.group) for p in diff.pods] == [("ml/a-0", "placed", "ml/a")]
+
+
+def test_groups_neither_side_needs_placed_are_not_differences() -> None:
+    """A group A could not place and B does not list was not placeable and is not: nothing
+    changed. A Completed Volcano PodGroup (its pods gone) is scheduled no more: in one plan and
+    not the other, it is neither newly placed nor no longer placeable."""
+    stuck = Plan((), (outcome("ml/x", False, 1, 0, "no node"),), report())
+    done = Plan((), (GroupOutcome("ml/prep", "ml/pair", True, 0, 2, 0, 0, 0, finished=True),), report())
+    empty = Plan((), (), report())
+    for a, b in ((stuck, empty), (done, empty), (empty, done)):
+        diff = diff_plans(a, b)
+        assert diff.groups == () and diff.empty, (a.groups, b.groups)
+
+
+def test_a_group_only_the_old_plan_has_keeps_its_members_and_places_none() -> None:
+    """A placed half (1 of minMember 2 succeeded, 1 pod placed); B does not list it. B places
+    none of its pods, so "scheduled" is 0, and the member that succeeded still counts: 1/2."""
+    half = GroupOutcome("ml/half", "ml/half", True, 0, 2, 0, 1, 1, succeeded=1)
+    a = Plan((Placement("ml", "half-1", "n1", group="ml/half"),), (half,), report())
+    (change,) = diff_plans(a, Plan((), (), report())).groups
+    assert (change.change, change.reason, change.running, change.succeeded, change.scheduled) == ("unplaced", "not in B", 0, 1, 0)
+    assert change.members == 1
+
+
+def test_a_group_the_new_plan_cannot_place_has_the_new_plans_counts() -> None:
+    """hand_made() backwards: c is placed in b.json (1 pod) and not in a.json, which places
+    none of its pods. The entry is a.json's, the newer side's: nothing scheduled, 0/1."""
+    a, b = hand_made()
+    (change,) = diff_plans(b, a, old_label="b.json", new_label="a.json").groups
+    assert (change.key, change.change, change.scheduled, change.members) == ("ml/c", "unplaced", 0, 0)
+
+
+def test_a_plan_made_with_no_levels_is_diffed_with_none() -> None:
+    """A plan made on a flat topology (--levels "") records it: its diff compares the domains
+    it was made with (the cluster total), not the levels gangplan would infer (the rack group a
+    names) where neither a Topology object nor --levels says otherwise."""
+    snapshot = replace(tiny(), topologies=())
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    assert result.levels == ()
+    diff = diff_snapshot(snapshot, result)
+    assert diff.levels == () and [d.label for d in diff.utilisation] == ["total"]
+
+
+def test_levels_the_plan_warned_about_are_not_warned_about_again() -> None:
+    """Group a names a topology key no node carries: plan says so when it infers the levels;
+    diff, inferring the same levels for a plan that records none, does not repeat it (its
+    warnings are about the diff: levels given, plans that disagree or do not fit)."""
+    zone = "example.com/zone"
+    snapshot = replace(
+        tiny(), topologies=(), pod_groups=tuple(replace(g, required_topology=(zone,)) if g.name == "a" else g for g in tiny().pod_groups)
+    )
+    result = plan(snapshot, Options(solver="greedy"))
+    assert any(zone in w for w in result.warnings)
+    bare = replace(result, levels=None)
+    diff = diff_snapshot(snapshot, bare)
+    assert not any(zone in w for w in diff.warnings), diff.warnings
+
+
+def test_levels_given_without_a_snapshot_are_the_diffs() -> None:
+    """No snapshot, so no Topology object: --levels comes next (DESIGN 2), before what the
+    plans record. Without a snapshot there is no utilisation, and the warning that the plans
+    disagree does not speak of one."""
+    a, b = hand_made()
+    assert diff_plans(a, b, levels=(BLOCK,)).levels == (BLOCK,)
+    block = replace(b, levels=(BLOCK,))
+    assert diff_plans(a, block).warnings == (
+        f"the plans were made with different topology levels (A: {BLOCK}, {RACK}; B: {BLOCK})",
+    )
+
+
+def test_a_group_whose_podgroup_and_one_pod_are_gone_is_short_of_min_member() -> None:
+    """Since the plan, PodGroup a was deleted and a-1 with it; a-0 still waits. Of the plan's
+    two placements of a (minMember 2) one applies and nothing of a runs: all-or-nothing
+    (DESIGN 3) leaves it short, so the group is not called placed."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    later = replace(
+        snapshot,
+        pods=tuple(p for p in snapshot.pods if p.key != "ml/a-1"),
+        pod_groups=tuple(g for g in snapshot.pod_groups if g.name != "a"),
+    )
+    (change,) = [g for g in diff_snapshot(later, result).groups if g.key == "ml/a"]
+    assert (change.change, change.running, change.scheduled, change.members) == ("stale", 0, 1, 1)
+
+
+def test_a_member_that_succeeded_since_the_plan_still_counts() -> None:
+    """Volcano group v (minMember 2): the plan places v-0 and v-1; since, v-1 was bound
+    elsewhere and Succeeded, v-0 still waits. Succeeded tasks count toward minAvailable
+    (Volcano's JobInfo.ReadyTaskNum), so v-0's placement with v-1 makes 2/2: placed."""
+    members = {"scheduling.k8s.io/group-name": "v"}
+    nodes = (node("n1", "b0", "r0", 4000, 16 * Gi, 0), node("n2", "b0", "r1", 4000, 16 * Gi, 0))
+    waiting = tuple(Pod("ml", f"v-{i}", containers=(Container("main", {"cpu": 1000}),), annotations=members) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=waiting, pod_groups=(PodGroup("ml", "v", PodGroupAPI.VOLCANO, 2),))
+    result = plan(snapshot, Options(solver="greedy"))
+    assert len(result.placements) == 2
+    done = replace(waiting[1], node_name="n2", phase=PodPhase.SUCCEEDED)
+    (change,) = diff_snapshot(replace(snapshot, pods=(waiting[0], done)), result).groups
+    assert (change.change, change.running, change.succeeded, change.scheduled) == ("placed", 0, 1, 1)
+
+
+def test_a_pod_bound_to_a_node_the_snapshot_lacks_counts_nowhere() -> None:
+    """A Running pod whose node is gone from the snapshot (deleted, or left out of the dump)
+    holds nothing on the nodes there: the figures are those without it."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    orphan = pod("orphan", 2000, 4 * Gi, 1, node_name="n9", phase=PodPhase.RUNNING)
+    with_orphan = replace(snapshot, pods=(*snapshot.pods, orphan))
+    expected = [figures(d) for d in diff_snapshot(snapshot, result).utilisation]
+    assert [figures(d) for d in diff_snapshot(with_orphan, result).utilisation] == expected
+
+
+def test_the_over_commit_warning_is_about_what_the_plan_adds() -> None:
+    """n1's running pod already asks more cpu than n1 has: that is the cluster's state, not the
+    plan's doing, so a plan that adds nothing there is not warned about. A plan that puts more
+    than they hold on n2 and n1 is, once, naming how many nodes and the first by name."""
+    snapshot = tiny()
+    hog = replace(snapshot.pods[0], containers=(Container("main", {"cpu": 6000, "memory": 2 * Gi, GPU: 3}),))
+    over = replace(snapshot, nodes=tuple(reversed(snapshot.nodes)), pods=(hog, *snapshot.pods[1:]))
+    result = plan(snapshot, Options(solver="greedy"))
+    assert {p.node for p in result.placements} == {"n2", "n3"}
+    assert not any("places more than the node holds" in w for w in diff_snapshot(over, result).warnings)
+    too_much = Plan(
+        tuple(Placement("ml", f"b-{i}", node, group="ml/b") for i, node in enumerate(("n2", "n2", "n1"))), (), report()
+    )
+    # n1: 3 running + 4 GPUs of 4; n2: 4 + 4 GPUs of 4.
+    (warning,) = [w for w in diff_snapshot(over, too_much).warnings if "places more than the node holds" in w]
+    assert warning.startswith("plan places more than the node holds on 2 nodes (first: n1 ")
+
+
+def test_a_list_of_bindings_applied_late_names_the_groups_of_pods_bound_since() -> None:
+    """The Bindings of a plan for group a, diffed against a snapshot where a's pods have been
+    bound since: the placements are stale, and each still names its group, from the pod-group
+    label of the pod that now runs."""
+    import yaml
+
+    from gangplan.plan import plan_from_document
+    from gangplan.render import render
+
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    bindings = plan_from_document(yaml.safe_load(render(result, "json", snapshot=snapshot)))
+    node_of = result.node_of
+    a_members = [p for p in snapshot.pods if p.key in ("ml/a-0", "ml/a-1")]
+    ran = {p.key: replace(p, node_name=node_of[p.key], phase=PodPhase.RUNNING) for p in a_members}
+    bound = replace(snapshot, pods=tuple(ran.get(p.key, p) for p in snapshot.pods))
+    a_pods = [(c.pod, c.change, c.group) for c in diff_snapshot(bound, bindings).pods if c.pod.startswith("ml/a-")]
+    assert a_pods == [("ml/a-0", "stale", "ml/a"), ("ml/a-1", "stale", "ml/a")]
+
+
+def test_plans_that_disagree_on_levels_are_compared_on_the_topology_objects() -> None:
+    """A Topology object decides the levels (DESIGN 2), whatever the plans were made with; the
+    warning that they disagree names it as the source, not --levels or inference."""
+    a, b = hand_made()
+    block = replace(b, levels=(BLOCK,))
+    pods = (pod("a-0", 500, Gi), pod("a-1", 500, Gi), pod("b-0", 100, Gi), pod("b-1", 200, Gi), pod("c-0", 1000, Gi))
+    diff = diff_plans(a, block, replace(tiny(), pods=pods, pod_groups=()))
+    assert diff.levels == (BLOCK, RACK)
+    assert diff.warnings[0].endswith(f"utilisation is compared on the snapshot's Topology's ({BLOCK}, {RACK})")
+
+
+def test_another_gpu_resource_is_tracked_in_both_modes() -> None:
+    """DESIGN: GPU means nvidia.com/gpu unless --gpu-resource names another. On AMD nodes the
+    GPU figures are amd.com/gpu's, before and after, in both modes; the resources come in the
+    order DomainUse promises (cpu, memory, then the GPU resource)."""
+    amd = "amd.com/gpu"
+    nodes = tuple(replace(n, allocatable={(amd if k == GPU else k): v for k, v in n.allocatable.items()}) for n in tiny().nodes)
+    running = Pod("ml", "r-0", containers=(Container("main", {"cpu": 1000, amd: 3}),), node_name="n1", phase=PodPhase.RUNNING)
+    waiting = Pod("ml", "w-0", containers=(Container("main", {"cpu": 500, amd: 2}),))
+    snapshot = Snapshot(nodes=nodes, pods=(running, waiting))
+    placed = Plan((Placement("ml", "w-0", "n2", group="ml/w-0"),), (), report())
+    empty = Plan((), (), report())
+    for diff in (diff_snapshot(snapshot, placed, gpu_resource=amd), diff_plans(empty, placed, snapshot, gpu_resource=amd)):
+        total = diff.total
+        assert total is not None
+        assert [r.resource for r in total.resources] == ["cpu", "memory", amd]
+        assert figures(total)[amd] == (8, 3, 5)
+
+
+def test_the_first_stale_placement_named_is_the_first_by_namespace_and_name() -> None:
+    """A plan file edited by hand need not list its placements in order; the warning's
+    "first" is the first by namespace/name, as everything in a diff is sorted."""
+    ghosts = Plan((Placement("ml", "ghost-b", "n1"), Placement("ml", "ghost-a", "n1")), (), report())
+    (warning,) = diff_snapshot(tiny(), ghosts).warnings
+    assert "(first: ml/ghost-a)" in warning
+
+
+def test_a_placement_of_a_pod_that_failed_unbound_does_not_say_it_is_bound() -> None:
+    """PodGC marks a pod that was never scheduled and is being terminated Failed: a-0 is then
+    Failed with no node. Its placement is stale, and the reason is its phase, not a binding."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    later = replace(snapshot, pods=tuple(replace(p, phase=PodPhase.FAILED) if p.key == "ml/a-0" else p for p in snapshot.pods))
+    (a0,) = [p for p in diff_snapshot(later, result).pods if p.pod == "ml/a-0"]
+    assert a0.change == "stale" and "Failed" in a0.stale and "bound" not in a0.stale
