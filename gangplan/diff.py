@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
 from .quantity import describe_amount, percent_apart, plural
-from .semantics import Gang, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
+from .semantics import Gang, blocked_by, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
 
 __all__ = [
@@ -316,7 +316,12 @@ def _stale(pod: Pod | None, node: str, nodes: set[str]) -> str:
     if pod is None:
         return "the pod is not in the snapshot"
     if not is_pending(pod):
-        return f"already bound to {pod.node_name}" if pod.node_name else f"the pod is {pod.phase.value}"
+        if pod.node_name:
+            return f"already bound to {pod.node_name}"
+        if pod.deleting:  # the API server refuses its Binding
+            return "the pod is being deleted"
+        held = blocked_by(pod)  # gated: kube-scheduler leaves it alone
+        return f"the pod has {held}" if held else f"the pod is {pod.phase.value}"
     if node not in nodes:
         return f"node {node} is not in the snapshot"
     return ""
@@ -361,14 +366,15 @@ def diff_snapshot(
     """
     chosen, said = diff_levels(snapshot, {new_label: plan}, levels)
     warnings: list[str] = list(said)
-    member_of = _member_of(snapshot, plan.placements)
+    placements = _first_bindings(plan.placements, new_label, warnings)
+    member_of = _member_of(snapshot, placements)
     known = {pod.key: pod for pod in snapshot.pods}
     nodes = {node.name for node in snapshot.nodes}
     pods = tuple(
         sorted(
             (
                 PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node, _stale(known.get(p.pod), p.node, nodes))
-                for p in plan.placements
+                for p in placements
             ),
             key=lambda c: _key(c.pod),
         )
@@ -407,7 +413,7 @@ def diff_snapshot(
     groups.sort(key=lambda c: _key(c.key))
 
     base = _running_usage(snapshot, gpu_resource)
-    after = _with_placements(snapshot, base, plan.placements, gpu_resource, new_label, warnings)
+    after = _with_placements(snapshot, base, placements, gpu_resource, new_label, warnings)
     utilisation = _utilisation(snapshot, chosen, base, after, gpu_resource)
     return PlanDiff(
         mode="snapshot",
@@ -439,9 +445,11 @@ def diff_plans(
     """
     chosen, said = diff_levels(snapshot, {old_label: a, new_label: b}, levels)
     warnings: list[str] = list(said)
-    member_of = _member_of(snapshot, (*a.placements, *b.placements)) if snapshot is not None else {}
-    in_a = {p.pod: p for p in a.placements}
-    in_b = {p.pod: p for p in b.placements}
+    placed_a = _first_bindings(a.placements, old_label, warnings)
+    placed_b = _first_bindings(b.placements, new_label, warnings)
+    member_of = _member_of(snapshot, (*placed_a, *placed_b)) if snapshot is not None else {}
+    in_a = {p.pod: p for p in placed_a}
+    in_b = {p.pod: p for p in placed_b}
     pods = []
     for pod in sorted(set(in_a) | set(in_b), key=_key):
         pa, pb = in_a.get(pod), in_b.get(pod)
@@ -475,8 +483,8 @@ def diff_plans(
     utilisation: tuple[DomainUse, ...] = ()
     if snapshot is not None:
         base = _running_usage(snapshot, gpu_resource)
-        under_a = _with_placements(snapshot, base, a.placements, gpu_resource, old_label, warnings)
-        under_b = _with_placements(snapshot, base, b.placements, gpu_resource, new_label, warnings)
+        under_a = _with_placements(snapshot, base, placed_a, gpu_resource, old_label, warnings)
+        under_b = _with_placements(snapshot, base, placed_b, gpu_resource, new_label, warnings)
         utilisation = _utilisation(snapshot, chosen, under_a, under_b, gpu_resource)
     return PlanDiff(
         mode="plans",
@@ -526,6 +534,24 @@ def diff_levels(
 def _key(namespaced: str) -> tuple[str, str]:
     namespace, _, name = namespaced.partition("/")
     return namespace, name
+
+
+def _first_bindings(placements: Sequence[Placement], label: str, warnings: list[str]) -> tuple[Placement, ...]:
+    """Each pod's first placement: the API server binds a pod once and refuses a second
+    Binding ("already assigned to node"), so a plan naming a pod twice adds it once."""
+    first: dict[str, Placement] = {}
+    again: list[str] = []
+    for p in placements:
+        if p.pod in first:
+            again.append(p.pod)
+        else:
+            first[p.pod] = p
+    if again:
+        warnings.append(
+            f"{label} places {plural(len(set(again)), 'pod')} more than once (first: {again[0]}); "
+            "the API server binds each at its first placement and refuses the rest"
+        )
+    return tuple(first.values())
 
 
 def _member_of(snapshot: Snapshot, placements: Sequence[Placement]) -> dict[str, str]:
@@ -596,22 +622,25 @@ def _with_placements(
     pods = {pod.key: pod for pod in snapshot.pods}
     missing: list[str] = []
     settled: list[str] = []
+    idle: list[str] = []
     elsewhere: list[str] = []
     for p in sorted(placements, key=lambda p: (p.namespace, p.name)):
         pod = pods.get(p.pod)
         if pod is None:
             missing.append(p.pod)
+        elif not is_pending(pod) and pod.node_name:
+            settled.append(f"{p.pod} (bound to {pod.node_name})")
         elif not is_pending(pod):
-            where = f"bound to {pod.node_name}" if pod.node_name else f"phase {pod.phase.value}"
-            settled.append(f"{p.pod} ({where})")
+            idle.append(f"{p.pod} ({blocked_by(pod) or f'phase {pod.phase.value}'})")
         elif p.node not in used:
             elsewhere.append(f"{p.pod} on {p.node}")
         else:
             _add(used[p.node], pod, resources)
-    hint = "; was the plan made from this snapshot?" if missing or settled or elsewhere else ""
+    hint = "; was the plan made from this snapshot?" if missing or settled or idle or elsewhere else ""
     for found, what in (
         (missing, "not in the snapshot, so not counted"),
         (settled, "not pending in the snapshot, so not counted again"),
+        (idle, "not pending in the snapshot, so not counted"),
         (elsewhere, "on nodes not in the snapshot, so not counted"),
     ):
         if found:

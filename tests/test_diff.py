@@ -14,7 +14,7 @@ from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Topology
 from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport, plan_from_dict, plan_to_dict
 from gangplan.planner import Options, plan
-from gangplan.semantics import pod_requests
+from gangplan.semantics import blocked_by, pod_requests
 from gangplan.topology import HOSTNAME_LABEL, build_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -998,3 +998,41 @@ def test_a_placement_of_a_pod_that_failed_unbound_does_not_say_it_is_bound() -> 
     later = replace(snapshot, pods=tuple(replace(p, phase=PodPhase.FAILED) if p.key == "ml/a-0" else p for p in snapshot.pods))
     (a0,) = [p for p in diff_snapshot(later, result).pods if p.pod == "ml/a-0"]
     assert a0.change == "stale" and "Failed" in a0.stale and "bound" not in a0.stale
+
+
+@pytest.mark.parametrize("held", [{"deleting": True}, {"scheduling_gates": ("example.com/hold",)}], ids=["deleting", "gated"])
+def test_a_stale_placement_says_why_kube_scheduler_leaves_the_pod_alone(held: dict[str, object]) -> None:
+    """kubectl shows such a pod as Terminating or SchedulingGated, not Pending (printPod), and
+    the API server refuses to bind a pod being deleted. The placement is stale for that reason,
+    and the unbound pod was never counted: it said "the pod is Pending" and "not counted again"."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    later = replace(snapshot, pods=tuple(replace(p, **held) if p.key == "ml/a-0" else p for p in snapshot.pods))  # type: ignore[arg-type]
+    a0 = next(p for p in later.pods if p.key == "ml/a-0")
+    diff = diff_snapshot(later, result)
+    (change,) = [c for c in diff.pods if c.pod == "ml/a-0"]
+    assert change.change == "stale"
+    assert blocked_by(a0) in change.stale and "Pending" not in change.stale
+    (warning,) = [w for w in diff.warnings if "ml/a-0" in w]
+    assert blocked_by(a0) in warning and "phase Pending" not in warning and "again" not in warning
+
+
+def test_a_pod_a_plan_binds_twice_counts_once() -> None:
+    """A hand-merged List of Bindings binds solo (100m) twice. The API server takes the first
+    Binding and refuses the second ("already assigned to node"), so applying it adds solo's
+    requests once: the diff showed two "+ pod ml/solo" lines and 200m added, and two plans
+    differing only in the repeat differed in utilisation."""
+    snapshot = tiny()
+    once = Plan((Placement("ml", "solo", "n3"),), (), report(), bindings=True)
+    twice = Plan((Placement("ml", "solo", "n3"), Placement("ml", "solo", "n3")), (), report(), bindings=True)
+    alone = diff_snapshot(snapshot, twice)
+    total = alone.total
+    assert total is not None and total.resource("cpu").after - total.resource("cpu").before == 100
+    assert [p.pod for p in alone.pods] == ["ml/solo"]
+    assert [w for w in alone.warnings if "more than once" in w] == [
+        "plan places 1 pod more than once (first: ml/solo); the API server binds each at its first placement and refuses the rest"
+    ]
+    assert diff_plans(once, twice, snapshot).empty
+    # the first Binding wins: solo to n3, then to n2, is solo on n3
+    moved = Plan((Placement("ml", "solo", "n3"), Placement("ml", "solo", "n2")), (), report(), bindings=True)
+    assert [(p.pod, p.new) for p in diff_snapshot(snapshot, moved).pods] == [("ml/solo", "n3")]
