@@ -588,6 +588,16 @@ def test_pod_bound_to_a_node_that_is_gone_is_fine_once_finished() -> None:
     assert (pod.node_name, pod.phase) == ("old", PodPhase.SUCCEEDED)
 
 
+def test_empty_strings_are_unset_as_in_kubernetes() -> None:
+    """Go's zero value: a pod with namespace "" is in the default namespace, nodeName "" is not
+    bound (kube-scheduler picks pods with len(NodeName) == 0), priorityClassName "" names no
+    class (the admission plugin then takes the global default), uid "" was never created."""
+    text = POD_P.replace("{name: p}", "{name: p, namespace: '', uid: ''}")
+    text += "spec: {nodeName: '', priorityClassName: ''}\n"
+    (pod,) = load_snapshot([write("empty.yaml", text)]).pods
+    assert (pod.key, pod.node_name, pod.priority_class_name, pod.uid) == ("default/p", None, None, None)
+
+
 def test_same_name_in_other_namespaces_is_not_a_duplicate() -> None:
     text = "".join(
         f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {ns}}}\n"
@@ -787,6 +797,11 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
         ),
         (POD_GROUP + "  minMember: -1\n", "6:14: spec.minMember: expected a non-negative integer"),
         (POD_GROUP + "  minMember: 2.0\n", "6:14: spec.minMember: expected a non-negative integer"),
+        # JSON's true is no int32 to the API server's decoder, though Python's bool is an int.
+        (POD_GROUP + "  minMember: true\n", "6:14: spec.minMember: expected a non-negative integer, got true"),
+        (POD_P + "spec:\n  priority: false\n", "5:13: spec.priority: expected an integer, got false"),
+        # A required string is a non-empty one (a taint's key is a qualified name, never "").
+        (TAINT + '  - {key: "", effect: NoSchedule}\n', '6:11: spec.taints[0].key: expected a non-empty string, got ""'),
         (POD_GROUP + "  minMember:\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
         (POD_GROUP + "  scheduleTimeoutSeconds: 5\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
         (
@@ -1116,3 +1131,57 @@ def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
     (folder / "node.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
     snapshot = load_snapshot([str(folder), str(folder / "node.yaml"), f"{folder}/./node.yaml"])
     assert [n.name for n in snapshot.nodes] == ["n1"]
+
+
+# --- Kubernetes' own limits, at the edge: exactly at a limit is accepted, one past is refused ---
+
+
+def _labelled_node(key: str, value: str) -> str:
+    return f"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels:\n    {json.dumps(key)}: {json.dumps(value)}\n"
+
+
+def test_label_keys_and_values_are_held_to_the_api_servers_rules_at_their_edges() -> None:
+    """apimachinery's IsQualifiedName and IsValidLabelValue: a key's name and a value are at
+    most 63 characters, a key's name is not empty, and its prefix is a DNS-1123 subdomain
+    (lowercase). A label the API server refuses cannot come from a cluster; one it accepts
+    must not be refused (a dump with 63-character values is ordinary: hashes, job names)."""
+    longest = "a" * 62 + "z"  # 63
+    for key, value in ((longest, "v"), ("example.com/" + longest, "v"), ("k", longest), ("k", "")):
+        (node,) = load_snapshot([write("n.yaml", _labelled_node(key, value))]).nodes
+        assert node.labels == {key: value}
+    for key, value, what in (
+        (longest + "a", "v", "label key"),
+        ("example.com/" + longest + "a", "v", "label key"),
+        ("k", longest + "a", "label value"),
+        ("example.com/", "v", "label key"),
+        ("Example.com/rack", "v", "its prefix must be a DNS subdomain"),
+        ("example_com/rack", "v", "its prefix must be a DNS subdomain"),
+    ):
+        message = error([write("n.yaml", _labelled_node(key, value))])
+        assert message.startswith("n.yaml:6:") and what in message, (key, value, message)
+
+
+def test_object_names_and_namespaces_are_held_to_kubernetes_rules_at_their_edges() -> None:
+    """A Node's or Pod's name is a DNS-1123 subdomain of at most 253 characters, a namespace a
+    DNS-1123 label of at most 63 (apimachinery's IsDNS1123Subdomain and IsDNS1123Label)."""
+    name = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])  # 253
+    namespace = "n" * 63
+    text = NODE.format(name=name) + f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {namespace}}}\n"
+    snapshot = load_snapshot([write("long.yaml", text)])
+    assert [n.name for n in snapshot.nodes] == [name] and [p.key for p in snapshot.pods] == [f"{namespace}/{name}"]
+    assert "254 characters, more than 253" in error([write("long.yaml", NODE.format(name=name + "e"))])
+    too_wide = text.replace(f"namespace: {namespace}", f"namespace: {namespace}n")
+    assert "64 characters, more than 63" in error([write("long.yaml", too_wide)])
+    # lowercase only, the first character too ("Gpu-1" is what a hand-written snapshot says),
+    # and each dot-separated part starts and ends with a letter or digit
+    for bad in ("Gpu-1", "gpu-", "gpu-.rack-1", "gpu.-rack"):
+        assert "lowercase letters" in error([write("bad.yaml", NODE.format(name=bad))]), bad
+
+
+def test_a_creation_time_is_kept_as_the_api_server_keeps_it() -> None:
+    """metav1.Time reads RFC 3339 with Go's time.Parse, which takes fractional seconds the layout
+    does not show, and writes it back in UTC, whole seconds (the fraction dropped, not rounded):
+    queue order compares these strings, so 12:00:00.999+02:00 must be 10:00:00Z."""
+    text = POD_P.replace("{name: p}", "{name: p, creationTimestamp: '2024-05-01T12:00:00.999+02:00'}")
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert pod.creation_timestamp == "2024-05-01T10:00:00Z"
