@@ -289,6 +289,14 @@ def test_kubectl_json_list() -> None:
     assert snapshot.pods[0].origin == Origin("dump.json", 0, ("items", 1))
 
 
+def test_a_nodes_own_pod_limit_is_kept() -> None:
+    """The kubelet reports its --max-pods as allocatable pods (250 on many GPU nodes); 110,
+    the kubelet's default, stands in only for a node that does not say (DESIGN)."""
+    text = NODE.format(name="big") + "status: {allocatable: {cpu: '2', pods: '250'}}\n"
+    (node,) = load_snapshot([write("big.yaml", text)]).nodes
+    assert node.allocatable == {"cpu": 2000, "pods": 250}
+
+
 def test_multi_document_yaml() -> None:
     text = (
         "# a cluster\n---\n"
@@ -875,6 +883,12 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
             'expected one of NoSchedule, PreferNoSchedule, NoExecute, got "NoSchedul"',
         ),
         (TAINT + "  - effect: NoSchedule\n", f"6:5: spec.taints[0].key: {MISSING_STRING}"),
+        # A taint's effect is required (core validation): none is not NoSchedule.
+        (
+            TAINT + "  - key: gpu\n",
+            "6:5: spec.taints[0].effect: required field is missing "
+            "(expected one of NoSchedule, PreferNoSchedule, NoExecute)",
+        ),
         (
             POD_P + 'spec:\n  priority: "100"\n',
             '5:13: spec.priority: expected an integer, got "100"',
@@ -924,6 +938,14 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
         (
             AFFINITY + "            operator: In\n",
             f"10:13: {EXPRESSION}.values: operator In needs at least one value",
+        ),
+        (
+            AFFINITY + "            operator: NotIn\n",
+            f"10:13: {EXPRESSION}.values: operator NotIn needs at least one value",
+        ),
+        (
+            AFFINITY + "            operator: DoesNotExist\n            values: [a]\n",
+            f"12:21: {EXPRESSION}.values: must be empty with operator DoesNotExist",
         ),
         (
             AFFINITY + "            operator: Gt\n            values: []\n",
