@@ -297,6 +297,14 @@ def test_a_nodes_own_pod_limit_is_kept() -> None:
     assert node.allocatable == {"cpu": 2000, "pods": 250}
 
 
+def test_every_taint_of_a_node_is_kept() -> None:
+    """Each taint repels pods on its own (a pod must tolerate all of a node's NoSchedule and
+    NoExecute taints): a GPU node dedicated to a team carries two."""
+    text = TAINT + "  - {key: nvidia.com/gpu, effect: NoSchedule}\n  - {key: dedicated, value: ml, effect: NoExecute}\n"
+    (node,) = load_snapshot([write("taints.yaml", text)]).nodes
+    assert node.taints == (Taint("nvidia.com/gpu", "", "NoSchedule"), Taint("dedicated", "ml", "NoExecute"))
+
+
 def test_multi_document_yaml() -> None:
     text = (
         "# a cluster\n---\n"
@@ -493,6 +501,23 @@ def test_godel_pod_groups(api: PodGroupAPI) -> None:
         SortRule("Memory", "Capacity", "Ascending"),
         SortRule("CPU", "Capacity", "Ascending"),
     )
+
+
+def test_godel_terms_beside_an_empty_pod_group_affinity_are_read_and_marked() -> None:
+    """Seed 003's third example indents its terms beside an empty podGroupAffinity: gangplan reads
+    them there and marks the group (planning warns). Beside a podGroupAffinity that has terms
+    they are fields Godel's CRD does not define (Affinity holds only podGroupAffinity), which
+    the API server prunes: the terms inside are the group's."""
+    seed = GODEL.format(api=PodGroupAPI.GODEL_BYTEDANCE.value).replace("\n      ", "\n    ")  # terms out by one level
+    (group,) = load_snapshot([write("seed.yaml", seed)]).pod_groups
+    assert group.affinity_beside
+    assert (group.required_topology, group.preferred_topology) == (
+        ("tce.kubernetes.io/netminipodipv6",), ("tce.kubernetes.io/nettoripv6",)
+    )
+    assert len(group.sort_rules) == 4 and group.node_selector is not None
+    stray = GODEL.format(api=PodGroupAPI.GODEL.value) + "    required:\n    - topologyKey: kubernetes.io/hostname\n"
+    (group,) = load_snapshot([write("stray.yaml", stray)]).pod_groups
+    assert not group.affinity_beside and group.required_topology == ("tce.kubernetes.io/netminipodipv6",)
 
 
 def test_priority_classes_and_topologies() -> None:
@@ -812,6 +837,11 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
         (TAINT + '  - {key: "", effect: NoSchedule}\n', '6:11: spec.taints[0].key: expected a non-empty string, got ""'),
         (POD_GROUP + "  minMember:\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
         (POD_GROUP + "  scheduleTimeoutSeconds: 5\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
+        # scheduler-plugins' CRD: +kubebuilder:validation:Minimum=0 on scheduleTimeoutSeconds
+        (
+            POD_GROUP + "  minMember: 1\n  scheduleTimeoutSeconds: -1\n",
+            "7:27: spec.scheduleTimeoutSeconds: expected a non-negative integer, got -1",
+        ),
         (
             POD_GROUP + "  minMember: 1\n  minResources:\n    cpu: 1.2.3\n",
             "8:10: spec.minResources.cpu: '1.2.3' is not a quantity",
@@ -1135,6 +1165,41 @@ def test_only_a_sidecars_status_changes_an_init_containers_request() -> None:
     infeasible = text.replace("  phase: Running\n", "  phase: Running\n  conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]\n")
     (pod,) = load_snapshot([write("p.yaml", infeasible.replace("cpu: '1'}}}\nstatus", "cpu: '4'}}}\nstatus"))]).pods
     assert [(c.name, c.requests) for c in pod.init_containers] == [("setup", {"cpu": 6000}), ("proxy", {"cpu": 3000})]
+
+
+def test_a_resize_is_infeasible_only_when_its_pod_says_so() -> None:
+    """component-helpers' IsPodResizeInfeasible: the PodResizePending condition's reason must be
+    Infeasible (Deferred will be retried: the spec still counts); before Kubernetes 1.33 the
+    pod said it in status.resize, which a dump from such a cluster carries."""
+    spec = "spec:\n  nodeName: n1\n  containers:\n  - {name: a, resources: {requests: {cpu: '6', memory: 1Gi}}}\n"
+    status = "status:\n  phase: Running\n  containerStatuses:\n  - {name: a, allocatedResources: {cpu: '2'}, resources: {requests: {cpu: '3'}}}\n"
+    deferred = "  conditions: [{type: PodResizePending, status: 'True', reason: Deferred}]\n"
+    (pod,) = load_snapshot([write("p.yaml", POD_P + spec + status + deferred)]).pods
+    assert pod.containers[0].requests == {"cpu": 6000, "memory": 2**30}
+    (pod,) = load_snapshot([write("p.yaml", POD_P + spec + status + "  resize: Infeasible\n")]).pods
+    assert pod.containers[0].requests == {"cpu": 3000}
+
+
+def test_a_container_may_ask_for_hugepages() -> None:
+    """hugepages-<size> is a standard container resource (IsStandardContainerResourceName), and
+    its limit is its request as for any other resource."""
+    text = POD_P + "spec:\n  containers:\n  - {name: a, resources: {limits: {hugepages-2Mi: 4Mi, memory: 1Gi}}}\n"
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert pod.containers[0].requests == {"hugepages-2Mi": 4 * 2**20, "memory": 2**30}
+
+
+def test_a_sidecar_being_resized_holds_the_most_of_spec_and_status_too() -> None:
+    """component-helpers' AggregateContainerRequests reads initContainerStatuses for restartable
+    (sidecar) init containers as for app containers: a sidecar resized up from 1 cpu to 2,
+    not yet applied to its spec, holds 2."""
+    text = POD_P + (
+        "spec:\n  nodeName: n1\n  containers: [{name: a}]\n"
+        "  initContainers:\n  - {name: proxy, restartPolicy: Always, resources: {requests: {cpu: '1'}}}\n"
+        "status:\n  phase: Running\n"
+        "  initContainerStatuses:\n  - {name: proxy, allocatedResources: {cpu: '2'}, resources: {requests: {cpu: '2'}}}\n"
+    )
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert [(c.name, c.requests) for c in pod.init_containers] == [("proxy", {"cpu": 2000})]
 
 
 def test_a_godel_group_in_phase_timeout_is_read_as_timed_out() -> None:
