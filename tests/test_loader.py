@@ -1127,6 +1127,18 @@ def test_a_pod_level_limit_is_the_request_only_for_what_no_container_asks() -> N
     assert pod.pod_level_requests == {"cpu": 4000}
 
 
+def test_an_init_containers_request_keeps_the_pod_level_limit_from_being_the_request() -> None:
+    """KEP-2837's defaulting (defaultPodRequests) sets a pod-level request from the containers'
+    aggregate, init containers included, wherever any asks; only a resource none asks for
+    takes the pod-level limit. An init container asking 1 cpu makes the pod ask 1, not 4."""
+    text = POD_P + (
+        "spec:\n  resources:\n    limits: {cpu: '4', memory: 4Gi}\n  containers: [{name: a}]\n"
+        "  initContainers:\n  - {name: i, resources: {requests: {cpu: '1'}}}\n"
+    )
+    (pod,) = load_snapshot([write("p.yaml", text)]).pods
+    assert pod.pod_level_requests == {"memory": 4 * 2**30}
+
+
 def test_a_container_being_resized_holds_the_most_of_spec_and_status() -> None:
     """In-place resize (beta, on by default since Kubernetes 1.33): kube-scheduler counts the
     most of the spec's requests, the status' and what the kubelet allocated; with the resize
@@ -1272,3 +1284,36 @@ def test_a_creation_time_is_kept_as_the_api_server_keeps_it() -> None:
     text = POD_P.replace("{name: p}", "{name: p, creationTimestamp: '2024-05-01T12:00:00.999+02:00'}")
     (pod,) = load_snapshot([write("p.yaml", text)]).pods
     assert pod.creation_timestamp == "2024-05-01T10:00:00Z"
+
+
+def _unmodelled(spec: dict[str, object], annotations: dict[str, str] | None = None) -> tuple[str, ...]:
+    meta: dict[str, object] = {"name": "p", **({"annotations": annotations} if annotations else {})}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"containers": [{"name": "a"}], **spec}}
+    (read,) = load_snapshot([write("p.json", json.dumps(pod))]).pods
+    return read.unmodelled
+
+
+def test_each_hard_rule_gangplan_does_not_model_is_kept_with_the_pod() -> None:
+    """A Binding bypasses kube-scheduler's filters, so the rules they check that gangplan does not
+    model are kept to warn about: required pod affinity (InterPodAffinity), a sidecar's hostPort
+    (NodePorts counts restartable init containers' ports, GetHostPorts), and Kueue's slice
+    topology. An empty list of required terms requires nothing."""
+    anchor = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    assert _unmodelled({"affinity": {"podAffinity": {required: [anchor]}}}) == ("required pod affinity",)
+    assert _unmodelled({"affinity": {"podAffinity": {required: []}, "podAntiAffinity": {required: []}}}) == ()
+    sidecar = {"name": "proxy", "restartPolicy": "Always", "ports": [{"containerPort": 15001, "hostPort": 15001}]}
+    assert _unmodelled({"initContainers": [sidecar]}) == ("hostPort (kube-scheduler's NodePorts filter)",)
+    sliced = {"kueue.x-k8s.io/podset-slice-required-topology": "cloud.com/rack", "kueue.x-k8s.io/podset-slice-size": "4"}
+    assert _unmodelled({}, sliced) == ("Kueue topology slices (kueue.x-k8s.io/podset-slice-required-topology)",)
+
+
+def test_a_volcano_network_topology_without_a_tier_is_no_hard_rule() -> None:
+    """Volcano's scheduler holds a job to a hard network topology only with a highest tier
+    (JobInfo.IsHardTopologyMode is false without highestTierAllowed): an empty networkTopology
+    asks nothing, one with a tier asks what gangplan does not model."""
+    text = VOLCANO + "  minMember: 1\n  networkTopology: {}\n"
+    (group,) = load_snapshot([write("v.yaml", text)]).pod_groups
+    assert group.unmodelled == ()
+    (group,) = load_snapshot([write("v.yaml", text.replace("{}", "{highestTierAllowed: 2}"))]).pod_groups
+    assert group.unmodelled == ("Volcano networkTopology (mode hard; HyperNode tiers)",)
