@@ -629,6 +629,9 @@ def test_empty_strings_are_unset_as_in_kubernetes() -> None:
     text += "spec: {nodeName: '', priorityClassName: ''}\n"
     (pod,) = load_snapshot([write("empty.yaml", text)]).pods
     assert (pod.key, pod.node_name, pod.priority_class_name, pod.uid) == ("default/p", None, None, None)
+    group = POD_GROUP.replace("  name: g\n", "  name: g\n  namespace: ''\n  uid: ''\n") + "  minMember: 1\n"
+    (read,) = load_snapshot([write("group.yaml", group)]).pod_groups
+    assert (read.key, read.uid, read.manifest) == ("default/g", None, True)  # a manifest, to be created
 
 
 def test_same_name_in_other_namespaces_is_not_a_duplicate() -> None:
@@ -640,6 +643,23 @@ def test_same_name_in_other_namespaces_is_not_a_duplicate() -> None:
     snapshot = load_snapshot([write("ns.yaml", text)])
     assert [p.key for p in snapshot.pods] == ["a/p", "b/p"]
     assert [g.key for g in snapshot.pod_groups] == ["default/p"]
+
+
+
+def test_a_pod_and_a_pod_group_may_share_a_name() -> None:
+    """Names are unique per kind and namespace: a single-pod job's PodGroup is often named as
+    its pod, and the two are different objects, not duplicates."""
+    text = POD_P.replace("{name: p}", "{name: train}") + "---\n" + POD_GROUP.replace("name: g", "name: train") + "  minMember: 1\n"
+    snapshot = load_snapshot([write("same.yaml", text)])
+    assert [p.key for p in snapshot.pods] == [g.key for g in snapshot.pod_groups] == ["default/train"]
+
+
+@pytest.mark.parametrize("api", ["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1alpha1", "kai.scheduler/v1alpha1"])
+def test_every_topology_version_in_the_design_is_read(api: str) -> None:
+    """DESIGN's input table: Kueue's Topology at v1beta2, v1beta1 and v1alpha1, and KAI's (the same shape)."""
+    text = f"apiVersion: {api}\nkind: Topology\nmetadata: {{name: dc}}\nspec:\n  levels: [{{nodeLabel: rack}}, {{nodeLabel: kubernetes.io/hostname}}]\n"
+    (topology,) = load_snapshot([write("t.yaml", text)]).topologies
+    assert (topology.name, topology.levels) == ("dc", ("rack", "kubernetes.io/hostname"))
 
 
 # --- input errors: each names FILE:LINE:COL of the offending field -------------------------
