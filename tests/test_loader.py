@@ -1306,26 +1306,23 @@ def test_a_creation_time_is_kept_as_the_api_server_keeps_it() -> None:
     assert pod.creation_timestamp == "2024-05-01T10:00:00Z"
 
 
-def _unmodelled(spec: dict[str, object], annotations: dict[str, str] | None = None) -> tuple[str, ...]:
-    meta: dict[str, object] = {"name": "p", **({"annotations": annotations} if annotations else {})}
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"containers": [{"name": "a"}], **spec}}
+def _unmodelled(spec: dict[str, object]) -> tuple[str, ...]:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}], **spec}}
     (read,) = load_snapshot([write("p.json", json.dumps(pod))]).pods
     return read.unmodelled
 
 
 def test_each_hard_rule_gangplan_does_not_model_is_kept_with_the_pod() -> None:
     """A Binding bypasses kube-scheduler's filters, so the rules they check that gangplan does not
-    model are kept to warn about: required pod affinity (InterPodAffinity), a sidecar's hostPort
-    (NodePorts counts restartable init containers' ports, GetHostPorts), and Kueue's slice
-    topology. An empty list of required terms requires nothing."""
+    model are kept to warn about: required pod affinity (InterPodAffinity) and a sidecar's
+    hostPort (NodePorts counts restartable init containers' ports, GetHostPorts). An empty list
+    of required terms requires nothing."""
     anchor = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     assert _unmodelled({"affinity": {"podAffinity": {required: [anchor]}}}) == ("required pod affinity",)
     assert _unmodelled({"affinity": {"podAffinity": {required: []}, "podAntiAffinity": {required: []}}}) == ()
     sidecar = {"name": "proxy", "restartPolicy": "Always", "ports": [{"containerPort": 15001, "hostPort": 15001}]}
     assert _unmodelled({"initContainers": [sidecar]}) == ("hostPort (kube-scheduler's NodePorts filter)",)
-    sliced = {"kueue.x-k8s.io/podset-slice-required-topology": "cloud.com/rack", "kueue.x-k8s.io/podset-slice-size": "4"}
-    assert _unmodelled({}, sliced) == ("Kueue topology slices (kueue.x-k8s.io/podset-slice-required-topology)",)
 
 
 def test_a_volcano_network_topology_without_a_tier_is_no_hard_rule() -> None:

@@ -685,3 +685,19 @@ def test_an_error_in_a_template_names_its_path_in_the_workload() -> None:
     assert error(lambda: load_snapshot([write("job.yaml", job)])).split(": ")[1] == (
         'spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]'
     )
+
+
+def test_only_unbound_pod_manifests_of_an_expanded_group_are_pods_to_create() -> None:
+    """A Pod manifest beside its group's workload manifests (an MPI launcher beside its workers'
+    Job) does not exist yet: it is created with them. A pod with a nodeName is bound, so it
+    exists (kubectl-neat strips uid and status), and a Pod manifest of a group with no
+    workload beside it is a pod of the snapshot: neither is one to create."""
+    group = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: mpi}\nspec: {minMember: 4}\n"
+    job = JOB.replace("name: train\nspec:", "name: mpi\nspec:").replace("  template:\n", f"  template:\n    metadata: {{labels: {{{GROUP_LABEL}: mpi}}}}\n")
+
+    def pod(name: str, group: str, extra: str = "") -> str:
+        return f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {{{GROUP_LABEL}: {group}}}}}\nspec: {{containers: [{{name: c}}]{extra}}}\n"
+
+    text = "---\n".join([group, job, pod("launcher", "mpi"), pod("bound", "mpi", ", nodeName: n1"), pod("solo", "other")])
+    made = {p.name: p.manifest is not None for p in load_snapshot([write("mpi.yaml", text)]).pods}
+    assert made == {"launcher": True, "bound": False, "solo": False, "mpi-0": True, "mpi-1": True}
