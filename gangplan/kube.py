@@ -502,11 +502,12 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
             )
         )
     host_network = r.boolean(spec, "hostNetwork", _SPEC)
+    # NodePorts counts app containers' ports and sidecars'; a plain init container's are not held.
     ports = [
         port
         for key in ("containers", "initContainers")
         for container in r.sequence(spec, key, _SPEC)
-        if isinstance(container, dict)
+        if isinstance(container, dict) and (key == "containers" or container.get("restartPolicy") == "Always")
         for port in (container.get("ports") or [])
         if isinstance(port, dict)
     ]

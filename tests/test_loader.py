@@ -1315,14 +1315,17 @@ def _unmodelled(spec: dict[str, object]) -> tuple[str, ...]:
 def test_each_hard_rule_gangplan_does_not_model_is_kept_with_the_pod() -> None:
     """A Binding bypasses kube-scheduler's filters, so the rules they check that gangplan does not
     model are kept to warn about: required pod affinity (InterPodAffinity) and a sidecar's
-    hostPort (NodePorts counts restartable init containers' ports, GetHostPorts). An empty list
-    of required terms requires nothing."""
+    hostPort (NodePorts counts restartable init containers' ports, GetHostPorts, and no other
+    init container's). An empty list of required terms requires nothing."""
     anchor = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     assert _unmodelled({"affinity": {"podAffinity": {required: [anchor]}}}) == ("required pod affinity",)
     assert _unmodelled({"affinity": {"podAffinity": {required: []}, "podAntiAffinity": {required: []}}}) == ()
     sidecar = {"name": "proxy", "restartPolicy": "Always", "ports": [{"containerPort": 15001, "hostPort": 15001}]}
     assert _unmodelled({"initContainers": [sidecar]}) == ("hostPort (kube-scheduler's NodePorts filter)",)
+    # A plain init container has exited before the pod runs: NodePorts holds no port of it.
+    setup = {"name": "setup", "ports": [{"containerPort": 80, "hostPort": 80}]}
+    assert _unmodelled({"initContainers": [setup]}) == ()
 
 
 def test_a_volcano_network_topology_without_a_tier_is_no_hard_rule() -> None:
