@@ -502,11 +502,11 @@ def waiting_volcano_jobs(
         name = r.string(meta, "name", _META, required=True)
         namespace = r.string(meta, "namespace", _META) or "default"
         uid = r.string(meta, "uid", _META)
-        volcano = [pg for pg in snapshot.pod_groups if pg.namespace == namespace and pg.api is PodGroupAPI.VOLCANO]
+        volcano = {pg.name: pg for pg in snapshot.pod_groups if pg.namespace == namespace and pg.api is PodGroupAPI.VOLCANO}
         # getPodGroupByJob: <job>-<uid>, and only when that is not found, <job> (older controllers).
-        by_name = [pg for wanted in ((f"{name}-{uid}",) if uid else ()) + (name,) for pg in volcano if pg.name == wanted][:1]
-        owned = by_name or [
-            pg for pg in volcano
+        looked_up = next((volcano[wanted] for wanted in (f"{name}-{uid}" if uid else "", name) if wanted in volcano), None)
+        owned = [looked_up] if looked_up is not None else [
+            pg for pg in volcano.values()
             if any(isinstance(o, dict) and o.get("kind") == "Job" and (o.get("uid") == uid if uid else o.get("name") == name)
                    for o in _owner_references(pg.raw))
         ]
