@@ -105,27 +105,6 @@ def test_each_group_is_checked_once_and_the_named_ones_first(tmp_path: Path) -> 
     assert [line.split(":")[0] for line in text.stdout.splitlines()] == ["FAIL ops/debug-shell", "1/2 groups placed"]
 
 
-def test_groups_from_checks_the_podgroup_a_prs_job_fills_beside_a_pod_named_like_it(tmp_path: Path) -> None:
-    """The pull request's Job makes the pods of ml/train, a PodGroup the cluster has; the
-    cluster also has a pending bare pod named ml/train, queued later. The group is still the
-    pull request's change (session 22's workload review F3) and is checked: its 64-GPU pods fit
-    nowhere. Only that it is checked is asserted here, not how many times it is counted."""
-    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
-    podgroup, job = job_manifest("train", 2, 64).split("---\n", 1)
-    podgroup = podgroup.replace("namespace: ml}", "namespace: ml, creationTimestamp: '2024-01-01T00:00:00Z'}")
-    lone = (
-        "apiVersion: v1\nkind: Pod\n"
-        "metadata: {name: train, namespace: ml, uid: u-lone, creationTimestamp: '2030-01-01T00:00:00Z'}\n"
-        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Pending}\n"
-    )
-    cluster.write_text(CLUSTER + "---\n" + podgroup + "---\n" + lone)
-    jobs.mkdir()
-    (jobs / "job.yaml").write_text(job)
-    checked = invoke("check", str(cluster), "--groups-from", str(jobs))
-    assert checked.exit_code == 1, checked.output
-    assert checked.stdout.startswith("FAIL ml/train: 0/2 nodes are available: 2 resource nvidia.com/gpu")
-
-
 def test_the_junit_report_carries_the_plans_warnings(tmp_path: Path) -> None:
     """A gate that passes on a stale snapshot should say so where reviewers look: in JUnit's
     system-err, as on stderr and in GitHub's warnings."""

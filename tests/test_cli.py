@@ -839,6 +839,7 @@ def test_check_answers_for_a_podgroup_once_beside_a_bare_pod_of_its_name(tmp_pat
     (jobs / "job.yaml").write_text(job)
     checked = invoke("check", str(cluster), "--groups-from", str(jobs))
     assert checked.exit_code == 1 and checked.stdout.count("FAIL ml/train") == 1, checked.stdout
+    assert checked.stdout.startswith("FAIL ml/train: 0/2 nodes are available: 2 resource nvidia.com/gpu")
     assert checked.stdout.endswith("\n0/1 groups placed\n"), checked.stdout
     # Without --groups-from the annotation points at the PodGroup, where the name is written.
     github = invoke("check", str(cluster), "--format", "github")

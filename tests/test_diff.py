@@ -413,10 +413,9 @@ def test_two_hand_made_plans() -> None:
     assert ("remove", "- group ml/c no longer placeable: not enough GPUs") in lines
 
 
-def test_two_hand_made_plans_with_a_snapshot() -> None:
+def hand_made_snapshot() -> Snapshot:
+    """tiny()'s nodes with every pod the hand-made plans place, pending."""
     snapshot = tiny()
-    a, b = hand_made()
-    # the hand-made pods do not all exist in tiny(); give them a snapshot where they do
     pods = (
         snapshot.pods[0],
         pod("a-0", 500, Gi, 1),
@@ -425,7 +424,12 @@ def test_two_hand_made_plans_with_a_snapshot() -> None:
         pod("b-1", 200, Gi),
         pod("c-0", 1000, 4 * Gi, 1),
     )
-    snapshot = Snapshot(nodes=snapshot.nodes, pods=pods)
+    return Snapshot(nodes=snapshot.nodes, pods=pods)
+
+
+def test_two_hand_made_plans_with_a_snapshot() -> None:
+    snapshot = hand_made_snapshot()
+    a, b = hand_made()
     diff = diff_plans(a, b, snapshot)
     # B's c-0 asks a GPU on n3, which has none: diff is no verifier, but says so.
     assert diff.warnings == (
@@ -641,17 +645,8 @@ def test_utilisation_entries_in_json_name_the_domain_by_its_path() -> None:
 def test_a_plan_that_frees_room_shows_the_fall() -> None:
     """Plans mode both ways: B drops b-1 (200m, 1Gi) from n2, so rack b0/r1 falls from A's
     a-1 + b-0 + b-1 = 800m of 4000m (20%) to 600m (15%). A fall is a change as a rise is."""
-    snapshot = tiny()
     a, b = hand_made()
-    pods = (
-        snapshot.pods[0],
-        pod("a-0", 500, Gi, 1),
-        pod("a-1", 500, Gi, 1),
-        pod("b-0", 100, Gi),
-        pod("b-1", 200, Gi),
-        pod("c-0", 1000, 4 * Gi, 1),
-    )
-    diff = diff_plans(a, b, Snapshot(nodes=snapshot.nodes, pods=pods))
+    diff = diff_plans(a, b, hand_made_snapshot())
     assert f"{RACK}=b0/r1" in [d.label for d in diff.changed_domains]
     r1 = next(text for _, text in diff.unified_lines() if f"{RACK}=b0/r1" in text)
     assert "cpu 20% -> 15%" in r1
