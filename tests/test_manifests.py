@@ -14,7 +14,7 @@ from gangplan.loader import load_snapshot, read_objects
 from gangplan.manifests import gang_from_objects, with_gang
 from gangplan.model import Pod, PodGroupAPI, PodPhase, Snapshot
 from gangplan.planner import Options, plan
-from gangplan.semantics import group_pods, pod_requests
+from gangplan.semantics import group_names_of, group_pods, pod_requests
 from gangplan.verify import verify
 
 GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
@@ -254,6 +254,91 @@ spec:
     assert snapshot.pod_groups[0].min_member == 2
 
 
+def test_a_seed_shaped_pod_items_metadata_fields_are_not_spec_fields() -> None:
+    """A seed-002 pods[] item writes metadata (name, namespace, labels, annotations) beside the
+    pod spec's fields: those go to the Pod's metadata, and only the rest is its spec (the API
+    server refuses a spec with unknown fields)."""
+    item = "  - {name: p, namespace: ml, labels: {l: m}, annotations: {a: b}, containers: [{name: c}]}\n"
+    text = "apiVersion: extensions/v1beta1\nkind: Gang\nmetadata: {name: g, namespace: ml}\nspec:\n  pods:\n" + item
+    (pod,) = load_snapshot([write("g.yaml", text)]).pods
+    assert manifest_of(pod)["spec"] == {"containers": [{"name": "c"}]}
+    assert manifest_of(pod)["metadata"] == {
+        "name": "p", "namespace": "ml", "labels": {"l": "m", GROUP_LABEL: "g"}, "annotations": {"a": "b"}
+    }
+    assert (dict(pod.labels), dict(pod.annotations)) == ({"l": "m", GROUP_LABEL: "g"}, {"a": "b"})
+
+
+def test_a_gang_of_no_pods_is_refused() -> None:
+    """Seed 002's Gang is its pods, all of them its minimum: one with none (no pods[], every
+    RC at 0 replicas) is a mistake in the input, not a gang `check` would pass; so is a --gang
+    whose workloads all have 0 replicas."""
+    head = "apiVersion: extensions/v1beta1\nkind: Gang\nmetadata: {name: g}\nspec:\n"
+    zero = "  replicationControllers:\n  - {name: rc, replicas: 0, template: {spec: {containers: [{name: c}]}}}\n"
+    for body in ("  pods: []\n", zero):
+        assert error(lambda: load_snapshot([write("g.yaml", head + body)])) == (
+            "g.yaml:5:3: spec: a Gang needs pods: spec.pods, or spec.replicationControllers with replicas"
+        )
+    idle = DEPLOYMENT.replace("replicas: 2", "replicas: 0")
+    assert error(lambda: gang_from_objects("g", read_objects([write("idle.yaml", idle)]))) == (
+        "--gang g: its workloads have 0 replicas, so it has no pods"
+    )
+
+
+def test_gang_items_given_as_objects_must_be_of_their_kind() -> None:
+    """A replicationControllers[] item written as an object is a ReplicationController, and a
+    pods[] item a Pod (seed 002's Gang holds pods and replicated pod templates): another kind
+    is refused, not read as if it were one; an RC object's template is under its spec."""
+    head = "apiVersion: extensions/v1beta1\nkind: Gang\nmetadata: {name: g}\nspec:\n"
+    template = "{template: {spec: {containers: [{name: c}]}}}"
+    deployment = f"  replicationControllers:\n  - kind: Deployment\n    metadata: {{name: rc}}\n    spec: {template}\n"
+    assert error(lambda: load_snapshot([write("a.yaml", head + deployment)])) == (
+        'a.yaml:6:11: spec.replicationControllers[0].kind: expected one of ReplicationController, got "Deployment"'
+    )
+    service = "  pods:\n  - kind: Service\n    metadata: {name: p}\n    spec: {containers: [{name: c}]}\n"
+    assert error(lambda: load_snapshot([write("b.yaml", head + service)])) == (
+        'b.yaml:6:11: spec.pods[0].kind: expected one of Pod, got "Service"'
+    )
+    specless = "  replicationControllers:\n  - metadata: {name: rc}\n    template: {spec: {containers: [{name: c}]}}\n"
+    assert error(lambda: load_snapshot([write("c.yaml", head + specless)])).startswith(
+        "c.yaml:6:5: spec.replicationControllers[0].spec.template: required field is missing"
+    )
+
+
+def test_a_gangs_pods_are_in_its_namespace() -> None:
+    """Seed 002's Gang is one object in one namespace, and so are the pods it holds: a pods[]
+    item naming another namespace is refused, in either shape, not moved in silence."""
+    head = "apiVersion: extensions/v1beta1\nkind: Gang\nmetadata: {name: g}\nspec:\n  pods:\n"
+    inline = "  - {name: p, namespace: other, containers: [{name: c}]}\n"
+    assert error(lambda: load_snapshot([write("a.yaml", head + inline)])) == (
+        'a.yaml:6:26: spec.pods[0].namespace: is "other", but the Gang\'s pods are in its namespace "default"'
+    )
+    pod = "  - {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: other}, spec: {containers: [{name: c}]}}\n"
+    assert error(lambda: load_snapshot([write("b.yaml", head + pod)])).startswith(
+        'b.yaml:6:64: spec.pods[0].metadata.namespace: is "other"'
+    )
+    same = pod.replace("namespace: other", "namespace: default")
+    assert [p.key for p in load_snapshot([write("c.yaml", head + same)]).pods] == ["default/p"]
+
+
+@pytest.mark.parametrize("kind", ["Gang", "Job"])
+def test_a_gang_or_volcano_job_name_must_be_a_label_value(kind: str) -> None:
+    """Its name is its PodGroup's and the value of its pods' group key, a label value of at most
+    63 characters (Volcano's webhook checks a job name as a qualified name, also 63 at most)."""
+    api = "extensions/v1beta1" if kind == "Gang" else "batch.volcano.sh/v1alpha1"
+    body = "  pods: [{name: p, containers: [{name: c}]}]\n"
+    if kind == "Job":
+        body = "  tasks: [{name: t, replicas: 1, template: {spec: {containers: [{name: c}]}}}]\n"
+    cases = (("a" * 63, None), ("a" * 64, "64 characters, more than 63"), ("my_gang", "lowercase letters"))
+    for name, problem in cases:
+        text = f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}}}\nspec:\n{body}"
+        if problem is None:
+            assert load_snapshot([write("g.yaml", text)]).pod_groups[0].name == name
+        else:
+            assert error(lambda: load_snapshot([write("g.yaml", text)])).startswith(
+                f'g.yaml:3:18: metadata.name: {kind} name "{name}" is not valid ({problem}'
+            )
+
+
 # ---------------------------------------------------------------- Volcano Job
 
 
@@ -293,6 +378,180 @@ def test_volcano_job_minimum_defaults_as_its_webhook() -> None:
     text = text.replace("    minAvailable: 2\n", "")
     group = load_snapshot([write("b.yaml", text)]).pod_groups[0]
     assert (group.min_member, group.min_task_member) == (1 + 4, {"ps": 1, "worker": 4})
+
+
+def test_volcano_job_pods_carry_the_keys_its_controller_writes_over_the_templates() -> None:
+    """Volcano's job controller (createJobPod) starts from the template's labels and annotations
+    and writes its own keys over them: labels job-name, job-namespace, queue-name, task-spec and
+    task-index; annotations the PodGroup's name, job-name, queue-name, task-spec and task-index.
+    A template's stale value of one of those keys does not survive; its other keys do."""
+    stale = (
+        "labels: {app: tf, volcano.sh/task-spec: stale, volcano.sh/job-name: other}\n"
+        "        annotations: {scheduling.k8s.io/group-name: other, volcano.sh/queue-name: elsewhere, note: kept}"
+    )
+    job = VOLCANO_JOB.format(min_available=3).replace("labels: {app: tf}", stale)
+    snapshot = load_snapshot([write("job.yaml", job)])
+    indexes = {"ps": 0, "worker": 0}
+    for pod in snapshot.pods:
+        task = pod.name.split("-")[1]
+        index, indexes[task] = indexes[task], indexes[task] + 1
+        assert pod.name == f"tf-{task}-{index}"
+        ours = {
+            "volcano.sh/job-name": "tf",
+            "volcano.sh/queue-name": "research",
+            "volcano.sh/task-spec": task,
+            "volcano.sh/task-index": str(index),
+        }
+        labels = {**ours, "volcano.sh/job-namespace": "ml"}
+        annotations = {**ours, "scheduling.k8s.io/group-name": "tf"}
+        metadata = manifest_of(pod)["metadata"]
+        for given in (pod.labels, metadata["labels"]):
+            assert labels.items() <= given.items(), (pod.name, given)
+        for given in (pod.annotations, metadata["annotations"]):
+            assert annotations.items() <= given.items(), (pod.name, given)
+        kept = ("tf", "kept") if task == "ps" else (None, None)  # only ps's template has them
+        assert (pod.labels.get("app"), pod.annotations.get("note")) == kept
+
+
+def test_volcano_job_fields_left_out_are_what_its_webhook_fills_in() -> None:
+    """Volcano's mutating webhook (createPatch) sets a job's missing queue to "default", names a
+    nameless task "default<index>", and leaves a task's minAvailable of 0 at 0 (only a missing
+    one becomes its replicas); the job's minAvailable, when 0, is then the tasks' sum."""
+    job = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: plain, namespace: ml}
+spec:
+  tasks:
+  - replicas: 1
+    minAvailable: 0
+    template: {spec: {containers: [{name: a}]}}
+  - replicas: 2
+    template: {spec: {containers: [{name: b}]}}
+"""
+    snapshot = load_snapshot([write("plain.yaml", job)])
+    (group,) = snapshot.pod_groups
+    assert group.queue == "default"
+    assert group.min_task_member == {"default0": 0, "default1": 2}
+    assert group.min_member == 0 + 2
+    assert [p.name for p in snapshot.pods] == ["plain-default0-0", "plain-default1-0", "plain-default1-1"]
+    for pod in snapshot.pods:
+        task = pod.name.split("-")[1]
+        assert pod.labels["volcano.sh/queue-name"] == pod.annotations["volcano.sh/queue-name"] == "default"
+        assert pod.labels["volcano.sh/task-spec"] == pod.annotations["volcano.sh/task-spec"] == task
+
+
+def test_a_volcano_jobs_priority_class_is_only_for_templates_without_one() -> None:
+    """createJobPod gives a pod the job's priorityClassName only when its template names none."""
+    ps = "        containers:\n        - name: ps\n"
+    job = VOLCANO_JOB.format(min_available=3).replace(ps, "        priorityClassName: low\n" + ps)
+    snapshot = load_snapshot([write("job.yaml", job)])
+    classes = {p.name: (p.priority_class_name, manifest_of(p)["spec"]["priorityClassName"]) for p in snapshot.pods}
+    assert classes["tf-ps-0"] == ("low", "low")
+    assert classes["tf-worker-0"] == ("high", "high")
+    assert snapshot.pod_groups[0].priority_class_name == "high"
+
+
+def test_volcano_jobs_its_webhook_refuses_are_refused() -> None:
+    """Volcano's validating webhook (validateJobCreate) refuses a job with no task, a task name
+    that is not a DNS-1123 label (a dot is not allowed in one), and a task name used twice."""
+    base = VOLCANO_JOB.format(min_available=3)
+    tasks_at = base.index("  tasks:\n")
+    no_tasks = base[:tasks_at] + "  tasks: []\n"
+    assert error(lambda: load_snapshot([write("a.yaml", no_tasks)])) == (
+        "a.yaml:11:10: spec.tasks: a Volcano Job needs at least one task"
+    )
+    dotted = base.replace("name: worker\n", "name: work.er\n", 1)
+    assert error(lambda: load_snapshot([write("b.yaml", dotted)])).startswith(
+        'b.yaml:22:11: spec.tasks[1].name: task name "work.er" is not valid'
+    )
+    twice = base.replace("name: worker\n", "name: ps\n", 1)
+    assert error(lambda: load_snapshot([write("c.yaml", twice)])) == (
+        "c.yaml:22:11: spec.tasks[1].name: task ps is already spec.tasks[0]"
+    )
+
+
+WAITING_JOB = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vj, namespace: ml, uid: u-1}
+spec:
+  tasks: [{name: w, replicas: 2, template: {spec: {containers: [{name: c}]}}}]
+status: {state: {phase: Pending}}
+"""
+
+
+def waiting_group(
+    name: str, namespace: str = "ml", api: str = "scheduling.volcano.sh/v1beta1", extra: str = ""
+) -> str:
+    return (
+        f"---\napiVersion: {api}\nkind: PodGroup\nmetadata: {{name: {name}, namespace: {namespace}{extra}}}\n"
+        "spec: {minMember: 2}\n"
+    )
+
+
+def waiting_pod(namespace: str) -> str:
+    return (
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: vj-w-0, namespace: {namespace}, uid: p-1, "
+        "annotations: {scheduling.k8s.io/group-name: vj-u-1}}\nspec: {nodeName: n1, containers: [{name: c}]}\n"
+        "status: {phase: Running}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "group,joined",
+    [
+        (waiting_group("vj-u-1"), "vj-u-1"),  # the name Volcano gives it now: <job>-<uid>
+        (waiting_group("vj"), "vj"),  # the name older Volcano releases gave it: <job>
+        (waiting_group("pg", extra=", ownerReferences: [{kind: Job, name: vj, uid: u-1}]"), "pg"),  # owned
+        (waiting_group("vj-u-1") + "status: {phase: Inqueue}\n", "vj-u-1"),
+        (waiting_group("vj-u-1", namespace="other"), None),  # not the job's: another namespace
+        (waiting_group("vj-u-1", api="scheduling.x-k8s.io/v1alpha1"), None),  # not Volcano's
+        (waiting_group("pg", extra=", ownerReferences: [{kind: Job, name: vj, uid: u-0}]"), None),  # an earlier vj's
+        (waiting_group("vj-u-1") + "status: {phase: Running}\n", None),  # its pods were made
+        (waiting_group("vj-u-1") + waiting_pod("ml"), None),  # so were they: one is here
+        (waiting_group("vj-u-1") + waiting_pod("other"), "vj-u-1"),  # a pod of another namespace's vj-u-1
+    ],
+)
+def test_a_created_volcano_job_waits_for_pods_only_beside_its_own_podgroup(
+    group: str, joined: str | None
+) -> None:
+    """Volcano's job controller makes a Job's PodGroup (named <job>-<uid>, or <job> by older
+    releases; owned by the Job) and its pods only once that group leaves phase "" or Pending
+    (syncJob). So a Pending Job's pods are planned, members of that group, when the group is in
+    the Job's namespace, a Volcano PodGroup of this Job, and has no status, or Pending, or
+    Inqueue; any other PodGroup is not the Job's."""
+    snapshot = load_snapshot([write("s.yaml", WAITING_JOB + group)])
+    made = [p for p in snapshot.pods if p.manifest is not None]
+    if joined is None:
+        assert not made
+        return
+    assert [p.key for p in made] == ["ml/vj-w-0", "ml/vj-w-1"]
+    assert {p.annotations["scheduling.k8s.io/group-name"] for p in made} == {joined}
+
+
+@pytest.mark.parametrize("owner,planned", [("Job", True), ("Deployment", False)])
+def test_a_created_volcano_job_without_a_uid_owns_a_podgroup_by_kind_and_name(
+    owner: str, planned: bool
+) -> None:
+    """An owner reference names its owner by kind and name (and uid, which this Job lacks): the
+    controller's reference to the Job is of kind Job; a Deployment named like the Job owns
+    another group."""
+    job = WAITING_JOB.replace(", uid: u-1", "")
+    group = waiting_group("pg", extra=f", ownerReferences: [{{kind: {owner}, name: vj}}]")
+    snapshot = load_snapshot([write("s.yaml", job + group)])
+    assert [p.name for p in snapshot.pods] == (["vj-w-0", "vj-w-1"] if planned else [])
+
+
+def test_a_waiting_volcano_jobs_template_may_not_name_the_job_before_its_podgroup() -> None:
+    """A created Job's pods join the PodGroup its controller made (<job>-<uid>), so a template
+    label tried before Volcano's annotation (DESIGN section 1) that names the job itself would take
+    them to another group: refused, as for any other group."""
+    labelled = "template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: vj}}, spec:"
+    job = WAITING_JOB.replace("template: {spec:", labelled)
+    assert error(lambda: load_snapshot([write("s.yaml", job + waiting_group("vj-u-1"))])).endswith(
+        'names PodGroup "vj", but these pods belong to "vj-u-1"; remove it'
+    )
 
 
 def test_batch_jobs_are_still_skipped_and_created_volcano_jobs_too() -> None:
@@ -354,6 +613,23 @@ def test_gang_namespace_and_counts() -> None:
     assert group.key == "team/g"
     trains = [f"team/train-{i}" for i in range(3)]  # parallelism 4, but only 3 completions
     assert [p.key for p in pods] == ["team/web-5", "team/web-6", *trains]
+
+
+def test_gang_workloads_run_as_many_pods_as_their_controllers_at_once() -> None:
+    """Kubernetes' defaults (SetDefaults_Job, the apps/v1 defaults): a Job's parallelism is 1 when
+    unset, and it runs min(parallelism, completions) pods at once, so 2 of 5 completions run
+    together and 0 completions run none; a Deployment's replicas default to 1."""
+    job = JOB.replace("  parallelism: 2\n", "")
+    def job_of(name: str, completions: int) -> str:
+        counts = f"parallelism: 2\n  completions: {completions}"
+        return JOB.replace("parallelism: 2", counts).replace("name: train", f"name: {name}", 1)
+
+    five, none = job_of("five", 5), job_of("none", 0)
+    deployment = DEPLOYMENT.replace("  replicas: 2\n", "")
+    objects = read_objects([write("w.yaml", "---\n".join([job, five, none, deployment]))])
+    group, pods = gang_from_objects("g", objects)
+    assert [p.name for p in pods] == ["train-0", "five-0", "five-1", "api-0"]
+    assert group.min_member == 4
 
 
 # ---------------------------------------------------------------- errors
@@ -446,6 +722,32 @@ def test_invalid_expanded_names() -> None:
     )
 
 
+def test_a_workload_template_must_be_a_pod_template_of_pods_not_yet_placed() -> None:
+    """A Volcano task's or a workload's pod template and its spec are required (a pod without a
+    spec has no containers: the API server refuses it), and its pods do not exist yet, so a
+    nodeName in it is refused as in a seed-002 pods[] item: gangplan places them."""
+    worker = "    template:\n      spec:\n        containers:\n        - name: worker"
+    job = VOLCANO_JOB.format(min_available=3)
+    edits = {
+        "spec.tasks[1].template: required field is missing": ("template:", "templates:"),
+        "spec.tasks[1].template.spec: required field is missing": ("spec:", "metadata: {}\n      specs:"),
+        "spec.tasks[1].template.spec.nodeName: is \"n1\"": ("containers:", "nodeName: n1\n        containers:"),
+    }
+    for problem, (old, new) in edits.items():
+        text = job.replace(worker, worker.replace(old, new))
+        found = error(lambda: load_snapshot([write("job.yaml", text)]))
+        assert found.split(": ", 1)[1].startswith(problem), found
+    pinned = DEPLOYMENT.replace("    spec:\n      containers", "    spec:\n      nodeName: n1\n      containers")
+    assert error(lambda: gang_from_objects("g", read_objects([write("deploy.yaml", pinned)]))) == (
+        'deploy.yaml:13:17: spec.template.spec.nodeName: is "n1", but these pods do not exist yet '
+        "and gangplan places them; remove nodeName"
+    )
+    missing = DEPLOYMENT.replace("  template:", "  templates:")
+    assert error(lambda: gang_from_objects("g", read_objects([write("deploy.yaml", missing)]))).startswith(
+        "deploy.yaml:7:3: spec.template: required field is missing"
+    )
+
+
 def test_volcano_minimums_are_checked() -> None:
     job = VOLCANO_JOB.format(min_available=3).replace("minAvailable: 2", "minAvailable: 5")
     assert error(lambda: load_snapshot([write("a.yaml", job)])) == (
@@ -484,6 +786,27 @@ def test_duplicate_pod_names_name_both() -> None:
     )
 
 
+@pytest.mark.parametrize("namespace", ["ml", "default"])
+def test_a_gang_name_clashes_only_within_its_namespace(namespace: str) -> None:
+    """A PodGroup and a pod's group key are namespaced (DESIGN section 1: a pod belongs to a
+    PodGroup in its namespace): a --gang g in default clashes with a PodGroup default/g, or a
+    pod of default naming g, not with a PodGroup g or a pod naming g in another namespace."""
+    group, pods = gang_from_objects("g", read_objects([write("sts.yaml", STATEFUL_SET)]))
+    pod_group = "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+    pod_group += f"metadata: {{name: g, namespace: {namespace}}}\nspec: {{minMember: 1}}\n"
+    member = POD.replace("name: coordinator", f"name: c\n  namespace: {namespace}").replace("pod-group: old", "pod-group: g")
+    by_group = load_snapshot([write("pg.yaml", pod_group)])
+    by_pod = load_snapshot([write("pod.yaml", member)])
+    if namespace == "default":
+        clash = "PodGroup default/g is already in the snapshot (at pg.yaml:3:18)"
+        assert clash in error(lambda: with_gang(by_group, group, pods))
+        assert "pod default/c in the snapshot already names group g" in error(lambda: with_gang(by_pod, group, pods))
+    else:
+        assert [g.key for g in with_gang(by_group, group, pods).pod_groups] == ["ml/g", "default/g"]
+        webs = [f"default/web-{i}" for i in range(3)]
+        assert [p.key for p in with_gang(by_pod, group, pods).pods] == ["ml/c", *webs]
+
+
 def test_a_template_may_not_name_another_group_first() -> None:
     job = VOLCANO_JOB.format(min_available=3).replace(
         "labels: {app: tf}", "labels: {app: tf, scheduling.x-k8s.io/pod-group: other}"
@@ -492,6 +815,21 @@ def test_a_template_may_not_name_another_group_first() -> None:
         'job.yaml:17:58: metadata.labels["scheduling.x-k8s.io/pod-group"]: names PodGroup '
         '"other", but these pods belong to "tf"; remove it'
     )
+
+
+def test_a_template_may_name_another_group_through_a_key_tried_after_the_gangs() -> None:
+    """DESIGN section 1 tries the membership keys in order, so a pod joins the group of the first
+    key it carries: a later key naming another group takes no pod away from the gang, and is
+    not refused (a Volcano job's pods carry scheduling.k8s.io/group-name, tried before Volcano's
+    own annotation; a Gang's the scheduler-plugins label, tried before the legacy one)."""
+    job = VOLCANO_JOB.format(min_available=3).replace(
+        "labels: {app: tf}", "labels: {app: tf}\n        annotations: {scheduling.volcano.sh/group-name: other}"
+    )
+    legacy = "        name: mydb\n        pod-group.scheduling.sigs.k8s.io: other\n"
+    gang = SEED_GANG.replace("      labels:\n        name: mydb\n", "      labels:\n" + legacy)
+    snapshot = load_snapshot([write("job.yaml", job), write("gang.yaml", gang)])
+    pending = {g.top.group.key: len(g.top.pending) for g in group_pods(snapshot).job_groups}
+    assert pending == {"ml/tf": 5, "default/mygang": 3}
 
 
 # ---------------------------------------------------------------- end to end
@@ -529,6 +867,26 @@ def test_a_volcano_job_and_a_gang_flag_are_planned_and_verified() -> None:
     workers = ["tf-worker-0", "tf-worker-1", "tf-worker-2"]
     assert placed == ["tf-ps-0", *workers, "web-0", "web-1", "web-2"]
     assert verify(snapshot, result.placements, result.topology_levels()).ok
+
+
+@pytest.mark.parametrize("kind", ["Gang", "Job"])
+def test_an_older_gang_to_create_goes_first_in_the_queue(kind: str) -> None:
+    """Queue order (seed 000's QueueSort, DESIGN section 3) is priority, then the PodGroup's
+    creation time, then its name: of two equal gangs with room for one, the one created first
+    is placed, though its name sorts last. A Gang's or a Volcano Job's group is created with it."""
+    def gang(name: str, created: str) -> str:
+        meta = f"metadata: {{name: {name}, creationTimestamp: '{created}'}}\n"
+        pods = "spec:\n  pods: [{name: %s-0, containers: [{name: c, resources: {requests: {cpu: '3'}}}]}]\n" % name
+        if kind == "Job":
+            template = "{spec: {containers: [{name: c, resources: {requests: {cpu: '3'}}}]}}"
+            pods = f"spec:\n  tasks: [{{name: t, replicas: 1, template: {template}}}]\n"
+        api = "extensions/v1beta1" if kind == "Gang" else "batch.volcano.sh/v1alpha1"
+        return f"---\napiVersion: {api}\nkind: {kind}\n{meta}{pods}"
+
+    text = gang("a", "2024-05-02T00:00:00Z") + gang("b", "2024-05-01T00:00:00Z") + node("n1", cpu="4")
+    snapshot = load_snapshot([write("cluster.yaml", text)])
+    result = plan(snapshot, Options(time_limit=5))
+    assert {p.group for p in result.placements} == {"default/b"}
 
 
 @pytest.mark.parametrize("form", ["github", "junit"])
@@ -651,6 +1009,44 @@ def test_a_volcano_claim_leaves_a_template_volume_of_the_same_name_alone() -> No
     ]
 
 
+def test_a_volcano_claim_made_by_its_controller_is_said_to_be_unmodelled_on_the_group() -> None:
+    """A volumes[] entry with a volumeClaim and no volumeClaimName is a claim Volcano's controller
+    creates under a random name, so it is in no pod to create here: the group alone says that
+    volume binding is not modelled. A named claim is a volume of each pod, which says it."""
+    job = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: made, namespace: ml}
+spec:
+  volumes: [{mountPath: /scratch, volumeClaim: {accessModes: [ReadWriteOnce]}}]
+  tasks: [{name: w, replicas: 1, template: {spec: {containers: [{name: a}]}}}]
+"""
+    snapshot = load_snapshot([write("made.yaml", job)])
+    (group,) = snapshot.pod_groups
+    assert any("VolumeBinding" in rule for rule in group.unmodelled)
+    assert not any("VolumeBinding" in rule for pod in snapshot.pods for rule in pod.unmodelled)
+    named = job.replace("volumeClaim: {accessModes: [ReadWriteOnce]}", "volumeClaimName: data")
+    snapshot = load_snapshot([write("named.yaml", named)])
+    assert not any("VolumeBinding" in rule for rule in snapshot.pod_groups[0].unmodelled)
+    assert all(any("VolumeBinding" in rule for rule in pod.unmodelled) for pod in snapshot.pods)
+
+
+def test_a_volcano_volume_without_a_mount_path_is_refused() -> None:
+    """Volcano's webhook (validateIO) requires each spec.volumes[] entry's mountPath: it is where
+    the controller mounts the claim in every container."""
+    job = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vv, namespace: ml}
+spec:
+  volumes: [{volumeClaimName: shared}]
+  tasks: [{name: w, replicas: 1, template: {spec: {containers: [{name: a}]}}}]
+"""
+    assert error(lambda: load_snapshot([write("vv.yaml", job)])).startswith(
+        "vv.yaml:5:13: spec.volumes[0].mountPath: required field is missing"
+    )
+
+
 def test_a_gang_workload_may_be_named_by_generate_name() -> None:
     """Session 22's workload review F7: --gang refused a Job named by generateName ('metadata.name:
     required field is missing') that the same Job given as an input expands, with the prefix."""
@@ -667,6 +1063,41 @@ spec:
     nameless = job.replace("generateName: train-, ", "")
     assert "a workload names its pods with name or generateName" in error(
         lambda: gang_from_objects("x", read_objects([write("nameless.yaml", nameless)]))
+    )
+
+
+def test_a_workload_manifest_joins_the_group_its_template_names_in_its_namespace() -> None:
+    """A batch/v1 Job given as an input is expanded when its pod template names a group through
+    any membership key (DESIGN section 1: an annotation as well as a label), into its own
+    namespace ("default" when it names none); pods of a same-named group in another namespace
+    are another group's, so they do not mean its pods were made."""
+    def naming(job: str, keys: str) -> str:
+        return job.replace("    spec:\n      restartPolicy", f"    metadata: {keys}\n    spec:\n      restartPolicy")
+
+    labelled = naming(JOB, "{labels: {scheduling.x-k8s.io/pod-group: train}}")
+    labelled = labelled.replace("name: train\n", "name: train\n  namespace: ml\n", 1)
+    annotated = naming(JOB.replace("name: train\n", "name: volc\n", 1), "{annotations: {scheduling.k8s.io/group-name: volc}}")
+    elsewhere = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: train-x, namespace: other, uid: u-1, "
+        "labels: {scheduling.x-k8s.io/pod-group: train}}\n"
+        "spec: {nodeName: n1, containers: [{name: c}]}\nstatus: {phase: Running}\n"
+    )
+    snapshot = load_snapshot([write("w.yaml", "---\n".join([labelled, annotated, elsewhere]))])
+    made = {p.key: group_names_of(p) for p in snapshot.pods if p.manifest is not None}
+    assert made == {
+        "ml/train-0": ["train"], "ml/train-1": ["train"], "default/volc-0": ["volc"], "default/volc-1": ["volc"]
+    }
+
+
+def test_a_workload_template_naming_two_groups_belongs_to_the_first_key_tried() -> None:
+    """DESIGN section 1's order: the scheduler-plugins label is tried before the annotation, so
+    a Job whose template names group a by the one and b by the other makes pods of a, and the
+    annotation naming b is the one to remove."""
+    keys = "{labels: {scheduling.x-k8s.io/pod-group: a}, annotations: {scheduling.k8s.io/group-name: b}}"
+    job = JOB.replace("    spec:\n      restartPolicy", f"    metadata: {keys}\n    spec:\n      restartPolicy")
+    found = error(lambda: load_snapshot([write("job.yaml", job)]))
+    assert found.endswith(
+        'annotations["scheduling.k8s.io/group-name"]: names PodGroup "b", but these pods belong to "a"; remove it'
     )
 
 
