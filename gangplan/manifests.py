@@ -214,7 +214,7 @@ def _check_membership(
             return
         value = given[where].get(key)
         if value and value != group:
-            _Reader(t.origin).fail(
+            _Reader(t.origin, t.at).fail(
                 ("metadata", where, key),
                 f"names PodGroup {json.dumps(value)}, but these pods belong to "
                 f"{json.dumps(group)}; remove it",

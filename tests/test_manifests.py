@@ -808,11 +808,13 @@ def test_a_gang_name_clashes_only_within_its_namespace(namespace: str) -> None:
 
 
 def test_a_template_may_not_name_another_group_first() -> None:
+    """The field is named where it is written, in the task's template (it was named as a Pod's,
+    metadata.labels[...], beside the template's line and column)."""
     job = VOLCANO_JOB.format(min_available=3).replace(
         "labels: {app: tf}", "labels: {app: tf, scheduling.x-k8s.io/pod-group: other}"
     )
     assert error(lambda: load_snapshot([write("job.yaml", job)])) == (
-        'job.yaml:17:58: metadata.labels["scheduling.x-k8s.io/pod-group"]: names PodGroup '
+        'job.yaml:17:58: spec.tasks[0].template.metadata.labels["scheduling.x-k8s.io/pod-group"]: names PodGroup '
         '"other", but these pods belong to "tf"; remove it'
     )
 
