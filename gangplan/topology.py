@@ -147,7 +147,8 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     label on some). Where labels do not nest, the groups' terms decide (preferred
     ones in their order, a required one above a preferred one);
     failing that, the key with fewer distinct values (a coarser partition) goes first, then
-    the name. Keys no node carries go last (resolve_levels then drops them).
+    the name. Keys no node carries go last (resolve_levels then drops them), and say nothing
+    of how the others nest (a typo in one group's terms must not reorder everyone's levels).
     """
     named, orders = named_topology_keys(snapshot)
     keys = [k for k in named if k != HOSTNAME_LABEL]
@@ -169,7 +170,8 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
                 if not nx.has_path(order, b, a):  # nesting seen on different nodes may loop
                     order.add_edge(a, b)
     for listed in orders:
-        for above, below in zip(listed, listed[1:]):
+        carried = [key for key in listed if values.get(key)]  # a key no node carries orders nothing
+        for above, below in zip(carried, carried[1:]):
             if above != below and not nx.has_path(order, below, above):
                 order.add_edge(above, below)
     return tuple(nx.lexicographical_topological_sort(order, key=lambda k: rank[k]))

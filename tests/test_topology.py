@@ -15,6 +15,7 @@ from gangplan import kueue
 from gangplan.cli import app
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Topology
+from gangplan.planner import Options, plan
 from gangplan.topology import (
     HOSTNAME_LABEL,
     build_tree,
@@ -401,3 +402,39 @@ def test_cli_topology_warns_on_stderr_only(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     paths = [[t["path"] for t in m["children"]] for m in data["children"]]
     assert paths == [[["m1", "t1"]], [["m2", "t1"]]]
+
+
+def _grid() -> tuple[Node, ...]:
+    """5 zones x 2 racks, rack names reused in every zone: neither label nests in the other."""
+    return tuple(
+        Node(f"n{z}{r}", {HOSTNAME_LABEL: f"n{z}{r}", "zone": f"z{z}", "rack": f"r{r}"}, {"cpu": 4000, "pods": 110})
+        for z in range(5) for r in range(2)
+    )
+
+
+def _gang(name: str, size: int, required: tuple[str, ...] = (), preferred: tuple[str, ...] = ()) -> tuple[PodGroup, list[Pod]]:
+    pg = PodGroup("ml", name, PodGroupAPI.GODEL_BYTEDANCE, size, required_topology=required, preferred_topology=preferred)
+    pods = [
+        Pod("ml", f"{name}-{i}", labels={"scheduling.x-k8s.io/pod-group": name}, containers=(Container("c", {"cpu": 4000}),))
+        for i in range(size)
+    ]
+    return pg, pods
+
+
+def test_a_key_no_node_carries_says_nothing_of_how_the_levels_nest() -> None:
+    """resolve_levels drops "rakc" (no node carries it: not a topology level); the order of zone
+    and rack must then be what it is without it. The hint (rakc, rack) kept rack below the
+    dropped key, which goes last, so rack fell below zone: racks became one node each, and
+    group c, which requires one rack for 3 pods, could not be placed because of a typo in
+    another group's preferred terms."""
+    c, c_pods = _gang("c", 3, required=("rack",))
+    z, z_pods = _gang("z", 1, required=("zone",))
+    outcomes = []
+    for preferred in (("rack",), ("rakc", "rack")):
+        b, b_pods = _gang("b", 1, preferred=preferred)
+        snapshot = Snapshot(nodes=_grid(), pods=tuple(c_pods + z_pods + b_pods), pod_groups=(c, z, b))
+        levels, _ = resolve_levels(snapshot)
+        result = plan(snapshot, Options(solver="greedy"))
+        outcomes.append((levels, {g.key: g.placed for g in result.groups}))
+    assert outcomes[1] == outcomes[0]
+    assert outcomes[0][1]["ml/c"]
