@@ -62,7 +62,7 @@ def parse_quantity(value: object) -> Fraction:
             raise QuantityError(f"expected a finite quantity, got {value!r}")
         text = repr(value)
     elif isinstance(value, str):
-        text = value
+        text = value.strip()  # Quantity.UnmarshalJSON trims the string before parsing it
     else:
         shown = {type(None): "null", list: "a list", dict: "a mapping"}.get(type(value), f"a {type(value).__name__}")
         raise QuantityError(f"expected a quantity such as 500m, 2, 1.5 or 4Gi, got {shown}")
@@ -72,7 +72,7 @@ def parse_quantity(value: object) -> Fraction:
             f"{text!r} is not a quantity (expected a number with an optional suffix: "
             "n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei, or an exponent like 1e3)"
         )
-    if match["sign"] == "-":
+    if match["sign"] == "-" and match["number"].strip("0.") != "":  # -0 is zero, which is >= 0
         raise QuantityError(f"{text!r} is negative; resource quantities must be >= 0")
     if len(match["number"]) > _MAX_DIGITS:
         raise QuantityError(f"{text[:16]!r}...: too many digits (at most {_MAX_DIGITS})")
