@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from gangplan.quantity import QuantityError, describe_apart, format_amount, parse_quantity, to_amount
+from gangplan.quantity import (
+    QuantityError,
+    describe_amount,
+    describe_apart,
+    format_amount,
+    parse_quantity,
+    percent_apart,
+    to_amount,
+)
 
 KI, MI, GI, TI, PI, EI = (2**n for n in (10, 20, 30, 40, 50, 60))
 
@@ -150,6 +158,15 @@ def test_whole_or_native_amounts_are_not_refused(resource: str, value: object, a
         ("memory", 1536 * MI, "1536Mi"),
         ("memory", 1000, "1000"),
         ("nvidia.com/gpu", 8, "8"),
+        # Kubernetes' canonical forms (apimachinery's TestQuantityString): a whole unit is 1Gi,
+        # not 1024Mi, and zero is 0, with no suffix ...
+        ("memory", GI, "1Gi"),
+        ("memory", KI, "1Ki"),
+        ("memory", 0, "0"),
+        ("cpu", 0, "0"),
+        # ... and every resource counted in bytes is written in binary units, not memory alone
+        ("ephemeral-storage", 10 * GI, "10Gi"),
+        ("hugepages-2Mi", 4 * MI, "4Mi"),
     ],
 )
 def test_format_round_trips(resource: str, amount: int, text: str) -> None:
@@ -164,6 +181,12 @@ def test_format_round_trips(resource: str, amount: int, text: str) -> None:
     ("cpu", 300_000, 282_600, ("300", "282.6")),  # apart already: as describe_amount gives them
     ("memory", 23 * 2**40 // 10, 17 * 2**40 // 10, ("2.3Ti", "1.7Ti")),
     ("nvidia.com/gpu", 40, 20, ("40", "20")),
+    # describe_amount gives 3.0Gi and 3Gi, one decimal of Gi 3Gi twice: one of Mi tells them apart
+    ("memory", 3 * GI + 512 * KI, 3 * GI, ("3072.5Mi", "3072Mi")),
+    # 1.15e17 cores, past a float's precision: the first reads 115292150460684704.0 (the nearest
+    # float), above the second's exact 115292150460684701 though it is less, so both are exact
+    ("cpu", 115_292_150_460_684_699_976, 115_292_150_460_684_701_000,
+     ("115292150460684699976m", "115292150460684701000m")),
 ])
 def test_describe_apart_never_shows_two_different_amounts_alike(
     resource: str, first: int, second: int, expected: tuple[str, str]
@@ -172,3 +195,45 @@ def test_describe_apart_never_shows_two_different_amounts_alike(
     assert describe_apart(resource, first, second) == expected
     shown = [parse_quantity(text) for text in expected]
     assert (shown[0] > shown[1]) == (first > second)
+
+
+@pytest.mark.parametrize(("resource", "amount", "text"), [
+    ("cpu", 0, "0"),
+    ("cpu", 999, "999m"),
+    ("cpu", 1000, "1"),
+    ("cpu", 1500, "1.5"),
+    ("memory", 1023, "1023"),
+    ("memory", KI, "1Ki"),
+    ("memory", GI, "1Gi"),
+    ("memory", 3 * GI // 2, "1.5Gi"),
+    ("memory", 25 * GI // 2, "12.5Gi"),
+])
+def test_describe_amount_is_exact_where_one_decimal_can_be(resource: str, amount: int, text: str) -> None:
+    """A figure in a message is a quantity as a user writes one (0, not 0m; 1 cpu, not 1000m; 1Gi,
+    not 1024Mi) and is exact whenever one decimal of its unit is enough (1.5Gi, not 2Gi)."""
+    assert describe_amount(resource, amount) == text
+    assert to_amount(resource, text) == amount
+
+
+@pytest.mark.parametrize(("before", "after", "total", "expected"), [
+    (400, 400, 1000, ("40%", "40%")),  # unchanged: whole percent, not the raw figures
+    (1, 3, 100_000, ("0.001%", "0.003%")),  # 0% 0.0% and 0.00% hide the change; three decimals show it
+    (1, 2, 10**9, ("1/1000000000", "2/1000000000")),  # 0.000% both: the raw figures
+    (0, 5, 0, ("0/0", "5/0")),  # no total to take a percentage of
+])
+def test_percent_apart_adds_digits_only_where_rounding_would_hide_a_change(
+    before: int, after: int, total: int, expected: tuple[str, str]
+) -> None:
+    """"0% -> 0%" for 124 -> 204 of 253000 tells a reader nothing; an unchanged figure stays whole."""
+    assert percent_apart(before, after, total) == expected
+
+
+def test_the_size_limits_are_where_their_messages_say() -> None:
+    """The errors promise "at most 64" digits and an exponent "at most ±64": the limits are taken."""
+    assert to_amount("memory", "9" * 64) == int("9" * 64)
+    assert to_amount("memory", "1e64") == 10**64
+    assert to_amount("cpu", "1e-64") == 1
+    with pytest.raises(QuantityError, match="too many digits"):
+        to_amount("memory", "9" * 65)
+    with pytest.raises(QuantityError, match="exponent out of range"):
+        to_amount("memory", "1e65")
