@@ -20,7 +20,9 @@ from gangplan.topology import (
     HOSTNAME_LABEL,
     build_tree,
     domain_usage,
+    node_usage,
     resolve_levels,
+    shown_key,
     topology_to_dict,
 )
 
@@ -125,6 +127,71 @@ def test_when_labels_do_not_nest_the_preferred_order_beats_value_counts() -> Non
     assert resolve_levels(required_above)[0] == ("block", "rack")
 
 
+def test_labels_that_nest_both_ways_on_the_same_nodes_leave_the_order_to_the_terms() -> None:
+    """One rack per zone: each label lies within one value of the other, on the same nodes, which
+    says nothing about which is the larger; the group's preferred terms (largest first) decide."""
+    nodes = tuple(node(f"n{z}{i}", {"zone": f"z{z}", "rack": f"z{z}-r"}) for z in range(3) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pod_groups=(group("a", preferred=("zone", "rack")),))
+    assert resolve_levels(snapshot)[0] == ("zone", "rack")
+
+
+def test_a_preferred_list_orders_every_level_it_names() -> None:
+    """Godel's preferred terms are written largest first: with three keys that do not nest (every
+    value of each meets every value of the others), all three follow the list, not only the first
+    two; by value counts alone slot (2 values) would be on top."""
+    nodes = tuple(
+        node(f"n{b}{r}{s}", {"block": f"b{b}", "rack": f"r{r}", "slot": f"s{s}"})
+        for b in range(4) for r in range(3) for s in range(2)
+    )
+    snapshot = Snapshot(nodes=nodes, pod_groups=(group("a", preferred=("block", "rack", "slot")),))
+    assert resolve_levels(snapshot)[0] == ("block", "rack", "slot")
+
+
+def test_nesting_that_loops_across_nodes_still_gives_levels() -> None:
+    """On some nodes x holds two y values, on others y holds two z values, on others z holds two
+    x values: the evidence goes round in a circle. The levels are still the three keys in some
+    order, not a failure to sort them."""
+    nodes = (
+        node("xy1", {"x": "X1", "y": "Y1"}), node("xy2", {"x": "X1", "y": "Y2"}),
+        node("yz1", {"y": "Y3", "z": "Z1"}), node("yz2", {"y": "Y3", "z": "Z2"}),
+        node("zx1", {"z": "Z3", "x": "X2"}), node("zx2", {"z": "Z3", "x": "X3"}),
+    )
+    groups = tuple(group(key, required=(key,)) for key in ("x", "y", "z"))
+    snapshot = Snapshot(nodes=nodes, pod_groups=groups)
+    levels, warnings = resolve_levels(snapshot)
+    assert sorted(levels) == ["x", "y", "z"] and warnings == []
+
+
+def test_a_level_named_twice_is_one_level() -> None:
+    """Kueue refuses a Topology whose levels repeat (its CRD: "must be unique"); --levels a,b,a
+    names two levels, and the repeat is pointed out."""
+    snapshot = Snapshot(nodes=tuple(bigpod_cluster()))
+    levels, warnings = resolve_levels(snapshot, explicit=[BIG, TOR, BIG])
+    assert levels == (BIG, TOR)
+    assert len(warnings) == 1 and "twice" in warnings[0]
+
+
+def test_levels_given_empty_are_given_and_a_topology_object_still_wins() -> None:
+    """``--levels ''`` is a statement (a flat cluster), not the option left out: alone it makes the
+    cluster flat; beside a Topology object it is ignored, and the user is told so."""
+    snapshot = Snapshot(
+        nodes=tuple(bigpod_cluster()),
+        pod_groups=(group("a", required=(BIG,)),),
+        topologies=(Topology("t", (BIG, MINI)),),
+    )
+    levels, warnings = resolve_levels(snapshot, explicit=())
+    assert levels == (BIG, MINI)
+    assert any("--levels ignored" in w for w in warnings)
+    assert resolve_levels(replace(snapshot, topologies=()), explicit=()) == ((), [])
+
+
+def test_a_key_spaces_or_nothing_would_hide_is_shown_quoted() -> None:
+    """A message naming a key "tor " or "" must show where it ends."""
+    assert shown_key("tor") == "tor"
+    assert shown_key("tor ") == "'tor '"
+    assert shown_key("") == "''"
+
+
 def test_a_topology_object_wins_over_levels_and_inference() -> None:
     snapshot = Snapshot(
         nodes=tuple(bigpod_cluster()),
@@ -225,6 +292,59 @@ def test_a_node_missing_a_level_label_is_outside() -> None:
     assert any("2 of 3 nodes" in w and "half" in w for w in tree.warnings)
 
 
+def test_the_outside_warning_counts_each_missing_label_and_names_three_nodes() -> None:
+    """The warning a user reads to fix the labels: how many nodes lack each label, and the first
+    three outside nodes by name, with "…" only when more are left out."""
+    nodes = [
+        node("d", {"mp": "m"}), node("c", {}), node("in", {"mp": "m", "tor": "t"}),
+        node("b", {"mp": "m"}), node("a", {"tor": "t"}),
+    ]  # mp lacking on c and a; tor on d, c and b
+    tree = build_tree(nodes, ["mp", "tor"])
+    [warning] = tree.warnings
+    assert "4 of 5 nodes" in warning and "mp on 2" in warning and "tor on 3" in warning
+    assert warning.endswith(": a, b, c, …")
+    [three] = build_tree(nodes[1:], ["mp", "tor"]).warnings
+    assert three.endswith(": a, b, c")
+    # The data lists every outside node, in input order.
+    data = topology_to_dict(tree, Snapshot(nodes=tuple(nodes)))
+    assert [leaf["node"] for leaf in data["outside"]] == ["d", "c", "b", "a"]
+
+
+def test_a_nesting_warning_tells_the_places_apart_and_counts_the_rest() -> None:
+    """minipod m1 under three bigpods; tor t1 under all three m1s, t2 under two. Each warning names
+    two places a reader can tell apart (b1/m1 and b2/m1, not "mp=m1 and mp=m1") and counts the rest."""
+    places = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)]
+    nodes = [node(f"n{b}{t}", {"bp": f"b{b}", "mp": "m1", "tor": f"t{t}"}) for b, t in places]
+    mp_warning, tor_warning = build_tree(nodes, ["bp", "mp", "tor"]).warnings
+    assert "mp=m1 lies under bp=b1 and bp=b2 (and 1 more)" in mp_warning
+    assert "more mp value" not in mp_warning  # m1 is the only one
+    assert "tor=t1 lies under b1/m1 and b2/m1 (and 1 more)" in tor_warning
+    assert "1 more tor value(s)" in tor_warning  # t2
+
+
+def test_domains_are_in_path_order_whatever_order_the_nodes_come_in() -> None:
+    """Domains are numbered by path (topology_to_dict's "domains in path order"), so the same
+    cluster listed in another order gives the same domains under the same numbers."""
+    nodes = bigpod_cluster()
+    forward, backward = build_tree(nodes, [BIG, MINI, TOR]), build_tree(nodes[::-1], [BIG, MINI, TOR])
+    for row, back in zip(forward.domains, backward.domains, strict=True):
+        assert [d.path for d in back] == [d.path for d in row] == sorted(d.path for d in row)
+
+
+def test_a_nodes_free_room_is_what_all_its_running_pods_leave() -> None:
+    """kube-scheduler counts the requests of every pod bound to a node: two running pods of one
+    cpu each on a 4-cpu node leave 2 cpu, in the node's figures and its domain's."""
+    snapshot = Snapshot(
+        nodes=(node("n", {"zone": "z"}),),
+        pods=(
+            pod("a", {"cpu": 1000}, "n", phase=PodPhase.RUNNING),
+            pod("b", {"cpu": 1000}, "n", phase=PodPhase.RUNNING),
+        ),
+    )
+    assert node_usage(snapshot)["n"].free["cpu"] == 2000
+    assert domain_usage(build_tree(snapshot.nodes, ["zone"]), snapshot)[0][0].free["cpu"] == 2000
+
+
 def usage_snapshot() -> Snapshot:
     """Worked by hand in the test below."""
     nodes = (
@@ -286,6 +406,7 @@ def test_topology_to_dict_nests_domains_and_lists_outside_nodes() -> None:
     assert [z["value"] for z in data["children"]] == ["z1", "z2"]
     z1_racks = data["children"][0]["children"]
     assert [r["path"] for r in z1_racks] == [["z1", "r1"], ["z1", "r2"]]
+    assert data["children"][0]["level"] == "zone" and {r["level"] for r in z1_racks} == {"rack"}
     assert [leaf["node"] for leaf in z1_racks[0]["children"]] == ["n1", "n2"]
     assert z1_racks[0]["children"][1]["ready"] is False and z1_racks[0]["children"][1]["free"]["cpu"] == 0
     assert [leaf["node"] for leaf in data["outside"]] == ["n5"]
