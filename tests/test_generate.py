@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, TypedDict
@@ -21,6 +22,7 @@ from gangplan.generate import (
     POOL,
     TOR,
     Flavour,
+    NodeSpec,
     generate,
 )
 from gangplan.loader import load_snapshot
@@ -570,3 +572,430 @@ def test_generate_command_counts_pods_against_max_objects(tmp_path: Path) -> Non
     assert _cli("--max-objects", "200", "generate", "--shape", "1x1x2x4", "--groups", "20", "--seed", "1",
                 "--output-file", str(out)).exit_code == 0
     assert _cli("--max-objects", "200", "plan", str(out), "-o", "name").exit_code == 0
+
+
+# ---------------------------------------------------------------- hand-made mutation audit: what the docstrings promise
+
+
+BIG: Sized = dict(shape=(4, 4, 8, 16), groups=0, max_gang=256)  # 2,048 nodes: the tiny shares show up
+UNSCHEDULABLE = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+UNREACHABLE = [{"key": "node.kubernetes.io/unreachable", "effect": e} for e in ("NoSchedule", "NoExecute")]
+
+
+def pending_groups(doc: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The pending pods of each PodGroup, by (namespace, name)."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for pod in of_kind(doc, "Pod"):
+        if not pod["spec"].get("nodeName") and (key := group_of(pod)):
+            out[key].append(pod)
+    return out
+
+
+def by_key(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(g["metadata"]["namespace"], g["metadata"]["name"]): g for g in of_kind(doc, "PodGroup")}
+
+
+def tolerated(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
+    """Kubernetes' rule: effects match (or none given), and Exists matches any value of the key
+    while Equal (the default) needs the same value."""
+    if toleration.get("effect") and toleration["effect"] != taint["effect"]:
+        return False
+    if toleration.get("operator", "Equal") == "Exists":
+        return not toleration.get("key") or toleration["key"] == taint["key"]
+    return bool(toleration.get("key") == taint["key"] and toleration.get("value", "") == taint.get("value", ""))
+
+
+def test_tors_mostly_take_their_minipods_flavour() -> None:
+    """Flavours are drawn per tor, sticky per miniPod: in each miniPod most tors share one flavour
+    (three tors in four take the miniPod's, the rest draw again), where a draw per tor alone
+    would give the most common flavour of 8 tors about 60% of them."""
+    same = total = 0
+    for seed in range(3):
+        flavours: dict[str, Counter[str]] = defaultdict(Counter)
+        for node in of_kind(generate(shape=(4, 4, 8, 1), groups=0, seed=seed), "Node"):
+            labels = node["metadata"]["labels"]
+            flavours[labels[MINIPOD]][labels[INSTANCE_TYPE]] += 1
+        same += sum(c.most_common(1)[0][1] for c in flavours.values())
+        total += sum(sum(c.values()) for c in flavours.values())
+    assert same / total > 0.75
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+def test_taint_share_taints_whole_gpu_tors_only(share: float) -> None:
+    """taint_share is the share of GPU tors tainted <gpu>=present:NoSchedule: all of a tor or
+    none of it, never a CPU-only tor (it has no GPU to keep free), none at 0 and all at 1."""
+    cpu = Flavour("cpu-64c-256g", 64_000, 256 * 2**30)
+    doc = generate(shape=(2, 2, 4, 4), groups=0, seed=3, taint_share=share, flavours=(cpu, DEFAULT_FLAVOURS[0]))
+    taint = {"key": GPU, "value": "present", "effect": "NoSchedule"}
+    tainted: dict[str, set[bool]] = defaultdict(set)
+    for node in of_kind(doc, "Node"):
+        has = taint in node["spec"].get("taints", [])
+        tainted[node["metadata"]["labels"][TOR]].add(has)
+        if GPU not in node["status"]["capacity"]:
+            assert not has
+        elif share in (0.0, 1.0):
+            assert has == bool(share)
+    assert all(len(flags) == 1 for flags in tainted.values())
+    if share == 0.5:
+        assert {True, False} <= {f for flags in tainted.values() for f in flags}
+
+
+def test_cordoned_not_ready_and_lost_gpu_nodes_look_as_kubernetes_writes_them() -> None:
+    """A tiny share of nodes is cordoned (spec.unschedulable, and the node controller's
+    node.kubernetes.io/unschedulable:NoSchedule taint) or NotReady (Ready Unknown, which the node
+    controller taints node.kubernetes.io/unreachable NoSchedule and NoExecute), and a few have
+    lost one GPU: allocatable one below capacity, never more."""
+    nodes = of_kind(generate(**BIG, seed=5), "Node")
+    cordoned = not_ready = lost = 0
+    for node in nodes:
+        spec, status = node["spec"], node["status"]
+        taints = spec.get("taints", [])
+        ready = status["conditions"][0]
+        if spec.get("unschedulable"):
+            cordoned += 1
+            assert UNSCHEDULABLE in taints
+        else:
+            assert UNSCHEDULABLE not in taints
+        if ready["status"] != "True":
+            not_ready += 1
+            assert ready["status"] == "Unknown" and all(t in taints for t in UNREACHABLE)
+        else:
+            assert not any(t in taints for t in UNREACHABLE)
+        gone = int(status["capacity"][GPU]) - int(status["allocatable"][GPU])
+        assert gone in (0, 1)
+        lost += gone
+    assert 0 < cordoned < len(nodes) // 50 and 0 < not_ready < len(nodes) // 50 and 0 < lost < len(nodes) // 50
+
+
+def test_a_one_gpu_node_never_loses_its_only_gpu() -> None:
+    """A node that lost a GPU keeps allocatable one below capacity; a 1-GPU node down to no GPU
+    would be a node that is not a GPU node at all (its flavour says it is)."""
+    one = Flavour("gpu-a10x1-32c-128g", 32_000, 128 * 2**30, 1, "NVIDIA-A10")
+    nodes = of_kind(generate(**BIG, seed=5, flavours=(one,)), "Node")
+    assert all(int(n["status"]["allocatable"][GPU]) == 1 for n in nodes)
+
+
+@pytest.mark.parametrize("utilisation", [0.13, 0.5, 0.77, "a third and three quarters of a GPU"])
+def test_running_gpus_are_round_u_times_the_gpus_exactly(utilisation: float | str) -> None:
+    """'the cluster total is round(u * GPUs) exactly' (of the allocatable GPUs; a third and three
+    quarters of a GPU rounds up): the Succeeded pods hold nothing, and the running pods fit their nodes,
+    degraded ones too."""
+    if isinstance(utilisation, str):  # the nodes are drawn before the load: the same at every u
+        total = sum(allocatable(n)[GPU] for n in of_kind(generate(**BIG, seed=7), "Node"))
+        utilisation = (total // 3 + 0.75) / total
+    doc = generate(**BIG, seed=7, utilisation=utilisation)
+    nodes = {n["metadata"]["name"]: allocatable(n) for n in of_kind(doc, "Node")}
+    total = sum(a[GPU] for a in nodes.values())
+    used = running_usage(doc)
+    assert sum(u[GPU] for u in used.values()) == round(utilisation * total)
+    for name, amounts in used.items():
+        assert all(amount <= nodes[name].get(r, 0) for r, amount in amounts.items()), name
+    assert any(p["status"]["phase"] == "Succeeded" for p in of_kind(doc, "Pod"))
+
+
+def test_cpu_only_nodes_are_filled_in_eighths() -> None:
+    """A CPU-only cluster gets running pods too: utilisation counts eighths of its nodes, so at
+    0.5 they hold about half the allocatable CPU (less only by the 100m rounding of an eighth)."""
+    cpu = Flavour("cpu-64c-256g", 64_000, 256 * 2**30)
+    doc = generate(shape=(1, 2, 4, 8), groups=0, seed=2, utilisation=0.5, flavours=(cpu,))
+    total = sum(allocatable(n)["cpu"] for n in of_kind(doc, "Node"))
+    used = sum(u["cpu"] for u in running_usage(doc).values())
+    assert 0.45 * total <= used <= 0.5 * total
+
+
+def test_whole_node_jobs_hold_half_or_more_of_each_tors_load() -> None:
+    """Within a tor 50-100% of its load is whole-node jobs (pods asking all of a node's GPUs,
+    one per node), the rest smaller pods: at least half, give or take the last node and the
+    nodes that lost a GPU."""
+    doc = generate(**BIG, seed=8, utilisation=0.6)
+    nodes = {n["metadata"]["name"]: n for n in of_kind(doc, "Node")}
+    fill: Counter[str] = Counter()
+    whole: Counter[str] = Counter()
+    for pod in of_kind(doc, "Pod"):
+        name = pod["spec"].get("nodeName")
+        if not name or pod["status"]["phase"] != "Running":
+            continue
+        tor = nodes[name]["metadata"]["labels"][TOR]
+        gpus = requests(pod)[GPU]
+        fill[tor] += gpus
+        if "job-name" in pod["metadata"].get("labels", {}):
+            assert gpus == int(nodes[name]["status"]["capacity"][GPU])  # a whole node
+            whole[tor] += gpus
+    size_of = {n["metadata"]["labels"][TOR]: int(n["status"]["capacity"][GPU]) for n in nodes.values()}
+    assert whole
+    for tor, load in fill.items():
+        size = size_of[tor]
+        assert whole[tor] >= (load // 2) // size * size - size, tor
+
+
+@pytest.mark.parametrize("flavour", [DEFAULT_FLAVOURS[0], Flavour("gpu-x8-96c-100g", 96_000, 100 * 2**30, 8)])
+def test_pending_requests_are_a_share_of_the_flavours_per_gpu_slice(flavour: Flavour) -> None:
+    """CPU and memory are 100%, 75% or 50% of the flavour's per-GPU share (its allocatable over
+    its GPUs, rounded down to 100m and 256Mi), times the pod's GPUs, rounded down the same way."""
+    doc = generate(shape=(1, 2, 4, 8), groups=300, seed=4, max_gang=16, flavours=(flavour,))
+    slice_ = 256 * 2**20
+    per_cpu = flavour.allocatable_cpu // 8 // 100 * 100
+    per_memory = flavour.allocatable_memory // 8 // slice_ * slice_
+    seen: set[float] = set()
+    for pods in pending_groups(doc).values():
+        asked = requests(pods[0])
+        gpus = asked[GPU]
+        assert asked["cpu"] % 100 == 0 and asked["memory"] % slice_ == 0
+        shares = [s for s in (1.0, 0.75, 0.5) if asked["cpu"] == int(gpus * per_cpu * s) // 100 * 100
+                  and asked["memory"] == int(gpus * per_memory * s) // slice_ * slice_]
+        assert shares, asked
+        seen.add(shares[0])
+    assert seen == {1.0, 0.75, 0.5}
+
+
+def test_allocatable_follows_the_kubelet_reservations_gke_documents() -> None:
+    """GKE's table: CPU 6% of the first core, 1% of the next, 0.5% of the next 2, 0.25% above 4
+    (a 4-core node has 3920m allocatable, GKE's own example); memory 25% of the first 4 GiB,
+    20% of the next 4, 10% of the next 8, 6% of the next 112, 2% above 128, plus the 100Mi
+    eviction threshold (150 GiB leaves 140.1423 GiB)."""
+    gib = 2**30
+    assert Flavour("a", 4_000, 16 * gib).allocatable_cpu == 3920
+    assert Flavour("a", 192_000, 16 * gib).allocatable_cpu == 192_000 - 60 - 10 - 10 - 470
+    reserved = 0.25 * 4 + 0.2 * 4 + 0.1 * 8 + 0.06 * 112 + 0.02 * 22  # GiB of 150
+    memory = Flavour("a", 4_000, 150 * gib).allocatable_memory
+    assert memory % 1024 == 0 and abs(memory - (150 - reserved) * gib + 100 * 2**20) < 1024
+    assert abs(memory / gib - 140.1423) < 1e-4
+    for size in (2, 6, 12, 100):  # each band of the table
+        bands = min(size, 4) * 0.25 + min(max(size - 4, 0), 4) * 0.2 + min(max(size - 8, 0), 8) * 0.1
+        bands += min(max(size - 16, 0), 112) * 0.06
+        assert abs(Flavour("a", 4_000, size * gib).allocatable_memory - ((size - bands) * gib - 100 * 2**20)) < 1024
+
+
+def test_gang_sizes_follow_the_documented_distribution() -> None:
+    """About 40% single pods, a median of 2 and a mean of about 8 (max_gang 256), never above
+    max_gang; one in five sizes of 4 and above moved to a non-power of two between the
+    neighbouring powers (so 3s, moved from 4)."""
+    doc = generate(shape=(1, 2, 2, 8), groups=3000, seed=11)
+    sizes = sorted(len(pods) for pods in pending_groups(doc).values())
+    assert len(sizes) == 3000 and sizes[0] == 1 and sizes[-1] <= 256
+    assert 0.35 <= sizes.count(1) / len(sizes) <= 0.45
+    assert sizes[len(sizes) // 2] == 2 and 6 <= sum(sizes) / len(sizes) <= 11
+    from_four = [s for s in sizes if s >= 3]
+    moved = [s for s in from_four if s & (s - 1)]
+    assert 0.16 <= len(moved) / len(from_four) <= 0.24 and 3 in moved
+    capped = [len(pods) for pods in pending_groups(generate(shape=(1, 1, 2, 4), groups=300, seed=1, max_gang=6)).values()]
+    assert max(capped) <= 6 and 4 in capped
+
+
+def test_gpus_per_pod_are_mostly_one_for_singles_and_eight_for_big_gangs() -> None:
+    """1 for most single pods, 8 (a whole node) for most gangs above 8 pods; always one of 1, 2,
+    3, 4, 6, 8 and never more than a node of the group's flavour has."""
+    doc = generate(shape=(1, 2, 2, 8), groups=1500, seed=12, flavours=(DEFAULT_FLAVOURS[0],))
+    singles: Counter[int] = Counter()
+    large: Counter[int] = Counter()
+    for pods in pending_groups(doc).values():
+        gpus = requests(pods[0])[GPU]
+        assert gpus in (1, 2, 3, 4, 6, 8)
+        if len(pods) == 1:
+            singles[gpus] += 1
+        elif len(pods) > 8:
+            large[gpus] += 1
+    assert singles.most_common(1)[0][0] == 1 and large[8] > sum(large.values()) / 2
+    l40s = generate(shape=(1, 1, 2, 4), groups=200, seed=12, flavours=(DEFAULT_FLAVOURS[2],))
+    assert max(requests(p)[GPU] for pods in pending_groups(l40s).values() for p in pods) == 4
+
+
+def test_min_member_is_the_size_or_an_elastic_quorum_from_half() -> None:
+    """minMember = size, except one group in ten of size 2+ that is elastic: quorum between half
+    and size - 1."""
+    doc = generate(shape=(1, 2, 2, 8), groups=800, seed=13, max_gang=64)
+    groups = by_key(doc)
+    elastic = multi = 0
+    for key, pods in pending_groups(doc).items():
+        size, quorum = len(pods), groups[key]["spec"]["minMember"]
+        assert size // 2 <= quorum <= size
+        multi += size >= 2
+        elastic += quorum < size
+    assert 0.05 <= elastic / multi <= 0.15
+
+
+def test_the_first_priority_class_takes_one_group_in_five_and_groups_agree_with_their_pods() -> None:
+    """The first (highest) class for about one group in five, the rest evenly; every pod of a
+    gang has one class, and a PodGroup that names a class names its pods'."""
+    doc = generate(shape=(1, 2, 2, 8), groups=1500, seed=14, max_gang=16)
+    groups = by_key(doc)
+    classes: Counter[str] = Counter()
+    for key, pods in pending_groups(doc).items():
+        names = {p["spec"]["priorityClassName"] for p in pods}
+        assert len(names) == 1
+        classes[names.pop()] += 1
+        if "priorityClassName" in groups[key]["spec"] or groups[key]["apiVersion"] != "scheduling.x-k8s.io/v1alpha1":
+            assert groups[key]["spec"]["priorityClassName"] == pods[0]["spec"]["priorityClassName"]
+    assert 0.15 <= classes["high"] / 1500 <= 0.25
+    assert abs(classes["normal"] - classes["low"]) < 0.1 * 1500
+
+
+def test_topology_terms_are_godels_and_at_the_documented_levels() -> None:
+    """Only Godel expresses topology; the required term is at the tor only for gangs that need
+    at most half a tor, at the bigPod exactly for gangs needing more than half a miniPod, else
+    at the miniPod; the preferred term lists the levels below the required one, largest first:
+    [minipod, tor] or [tor] alone, nothing below a tor."""
+    h100 = DEFAULT_FLAVOURS[0]
+    shape = (1, 2, 4, 4)
+    doc = generate(shape=shape, groups=600, seed=15, max_gang=64, flavours=(h100,),
+                   required_share=0.5, preferred_share=0.5)
+    groups = by_key(doc)
+    levels: Counter[str] = Counter()
+    for key, pods in pending_groups(doc).items():
+        group = groups[key]
+        terms = group["spec"].get("affinity", {}).get("podGroupAffinity", {})
+        required = [t["topologyKey"] for t in terms.get("required", [])]
+        preferred = [t["topologyKey"] for t in terms.get("preferred", [])]
+        assert terms.get("preferred", True)  # no empty term: a tor has no level below it
+        if not (required or preferred):
+            continue
+        assert group["apiVersion"] == "scheduling.orchestration.bytedance.com/v1alpha1"
+        needed = -(-len(pods) // (8 // requests(pods[0])[GPU]))  # nodes the gang needs
+        if required:
+            (level,) = required
+            levels[level] += 1
+            assert (level == BIGPOD) == (needed > shape[2] * shape[3] / 2), (needed, level)
+            assert level != TOR or needed <= shape[3] / 2
+        below: list[list[str]] = {BIGPOD: [[MINIPOD, TOR], [TOR]], MINIPOD: [[TOR]], TOR: []}[required[0]] if required else [[MINIPOD, TOR], [TOR]]
+        assert preferred in below + ([[]] if required else []), (required, preferred)
+    assert levels[TOR] and levels[MINIPOD] and levels[BIGPOD]
+    everyone = generate(shape=shape, groups=40, seed=15, max_gang=64, required_share=1.0)
+    assert all(g["apiVersion"] == "scheduling.orchestration.bytedance.com/v1alpha1"
+               and g["spec"]["affinity"]["podGroupAffinity"]["required"] for g in of_kind(everyone, "PodGroup"))
+    nobody = generate(shape=shape, groups=200, seed=15, max_gang=64, required_share=0.0, preferred_share=1.0)
+    terms = [g["spec"].get("affinity", {}).get("podGroupAffinity", {}) for g in of_kind(nobody, "PodGroup")]
+    assert all("required" not in t and t["preferred"] for t in terms)
+    nothing = generate(shape=shape, groups=200, seed=15, max_gang=64, required_share=0.0, preferred_share=0.0)
+    assert not any("required" in t or "preferred" in t
+                   for g in of_kind(nothing, "PodGroup") for t in [g["spec"].get("affinity", {}).get("podGroupAffinity", {})])
+
+
+def matches(node: dict[str, Any], group: dict[str, Any], pod: dict[str, Any]) -> bool:
+    """The node satisfies the pod's nodeSelector and the Godel group's nodeSelector (In and
+    NotIn only: what the generator writes), and can hold one pod."""
+    labels = node["metadata"]["labels"]
+    if any(labels.get(k) != v for k, v in pod["spec"].get("nodeSelector", {}).items()):
+        return False
+    selector = group["spec"].get("affinity", {}).get("podGroupAffinity", {}).get("nodeSelector")
+    for term in (selector or {}).get("nodeSelectorTerms", [{}])[:1]:
+        for expr in term.get("matchExpressions", []):
+            inside = labels.get(expr["key"]) in expr["values"]
+            if inside != (expr["operator"] == "In"):
+                return False
+    free = allocatable(node)
+    return all(amount <= free.get(r, 0) for r, amount in requests(pod).items())
+
+
+def test_every_selector_selects_nodes_that_can_hold_its_pods() -> None:
+    """With selector_share 1 every group selects nodes: half of the Godel groups through the
+    group's nodeSelector (instance type), every other group through its pods' nodeSelector on
+    pool; and each selects some node of its flavour (one that can hold a pod). With 0 none does."""
+    doc = generate(shape=(2, 3, 4, 4), groups=200, seed=16, max_gang=16, selector_share=1.0, required_share=0.3)
+    nodes = of_kind(doc, "Node")
+    groups = by_key(doc)
+    godel_by_type = 0
+    for key, pods in pending_groups(doc).items():
+        group, pod = groups[key], pods[0]
+        pool = pod["spec"].get("nodeSelector")
+        by_type = group["spec"].get("affinity", {}).get("podGroupAffinity", {}).get("nodeSelector")
+        assert bool(pool) != bool(by_type)
+        if by_type:
+            assert group["apiVersion"] == "scheduling.orchestration.bytedance.com/v1alpha1"
+            godel_by_type += 1
+        else:
+            assert set(pool) == {POOL}
+        assert any(matches(node, group, pod) for node in nodes), key
+    assert godel_by_type
+    none = generate(shape=(2, 3, 4, 4), groups=200, seed=16, max_gang=16, selector_share=0.0)
+    assert not any(p["spec"].get("nodeSelector") for p in of_kind(none, "Pod"))
+    assert not any("nodeSelector" in g["spec"].get("affinity", {}).get("podGroupAffinity", {}) for g in of_kind(none, "PodGroup"))
+
+
+def test_toleration_share_makes_gpu_pods_tolerate_the_gpu_taint() -> None:
+    """With toleration_share 1 every pending GPU pod tolerates <gpu>=present:NoSchedule (by
+    Kubernetes' matching rule), with 0 none tolerates anything, and pods of a CPU-only cluster,
+    where no node has that taint, tolerate nothing."""
+    taint = {"key": GPU, "value": "present", "effect": "NoSchedule"}
+    every = generate(shape=(1, 2, 2, 4), groups=60, seed=17, max_gang=8, toleration_share=1.0)
+    for pods in pending_groups(every).values():
+        assert all(any(tolerated(t, taint) for t in p["spec"].get("tolerations", [])) for p in pods)
+    nobody = generate(shape=(1, 2, 2, 4), groups=60, seed=17, max_gang=8, toleration_share=0.0)
+    assert not any(p["spec"].get("tolerations") for pods in pending_groups(nobody).values() for p in pods)
+    cpu = Flavour("cpu-64c-256g", 64_000, 256 * 2**30)
+    only_cpu = generate(shape=(1, 1, 2, 4), groups=30, seed=17, toleration_share=1.0, flavours=(cpu,))
+    assert not any(p["spec"].get("tolerations") for p in of_kind(only_cpu, "Pod"))
+
+
+def test_volcano_groups_ask_min_member_pods_worth_of_their_tasks() -> None:
+    """A Volcano PodGroup's minTaskMember names its pods' task (volcano.sh/task-spec) with
+    minMember, and its minResources are minMember pods' requests, as are a scheduler-plugins
+    group's when it has them."""
+    doc = generate(shape=(1, 2, 3, 4), groups=80, seed=18, max_gang=16)
+    groups = by_key(doc)
+    checked = 0
+    for key, pods in pending_groups(doc).items():
+        spec = groups[key]["spec"]
+        if groups[key]["apiVersion"] == "scheduling.volcano.sh/v1beta1":
+            tasks = {p["metadata"]["annotations"]["volcano.sh/task-spec"] for p in pods}
+            assert set(spec["minTaskMember"]) <= tasks and sum(spec["minTaskMember"].values()) == spec["minMember"]
+        if "minResources" in spec:
+            checked += 1
+            want = {r: a * spec["minMember"] for r, a in requests(pods[0]).items()}
+            assert {r: to_amount(r, v) for r, v in spec["minResources"].items()} == want
+    assert checked
+
+
+def test_uids_are_version_5_uuids() -> None:
+    """Every uid is uuid.uuid5 of the object's identity: an RFC 4122 UUID of version 5."""
+    for item in generate(**SMALL, seed=3)["items"]:
+        if "uid" in item["metadata"]:
+            parsed = uuid.UUID(item["metadata"]["uid"])
+            assert parsed.version == 5 and parsed.variant == uuid.RFC_4122
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(shape=(1, 1, 1, 1, 1)),
+        dict(shape=(1, 1, 2.0, 2)),
+        dict(taint_share=1.5),
+        dict(hostname_share=-0.1),
+        dict(priorities=(("", 1),)),
+        dict(priorities=(("a", 1.5),)),
+        dict(gpu_resource="node.kubernetes.io/gpu"),
+        dict(gpu_resource="requests.example.com/gpu"),
+        dict(flavours=(Flavour("gpu-x", 96_000, 2**40, 8, "bad^product"),)),
+        dict(flavours=(Flavour("thin-cpu", 600, 64 * 2**30, 8),)),  # 564m allocatable: not 8 slots of 100m
+        dict(flavours=(Flavour("gpu-x", 96_000, 2**40, -1),)),
+        dict(flavours=(Flavour("gpu-x", 96_000, 2**40, 8.0),)),  # type: ignore[arg-type]
+        dict(flavours=(Flavour("gpu-x", 96_000, 2**40, 8, weight=0),)),
+        dict(flavours=(Flavour("a", 96_000, 2**40, 8, weight=1e308), Flavour("b", 96_000, 2**40, 8, weight=1e308))),
+        dict(flavours=(Flavour("gpu-x", 96_000, 2**40, 8, "A"), Flavour("gpu-x", 96_000, 2**40, 8, "B"))),
+        dict(nodes_from=[NodeSpec("n1", DEFAULT_FLAVOURS[0]), NodeSpec("n1", DEFAULT_FLAVOURS[0])]),
+    ],
+)
+def test_more_bad_arguments(kwargs: dict[str, Any]) -> None:
+    """Each argument rule of generate() (its docstring, _check_flavours, and the API server's rule
+    that an extended resource is outside kubernetes.io and not requests.*): a UsageError, not a
+    snapshot or another exception."""
+    with pytest.raises(UsageError):
+        generate(**{"shape": (1, 1, 2, 2), "groups": 2, **kwargs})
+
+
+def test_group_flavours_are_weighted_by_the_gpus_each_flavour_has() -> None:
+    """A group's flavour is drawn weighted by the GPUs each flavour has in the cluster (not by
+    its nodes, nor evenly): 8-GPU and 2-GPU nodes of 96 cores, told apart by the CPU a pod asks
+    per GPU (at most 11.9 cores on the first, at least 23.9 on the second)."""
+    wide, narrow = Flavour("gpu-x8-96c-1t", 96_000, 2**40, 8), Flavour("gpu-x2-96c-1t", 96_000, 2**40, 2)
+    doc = generate(shape=(2, 2, 4, 4), groups=600, seed=19, max_gang=8, flavours=(wide, narrow))
+    gpus: Counter[str] = Counter()
+    for node in of_kind(doc, "Node"):
+        gpus[node["metadata"]["labels"][INSTANCE_TYPE]] += allocatable(node)[GPU]
+    on_wide = 0
+    for pods in pending_groups(doc).values():
+        asked = requests(pods[0])
+        per_gpu = asked["cpu"] / asked[GPU]
+        assert per_gpu <= 11_900 or per_gpu >= 23_900
+        on_wide += per_gpu <= 11_900
+    expected = gpus[wide.instance_type] / sum(gpus.values())
+    assert abs(on_wide / 600 - expected) < 0.06, (on_wide, expected, gpus)

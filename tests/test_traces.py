@@ -6,7 +6,7 @@ The inventories here are made up in each trace's format; no trace data is copied
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +196,75 @@ def test_real_inventories_at_run_time(folder: str, nodes: int, gpus: int) -> Non
     assert len({s.name for s in specs}) == nodes
     doc = generate(shape=(1, 4, 8, 16), groups=20, seed=0, nodes_from=specs, max_gang=16)
     assert len(of_kind(doc, "Node")) == nodes
+
+
+# ---------------------------------------------------------------- hand-made mutation audit
+
+
+def test_machines_differing_only_in_memory_are_two_flavours(tmp_path: Path) -> None:
+    """PAI's V100 machines come with 512 or 384 GB (its README): nodes of one shape share one
+    Flavour, so these are two, each with its own memory and instance type."""
+    path = tmp_path / "pai_machine_spec.csv"
+    path.write_text("m1,V100,96,512,8\nm2,V100,96,384,8\nm3,V100,96,512,8\n")
+    specs = trace_nodes(str(path))
+    assert specs[0].flavour is specs[2].flavour and specs[0].flavour != specs[1].flavour
+    assert [s.flavour.memory for s in specs] == [512 * GI, 384 * GI, 512 * GI]
+    assert [s.flavour.instance_type for s in specs[:2]] == ["pai-v100x8-96c-512g", "pai-v100x8-96c-384g"]
+
+
+def test_shapes_apart_by_a_fraction_of_a_core_get_their_own_instance_types(tmp_path: Path) -> None:
+    """openb gives CPU in millicores: 96000 and 96500 are two shapes, so two instance types, and
+    generate (which refuses one instance type with two shapes) takes the inventory."""
+    path = tmp_path / "nodes.csv"
+    path.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,96000,393216,8,G2\nn2,96500,393216,8,G2\n")
+    specs = trace_nodes(str(path))
+    assert specs[0].flavour.cpu == 96_000 and specs[1].flavour.cpu == 96_500
+    assert specs[0].flavour.instance_type != specs[1].flavour.instance_type
+    assert len(of_kind(generate(shape=(1, 1, 1, 2), groups=1, nodes_from=specs), "Node")) == 2
+
+
+def test_an_inventory_that_is_not_utf8_is_an_input_error(tmp_path: Path) -> None:
+    """A file that is not text is refused with its name (exit 2), not an internal error."""
+    path = tmp_path / "nodes.csv"
+    path.write_bytes(b"sn,cpu_milli,memory_mib,gpu,model\n\xff\xfe\x00,1,1,1,x\n")
+    with pytest.raises(InputError, match="nodes.csv"):
+        trace_nodes(str(path))
+
+
+def test_an_openb_folder_means_its_gpu_node_list(tmp_path: Path) -> None:
+    """The v2023 folder holds both node lists; a folder means its GPU-node list (the docstring),
+    not the one with the CPU-only nodes too."""
+    folder = tmp_path / "alibaba-gpu-v2023"
+    folder.mkdir()
+    header = "sn,cpu_milli,memory_mib,gpu,model\n"
+    (folder / "openb_node_list_gpu_node.csv").write_text(header + "g1,96000,393216,8,G2\n")
+    (folder / "openb_node_list_all_node.csv").write_text(header + "g1,96000,393216,8,G2\nc1,32000,131072,0,\n")
+    assert [s.name for s in trace_nodes(str(folder))] == ["g1"]
+
+
+def test_an_inventory_fills_tors_then_minipods_then_bigpods_by_the_shape(tmp_path: Path) -> None:
+    """shape[3] nodes per tor, shape[2] tors per miniPod, shape[1] miniPods per bigPod; the
+    bigPods follow from the inventory. Nodes are grouped by flavour (first appearance order)
+    even when the inventory interleaves them, so a tor never mixes flavours and no more tors
+    are made than the flavours need. Label values are unique along the path."""
+    rows = ["sn,cpu_milli,memory_mib,gpu,model"]
+    rows += [f"n{i:02d},96000,393216,8,G2" if i % 2 else f"n{i:02d},64000,262144,2,P100" for i in range(40)]
+    path = tmp_path / "nodes.csv"
+    path.write_text("\n".join(rows) + "\n")
+    doc = generate(shape=(9, 2, 3, 4), groups=4, seed=1, nodes_from=trace_nodes(str(path)))
+    tors: dict[str, set[str]] = defaultdict(set)
+    minipods: dict[str, set[str]] = defaultdict(set)
+    bigpods: dict[str, set[str]] = defaultdict(set)
+    sizes: Counter[str] = Counter()
+    for node in of_kind(doc, "Node"):
+        labels = node["metadata"]["labels"]
+        tors[labels[TOR]].add(labels[INSTANCE_TYPE])
+        sizes[labels[TOR]] += 1
+        minipods[labels[MINIPOD]].add(labels[TOR])
+        bigpods[labels[BIGPOD]].add(labels[MINIPOD])
+        assert labels[TOR].startswith(labels[MINIPOD].replace("mp-", "tor-") + "-")
+        assert labels[MINIPOD].startswith(labels[BIGPOD].replace("bp-", "mp-") + "-")
+    assert all(len(kinds) == 1 for kinds in tors.values()) and len(tors) == 10 and set(sizes.values()) == {4}
+    assert all(len(t) <= 3 for t in minipods.values()) and len(minipods) == 4  # ceil(10 / 3)
+    assert all(len(m) <= 2 for m in bigpods.values()) and len(bigpods) == 2  # ceil(4 / 2), not shape[0]
+
