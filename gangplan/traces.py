@@ -19,7 +19,8 @@ read it at run time, never ship it.
   become ``spot-<id>``.
 
 Nodes of one shape share one Flavour, named ``<trace>-<model>x<gpus>-<cores>c[-<GiB>g]``
-(``<trace>-cpu-...`` without GPUs).
+(``<trace>-cpu-...`` without GPUs; memory that is no whole GiB is written ``-<MiB>mi``, so
+two shapes never share a name).
 """
 
 from __future__ import annotations
@@ -158,5 +159,5 @@ def _format(path: str, rows: list[list[str]]) -> _Format:
 def _flavour_name(trace: _Format, shape: _Shape, model: str) -> str:
     kind = f"{model.lower()}x{shape.gpus}" if shape.gpus else "cpu"
     cores = f"{shape.cpu // 1000}" if shape.cpu % 1000 == 0 else f"{shape.cpu}m"
-    memory = f"-{shape.memory // GI}g" if trace.memory_in_name else ""
-    return f"{trace.prefix}-{kind}-{cores}c{memory}"
+    memory = f"-{shape.memory // GI}g" if shape.memory % GI == 0 else f"-{shape.memory // MI}mi"
+    return f"{trace.prefix}-{kind}-{cores}c{memory if trace.memory_in_name else ''}"

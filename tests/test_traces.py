@@ -268,3 +268,17 @@ def test_an_inventory_fills_tors_then_minipods_then_bigpods_by_the_shape(tmp_pat
     assert all(len(t) <= 3 for t in minipods.values()) and len(minipods) == 4  # ceil(10 / 3)
     assert all(len(m) <= 2 for m in bigpods.values()) and len(bigpods) == 2  # ceil(4 / 2), not shape[0]
 
+
+
+def test_shapes_apart_by_less_than_a_gib_get_their_own_instance_types(tmp_path: Path) -> None:
+    """openb gives memory in MiB: 393216 and 393500 MiB are two shapes, so two Flavours (the
+    docstring: nodes of one shape share one Flavour), and generate, which refuses one instance
+    type with two shapes, must take the inventory. Both were named openb-g2x8-96c-384g (the
+    <GiB>g part is rounded down), and --from-trace refused a well-formed inventory: 'flavour
+    'openb-g2x8-96c-384g' is given two different shapes', a flavour the user never named."""
+    path = tmp_path / "nodes.csv"
+    path.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,96000,393216,8,G2\nn2,96000,393500,8,G2\n")
+    specs = trace_nodes(str(path))
+    assert specs[0].flavour.memory == 393216 * 2**20 and specs[1].flavour.memory == 393500 * 2**20
+    assert specs[0].flavour.instance_type != specs[1].flavour.instance_type
+    assert len(of_kind(generate(shape=(1, 1, 1, 2), groups=1, nodes_from=specs), "Node")) == 2
