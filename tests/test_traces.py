@@ -282,3 +282,30 @@ def test_shapes_apart_by_less_than_a_gib_get_their_own_instance_types(tmp_path: 
     assert specs[0].flavour.memory == 393216 * 2**20 and specs[1].flavour.memory == 393500 * 2**20
     assert specs[0].flavour.instance_type != specs[1].flavour.instance_type
     assert len(of_kind(generate(shape=(1, 1, 1, 2), groups=1, nodes_from=specs), "Node")) == 2
+
+
+@pytest.mark.parametrize(
+    "name, text, columns",
+    [
+        ("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,96000,393216,8\n", 5),
+        ("pai_machine_spec.csv", "m1,T4,96,512\n", 5),
+        ("nodes.csv", "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,128\n", 4),
+    ],
+)
+def test_a_row_one_column_short_is_refused_at_its_line(tmp_path: Path, name: str, text: str, columns: int) -> None:
+    """Each format has its columns (the traces' READMEs): a row missing the last one is an
+    InputError naming the count and the line, not a shape read from the wrong cells."""
+    (tmp_path / name).write_text(text)
+    line = text.count("\n")
+    with pytest.raises(InputError, match=rf"{name}:{line}:1: expected {columns} columns, got {columns - 1}"):
+        trace_nodes(str(tmp_path / name))
+
+
+@pytest.mark.parametrize("row", ["n1,0,393216,8,G2", "n1,96000,393216,-1,G2"])
+def test_a_node_without_cpu_or_with_negative_gpus_is_refused(tmp_path: Path, row: str) -> None:
+    """A node has some CPU and 0, 1, 2, 4 or 8 GPUs (the v2023 README): 0 millicores or -1 GPUs
+    is a broken row, refused at its line, not a Flavour generate would refuse without a line."""
+    path = tmp_path / "nodes.csv"
+    path.write_text(f"sn,cpu_milli,memory_mib,gpu,model\n{row}\n")
+    with pytest.raises(InputError, match=r"nodes.csv:2:1: expected positive CPU and memory, and GPUs >= 0"):
+        trace_nodes(str(path))
