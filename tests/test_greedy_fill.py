@@ -9,11 +9,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gangplan.greedy import _State, place_pods
+from gangplan.greedy import _State, greedy, place_pods
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.planner import name_pods
 from gangplan.problem import build_problem
+from gangplan.verify import verify
 
 GPU = "nvidia.com/gpu"
+TOR = "example.com/tor"
+VOLCANO_GROUP = "scheduling.k8s.io/group-name"
 
 
 def _one_pick_at_a_time(state: _State, r: int, wanted: int) -> int:
@@ -88,3 +92,40 @@ def test_whole_nodes_in_one_go_choose_what_one_pick_at_a_time_does(case: Case) -
     assert placed == _one_pick_at_a_time(states[1], 0, wanted)
     assert dict(states[0].counts) == dict(states[1].counts)
     assert (states[0].free >= 0).all()
+
+
+def test_a_failed_try_leaves_no_node_looking_opened() -> None:
+    """A gang that does not fit leaves no trace (``_State``): ``a``'s two 3-cpu pods fit only
+    n1 (4 cpu) one at a time, so its try puts one there and takes it back. ``b``'s 1-cpu pod
+    then finds both nodes idle, each newly opened by it, and ties go to the node id: n0. Had
+    the undone try left n1 marked as used, ``b`` would take it as a node already open."""
+    nodes = (Node("n0", {}, {"cpu": 2000, "memory": 2**30, "pods": 110}),
+             Node("n1", {}, {"cpu": 4000, "memory": 2**30, "pods": 110}))
+    groups = tuple(PodGroup("default", name, PodGroupAPI.VOLCANO, min_member=size,
+                            creation_timestamp=f"2024-01-01T00:00:0{i}Z") for i, (name, size) in enumerate((("a", 2), ("b", 1))))
+    requests = (("a", {"cpu": 3000}), ("a", {"cpu": 3000, "memory": 2**20}), ("b", {"cpu": 1000}))
+    pods = tuple(Pod("default", f"{name}-{i}", annotations={VOLCANO_GROUP: name}, containers=(Container("main", request),))
+                 for i, (name, request) in enumerate(requests))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=groups)
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {1}
+        assert {n for _, n in placed.counts} == {0}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_gang_spread_over_domains_takes_only_the_pods_it_needs_from_the_last_node() -> None:
+    """Three 4-GPU pods, a preferred tor, and two tors of one 8-GPU node: no tor holds the
+    gang, so it spreads, filling nodes in order (first fit); the second node is asked for the
+    one pod still wanted though it holds two. Preferred terms are soft (DESIGN), so the gang is
+    placed, two pods on the first node and one on the other."""
+    nodes = tuple(Node(f"n{t}", {TOR: f"t{t}"}, {"cpu": 64000, GPU: 8, "pods": 110}) for t in range(2))
+    group = PodGroup("ml", "g", PodGroupAPI.GODEL_BYTEDANCE, min_member=3, preferred_topology=(TOR,))
+    pods = tuple(Pod("ml", f"g-{i}", labels={"scheduling.x-k8s.io/pod-group": "g"},
+                     containers=(Container("main", {"cpu": 1000, GPU: 4}),)) for i in range(3))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert sorted(placed.counts.values()) == [1, 2]
+        assert verify(snapshot, name_pods(problem, placed), (TOR,)).ok

@@ -92,6 +92,14 @@ QUORUMS = {
         [("a", {"cpu": 500, GPU: 1}), ("b", {"cpu": 2000})],
         Pod("kube-system", "busy", containers=(Container("c", {"cpu": 1000}),), node_name="n1", phase=PodPhase.RUNNING),
     ),
+    # minMember 2 on one node (a hostname term), no minResources: the smallest pod (b, 500m and
+    # 512 MiB) fits only n1, where no a pod does, so a and b share no node; the gang's own order
+    # takes two a pods, which n0 holds.
+    "the gang's own order": _alone(
+        (Node("n0", {}, {"cpu": 4000, "pods": 110}), Node("n1", {}, {"cpu": 1000, "memory": 64 * 2**30, "pods": 110})),
+        PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2, required_topology=("kubernetes.io/hostname",)),
+        [("a", {"cpu": 2000}), ("a", {"cpu": 2000}), ("b", {"cpu": 500, "memory": 2**29})],
+    ),
 }
 
 
@@ -141,4 +149,104 @@ def test_a_gang_owing_only_min_resources_chooses_its_node_as_a_quorum_does() -> 
     problem = build_problem(snapshot)
     for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
         assert placed.placed == {0} and {n for _, n in placed.counts} == {1}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_quorum_places_its_larger_pods_first() -> None:
+    """minMember 2 of a 1-cpu pod and a 3-cpu, 2-GiB one: only node a (3 cpu, 4 GiB) holds the
+    large pod, and the small one's tightest node is a too. Larger pods first onto the tightest
+    nodes that hold them (as the README says of packing buckets): the large pod takes a, the
+    small one b. Smallest first, the small pod took a and the gang was left out."""
+    gib = 2**30
+    nodes = (Node("a", {}, {"cpu": 3000, "memory": 4 * gib, "pods": 110}),
+             Node("b", {}, {"cpu": 8000, "memory": 1 * gib, "pods": 110}))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2)
+    pods = tuple(Pod("default", f"g-{i}", annotations={GROUP: "g"}, containers=(Container("main", request),))
+                 for i, request in enumerate(({"cpu": 1000}, {"cpu": 3000, "memory": 2 * gib})))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert sorted(placed.counts.values()) == [1, 1] and {n for _, n in placed.counts} == {0, 1}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def _queue(nodes: tuple[Node, ...], groups: list[tuple[str, int, dict[str, int], list[dict[str, int]]]]) -> Snapshot:
+    """Volcano PodGroups (name, minMember, minResources, each pod's requests), in this queue order."""
+    pod_groups, pods = [], []
+    for i, (name, min_member, min_resources, requests) in enumerate(groups):
+        pod_groups.append(PodGroup("default", name, PodGroupAPI.VOLCANO, min_member=min_member, min_resources=min_resources,
+                                   creation_timestamp=f"2024-01-01T00:00:0{i}Z"))
+        pods += [Pod("default", f"{name}-{k}", annotations={GROUP: name}, containers=(Container("main", request),))
+                 for k, request in enumerate(requests)]
+    return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(pod_groups))
+
+
+EXTRAS_LAST = {
+    # a (minMember 1) has a 6-cpu pod and a 1-cpu one; its quorum is the smallest, which leaves
+    # room on the 8-cpu node for b's 4 cpu. a's 6-cpu pod is beyond minMember and waits.
+    "the smallest pods make the quorum": _queue(
+        (Node("n0", {}, {"cpu": 8000, "pods": 110}),),
+        [("a", 1, {}, [{"cpu": 6000}, {"cpu": 1000}]), ("b", 1, {}, [{"cpu": 4000}])],
+    ),
+    # a's minResources (1 cpu) is met by its one-pod quorum: its three other pods wait, and b's
+    # 2 cpu fit beside it on the 3-cpu node.
+    "minResources takes no more than it needs": _queue(
+        (Node("n0", {}, {"cpu": 3000, "pods": 110}),),
+        [("a", 1, {"cpu": 1000}, [{"cpu": 1000}] * 4), ("b", 1, {}, [{"cpu": 2000}])],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(EXTRAS_LAST))
+def test_pods_beyond_the_quorum_never_cost_a_later_group_its_quorum(case: str) -> None:
+    """greedy's own rule (its module docstring): quorums first for every JobGroup in queue
+    order, pods beyond minMember in a second pass, "so they never cost a later group its
+    quorum". Each case has room for a's quorum and b's beside it, and not for a whole."""
+    snapshot = EXTRAS_LAST[case]
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0, 1}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_gang_owing_no_member_places_each_pending_pod_once() -> None:
+    """minMember 0 with a hostname term: its first pod chooses the node, and the rest follow it
+    there, one pod each of the two pending (room for all on either node)."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, "pods": 110}) for i in range(2))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=0, required_topology=("kubernetes.io/hostname",))
+    pods = tuple(Pod("default", f"g-{i}", annotations={GROUP: "g"}, containers=(Container("main", {"cpu": 1000}),))
+                 for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert sum(placed.counts.values()) == 2 and len({n for _, n in placed.counts}) == 1
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_task_of_two_kinds_of_pod_takes_each_pod_once() -> None:
+    """minTaskMember 2 of a task whose two pods ask different amounts (two kinds, one pod
+    each): its quorum is both pods, each placed once."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, "pods": 110}) for i in range(2))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2, min_task_member={"w": 2})
+    snapshot = _alone(nodes, group, [("w", {"cpu": 1000}), ("w", {"cpu": 2000})])
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert sorted(placed.counts.values()) == [1, 1]
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_quorum_counts_the_pods_a_task_minimum_already_took() -> None:
+    """minMember 3 and minTaskMember w: 1, two pods per task: the task minimum takes one w pod,
+    and the rest of the quorum the smallest pods first: the other w pod, then one x pod. Three
+    pods, never a third w pod, which does not exist."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, "pods": 110}) for i in range(2))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=3, min_task_member={"w": 1})
+    snapshot = _alone(nodes, group, [("w", {"cpu": 1000}), ("w", {"cpu": 1000}), ("x", {"cpu": 2000}), ("x", {"cpu": 2000})])
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert sum(placed.counts.values()) == 4  # the quorum, then the x pod beyond it
         assert verify(snapshot, name_pods(problem, placed), ()).ok
