@@ -100,6 +100,13 @@ QUORUMS = {
         PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2, required_topology=("kubernetes.io/hostname",)),
         [("a", {"cpu": 2000}), ("a", {"cpu": 2000}), ("b", {"cpu": 500, "memory": 2**29})],
     ),
+    # minTaskMember w: 1 of a task whose first pod (2 cpu) fits on no node: the task minimum
+    # takes its smallest pod (1 cpu) too, as the rest of the quorum does.
+    "a task minimum's smallest pod": _alone(
+        (Node("n0", {}, {"cpu": 1500, "pods": 110}),),
+        PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1, min_task_member={"w": 1}),
+        [("w", {"cpu": 2000}), ("w", {"cpu": 1000})],
+    ),
 }
 
 
@@ -250,3 +257,20 @@ def test_a_quorum_counts_the_pods_a_task_minimum_already_took() -> None:
         assert placed.placed == {0}
         assert sum(placed.counts.values()) == 4  # the quorum, then the x pod beyond it
         assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_a_gang_of_two_kinds_in_one_rack_fills_each_node_once() -> None:
+    """minMember 7 in one rack of four 2-cpu nodes: six 1-cpu pods and one that asks a MiB of
+    memory too (two kinds, whose candidate nodes are the same four). No node takes all six,
+    so whole nodes are filled in one go; each node is one candidate of the gang, filled once,
+    and the plan keeps every node's capacity (the verifier checks it)."""
+    nodes = tuple(Node(f"n{i}", {"rack": "r0"}, {"cpu": 2000, "memory": 2**30, "pods": 110}) for i in range(4))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=7, required_topology=("rack",))
+    requests = [{"cpu": 1000}] * 6 + [{"cpu": 1000, "memory": 2**20}]
+    pods = tuple(Pod("default", f"g-{i}", annotations={GROUP: "g"}, containers=(Container("main", request),))
+                 for i, request in enumerate(requests))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0}
+        assert verify(snapshot, name_pods(problem, placed), ("rack",)).ok

@@ -16,11 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gangplan.greedy import greedy
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule
 from gangplan.plan import GroupOutcome, Plan
-from gangplan.planner import Options, plan
-from gangplan.problem import RankRule, rank_domains
+from gangplan.planner import Options, name_pods, plan
+from gangplan.problem import RankRule, build_problem, rank_domains
 from gangplan.topology import build_tree
 from gangplan.verify import verify
 
@@ -263,7 +264,39 @@ def test_an_available_sort_rule_ranks_on_the_room_the_groups_before_left(dimensi
         assert tors == ["roomy", "tight" if moves else "roomy"], (solver, policy)
 
 
+def test_only_the_scheduler_like_greedy_ranks_on_the_room_the_groups_before_left() -> None:
+    """greedy's docstring: ``as_scheduler`` ranks an Available sort rule on the room the groups
+    before it left, as Godel does; the packing greedy CP-SAT starts from ranks on the snapshot,
+    as CP-SAT does (one model for all). The cluster above: ml/b goes to the tight tor only when
+    placed as the scheduler would."""
+    nodes = [node(f"r{i}", "mp0", "roomy") for i in range(4)] + [node(f"t{i}", "mp0", "tight") for i in range(3)]
+    rule = SortRule("GPU", "Available", "Descending")
+    groups, pods = zip(*(gang(name, 2, 8, required=(TOR,), sort_rules=(rule,)) for name in ("a", "b")))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(p for ps in pods for p in ps), pod_groups=groups)
+    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
+    for as_scheduler, b_tor in ((False, "roomy"), (True, "tight")):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert placed.placed == {0, 1}
+        tors = {problem.gangs[problem.roles[r].gang].key: nodes[n].labels[TOR] for (r, n) in placed.counts}
+        assert tors == {"ml/a": "roomy", "ml/b": b_tor}
+        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
+
+
 # ----------------------------------------------------------------- required terms
+
+def test_greedy_takes_a_domain_of_the_deepest_required_level_at_once() -> None:
+    """Required miniPod and tor: one tor must hold the gang. mp0 (ranked first: least CPU) has
+    two tors of one pod's room each, mp1 one tor of two. Greedy's NodeGroups are the domains of
+    the deepest required level (a tor fixes its miniPod), so it places both pods in t2."""
+    nodes = [node("a0", "mp0", "t0", cpu=8000), node("a1", "mp0", "t1", cpu=8000), node("b0", "mp1", "t2", gpus=16)]
+    group, pods = gang("g", 2, 8, required=(MINIPOD, TOR))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
+    for as_scheduler in (False, True):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert placed.placed == {0} and {n for _, n in placed.counts} == {2}
+        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
+
 
 def test_required_term_no_domain_satisfies_leaves_the_group_unplaced_with_figures() -> None:
     nodes = [node(f"n{m}{t}", f"mp{m}", f"t{m}{t}", gpus=8) for m in range(2) for t in range(3)]
