@@ -228,6 +228,8 @@ def test_greedy_tries_the_nodes_a_coarser_model_preferred_then_any(rack_bound: b
         assert nodes_of(alone, small) == {"n0", "n1"} and nodes_of(alone, large) == {"n2", "n3"}
         steered = greedy(problem, order, prefer={small: np.array([2, 3])})
         assert nodes_of(steered, small) == {"n2"} and nodes_of(steered, large) == set()
+        # Steered to one node of a rack: that node, not the rack's node greedy alone takes first.
+        assert nodes_of(greedy(problem, order, prefer={small: np.array([3])}), small) == {"n3"}
     else:  # the node that takes it whole, leaving the large gang short
         assert nodes_of(alone, small) == {"n2"} and nodes_of(alone, large) == set()
         steered = greedy(problem, order, prefer={small: np.array([0, 1])})

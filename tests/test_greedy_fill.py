@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,3 +130,17 @@ def test_a_gang_spread_over_domains_takes_only_the_pods_it_needs_from_the_last_n
         assert placed.placed == {0}
         assert sorted(placed.counts.values()) == [1, 2]
         assert verify(snapshot, name_pods(problem, placed), (TOR,)).ok
+
+
+@pytest.mark.parametrize("term", ["required", "preferred"])
+def test_a_gang_with_a_term_takes_the_tightest_node_of_its_domain(term: str) -> None:
+    """Inside the domain a term chose, greedy fills tightest nodes first as anywhere
+    (``place_pods``): the 2-cpu pod goes to n1, which it fills, not to n0 listed first."""
+    nodes = (Node("n0", {"rack": "r0"}, {"cpu": 8000, "pods": 110}), Node("n1", {"rack": "r0"}, {"cpu": 2000, "pods": 2}))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1, **{f"{term}_topology": ("rack",)})
+    pods = (Pod("default", "g-0", annotations={VOLCANO_GROUP: "g"}, containers=(Container("main", {"cpu": 2000}),)),)
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0} and {n for _, n in placed.counts} == {1}
+        assert verify(snapshot, name_pods(problem, placed), ("rack",)).ok

@@ -211,6 +211,72 @@ def test_preferred_falls_back_to_the_fewest_tors_in_one_minipod() -> None:
     assert baseline.placed and baseline.spans[MINIPOD] == 1
 
 
+def test_greedy_tries_the_smallest_preferred_domain_first() -> None:
+    """Preferred miniPod and tor: mp0 (ranked first: least CPU) holds the gang only in two
+    tors, t2 of mp1 in one. Greedy tries the tors before the miniPods (the smaller preferred
+    domain first, as Godel's NodeCircles go), so both pods land in t2."""
+    nodes = [node("a0", "mp0", "t0", cpu=8000), node("a1", "mp0", "t1", cpu=8000), node("b0", "mp1", "t2", gpus=16)]
+    group, pods = gang("g", 2, 8, preferred=(MINIPOD, TOR))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
+    for as_scheduler in (False, True):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert placed.placed == {0} and {n for _, n in placed.counts} == {2}
+        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
+
+
+ZONE = "example.com/zone"
+
+
+def test_only_the_scheduler_like_greedy_degrades_to_the_nearest_enclosing_domain_first() -> None:
+    """Preferred tor, no tor holds the gang (one pod's room each), zone > miniPod > tor. greedy's
+    docstring: as the scheduler, a gang no preferred domain holds tries one domain of each
+    level above, nearest first (a miniPod, then a zone), before spreading freely, so it takes
+    mp1's two tors; the packing greedy CP-SAT starts from does not degrade, and fills the
+    nodes in order, t0 (ranked first: least CPU) then t1."""
+    nodes = tuple(Node(name, {ZONE: "z0", MINIPOD: mp, TOR: tor}, {"cpu": cpu, "nvidia.com/gpu": 8, "pods": 110})
+                  for name, mp, tor, cpu in (("a0", "mp0", "t0", 8000), ("b0", "mp1", "t1", 16000), ("b1", "mp1", "t2", 16000)))
+    group, pods = gang("g", 2, 8, preferred=(TOR,))
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,))
+    levels = (ZONE, MINIPOD, TOR)
+    problem = build_problem(snapshot, levels=levels)
+    for as_scheduler, expected in ((False, {"a0", "b0"}), (True, {"b0", "b1"})):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert placed.placed == {0} and {problem.nodes[n].name for _, n in placed.counts} == expected
+        assert verify(snapshot, name_pods(problem, placed), levels).ok
+
+
+def test_a_spreading_gang_fills_nodes_in_the_sort_rule_order() -> None:
+    """Preferred tor, one pod's room per tor: the gang spreads. Among placements of equal span
+    the higher-ranked domains win (DESIGN, sort rules; the default ranks least CPU first): t2
+    (c0, 8 cpu) first, then t0 (the path breaks the tie with t1), where a tightest fit would
+    have taken a0 and b0, whose pods room is tighter."""
+    nodes = [replace(node(name, mp, tor, cpu=cpu), allocatable={"cpu": cpu, "nvidia.com/gpu": 8, "pods": pods})
+             for name, mp, tor, cpu, pods in (("a0", "mp0", "t0", 16000, 2), ("b0", "mp1", "t1", 16000, 2),
+                                               ("c0", "mp2", "t2", 8000, 110))]
+    group, pods = gang("g", 2, 8, preferred=(TOR,))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
+    for as_scheduler in (False, True):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert placed.placed == {0} and {problem.nodes[n].name for _, n in placed.counts} == {"c0", "a0"}
+        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
+
+
+def test_the_scheduler_like_greedy_degrades_to_the_best_ranked_domain_above() -> None:
+    """Preferred tor, one pod's room per tor, both miniPods hold the gang: as the scheduler,
+    greedy tries the miniPods in the order of their best-ranked tor (least CPU first: mpb),
+    not by name."""
+    nodes = [node(f"{mp}{i}", mp, f"{mp}-t{i}", cpu=cpu) for mp, cpu in (("mpa", 32000), ("mpb", 16000)) for i in range(2)]
+    group, pods = gang("g", 2, 8, preferred=(TOR,))
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
+    for as_scheduler in (False, True):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert placed.placed == {0} and {problem.nodes[n].name for _, n in placed.counts} == {"mpb0", "mpb1"}
+        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
+
+
 def test_compactness_below_prefers_fewer_nodes_in_one_rack() -> None:
     nodes = [node(f"n{i}", "mp0", "t0", gpus=8) for i in range(4)]
     fill = [filler(f"f{i}", f"n{i}", 4) for i in range(2)]
