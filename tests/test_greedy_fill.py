@@ -137,7 +137,9 @@ def test_a_gang_with_a_term_takes_the_tightest_node_of_its_domain(term: str) -> 
     """Inside the domain a term chose, greedy fills tightest nodes first as anywhere
     (``place_pods``): the 2-cpu pod goes to n1, which it fills, not to n0 listed first."""
     nodes = (Node("n0", {"rack": "r0"}, {"cpu": 8000, "pods": 110}), Node("n1", {"rack": "r0"}, {"cpu": 2000, "pods": 2}))
-    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1, **{f"{term}_topology": ("rack",)})
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1,
+                     required_topology=("rack",) if term == "required" else (),
+                     preferred_topology=("rack",) if term == "preferred" else ())
     pods = (Pod("default", "g-0", annotations={VOLCANO_GROUP: "g"}, containers=(Container("main", {"cpu": 2000}),)),)
     snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
     problem = build_problem(snapshot, levels=("rack",))
