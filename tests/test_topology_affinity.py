@@ -277,6 +277,49 @@ def test_the_scheduler_like_greedy_degrades_to_the_best_ranked_domain_above() ->
         assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
 
 
+def _spread(nodes: list[Node], size: int, gpus: int, preferred: tuple[str, ...]) -> list[tuple[bool, set[str]]]:
+    """Where greedy puts a gang of ``size`` pods of ``gpus`` GPUs, as it packs and as the
+    scheduler does: its nodes."""
+    group, pods = gang("g", size, gpus, preferred=preferred)
+    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
+    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
+    found = []
+    for as_scheduler in (False, True):
+        placed = greedy(problem, as_scheduler=as_scheduler)
+        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
+        found.append((placed.placed == {0}, {problem.nodes[n].name for _, n in placed.counts}))
+    return found
+
+
+def test_a_spreading_gang_fills_the_best_ranked_larger_domain_first() -> None:
+    """Preferred miniPod and tor, three one-pod-room nodes needed, two per miniPod: the gang
+    spreads in rank order at the larger level first (mp0, 16 cpu, before mp1, 24), so it
+    spans two tors (t0 and t1); by the tors' rank alone (t1 and t2 at 12 cpu before t0 at 16)
+    it would span three."""
+    nodes = [node("a0", "mp0", "t0", cpu=8000), node("a1", "mp0", "t0", cpu=8000),
+             node("b1", "mp1", "t1", cpu=12000), node("b2", "mp1", "t2", cpu=12000)]
+    assert _spread(nodes, 3, 8, (MINIPOD, TOR)) == [(True, {"a0", "a1", "b1"})] * 2
+
+
+def test_the_scheduler_like_greedy_spreads_one_domain_above_at_a_time() -> None:
+    """Preferred tor, no miniPod holds the gang: the packing greedy fills the tors in rank
+    order (t0, t1, t2 by CPU); the scheduler-like one takes whole miniPods in turn, the one
+    with the best-ranked tor first (greedy's docstring: grouped by domain at each enclosing
+    level, that domain taking the place of its best node): mp0's t0 and t3, then t1."""
+    nodes = [node("a0", "mp0", "t0", cpu=8000), node("a3", "mp0", "t3", cpu=64000),
+             node("b1", "mp1", "t1", cpu=16000), node("b2", "mp1", "t2", cpu=32000)]
+    assert _spread(nodes, 3, 8, (TOR,)) == [(True, {"a0", "b1", "b2"}), (True, {"a0", "a3", "b1"})]
+
+
+def test_a_spreading_gang_takes_alike_nodes_in_their_order() -> None:
+    """Preferred tor, no tor holds the gang's three 4-GPU pods: t0's node (ranked first) takes
+    two, and of t1's two alike nodes the first listed takes the third, as ``place_pods`` breaks
+    ties by node."""
+    nodes = [node("a0", "mp0", "t0", cpu=8000), node("b0", "mp0", "t1", gpus=4, cpu=8000),
+             node("b1", "mp0", "t1", gpus=4, cpu=8000)]
+    assert _spread(nodes, 3, 4, (TOR,)) == [(True, {"a0", "b0"})] * 2
+
+
 def test_compactness_below_prefers_fewer_nodes_in_one_rack() -> None:
     nodes = [node(f"n{i}", "mp0", "t0", gpus=8) for i in range(4)]
     fill = [filler(f"f{i}", f"n{i}", 4) for i in range(2)]
