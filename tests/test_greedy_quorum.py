@@ -274,3 +274,23 @@ def test_a_gang_of_two_kinds_in_one_rack_fills_each_node_once() -> None:
     for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
         assert placed.placed == {0}
         assert verify(snapshot, name_pods(problem, placed), ("rack",)).ok
+
+
+def test_the_smallest_pod_is_the_smallest_share_of_the_whole_cluster() -> None:
+    """minMember 1 of a 1-GPU pod and a 1.5-cpu one, and room (n0's one pod slot) for only one:
+    the quorum takes the smallest first, by its dominant share of the cluster's allocatable
+    in all (DESIGN's quorum demand divides by the same sums): 1.5 of 80 cpus is less than 1 of
+    8 GPUs. Against the largest node (8 cpu) the cpu pod would look the larger."""
+    nodes = (Node("n0", {}, {"cpu": 8000, GPU: 8, "pods": 1}),) + tuple(
+        Node(f"m{i}", {}, {"cpu": 8000, "pods": 110}) for i in range(9))
+    busy = tuple(Pod("kube-system", f"busy-{i}", containers=(Container("c", {"cpu": 8000}),), node_name=f"m{i}",
+                     phase=PodPhase.RUNNING) for i in range(9))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1)
+    pods = tuple(Pod("default", f"g-{i}", annotations={GROUP: "g"}, containers=(Container("main", request),))
+                 for i, request in enumerate(({GPU: 1}, {"cpu": 1500})))
+    snapshot = Snapshot(nodes=nodes, pods=busy + pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    cpu_pod = next(r for r, role in enumerate(problem.roles) if role.request[problem.resources.index("cpu")])
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0} and set(placed.counts) == {(cpu_pod, 0)}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
