@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from gangplan import greedy as greedy_module
-from gangplan.greedy import greedy, repair, repair_by_worth
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Toleration
-from gangplan.objective import Assignment
+from gangplan.greedy import complete, greedy, lexicographic_greedy, repair, repair_by_worth
+from gangplan.model import (
+    Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, PriorityClass, Snapshot, Taint, Toleration,
+)
+from gangplan.objective import Assignment, objective_terms, score
 from gangplan.planner import name_pods
 from gangplan.problem import build_problem
 from gangplan.verify import verify
@@ -294,3 +296,57 @@ def test_the_smallest_pod_is_the_smallest_share_of_the_whole_cluster() -> None:
     for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
         assert placed.placed == {0} and set(placed.counts) == {(cpu_pod, 0)}
         assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_pods_beyond_the_quorum_follow_the_order_greedy_is_given() -> None:
+    """``order`` overrides the JobGroup order (greedy's docstring), for the second pass too:
+    a and b each make a one-pod quorum on the 4-cpu node, and the two cpus left go to the
+    extra pods of the group ordered first, b."""
+    snapshot = _queue((Node("n0", {}, {"cpu": 4000, "pods": 110}),),
+                      [("a", 1, {}, [{"cpu": 1000}] * 3), ("b", 1, {}, [{"cpu": 1000}] * 3)])
+    problem = build_problem(snapshot)
+    placed = greedy(problem, order=[1, 0])
+    assert placed.placed == {0, 1}
+    per_group = {problem.gangs[problem.roles[r].gang].key: c for (r, _), c in placed.counts.items()}
+    assert per_group == {"default/a": 1, "default/b": 3}
+    assert verify(snapshot, name_pods(problem, placed), ()).ok
+
+
+def test_completing_a_plan_adds_pods_beyond_the_quorum_of_the_groups_it_placed() -> None:
+    """``complete`` (used when the solver ran out of time): groups left out are tried again and
+    pods beyond minMember are added where they fit, the placed groups' too: a's quorum alone
+    in the plan given, its two other pods fit beside it, and b is placed beside them."""
+    snapshot = _queue((Node("n0", {}, {"cpu": 4000, "pods": 110}),),
+                      [("a", 1, {}, [{"cpu": 1000}] * 3), ("b", 1, {}, [{"cpu": 1000}])])
+    problem = build_problem(snapshot)
+    a = next(r for r, role in enumerate(problem.roles) if problem.gangs[role.gang].key == "default/a")
+    done = complete(problem, Assignment({(a, 0): 1}, frozenset({problem.gangs[problem.roles[a].gang].job_group})))
+    assert done.placed == {0, 1}
+    assert done.counts[(a, 0)] == 3
+    assert verify(snapshot, name_pods(problem, done), ()).ok
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_the_solvers_start_takes_a_level_largest_quorum_demand_first_when_that_scores_better(lower: bool) -> None:
+    """lexicographic_greedy: priority level by level from the highest, the level's JobGroups in
+    queue order or largest quorum demand first, whichever objective 1 prefers, the levels below
+    placed after them. On a 5-cpu node queue order places high/small (2 cpu) and so not
+    high/big (4 cpu); demand first places big, and low's 1-cpu pod beside it (``lower``, 2 cpu
+    and after low in the queue, does not fit). A level is tried both ways only where the orders
+    differ: one greedy pass per level of two JobGroups."""
+    groups, pods = [], []
+    for i, (name, level, cpu) in enumerate((("small", "high", 2000), ("big", "high", 4000), ("low", "low", 1000),
+                                         ("lower", "low", 2000))[:4 if lower else 3]):
+        groups.append(PodGroup("default", name, PodGroupAPI.VOLCANO, min_member=1, priority_class_name=level,
+                               creation_timestamp=f"2024-01-01T00:00:0{i}Z"))
+        pods.append(Pod("default", f"{name}-0", annotations={GROUP: name}, containers=(Container("main", {"cpu": cpu}),)))
+    snapshot = Snapshot(nodes=(Node("n0", {}, {"cpu": 5000, "pods": 110}),), pods=tuple(pods), pod_groups=tuple(groups),
+                        priority_classes=(PriorityClass("high", 100), PriorityClass("low", 1)))
+    problem = build_problem(snapshot)
+    terms = objective_terms(problem)
+    queue_order = greedy(problem)
+    assert {problem.job_groups[j].key for j in queue_order.placed} == {"default/small", "default/low", *(["default/lower"] if lower else [])}
+    best, passes = lexicographic_greedy(problem, lambda a: score(terms, problem, a), queue_order)
+    assert {problem.job_groups[j].key for j in best.placed} == {"default/big", "default/low"}
+    assert passes == 1 + lower
+    assert verify(snapshot, name_pods(problem, best), ()).ok
