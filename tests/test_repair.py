@@ -110,3 +110,37 @@ def test_a_gang_a_bucket_spread_over_two_nodes_is_put_on_one() -> None:
         for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
             assert repaired.placed == {0} and repaired.counts == {(0, 1): 2}, levels
             assert verify(snapshot, name_pods(problem, repaired), levels).ok
+
+
+def test_a_jobgroup_topped_up_only_in_part_is_dropped_with_every_pod() -> None:
+    """minMember 3 of 2-GPU pods, one put on n0 by the bucket: topping it up finds room for one
+    more (n1) and not a third, so the JobGroup is dropped, all or nothing: no pod of it stays,
+    neither the tentative one nor the one the top-up placed."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 2, "pods": 110}) for i in range(2))
+    group = PodGroup("default", "g", PodGroupAPI.SCHEDULER_PLUGINS, min_member=3)
+    pods = tuple(Pod("default", f"g-{i}", labels={"scheduling.x-k8s.io/pod-group": "g"},
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),)) for i in range(3))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    tentative = Assignment({(0, 0): 1}, frozenset({0}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == set() and not repaired.counts
+        assert verify(snapshot, name_pods(problem, repaired), ()).ok
+
+
+def test_a_jobgroup_placed_afresh_keeps_its_min_resources_pods_in_its_new_domain() -> None:
+    """Required rack, minMember 2 and minResources 6 GPUs (three 2-GPU pods): the bucket split
+    it over r0 and r1, so repair takes its pods back and places it afresh in r1, the rack that
+    holds 6 GPUs; the pod minResources still needs follows the quorum into r1, not into r0,
+    where its dropped pod had been."""
+    nodes = (Node("n0", {"rack": "r0"}, {"cpu": 8000, GPU: 2, "pods": 110}),
+             *(Node(f"n{i}", {"rack": "r1"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in (1, 2)))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2, min_resources={GPU: 6}, required_topology=("rack",))
+    pods = tuple(Pod("default", f"g-{i}", annotations={"scheduling.k8s.io/group-name": "g"},
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),)) for i in range(4))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    tentative = Assignment({(0, 0): 1, (0, 1): 1}, frozenset({0}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == {0} and {n for _, n in repaired.counts} <= {1, 2}
+        assert verify(snapshot, name_pods(problem, repaired), ("rack",)).ok
