@@ -144,3 +144,35 @@ def test_a_jobgroup_placed_afresh_keeps_its_min_resources_pods_in_its_new_domain
     for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
         assert repaired.placed == {0} and {n for _, n in repaired.counts} <= {1, 2}
         assert verify(snapshot, name_pods(problem, repaired), ("rack",)).ok
+
+
+def test_a_short_jobgroup_is_topped_up_with_its_smallest_pods() -> None:
+    """minMember 2 of a 3-cpu pod (listed first) and two 1-cpu ones, one 1-cpu pod put by the
+    bucket: the pod that tops it up is the other 1-cpu one, smallest first as a quorum is
+    made (they fit most easily), not the 3-cpu pod that comes first in the gang."""
+    nodes = (Node("n0", {}, {"cpu": 8000, "pods": 110}),)
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2)
+    pods = tuple(Pod("default", f"g-{i}", annotations={"scheduling.k8s.io/group-name": "g"},
+                     containers=(Container("main", {"cpu": cpu}),)) for i, cpu in enumerate((3000, 1000, 1000)))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    small = next(r for r, role in enumerate(problem.roles) if role.count == 2)
+    tentative = Assignment({(small, 0): 1}, frozenset({0}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == {0} and dict(repaired.counts) == {(small, 0): 2}
+        assert verify(snapshot, name_pods(problem, repaired), ()).ok
+
+
+def test_a_jobgroup_short_of_its_min_resources_is_topped_up_to_them() -> None:
+    """minMember 1 and minResources 2 cpu (two 1-cpu pods), one pod put by the bucket: its
+    member count is met and its minResources is not, so a top-up adds the second pod."""
+    nodes = (Node("n0", {}, {"cpu": 8000, "pods": 110}),)
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=1, min_resources={"cpu": 2000})
+    pods = tuple(Pod("default", f"g-{i}", annotations={"scheduling.k8s.io/group-name": "g"},
+                     containers=(Container("main", {"cpu": 1000}),)) for i in range(3))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    tentative = Assignment({(0, 0): 1}, frozenset({0}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == {0} and repaired.counts[(0, 0)] >= 2
+        assert verify(snapshot, name_pods(problem, repaired), ()).ok
