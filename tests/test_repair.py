@@ -176,3 +176,36 @@ def test_a_jobgroup_short_of_its_min_resources_is_topped_up_to_them() -> None:
     for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
         assert repaired.placed == {0} and repaired.counts[(0, 0)] >= 2
         assert verify(snapshot, name_pods(problem, repaired), ()).ok
+
+
+def test_a_jobgroup_short_of_a_task_minimum_is_topped_up_to_it() -> None:
+    """minMember 2 and minTaskMember w: 1; the bucket put the two x pods: the member count is
+    met and task w's minimum is not, so a top-up adds the w pod (Volcano checks each task's
+    minimum when minMember is at least their sum, and the verifier checks it too)."""
+    nodes = (Node("n0", {}, {"cpu": 8000, "pods": 110}),)
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2, min_task_member={"w": 1})
+    pods = tuple(Pod("default", f"g-{task}-{i}", annotations={"scheduling.k8s.io/group-name": "g", "volcano.sh/task-spec": task},
+                     containers=(Container("main", {"cpu": cpu}),)) for i, (task, cpu) in enumerate((("w", 2000), ("x", 1000), ("x", 1000))))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    x = next(r for r, role in enumerate(problem.roles) if role.count == 2)
+    tentative = Assignment({(x, 0): 2}, frozenset({0}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == {0} and sum(repaired.counts.values()) == 3
+        assert verify(snapshot, name_pods(problem, repaired), ()).ok
+
+
+def test_by_worth_a_jobgroup_keeps_every_tentative_pod_that_still_fits() -> None:
+    """repair_by_worth's rule: each JobGroup keeps the tentative pods that still fit beside
+    those before it. Alone, all of g's fit: its pods stay on n0 and n1 where the bucket put
+    them, rather than being topped up anew where greedy would choose."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": cpu, "pods": 110}) for i, cpu in enumerate((8000, 8000, 1000)))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2)
+    pods = tuple(Pod("default", f"g-{i}", annotations={"scheduling.k8s.io/group-name": "g"},
+                     containers=(Container("main", {"cpu": 1000}),)) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    tentative = Assignment({(0, 0): 1, (0, 1): 1}, frozenset({0}))
+    repaired = repair_by_worth(problem, tentative)
+    assert repaired.placed == {0} and dict(repaired.counts) == dict(tentative.counts)
+    assert verify(snapshot, name_pods(problem, repaired), ()).ok

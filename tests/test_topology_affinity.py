@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gangplan.greedy import greedy
+from gangplan.greedy import Placer, greedy
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule
 from gangplan.plan import GroupOutcome, Plan
@@ -467,6 +467,17 @@ def test_a_group_that_needs_no_pod_stands_though_its_terms_cannot_hold(
     # Running members that already break a term are not settled by it: the group stays out.
     assert not outcome(result, "ml/split").placed
     assert outcome(result, "ml/split").reason == f"required {TOR}: running members already span 2 domains"
+
+
+def test_the_ordered_placer_keeps_out_a_group_whose_running_members_break_its_term() -> None:
+    """As above, one group at a time (``greedy.Placer``, ``--policy ordered``'s fast path): a
+    group whose running members already span two tors does not fit, though they make its
+    quorum, and nothing is placed for it."""
+    nodes = (node("n0", "mp0", "t0"), node("n1", "mp1", "t1"))
+    split, split_pods = gang("split", 2, 1, required=(TOR,), min_member=1, running_on=("n0", "n1"))
+    problem = build_problem(Snapshot(nodes=nodes, pods=tuple(split_pods), pod_groups=(split,)), levels=(MINIPOD, TOR))
+    _, added, fits = Placer(problem).place(0)
+    assert not fits and not added
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
