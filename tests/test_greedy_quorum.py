@@ -204,6 +204,13 @@ EXTRAS_LAST = {
         (Node("n0", {}, {"cpu": 3000, "pods": 110}),),
         [("a", 1, {"cpu": 1000}, [{"cpu": 1000}] * 4), ("b", 1, {}, [{"cpu": 2000}])],
     ),
+    # a's minResources (3 cpu) is met as greedy's rule says, more pods a whole kind at a time in
+    # the gang's order: its quorum (a 1-cpu pod, the smallest), then both 2-cpu pods (listed
+    # first), 5 cpu; b's 1 cpu fits beside them on the 6-cpu node.
+    "minResources in the gang's order": _queue(
+        (Node("n0", {}, {"cpu": 6000, "pods": 110}),),
+        [("a", 1, {"cpu": 3000}, [{"cpu": 2000}, {"cpu": 2000}, {"cpu": 1000}, {"cpu": 1000}]), ("b", 1, {}, [{"cpu": 1000}])],
+    ),
 }
 
 

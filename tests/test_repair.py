@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gangplan.greedy import repair, repair_by_worth
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.objective import Assignment, objective_terms, score
 from gangplan.planner import name_pods
 from gangplan.problem import build_problem
@@ -209,3 +209,21 @@ def test_by_worth_a_jobgroup_keeps_every_tentative_pod_that_still_fits() -> None
     repaired = repair_by_worth(problem, tentative)
     assert repaired.placed == {0} and dict(repaired.counts) == dict(tentative.counts)
     assert verify(snapshot, name_pods(problem, repaired), ()).ok
+
+
+def test_a_task_minimum_is_topped_up_inside_the_domain_the_jobgroup_holds() -> None:
+    """Required rack, minMember 2 and minTaskMember w: 1; the bucket put the two x pods on n0
+    (rack r0). The w pod that tops it up goes into r0 too, though n1 in r1 (already in use) is
+    the tighter node for it: the top-up keeps inside the domains its required terms hold."""
+    nodes = (Node("n0", {"rack": "r0"}, {"cpu": 8000, "pods": 110}), Node("n1", {"rack": "r1"}, {"cpu": 3000, "pods": 2}))
+    busy = Pod("kube-system", "busy", containers=(Container("c", {"cpu": 1000}),), node_name="n1", phase=PodPhase.RUNNING)
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=2, min_task_member={"w": 1}, required_topology=("rack",))
+    pods = tuple(Pod("default", f"g-{task}-{i}", annotations={"scheduling.k8s.io/group-name": "g", "volcano.sh/task-spec": task},
+                     containers=(Container("main", {"cpu": cpu}),)) for i, (task, cpu) in enumerate((("w", 2000), ("x", 1000), ("x", 1000))))
+    snapshot = Snapshot(nodes=nodes, pods=(busy, *pods), pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    x = next(r for r, role in enumerate(problem.roles) if role.count == 2)
+    tentative = Assignment({(x, 0): 2}, frozenset({0}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == {0} and {n for _, n in repaired.counts} == {0}
+        assert verify(snapshot, name_pods(problem, repaired), ("rack",)).ok
