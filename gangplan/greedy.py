@@ -34,7 +34,7 @@ def _divisors(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         per_node.flags.writeable = False
         if len(_DIVISORS) > 64:
             _DIVISORS.clear()
-        total = np.maximum(per_node.sum(axis=0), 1)
+        total = np.maximum(allocatable.sum(axis=0), 1)
         total.flags.writeable = False
         hit = _DIVISORS[id(allocatable)] = (allocatable, per_node, total)
     return hit[1], hit[2]

@@ -357,3 +357,25 @@ def test_the_solvers_start_takes_a_level_largest_quorum_demand_first_when_that_s
     assert {problem.job_groups[j].key for j in best.placed} == {"default/big", "default/low"}
     assert passes == 1 + lower
     assert verify(snapshot, name_pods(problem, best), ()).ok
+
+
+def test_a_pods_share_divides_by_the_clusters_real_total_of_each_resource() -> None:
+    """1 of 8 GPUs (0.125) is larger than 6.4 of 80 cpus (0.08), so a minMember-1 gang's quorum
+    is its cpu pod, and a later gang's 8-GPU pod takes n0's GPUs. The divisors are floored at 1
+    against division by zero, but the total is the sum of the real allocatable (DESIGN's quorum
+    demand divides by it): summing the floored values counted 8 GPUs as 17 (nine nodes without
+    GPUs adding 1 each), the GPU pod looked the smaller (1/17), took a GPU as the quorum, and
+    the second gang found 7."""
+    nodes = (Node("n0", {}, {"cpu": 8000, GPU: 8, "pods": 110}),) + tuple(
+        Node(f"m{i}", {}, {"cpu": 8000, "pods": 110}) for i in range(9))
+    first = PodGroup("default", "a", PodGroupAPI.VOLCANO, min_member=1)
+    second = PodGroup("default", "b", PodGroupAPI.VOLCANO, min_member=1)
+    pods = tuple(Pod("default", f"a-{i}", annotations={GROUP: "a"}, containers=(Container("main", request),))
+                 for i, request in enumerate(({GPU: 1}, {"cpu": 6400}))) + (
+        Pod("default", "b-0", annotations={GROUP: "b"}, containers=(Container("main", {GPU: 8}),)),)
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(first, second))
+    problem = build_problem(snapshot)
+    a, b = (next(j for j, jg in enumerate(problem.job_groups) if jg.key == f"default/{name}") for name in "ab")
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {a, b}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
