@@ -347,3 +347,38 @@ def test_yaml_output_quotes_what_kubectl_would_read_as_another_type() -> None:
     # go-yaml drops underscores before it reads a number (review 18 L F7); "_" alone is a string.
     assert to_yaml(["0_x1", "1_0e5", "1_0.5e3", "_", "a_1"]) == "- '0_x1'\n- '1_0e5'\n- '1_0.5e3'\n- _\n- a_1\n"
     assert yaml.safe_load(text)["values"][0] == "y"
+
+
+def test_yaml_output_writes_each_object_whole_without_anchors(tmp_path: Path) -> None:
+    """Pods made from one template share their labels and containers in memory: written as
+    they were, PyYAML anchored the first pod's and aliased them in the next (`labels: *id001`),
+    which kubectl never writes and which leaves an item cut out of the List without its
+    fields. -o yaml is the same List as -o json, every item whole."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: only, labels: {kubernetes.io/hostname: only}}\n"
+        "status:\n  allocatable: {cpu: '8', memory: 32Gi, pods: '110'}\n  conditions: [{type: Ready, status: 'True'}]\n"
+    )
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\nspec:\n  parallelism: 2\n"
+        "  template:\n    spec:\n      schedulingGates: [{name: kueue.x-k8s.io/admission}]\n      restartPolicy: Never\n"
+        "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+    )
+    as_json = runner.invoke(app, ["plan", str(cluster), "--gang", f"g={job}", "-o", "json"])
+    as_yaml = runner.invoke(app, ["plan", str(cluster), "--gang", f"g={job}", "-o", "yaml"])
+    assert as_json.exit_code == as_yaml.exit_code == 0, as_yaml.output
+    items = yaml.safe_load(as_yaml.stdout)["items"]
+    assert len(items) == 2 and yaml.safe_load(as_yaml.stdout) == json.loads(as_json.stdout)
+    events = list(yaml.parse(as_yaml.stdout))
+    assert not any(isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None) for e in events)
+
+
+
+@pytest.mark.parametrize("output", ["json", "yaml", "name", "plan"])
+def test_every_text_output_ends_its_last_line(output: str) -> None:
+    """A POSIX text file ends each line with a newline, kubectl's printers end theirs so, and
+    `cat`, `wc -l` and `read` rely on it: one newline at the end, not none or two."""
+    result = runner.invoke(app, ["plan", SMALL, "-o", output, "--solver", "greedy"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith("\n") and not result.stdout.endswith("\n\n")

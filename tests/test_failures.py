@@ -31,7 +31,7 @@ from gangplan.generate import generate
 from gangplan.loader import load_snapshot
 from gangplan.model import Snapshot
 from gangplan.objective import Assignment
-from gangplan.plan import Placement
+from gangplan.plan import Placement, Plan
 from gangplan.planner import Options, plan
 from gangplan.render import check_output_names, render
 from gangplan.stages import SolveResult
@@ -787,3 +787,35 @@ def test_the_python_api_gives_the_plan_function_in_any_import_order(imports: str
         code = code.replace("Options(time_limit=2)", "__import__('gangplan').Options(time_limit=2)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == "OPTIMAL\n", proc.stderr
+
+
+def test_render_refuses_names_and_bindings_the_api_server_would_not_take() -> None:
+    """README: namespaces are DNS-1123 labels (no '.', at most 63 characters), stricter than the
+    subdomains pods and nodes are named by, and every binding is checked against the snapshot:
+    a pod it already runs on a node is not one to bind (the API server refuses a second
+    Binding of it)."""
+    snapshot = load_snapshot([str(SMALL)])
+    result = plan(snapshot, Options(solver="greedy"))
+    real = next(p for p in result.placements if not p.gated)
+    bound = next(p for p in snapshot.pods if p.node_name is not None)
+
+    def alone(placement: Placement) -> Plan:
+        return Plan((placement,), result.groups, result.solver)
+
+    for namespace in ("ml.team", "n" * 64):
+        bad = alone(Placement(namespace, real.name, real.node, real.uid, real.group))
+        for output in ("json", "yaml", "name", "plan"):
+            with pytest.raises(SolverError, match="invalid name"):
+                render(bad, output)
+    with pytest.raises(SolverError, match="invalid name"):
+        render(alone(Placement(real.namespace, real.name, "Node_1", real.uid, real.group)), "json")
+    again = alone(Placement(bound.namespace, bound.name, bound.node_name or "", bound.uid))
+    with pytest.raises(SolverError, match="not from the input"):
+        render(again, "json", snapshot=snapshot)
+    # A pod to create is the input's own manifest, and it names the pod it is placed as.
+    made = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": real.name, "namespace": real.namespace}}
+    with pytest.raises(SolverError, match="not the input's pod"):
+        render(alone(dataclasses.replace(real, manifest=made)), "json", snapshot=snapshot)
+    other = {**made, "metadata": {"name": "someone-else", "namespace": real.namespace}}
+    with pytest.raises(SolverError, match="names another pod"):
+        render(alone(dataclasses.replace(real, manifest=other)), "json")
