@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -17,7 +19,7 @@ import pytest
 from gangplan.diff import diff_snapshot
 from gangplan.loader import load_snapshot
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
-from gangplan.plan import Plan
+from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport
 from gangplan.planner import Options, plan
 from gangplan.report import render_report
 from gangplan.topology import HOSTNAME_LABEL, build_tree
@@ -301,6 +303,7 @@ def test_an_empty_plan_renders() -> None:
     parse(page)
     assert '<div class="big">0/0</div>' in page
     assert "<script" not in page  # no groups to find, no script
+    assert "<details" not in page  # nor a list of no warnings
 
 
 def test_an_over_committed_node_counts_all_its_requests() -> None:
@@ -367,3 +370,335 @@ def test_pods_a_kueue_gate_holds_are_not_counted_as_bound(tmp_path: Path) -> Non
     assert '<div class="big">1</div><div>node · no topology levels</div>' in page
     assert "default/kg</b> <span class=\"muted\">2 placed but held by a Kueue gate · minMember 2" in page
     assert "pods bound" not in page.split("</header>", 1)[1]  # nor in the legend
+
+
+# ---------------------------------------------------------------- hand-made mutation audit
+
+
+def tiles_of(page: str) -> dict[str, dict[str, str]]:
+    """Node tiles by node name (a tile's tooltip starts with it); the key's demo tiles left out."""
+    tiles = {}
+    for tag, attrs in parse(page).elements:
+        classes = attrs.get("class", "").split()
+        if tag == "span" and "n" in classes and "demo" not in classes:
+            tiles[attrs["title"].split("\n", 1)[0]] = attrs
+    return tiles
+
+
+def boxes_of(page: str) -> dict[str, str]:
+    """Domain boxes' tooltips by domain path (the tooltip's second line, "path <path>")."""
+    boxes = {}
+    for tag, attrs in parse(page).elements:
+        if tag == "section" and "d" in attrs.get("class", "").split() and "outside" not in attrs["class"].split():
+            boxes[attrs["title"].split("\n")[1].removeprefix("path ")] = attrs["title"]
+    return boxes
+
+
+def test_notready_and_cordoned_nodes_are_hatched_and_counted_in_their_domain() -> None:
+    """The key says "hatched: NotReady or cordoned": a cordoned node that is Ready is one of
+    them, and a box counts every such node below it, not only those of its first child."""
+    nodes = (
+        gpu_node("n0", {"rack": "r0"}),
+        gpu_node("n1", {"rack": "r0"}, unschedulable=True),
+        gpu_node("n2", {"rack": "r1"}, ready=False, unschedulable=True),
+        gpu_node("n3", {"rack": "r1"}),
+    )
+    snapshot = Snapshot(nodes=nodes)
+    result = plan(snapshot, Options(solver="greedy", levels=("rack",)))
+    page = render_report(snapshot, result)
+    tiles = tiles_of(page)
+    assert {name for name, attrs in tiles.items() if "off" in attrs["class"].split()} == {"n1", "n2"}
+    assert "\ncordoned\n" in tiles["n1"]["title"] and "\nNotReady · cordoned\n" in tiles["n2"]["title"]
+    boxes = boxes_of(page)
+    assert "\n2 nodes, 1 NotReady or cordoned\n" in boxes["r0"]
+    assert "\n2 nodes, 1 NotReady or cordoned\n" in boxes["r1"]
+    assert "0 NotReady" not in page
+
+
+def test_a_cluster_without_gpus_is_drawn_by_its_cpu() -> None:
+    """The key: "dashed: no GPUs (bar shows CPU)". A node without GPUs shows its CPU, has no
+    GPU line in its tooltip, and the header gives no GPU percentage of no GPUs at all."""
+    nodes = tuple(gpu_node(f"n{i}", {}, gpus=0) for i in range(2))
+    pods = tuple(Pod("ml", f"w-{i}", containers=(Container("main", {"cpu": 16000}),)) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods)
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    assert len(result.placements) == 2
+    page = render_report(snapshot, result)
+    for name, attrs in tiles_of(page).items():
+        assert "cpu" in attrs["class"].split(), name
+        assert "\nCPU: " in attrs["title"] and "GPU" not in attrs["title"], name
+    gpu_row = page.split(f'<th title="{GPU}">GPU</th>', 1)[1].split("</tr>", 1)[0]
+    assert "%" not in gpu_row.split('<td class="pc">', 1)[1].split("</td>", 1)[0]
+    assert page.count("<small>cpu 0%→") == 2  # labelled tiles give their CPU use, not GPUs
+
+
+def test_memory_is_shown_in_binary_units() -> None:
+    """Kubernetes' Ki, Mi, Gi and Ti are powers of 1024: two 512 GiB nodes are 1.0 TiB, and
+    1000 bytes are less than a KiB."""
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}), gpu_node("n1", {})))
+    page = render_report(snapshot, plan(snapshot, Options(solver="greedy", levels=())))
+    assert "of 1.0 TiB</td>" in page
+    tiny = Snapshot(nodes=(Node("tiny", {HOSTNAME_LABEL: "tiny"}, {"cpu": 1000, "memory": 1000}),))
+    page = render_report(tiny, plan(tiny, Options(solver="greedy", levels=())))
+    assert "of 1000 B</td>" in page
+
+
+def test_a_nodes_tooltip_gives_its_use_before_and_after_the_plan() -> None:
+    running = Pod("ml", "old", node_name="n0", phase=PodPhase.RUNNING, containers=(Container("main", {GPU: 4}),))
+    group, pods = gang("job", 1, 4)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),), pods=(running, *pods), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    assert [p.node for p in result.placements] == ["n0"]
+    page = render_report(snapshot, result)
+    assert "\nGPU: 4 → 8 of 8 GPUs (50% → 100%)\n" in tiles_of(page)["n0"]["title"]
+    assert '<div class="big">1</div><div>pod bound by this plan</div>' in page
+
+
+@pytest.mark.parametrize("levels, limit", [((), 200), (("rack",), 64)])
+def test_tiles_carry_their_names_up_to_the_limit(levels: tuple[str, ...], limit: int) -> None:
+    """At most 64 nodes in a tree (200 with no levels) are drawn as wide tiles with their
+    names: exactly that many are, one more are not."""
+    for count in (limit, limit + 1):
+        nodes = tuple(gpu_node(f"n{i}", {"rack": f"r{i % 4}"}) for i in range(count))
+        snapshot = Snapshot(nodes=nodes)
+        page = render_report(snapshot, plan(snapshot, Options(solver="greedy", levels=())), levels=levels)
+        wide = [attrs for attrs in tiles_of(page).values() if "wide" in attrs["class"].split()]
+        assert len(wide) == (count if count == limit else 0), count
+
+
+def test_every_group_in_the_legend_can_be_found_on_the_map(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
+    """Hovering a legend entry (data-g) highlights its nodes through a CSS rule for it: the
+    last entry too."""
+    _, _, page = gpu_cluster
+    entries = [attrs["data-g"] for tag, attrs in parse(page).elements if tag == "li" and "data-g" in attrs]
+    assert len(entries) > 1
+    for g in entries:
+        assert f'body[data-f="{g}"] .n.g{g}{{' in page, g
+
+
+def test_bars_and_tiles_of_an_over_committed_node_stop_at_100_percent() -> None:
+    """A bar is drawn out of 100%: a node whose running pods ask for more GPUs than it has
+    fills its tile and its rack's bar, no further."""
+    over = Pod("ml", "over", node_name="n0", phase=PodPhase.RUNNING, containers=(Container("main", {GPU: 12}),))
+    group, pods = gang("job", 1, 8)
+    snapshot = Snapshot(
+        nodes=(gpu_node("n0", {"rack": "r0"}), gpu_node("n1", {"rack": "r1"})), pods=(over, *pods), pod_groups=(group,)
+    )
+    result = plan(snapshot, Options(solver="greedy", levels=("rack",)))
+    page = render_report(snapshot, result)
+    styles = [attrs["style"] for _, attrs in parse(page).elements if "style" in attrs]
+    figures = [float(x) for style in styles for x in re.findall(r"(-?[0-9.]+)%", style)]
+    assert figures and max(figures) == 100.0 and min(figures) >= 0.0
+
+
+def test_placements_the_snapshot_cannot_account_for_are_said_and_still_drawn(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
+    """Up to three unknown nodes are named (an ellipsis only beyond three); a placed pod the
+    snapshot does not have still puts its group on the node and in the legend."""
+    snapshot, result, _ = gpu_cluster
+    node = snapshot.nodes[0].name
+    ghost = Placement("ml", "ghost", node, group="ml/ghost")
+    for unknown in (3, 4):
+        lost = tuple(Placement("ml", f"lost-{i}", f"x{i}", group="ml/lost") for i in range(unknown))
+        page = render_report(snapshot, dataclasses.replace(result, placements=(*result.placements, ghost, *lost)))
+        shown = ", ".join(f"x{i}" for i in range(3)) + (", …" if unknown > 3 else "")
+        assert f"<li>{unknown} node(s) in the plan are not in the snapshot: {shown}</li>" in page
+        assert "<li>1 placed pod(s) are not pending pods of the snapshot; their requests are not counted</li>" in page
+        assert f"<summary>{len(result.warnings) + 2} warning(s)</summary>" in page
+        assert "ml/ghost" in swatches(page)
+        assert "\n▶ ml/ghost (1 pod): ghost" in tiles_of(page)[node]["title"]
+
+
+def test_group_colours_do_not_follow_the_node_order(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
+    """A colour comes from the group's name, so listing the nodes in another order keeps it."""
+    snapshot, result, page = gpu_cluster
+    reordered = dataclasses.replace(snapshot, nodes=tuple(reversed(snapshot.nodes)))
+    assert swatches(render_report(reordered, result, title="gpu-cluster")) == swatches(page)
+
+
+def test_twenty_groups_get_twenty_colours() -> None:
+    """Past the palette's 16 colours, groups still get colours of their own."""
+    nodes = tuple(gpu_node(f"n{i}", {}) for i in range(3))
+    made = [gang(f"job-{i:02d}", 1, 1) for i in range(20)]
+    snapshot = Snapshot(nodes=nodes, pods=tuple(p for _, ps in made for p in ps), pod_groups=tuple(g for g, _ in made))
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    assert sum(g.placed for g in result.groups) == 20
+    colours = swatches(render_report(snapshot, result))
+    assert len(colours) == 20 and len(set(colours.values())) == 20
+
+
+def test_the_solver_card_says_which_plan_was_kept_and_the_gap_as_the_summary_line() -> None:
+    """"plan kept from greedy" only when the solver kept another's plan; the gap with two
+    decimals, as the summary line gives it (README: "cp-sat OPTIMAL gap 0.00%")."""
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),))
+    kept = SolverReport("cp-sat", "optimal", "FEASIBLE", "greedy", gap=0.125)
+    page = render_report(snapshot, Plan((), (), kept))
+    assert "solver <b>cp-sat</b> · policy <b>optimal</b> · status <b>FEASIBLE</b> · plan kept from <b>greedy</b> · gap 12.50%</div>" in page
+    own = render_report(snapshot, Plan((), (), dataclasses.replace(kept, chosen="cp-sat", gap=None)))
+    assert "kept from" not in own and "gap" not in own.split('<div class="card solver">', 1)[1].split("</div>", 1)[0]
+
+
+ZONE, RACK = "topology.kubernetes.io/zone", "example.com/rack"
+
+
+def test_where_a_group_landed_names_up_to_three_domains_per_level() -> None:
+    """The legend says where a group went: each level's domains by their own value (r0, not
+    z0/r0), up to three of them (more are counted), the nodes outside the topology, and
+    the node count; levels go by the last part of their label key. The header counts the
+    nodes outside too, a tile's tooltip gives its path."""
+    nodes = (
+        gpu_node("n0", {ZONE: "z0", RACK: "r0"}),
+        gpu_node("n1", {ZONE: "z0", RACK: "r0"}),
+        gpu_node("n2", {ZONE: "z0", RACK: "r1"}),
+        gpu_node("n3", {ZONE: "z1", RACK: "r2"}),
+        gpu_node("n4", {}),
+    )
+    group, pods = gang("wide", 5, 8)
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy", levels=(ZONE, RACK)))
+    assert sorted(p.node for p in result.placements) == ["n0", "n1", "n2", "n3", "n4"]
+    page = render_report(snapshot, result)
+    where = page.split('<div class="where">', 1)[1].split("</div>", 1)[0]
+    assert re.sub(r' title="[^"]*"', "", where) == (
+        "<span>zone z0, z1</span> · <span>rack r0, r1, r2</span> · 1 outside the topology · <span>5 nodes</span>"
+    )
+    assert "<div>nodes · 2 zone · 3 rack · 1 node outside</div>" in page
+    assert '<td class="abs">0 → 40 of 40 GPUs</td>' in page  # the header: before → after of allocatable
+    assert '<span class="lv">outside the topology</span><span class="dn">1 node</span>' in page
+    assert "\nzone z0 › rack r1\n" in tiles_of(page)["n2"]["title"]
+
+
+def test_the_groups_card_is_marked_when_a_group_is_not_placed(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
+    _, result, page = gpu_cluster
+    assert any(g.waiting and not g.placed for g in result.groups)
+    assert '<div class="card warn"><div class="big">' in page
+    group, pods = gang("job", 1, 1)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),), pods=tuple(pods), pod_groups=(group,))
+    placed = render_report(snapshot, plan(snapshot, Options(solver="greedy", levels=())))
+    assert '<div class="card"><div class="big">1/1</div><div>groups placed</div></div>' in placed
+
+
+def test_the_legend_tells_running_members_and_jobgroups_apart() -> None:
+    """A group's legend entry counts the members it already runs, and names its JobGroup
+    only when that is another group (a JobGroup's top group is its own)."""
+    running = Pod(
+        "ml", "job-old", node_name="n0", phase=PodPhase.RUNNING, labels={"scheduling.x-k8s.io/pod-group": "job"},
+        containers=(Container("main", {GPU: 1}),),
+    )
+    group, pods = gang("job", 3, 1)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),), pods=(running, *pods[:2]), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    (outcome,) = result.groups
+    assert outcome.placed and outcome.running == 1 and outcome.job_group in ("", outcome.key)
+    page = render_report(snapshot, result)
+    assert '<b>ml/job</b> <span class="muted">2 pods bound · minMember 3 · 1 running · priority 0</span>' in page
+    assert "JobGroup" not in page
+
+
+def test_every_group_in_the_side_lists_says_its_state() -> None:
+    """An unplaced group with no reason recorded says so; a group placed with nothing new to
+    bind counts its succeeded members, which count toward minMember (seed 001)."""
+    unplaced = GroupOutcome("ml/late", "ml/late", False, 0, 2, 0, 2, 0)
+    done = GroupOutcome(f"ml/done{EVIL}", "ml/done", True, 0, 2, 1, 0, 0, succeeded=1)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),))
+    page = render_report(snapshot, Plan((), (unplaced, done), SolverReport("greedy", "optimal", "GREEDY", "greedy")))
+    parse(page)
+    assert '<b>ml/late</b> <span class="muted">minMember 2 · 2 pending · priority 0</span><div class="reason">no reason given</div>' in page
+    assert f'<b>ml/done{html.escape(EVIL)}</b> <span class="muted">1 running · 1 succeeded · minMember 2 · priority 0</span>' in page
+
+
+def test_reasons_and_notes_quoting_the_input_are_escaped() -> None:
+    """A reason quotes names from the input (a node, a label value, a pod), and so may the
+    solver's note: escaped, as every name the page shows."""
+    late = GroupOutcome("ml/late", "ml/late", False, 0, 2, 0, 2, 0, reason=f"nodeSelector rack={EVIL} matches no node")
+    solver = SolverReport("cp-sat", "optimal", "FEASIBLE", "cp-sat", note=f"stopped at {EVIL}")
+    page = render_report(Snapshot(nodes=(gpu_node("n0", {}),)), Plan((), (late,), solver))
+    assert [tag for tag, _ in parse(page).elements].count("script") == 0
+    assert f'<div class="reason">nodeSelector rack={html.escape(EVIL)} matches no node</div>' in page
+    assert f'<div class="note">stopped at {html.escape(EVIL)}</div>' in page
+
+
+def test_a_box_is_coloured_and_barred_by_its_use_before_and_after_the_plan() -> None:
+    """The key: a box is "coloured by its GPU utilisation after the plan ...; its thin bars and
+    label show before → after"; a box above the racks marks each group placed below it with
+    a dot, in legend order, that counts its pods. Here n0 runs 4 of its 8 GPUs and the plan
+    adds two pods of 2 GPUs: 50% → 100%."""
+    running = Pod("ml", "old", node_name="n0", phase=PodPhase.RUNNING, containers=(Container("main", {GPU: 4}),))
+    first, first_pods = gang("zz", 1, 2)  # first in the legend: its pods have the higher priority
+    second, second_pods = gang("aa", 1, 2)
+    urgent = [dataclasses.replace(p, priority=100) for p in first_pods]
+    snapshot = Snapshot(
+        nodes=(gpu_node("n0", {"zone": "z0", "rack": "r0"}),), pods=(running, *urgent, *second_pods), pod_groups=(first, second)
+    )
+    result = plan(snapshot, Options(solver="greedy", levels=("zone", "rack")))
+    assert [g.key for g in result.groups] == ["ml/zz", "ml/aa"] and len(result.placements) == 2
+    page = render_report(snapshot, result)
+    full = page.split("linear-gradient(90deg,", 1)[1].split(")", 1)[0].rsplit(",", 1)[1].removesuffix(" 100%")
+    bars = (
+        '<span class="bars"><span class="tb"><i style="width:50.0%"></i><em style="left:50.0%;width:0.0%"></em></span>'
+        '<span class="tb"><i style="width:50.0%"></i><em style="left:50.0%;width:50.0%"></em></span></span>'
+    )
+    zone = page.split('<span class="lv">zone</span>', 1)[0].rsplit('<div class="dh" style="background:', 1)[1]
+    assert zone == f'{full}">'  # the scale's 100% colour
+    assert f'<span class="dn">z0</span><span class="dv">GPU 50% → 100%</span>{bars}<span class="dots">' in page
+    assert f'<span class="dn">r0</span><span class="dv">50% → 100%</span>{bars}</div>' in page
+    dots = re.findall(r'<i class="dot (g\d)" style="[^"]*" title="([^"]*)">', page)
+    assert dots == [("g0", "ml/zz: 1 pod here"), ("g1", "ml/aa: 1 pod here")]
+
+
+def test_a_box_without_gpus_says_it_shows_cpu() -> None:
+    nodes = tuple(gpu_node(f"n{i}", {"zone": "z0", "rack": f"r{i}"}, gpus=0) for i in range(2))
+    pods = (Pod("ml", "w", containers=(Container("main", {"cpu": 32000}),)),)
+    snapshot = Snapshot(nodes=nodes, pods=pods)
+    result = plan(snapshot, Options(solver="greedy", levels=("zone", "rack")))
+    page = render_report(snapshot, result)
+    assert '<span class="dn">z0</span><span class="dv">CPU 0% → 25%</span>' in page  # 32 of 128 cores
+
+
+@pytest.mark.parametrize("members", [1, 8, 9])
+def test_a_tiles_tooltip_lists_up_to_eight_pods_of_a_group(members: int) -> None:
+    """A node's tooltip names each group's pods there by name (without the namespace), eight
+    at most, then counts the rest; a labelled tile gives its GPUs before → after of allocatable."""
+    group, pods = gang("job", members, 0)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),), pods=tuple(pods), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    assert len(result.placements) == members
+    title = tiles_of(page := render_report(snapshot, result))["n0"]["title"]
+    names = ", ".join(f"job-{i}" for i in range(min(members, 8)))
+    more = f", +{members - 8} more" if members > 8 else ""
+    assert f"\n▶ ml/job ({members} pod{'s' if members > 1 else ''}): {names}{more}" in title
+    assert title.endswith(more or names)
+    assert "<small>0→0/8 GPU</small>" in page
+
+
+def test_an_empty_tile_is_plain_white_not_a_gradient_of_one_stop() -> None:
+    """A CSS gradient takes two colour stops at least: one stop is invalid, and the browser
+    drops the whole background. A node with nothing in use is white."""
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),))
+    page = render_report(snapshot, plan(snapshot, Options(solver="greedy", levels=())))
+    assert '<i style="background:#ffffff"></i>' in page
+    assert re.search(r"linear-gradient\(90deg,[^,)]*\)", page) is None
+
+
+def test_the_nodes_a_group_landed_on_are_escaped_in_the_legend() -> None:
+    group, pods = gang("job", 1, 1)
+    snapshot = Snapshot(nodes=(gpu_node(f"n{EVIL}", {}),), pods=tuple(pods), pod_groups=(group,))
+    page = render_report(snapshot, plan(snapshot, Options(solver="greedy", levels=())))
+    parser = parse(page)
+    assert [tag for tag, _ in parser.elements].count("script") == 1 and "alert" not in "".join(parser.scripts)
+    assert f'<div class="where"><span title="n{html.escape(EVIL)}">1 node</span></div>' in page
+
+
+def test_a_group_at_quorum_whose_extra_pod_fits_nowhere_is_still_listed() -> None:
+    """README: the page lists every group. A group whose running member meets minMember is
+    placed, yet its pending pod fits on no node: nothing is bound for it, so it is listed
+    among the groups placed with nothing new to bind, not left off the page."""
+    labels = {"scheduling.x-k8s.io/pod-group": "job"}
+    running = Pod("ml", "job-0", node_name="n0", phase=PodPhase.RUNNING, labels=labels, containers=(Container("main", {GPU: 1}),))
+    big = Pod("ml", "job-1", labels=labels, containers=(Container("main", {GPU: 16}),))
+    group = PodGroup("ml", "job", PodGroupAPI.SCHEDULER_PLUGINS, 1)
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),), pods=(running, big), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    ((outcome,), ()) = (result.groups, result.placements)
+    assert outcome.placed and outcome.waiting
+    page = render_report(snapshot, result)
+    assert '<b>ml/job</b> <span class="muted">1 running · minMember 1 · priority 0</span>' in page
