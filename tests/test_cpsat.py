@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 from typing import Callable
@@ -12,11 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, staged_solve
-from gangplan.stages import SolveResult, Tuning, stage_objective, stage_upper, term_bounds
-from gangplan.objective import Assignment, Term
+import gangplan.stages as stages
+from gangplan.cpsat import Pace, _hinted_value, _unreached_gap, solve_cpsat, staged_solve
+from gangplan.greedy import greedy
+from gangplan.model import Node
+from gangplan.problem import build_problem
+from gangplan.stages import SolveResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
+from gangplan.objective import Assignment, Term, objective_terms
 
 from spies import recording
+from test_objective import gang, node, snapshot
 
 Values = dict[str, int]  # the toy models' solutions: a value per variable name
 
@@ -423,3 +429,156 @@ def test_the_gap_a_plan_reports_is_at_its_own_value(tmp_path: Path, monkeypatch:
     reached = stage_objective([by_name[name] for name in stage], lambda t: values[t.name])
     assert search.gap_stage.value < reached < bound
     assert result.solver.gap == (bound - reached) / bound < search.gap
+
+
+def test_every_stage_stays_within_the_range_cp_sat_proves_in() -> None:
+    """A stage's weighted sum stays within 2**40 (stages.py, README: CP-SAT bounds objectives in
+    doubles, and wider integers cost it its proofs): terms are packed while the product of their
+    (upper + 1) allows, no further. (A mutation audit summed the widths, started a stage's
+    product at 1, or let a term of upper 0 zero it, unseen.)"""
+    big = [Term(f"b{i}", "maximize", upper=2**14) for i in range(3)]  # (2**14 + 1) ** 3 > 2**40
+    assert [len(s) for s in stage_terms(big)] == [2, 1]
+    wide = [Term("zero", "maximize", upper=0), Term("w0", "maximize", upper=2**30), Term("w1", "maximize", upper=2**30)]
+    assert [[t.name for t in s] for s in stage_terms(wide)] == [["zero", "w0"], ["w1"]]
+    for stage in stage_terms(big + wide + big):
+        width = 1
+        for t in stage:
+            width *= t.upper + 1
+        assert width <= 2**40
+
+
+def test_the_most_a_stage_can_be_has_its_minimised_terms_at_zero() -> None:
+    """A minimised term adds least when it is 0: the most a stage can be is its maximised terms
+    at their upper (3 of at most 3, weighted by the 3 values of the minimised term after it)."""
+    assert stage_upper([Term("a", "maximize", upper=3), Term("m", "minimize", upper=2)]) == 3 * 3
+
+
+def test_a_later_stage_never_trades_an_earlier_stages_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DESIGN objective 1: never trade quorum demand for JobGroups. One term a stage (as on a
+    cluster whose terms do not fit one stage's range), every pod held to n0 by its selector:
+    x (3 cores) or y1 and y2 (1 core each) fit there; x's demand (3/10) beats theirs (2/10),
+    so the JobGroup count, solved after it, must not take the two. (A stage held one unit
+    below its value went unseen.)"""
+    def one(name: str, cpu: int, created: str) -> tuple:
+        group, pods = gang(name, 1, 1, cpu, created)
+        return group, [replace(p, node_selector={"pool": "a"}) for p in pods]
+
+    nodes = [node("n0", 3000, {"pool": "a"}), node("n1", 7000, {"pool": "b"})]
+    problem = build_problem(snapshot(nodes, one("x", 3000, "2024-01-01T00:00:00Z"),
+                                     one("y1", 1000, "2024-01-02T00:00:00Z"), one("y2", 1000, "2024-01-02T00:00:00Z")))
+    terms = objective_terms(problem)
+    monkeypatch.setattr(stages, "_STAGE_RANGE", 1)
+    assert all(len(s) == 1 for s in stage_terms(terms))
+    result = solve_cpsat(problem, terms, greedy(problem), time_limit=5.0, tuning=Tuning())
+    assert result.assignment is not None
+    assert {problem.job_groups[j].key for j in result.assignment.placed} == {"ml/x"}
+
+
+def test_an_objective_1_stage_every_placeable_group_reaches_is_proven_without_time() -> None:
+    """README: a stage whose start already reaches the most it could be is proven at once, even
+    with no time left. A JobGroup no node can hold is placed by no plan: the start that places
+    the other one reaches the most objective 1 can be, and is proven there. (Counting the
+    JobGroup no node holds among those a level could place went unseen.)"""
+    problem = build_problem(snapshot([node("n0", 4000)], gang("fits", 2, 2, 1000, "2024-01-01T00:00:00Z"),
+                                     gang("too-big", 1, 1, 64000, "2024-01-02T00:00:00Z")))
+    primary = [t for t in objective_terms(problem) if t.primary]
+    start = greedy(problem)
+    assert start.placed == {0}
+    result = solve_cpsat(problem, primary, start, time_limit=0.0, tuning=Tuning())
+    assert [st.status for st in result.stages] == ["OPTIMAL"] * len(stage_terms(primary))
+    assert (result.status, result.gap) == ("OPTIMAL", 0.0)
+
+
+def _unknown_from(monkeypatch: pytest.MonkeyPatch, first: int) -> list[int]:
+    """Every CP-SAT solve from the ``first``-th (counted from 1 in the list returned) returns
+    UNKNOWN at once, as a search that found nothing within its time does."""
+    solves: list[int] = []
+    original = cp_model.CpSolver.solve
+
+    def solve(
+        self: cp_model.CpSolver, model: cp_model.CpModel, callback: cp_model.CpSolverSolutionCallback | None = None
+    ) -> cp_model.CpSolverStatus:
+        solves.append(1)
+        return original(self, model, callback) if len(solves) < first else cp_model.UNKNOWN
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", solve)
+    return solves
+
+
+def _two_stages(hint: Values, primary: tuple[bool, bool]) -> SolveResult[Values]:
+    """``_solve``'s two stages (the total, then y of at most 4) with each term's ``primary``."""
+    model, x, y = _model()
+    variables = {"x": x, "y": y}
+    terms = [Term("total", "maximize", upper=6, exact=False, primary=primary[0]),
+             Term("y", "maximize", upper=4, exact=False, primary=primary[1])]
+    expressions = {"total": x + y, "y": y}
+    return staged_solve(
+        model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, tuning=Tuning(),
+    )
+
+
+def test_a_last_stage_whose_search_found_nothing_is_not_proven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The total is proven (3); y's search ends UNKNOWN. The result is then FEASIBLE, not
+    OPTIMAL (SolveResult: OPTIMAL only when every stage was proven), and where y is part of
+    objective 1 its gap is measured against the most it could be (README: a gap left blank
+    would read as "no bound"): 1 of at most 4 from the start (x, y) = (2, 1)."""
+    solves = _unknown_from(monkeypatch, 2)
+    result = _two_stages({"x": 2, "y": 1}, (True, True))
+    assert [(st.terms, st.status, st.value) for st in result.stages] == [(["total"], "OPTIMAL", 3), (["y"], "UNKNOWN", None)]
+    assert result.status == "FEASIBLE"
+    assert result.gap == (4 - 1) / 4
+    assert result.gap_stage is not None and (result.gap_stage.value, result.gap_stage.bound) == (1, 4)
+    solves.clear()
+    later = _two_stages({"x": 2, "y": 1}, (True, False))
+    assert later.status == "FEASIBLE" and later.gap == 0.0  # objective 1 is proven
+
+
+def _cut(
+    terms: list[Term],
+    expressions: dict[str, cp_model.LinearExprT],
+    model: cp_model.CpModel,
+    variables: dict[str, cp_model.IntVar],
+    hint: Values,
+    pace: Pace = Pace(per_variable=0.7),
+) -> SolveResult[Values]:
+    """Relaxed optima with x or y above 1 are not real: each is learnt away (x <= 1, then
+    y <= 1). At 0.7 s a variable a stage has time for one solve and none after learning, so a
+    stage whose optimum is learnt away keeps its start, FEASIBLE, with the bound from before."""
+    x, y = variables["x"], variables["y"]
+
+    def refine(solution: Values, left: float) -> Values | None:
+        return solution if solution["x"] <= 1 and solution["y"] <= 1 else None
+
+    def learn(solution: Values, left: float) -> bool:
+        model.add(x <= 1 if solution["x"] > 1 else y <= 1)
+        return True
+
+    return staged_solve(
+        model, terms, lambda t: expressions[t.name], _hinter(model, variables), _reader(variables), hint,
+        time_limit=5, workers=1, seed=0, reporter=None, start=0.0, refine=refine, learn=learn, pace=pace, tuning=Tuning(),
+    )
+
+
+def test_the_gap_is_at_the_first_objective_1_stage_short_of_its_bound() -> None:
+    """README: the gap is reported at the first objective-1 stage not proven optimal, and is 0
+    once every objective-1 stage is. 2x + y keeps its start's 1 of at most 6 (the relaxation's
+    optimum), then y its 1 of at most 3: the gap is the first's, 5/6, against its bound."""
+    model, x, y = _model()
+    terms = [Term("score", "maximize", upper=9, exact=False, primary=True),
+             Term("y", "maximize", upper=3, exact=False, primary=True)]
+    result = _cut(terms, {"score": 2 * x + y, "y": y}, model, {"x": x, "y": y}, {"x": 0, "y": 1})
+    assert [(st.status, st.value, st.bound) for st in result.stages] == [("FEASIBLE", 1, 6), ("FEASIBLE", 1, 3)]
+    assert result.status == "FEASIBLE" and result.gap == (6 - 1) / 6 and result.gap_stage is result.stages[0]
+    # At 1 s a variable y's stage has no time to start: the gap stays the score's, not y's 2/3.
+    model, x, y = _model()
+    result = _cut(terms, {"score": 2 * x + y, "y": y}, model, {"x": x, "y": y}, {"x": 0, "y": 1}, Pace(per_variable=1.0))
+    assert [(st.status, st.value, st.bound) for st in result.stages] == [("FEASIBLE", 1, 6)]
+    assert result.gap == (6 - 1) / 6 and result.gap_stage is result.stages[0]
+    # Objective 1 (z, at its most from the start) proven; the later y short of its bound: no gap.
+    model, x, y = _model()
+    z = model.new_bool_var("z")
+    terms = [Term("z", "maximize", upper=1, exact=False, primary=True), Term("y", "maximize", upper=3, exact=False)]
+    result = _cut(terms, {"z": z, "y": y}, model, {"x": x, "y": y, "z": z}, {"x": 0, "y": 1, "z": 1})
+    assert [(st.status, st.value, st.bound) for st in result.stages] == [("OPTIMAL", 1, 1), ("FEASIBLE", 1, 3)]
+    assert (result.status, result.gap, result.gap_stage) == ("FEASIBLE", 0.0, None)
