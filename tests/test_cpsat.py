@@ -582,3 +582,17 @@ def test_the_gap_is_at_the_first_objective_1_stage_short_of_its_bound() -> None:
     result = _cut(terms, {"z": z, "y": y}, model, {"x": x, "y": y, "z": z}, {"x": 0, "y": 1, "z": 1})
     assert [(st.status, st.value, st.bound) for st in result.stages] == [("OPTIMAL", 1, 1), ("FEASIBLE", 1, 3)]
     assert (result.status, result.gap, result.gap_stage) == ("FEASIBLE", 0.0, None)
+
+
+def test_a_polish_of_fixed_job_groups_optimises_the_terms_after_objective_1() -> None:
+    """solve_cpsat(fixed=...): exactly those JobGroups are placed and the terms after objective
+    1 are optimised. From a start with only the quorum pod on n0, the polish adds the pod beyond
+    minMember (objective 2), on one node: no second one opened (objective 5). (Optimising
+    objective 1 instead, constant here, went unseen.)"""
+    problem = build_problem(snapshot([node("n0", 4000), node("n1", 4000)], gang("a", 2, 1, 1000, "2024-01-01T00:00:00Z")))
+    start = Assignment({(0, 0): 1}, frozenset({0}))
+    assert problem.roles[0].count == 2 and problem.idle[0] and problem.idle[1]
+    result = solve_cpsat(problem, objective_terms(problem), start, time_limit=5.0, fixed=frozenset({0}), tuning=Tuning())
+    assert result.assignment is not None
+    counts = result.assignment.counts
+    assert result.assignment.placed == {0} and sum(counts.values()) == 2 and len({n for _, n in counts}) == 1
