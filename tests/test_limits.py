@@ -235,6 +235,47 @@ def test_gang_workloads_are_bounded_too(tmp_path: Path) -> None:
     one_error(invoke("plan", str(snapshot), "--gang", f"web={deployment}"), "spec.replicas", "--max-objects")
 
 
+def _workload(kind: str, spec: dict, where: str = "labels", key: str = "scheduling.x-k8s.io/pod-group", **top: object) -> dict:
+    """A workload whose pod template names group g (by ``where``'s ``key``)."""
+    template = {"metadata": {where: {key: "g"}}, "spec": {"containers": [{"name": "c"}]}}
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    return {"apiVersion": api, "kind": kind, "metadata": {"name": "w"}, "spec": {**spec, "template": template}, **top}
+
+
+def _loads_within(tmp_path: Path, workload: dict, max_objects: int) -> str | None:
+    """None when the workload (and a Node) load within ``max_objects``; else the error."""
+    path = tmp_path / "w.json"
+    path.write_text(listed(NODE, workload))
+    try:
+        load_snapshot([str(path)], limits=Limits(max_objects=max_objects))
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def test_only_the_pods_a_workload_manifest_would_make_are_counted(tmp_path: Path) -> None:
+    """A workload manifest whose template names a group by a label or an annotation (Volcano's
+    group-name) is expanded into pods (manifests.expand_workloads), so its replicas count;
+    one with a status comes from a cluster, whose pods are in the dump already: not counted."""
+    manifest = _workload("Deployment", {"replicas": 50})
+    assert "spec.replicas: 50 pods would make more than 40 objects" in (_loads_within(tmp_path, manifest, 40) or "")
+    annotated = _workload("Deployment", {"replicas": 50}, where="annotations", key="scheduling.volcano.sh/group-name")
+    assert "spec.replicas: 50 pods would make more than 40 objects" in (_loads_within(tmp_path, annotated, 40) or "")
+    live = _workload("Deployment", {"replicas": 50}, status={"replicas": 50, "readyReplicas": 50})
+    assert _loads_within(tmp_path, live, 40) is None
+
+
+def test_a_job_counts_the_pods_it_runs_at_once_never_more_than_its_completions(tmp_path: Path) -> None:
+    """A Job runs min(parallelism, completions) pods at once (the Job controller's wantActive);
+    completions: 0 runs none."""
+    assert _loads_within(tmp_path, _workload("Job", {"parallelism": 50, "completions": 20}), 30) is None
+    found = _loads_within(tmp_path, _workload("Job", {"parallelism": 50, "completions": 40}), 30) or ""
+    assert "spec.completions: 40 pods would make more than 30 objects" in found, found
+    assert _loads_within(tmp_path, _workload("Job", {"parallelism": 50, "completions": 0}), 30) is None
+    found = _loads_within(tmp_path, _workload("Job", {"parallelism": 50}), 30) or ""
+    assert "spec.parallelism: 50 pods would make more than 30 objects" in found, found
+
+
 # ---------------------------------------------------------------- quantities
 
 
@@ -385,6 +426,23 @@ def test_the_defaults_are_the_documented_ones() -> None:
     section = readme[readme.index("## Security and limits") : readme.index("## Python API")]
     for option in ("--max-file-size", "--max-documents", "--max-objects", "2Gi", "1,000,000"):
         assert option in section, option
+
+
+def test_the_alias_limit_is_the_documented_ten_thousand(tmp_path: Path) -> None:
+    """README, Security and limits: "10,000 aliases" by default. A ConfigMap (a kind gangplan
+    counts, not reads) with that many aliases of a one-character string loads; one more is
+    refused, at the alias that passes the limit."""
+    def config_map(aliases: int) -> str:
+        return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: &a x\n  b: [" + ", ".join(["*a"] * aliases) + "]\n"
+
+    path = tmp_path / "aliases.yaml"
+    path.write_text(config_map(10_000))
+    assert load_snapshot([str(path)]).skipped_kinds
+    path.write_text(config_map(10_001))
+    with pytest.raises(InputError) as caught:
+        load_snapshot([str(path)])
+    column = len("  b: [") + 4 * 10_000 + 1  # the 10,001st "*a", each alias before it taking "*a, "
+    assert str(caught.value) == f"{path}:6:{column}: more than 10000 YAML aliases (alias bomb?)"
 
 
 @pytest.mark.slow

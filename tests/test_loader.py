@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
 import json
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gangplan.errors import InputError, Position
-from gangplan.loader import Limits, load_snapshot, locate
+from gangplan.loader import Limits, load_snapshot, locate, read_bounded, read_documents
 from gangplan.model import (
     NodeSelector,
     NodeSelectorRequirement,
@@ -1337,3 +1338,170 @@ def test_a_volcano_network_topology_without_a_tier_is_no_hard_rule() -> None:
     assert group.unmodelled == ()
     (group,) = load_snapshot([write("v.yaml", text.replace("{}", "{highestTierAllowed: 2}"))]).pod_groups
     assert group.unmodelled == ("Volcano networkTopology (mode hard; HyperNode tiers)",)
+
+
+# --- where errors inside List items point (hand-made mutation audit of loader.py) ----------
+
+
+def _at(text: str, line: int, needle: str) -> int:
+    """The 1-based column of ``needle`` on 1-based ``line`` of ``text``: counted from the text."""
+    return text.splitlines()[line - 1].index(needle) + 1
+
+
+def test_a_duplicate_across_two_lists_in_one_file_names_the_first_in_the_first_list() -> None:
+    """Each document of a stream has its own List items: where the second List's items are
+    written must not stand for the first's once both are read (a duplicate is found then)."""
+    item = "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n"
+    first = "apiVersion: v1\nkind: List\nitems:\n" + item.format(name="a")
+    second = "# the second List\napiVersion: v1\nkind: List\nitems:\n" + item.format(name="b") + item.format(name="a")
+    text = first + "---\n" + second
+    # the first List's a is on line 7; the second List's b on line 16, its a on line 20
+    assert error([write("two.yaml", text)]) == "two.yaml:20:11: duplicate Node a (first at two.yaml:7:11)"
+
+
+def test_a_flow_list_followed_by_another_block_sequence_is_located_in_its_own_items() -> None:
+    """Only a List's own ``items`` say where its items are written: a block sequence under
+    another key of the same List must not stand for items written in flow style."""
+    text = (
+        "apiVersion: v1\nkind: List\n"
+        "items: [{apiVersion: v1, kind: Node, metadata: {name: a, labels: {gpu: 8}}}]\n"
+        "notes:\n- {apiVersion: v1, kind: Node}\n"
+    )
+    assert error([write("flow.yaml", text)]) == (
+        f"flow.yaml:3:{_at(text, 3, '8')}: metadata.labels.gpu: expected a string (quote it), got 8"
+    )
+
+
+# --- stdin, sizes and names at their edges (hand-made mutation audit of loader.py) ---------
+
+
+def test_stdin_with_nothing_in_it_is_named_as_stdin() -> None:
+    """Errors name stdin "<stdin>", never "-", the argument that stands for it."""
+    assert error(["-"], stdin=b"") == "<stdin>: no Kubernetes objects found"
+
+
+def test_a_plan_on_stdin_is_held_to_the_file_size_limit() -> None:
+    """README: the size limit covers "each input file, stdin and plan file"."""
+    with pytest.raises(InputError) as caught:
+        read_documents("-", limits=Limits(max_file_bytes=20), stdin=b"kind: List\nitems: []\n")
+    assert str(caught.value) == "<stdin>: file is larger than the limit of 20 bytes (raise it with --max-file-size)"
+
+
+def test_a_file_exactly_at_the_size_limit_is_read() -> None:
+    """The limit is the largest size accepted: "file is larger than the limit" is said only of
+    a larger one, whether the file is named or piped."""
+    text = NODE.format(name="a")
+    exact = Limits(max_file_bytes=len(text.encode()))
+    assert [n.name for n in load_snapshot([write("exact.yaml", text)], limits=exact).nodes] == ["a"]
+    assert [n.name for n in load_snapshot(["-"], stdin=text.encode(), limits=exact).nodes] == ["a"]
+
+
+class _Trickle(io.RawIOBase):
+    """A pipe that hands over one byte per read, as a slow writer's pipe may."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        chunk, self.data = self.data[: min(size, 1)], self.data[min(size, 1) :]
+        return chunk
+
+
+def test_a_stream_read_piece_by_piece_is_read_whole_up_to_one_byte_past_the_limit() -> None:
+    """read_bounded's contract: at most limit + 1 bytes, the one more telling that the input
+    is too big; however few bytes each read of a pipe gives."""
+    assert read_bounded(_Trickle(b"0123456789"), 20) == b"0123456789"
+    assert read_bounded(_Trickle(b"x" * 30), 20) == b"x" * 21
+    assert error(["-"], stdin=read_bounded(_Trickle(b"x" * 30), 20), limits=Limits(max_file_bytes=20)) == (
+        "<stdin>: file is larger than the limit of 20 bytes (raise it with --max-file-size)"
+    )
+
+
+def test_a_nodes_namespace_is_not_held_to_the_namespace_rules() -> None:
+    """A Node is cluster-scoped: the API server clears a namespace written on one
+    (apiserver: EnsureObjectNamespaceMatchesRequestNamespace), so no namespace of a Node can reach an output."""
+    text = "apiVersion: v1\nkind: Node\nmetadata: {name: a, namespace: Not_A_Label}\n"
+    assert [(n.name) for n in load_snapshot([write("node.yaml", text)]).nodes] == ["a"]
+
+
+def test_an_api_version_that_is_a_list_is_bad_input_not_a_crash() -> None:
+    """A list (or mapping) where apiVersion or kind's string belongs is refused in one line,
+    at the field (DESIGN 5), before names are checked."""
+    for value in ("[v1]", "{v: 1}"):
+        found = error([write("doc.yaml", f"apiVersion: {value}\nkind: Node\nmetadata: {{name: a}}\n")])
+        assert found.startswith("doc.yaml:1:13: apiVersion: expected a non-empty string"), found
+    found = error([write("doc.yaml", "apiVersion: v1\nkind: [Node]\nmetadata: {name: a}\n")])
+    assert found.startswith("doc.yaml:2:7: kind: expected a non-empty string"), found
+
+
+def test_a_file_whose_last_document_is_empty_is_not_an_empty_input() -> None:
+    """empty_inputs (the CLI's "no Kubernetes objects in it" warning) names inputs with no
+    object in any document; a trailing `---` and a comment leave the objects before them."""
+    text = NODE.format(name="a") + "---\n# the end\n"
+    snapshot = load_snapshot([write("trailing.yaml", text), write("nothing.yaml", "# nothing\n---\n")])
+    assert [n.name for n in snapshot.nodes] == ["a"]
+    assert snapshot.empty_inputs == ("nothing.yaml",)
+
+
+def test_init_containers_and_overhead_are_held_to_the_quantity_bound() -> None:
+    """README: quantities of one resource over all pods stay within 2^60; an init container's
+    request and a pod's overhead are requests too, and the error names their own field."""
+    huge = str(2**61)
+    quote = "'"  # where the quoted quantity starts
+    init = POD_P + f"spec:\n  initContainers:\n  - name: setup\n    resources: {{requests: {{cpu: '{huge}'}}}}\n"
+    found = error([write("init.yaml", init)])
+    assert found.startswith(f"init.yaml:7:{_at(init, 7, quote)}: spec.initContainers[0].resources.requests.cpu: ") and "2^60" in found, found
+    overhead = POD_P + f"spec:\n  overhead: {{memory: '{huge}'}}\n"
+    found = error([write("overhead.yaml", overhead)])
+    assert found.startswith(f"overhead.yaml:5:{_at(overhead, 5, quote)}: spec.overhead.memory: ") and "2^60" in found, found
+
+
+def test_a_path_through_a_file_is_said_in_the_style_of_the_other_read_errors() -> None:
+    """Read errors are said as "no such file or directory" is: lower case, after the name."""
+    write("f.yaml", NODE.format(name="a"))
+    assert error(["f.yaml/x.yaml"]) == "f.yaml/x.yaml: cannot read: not a directory"
+
+
+def test_a_utf8_byte_order_mark_is_not_part_of_the_text() -> None:
+    """README: files are UTF-8 (a byte-order mark is allowed before UTF-8, as before UTF-16
+    and UTF-32: JSON's RFC 8259 lets a parser ignore it). A JSON stream, as a kubectl loop
+    prints it, is then read as JSON still."""
+    first = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}'
+    second = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}}'
+    text = codecs.BOM_UTF8 + (first + "\n" + second + "\n").encode()
+    assert [n.name for n in load_snapshot([write("bom.json", text)]).nodes] == ["a", "b"]
+    bad = codecs.BOM_UTF8 + b"apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {gpu: 8}}\n"
+    assert error([write("bom.yaml", bad)]) == f"bom.yaml:3:{_at(bad.decode('utf-8-sig'), 3, '8')}: metadata.labels.gpu: expected a string (quote it), got 8"
+
+
+def test_a_file_to_skip_in_a_folder_is_not_read() -> None:
+    """README: the plan `verify` reads from a folder it is given is not also read as part of
+    its snapshot; named by another spelling of its path, it is still the same file."""
+    write("cluster/node.yaml", NODE.format(name="a"))
+    write("cluster/plan.yaml", "not: [a, snapshot")
+    snapshot = load_snapshot(["cluster"], skip=["./cluster/plan.yaml"])
+    assert [n.name for n in snapshot.nodes] == ["a"]
+
+
+def test_a_namespace_is_said_to_be_a_label_and_a_name_a_subdomain() -> None:
+    """The message says which rule was broken: a namespace is a DNS-1123 label (no dots), a
+    Pod's or Node's name a DNS-1123 subdomain (apimachinery's ValidateNamespaceName and
+    IsDNS1123Subdomain)."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s}\n"
+    found = error([write("ns.yaml", pod % ("p", "team.a"))])
+    assert found.startswith(f'ns.yaml:3:{_at(pod % ("p", "team.a"), 3, "team.a")}: metadata.namespace: "team.a" is not a valid Pod namespace: expected a DNS-1123 label'), found
+    found = error([write("name.yaml", pod % ("P", "team"))])
+    assert found.startswith(f'name.yaml:3:{_at(pod % ("P", "team"), 3, "P")}: metadata.name: "P" is not a valid Pod name: expected a DNS-1123 subdomain'), found
+
+
+def test_a_plan_file_holds_at_most_the_document_limit() -> None:
+    """--max-documents bounds a plan file too: as many documents as the limit are read, one
+    more is refused."""
+    two = "kind: List\nitems: []\n---\nkind: List\nitems: []\n"
+    assert len(read_documents(write("two.yaml", two), limits=Limits(max_documents=2))) == 2
+    with pytest.raises(InputError) as caught:
+        read_documents(write("three.yaml", two + "---\nkind: List\n"), limits=Limits(max_documents=2))
+    assert str(caught.value) == "three.yaml: more than 2 YAML documents (raise the limit with --max-documents)"
