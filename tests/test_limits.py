@@ -359,6 +359,55 @@ def test_counts_beyond_int32_are_refused(tmp_path: Path) -> None:
     one_error(invoke("plan", str(path)), "pod-group-total-count", "is more than 2147483647")
 
 
+def test_int32_counts_are_read_up_to_their_edge(tmp_path: Path) -> None:
+    """2147483647 is the largest int32, so it is read; one more is refused, in minTaskMember
+    (map[string]int32 in Volcano's PodGroup) and in Kueue's total count (an int32) too."""
+    path = tmp_path / "s.json"
+    group = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"minMember": 2**31 - 1, "minTaskMember": {"worker": 2**31 - 1}},
+    }
+    path.write_text(listed(NODE, group))
+    (read,) = load_snapshot([str(path)]).pod_groups
+    assert (read.min_member, read.min_task_member) == (2**31 - 1, {"worker": 2**31 - 1})
+    group["spec"] = {"minMember": 1, "minTaskMember": {"worker": 2**31}}
+    path.write_text(listed(NODE, group))
+    with pytest.raises(InputError, match=r"spec\.minTaskMember\.worker: 2147483648 is more than 2147483647"):
+        load_snapshot([str(path)])
+    labels = {"kueue.x-k8s.io/pod-group-name": "job"}
+    for count, refused in ((2**31 - 1, False), (2**31, True)):
+        path.write_text(listed(NODE, pod("k", {"cpu": "1"}, labels=labels, annotations={"kueue.x-k8s.io/pod-group-total-count": str(count)})))
+        if refused:
+            with pytest.raises(InputError, match="is more than 2147483647"):
+                load_snapshot([str(path)])
+        else:
+            assert [p.name for p in load_snapshot([str(path)]).pods] == ["k"]
+
+
+def test_a_pod_group_nested_exactly_one_hundred_levels_deep_is_read(tmp_path: Path) -> None:
+    """README: 100 levels inside the PodGroups gangplan writes back out. Counted as JSON nests:
+    the PodGroup itself is the first level, its spec the second."""
+    def group(levels: int) -> dict:
+        extra: object = "x"
+        for _ in range(levels - 2):  # the PodGroup and its spec are two
+            extra = [extra]
+        return {
+            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+            "kind": "PodGroup",
+            "metadata": {"name": "g", "namespace": "default"},
+            "spec": {"minMember": 1, "extra": extra},
+        }
+
+    path = tmp_path / "s.json"
+    path.write_text(listed(NODE, group(100)))
+    assert [g.name for g in load_snapshot([str(path)]).pod_groups] == ["g"]
+    path.write_text(listed(NODE, group(101)))
+    with pytest.raises(InputError, match="PodGroup default/g is nested more than 100 levels deep"):
+        load_snapshot([str(path)])
+
+
 def _nested(depth: int) -> object:
     inner: object = "x"
     for _ in range(depth):

@@ -1448,15 +1448,16 @@ def test_a_file_whose_last_document_is_empty_is_not_an_empty_input() -> None:
 
 def test_init_containers_and_overhead_are_held_to_the_quantity_bound() -> None:
     """README: quantities of one resource over all pods stay within 2^60; an init container's
-    request and a pod's overhead are requests too, and the error names their own field."""
+    request and a pod's overhead are requests too, and the error names their own field (and
+    counts cpu in millicores, as Kubernetes' quantities do, memory in bytes)."""
     huge = str(2**61)
     quote = "'"  # where the quoted quantity starts
     init = POD_P + f"spec:\n  initContainers:\n  - name: setup\n    resources: {{requests: {{cpu: '{huge}'}}}}\n"
     found = error([write("init.yaml", init)])
-    assert found.startswith(f"init.yaml:7:{_at(init, 7, quote)}: spec.initContainers[0].resources.requests.cpu: ") and "2^60" in found, found
+    assert found.startswith(f"init.yaml:7:{_at(init, 7, quote)}: spec.initContainers[0].resources.requests.cpu: ") and found.endswith("2^60 millicores"), found
     overhead = POD_P + f"spec:\n  overhead: {{memory: '{huge}'}}\n"
     found = error([write("overhead.yaml", overhead)])
-    assert found.startswith(f"overhead.yaml:5:{_at(overhead, 5, quote)}: spec.overhead.memory: ") and "2^60" in found, found
+    assert found.startswith(f"overhead.yaml:5:{_at(overhead, 5, quote)}: spec.overhead.memory: ") and "2^60" in found and "millicores" not in found, found
 
 
 def test_a_path_through_a_file_is_said_in_the_style_of_the_other_read_errors() -> None:
@@ -1505,3 +1506,25 @@ def test_a_plan_file_holds_at_most_the_document_limit() -> None:
     with pytest.raises(InputError) as caught:
         read_documents(write("three.yaml", two + "---\nkind: List\n"), limits=Limits(max_documents=2))
     assert str(caught.value) == "three.yaml: more than 2 YAML documents (raise the limit with --max-documents)"
+
+
+def test_the_first_lone_surrogate_escape_is_the_one_located() -> None:
+    """The error points at the first \\u escape that is not the high half of a high-then-low
+    pair written together: after a low half, a low half is lone too; a pair split by other
+    text is two lone halves."""
+    message = "a \\u escape writes half of a UTF-16 surrogate pair, which is not a character"
+    node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "annotations": {"a": "%s"}}}\n'
+    for value, first in (
+        ("\\udc00\\udc01 then \\udd02", "\\udc00"),
+        ("\\ud83d then \\ude80 then \\udc00", "\\ud83d"),
+    ):
+        text = node % value
+        assert error([write("lone.json", text)]) == f"lone.json:1:{text.index(first) + 1}: {message}"
+
+
+def test_a_json_array_with_a_syntax_error_is_said_to_be_bad_json() -> None:
+    """A file that starts with [ is JSON as much as one that starts with {: its syntax error
+    is JSON's, where JSON's decoder finds it."""
+    assert error([write("bad.json", '[{"kind": "Node"} {"kind": "Pod"}]')]) == (
+        "bad.json:1:19: not valid JSON: Expecting ',' delimiter"
+    )
