@@ -908,7 +908,8 @@ def _decode(name: str, data: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)([dD][89a-fA-F][0-9a-fA-F]{2})")
+# An escape whose backslash is not escaped itself: "\\ud800" is a backslash and the text ud800.
+_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\(?:u|U0000)([dD][89a-fA-F][0-9a-fA-F]{2}))")
 
 
 def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
@@ -947,16 +948,16 @@ def _lone_surrogate(name: str, text: str) -> Position:
     index = 0
     while index < len(matches):
         match = matches[index]
-        high = match.group(1)[1].lower() in "89ab"
+        high = match.group(2)[1].lower() in "89ab"
         after = matches[index + 1] if index + 1 < len(matches) else None
-        if high and after is not None and after.start() == match.end() and after.group(1)[1].lower() in "cdef":
+        if high and after is not None and after.start(1) == match.end() and after.group(2)[1].lower() in "cdef":
             index += 2
             continue
         break
     else:
         match = matches[0]
-    line = text.count("\n", 0, match.start()) + 1
-    return Position(name, line, match.start() - text.rfind("\n", 0, match.start()))
+    start = match.start(1)
+    return Position(name, text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start))
 
 
 def _parsed(name: str, text: str, limits: Limits) -> Iterator[Any]:

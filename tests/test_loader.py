@@ -1528,3 +1528,13 @@ def test_a_json_array_with_a_syntax_error_is_said_to_be_bad_json() -> None:
     assert error([write("bad.json", '[{"kind": "Node"} {"kind": "Pod"}]')]) == (
         "bad.json:1:19: not valid JSON: Expecting ',' delimiter"
     )
+
+
+def test_a_lone_surrogate_is_located_past_an_escaped_backslash_that_looks_like_one() -> None:
+    """JSON reads "\\\\ud800" as a backslash and the letters ud800 (RFC 8259: \\\\ is an escaped
+    reverse solidus), not as an escape: the error points at the real lone \\udc00, where the
+    offending escape is written (DESIGN 5: FILE:LINE:COL of what is wrong)."""
+    node = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "annotations": {"doc": "%s", "a": "%s"}}}\n'
+    text = node % ("write \\\\ud800 for a lone half", "\\udc00")
+    message = "a \\u escape writes half of a UTF-16 surrogate pair, which is not a character"
+    assert error([write("literal.json", text)]) == f"literal.json:1:{text.index(chr(92) + 'udc00') + 1}: {message}"
