@@ -6,6 +6,7 @@ import codecs
 import gzip
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -1538,3 +1539,44 @@ def test_a_lone_surrogate_is_located_past_an_escaped_backslash_that_looks_like_o
     text = node % ("write \\\\ud800 for a lone half", "\\udc00")
     message = "a \\u escape writes half of a UTF-16 surrogate pair, which is not a character"
     assert error([write("literal.json", text)]) == f"literal.json:1:{text.index(chr(92) + 'udc00') + 1}: {message}"
+
+
+def test_a_typed_lists_item_keeps_the_api_version_it_names() -> None:
+    """A typed list fills in only what its items leave out (README: items "which carry no
+    kind, take it from the list"): an item naming its own apiVersion is read as that one."""
+    groups = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroupList", "items": [
+        {"apiVersion": "scheduling.volcano.sh/v1beta1", "metadata": {"name": "g", "namespace": "d"}, "spec": {"minMember": 2}}]}
+    (group,) = load_snapshot([write("groups.json", json.dumps(groups))]).pod_groups
+    assert (group.key, group.api) == ("d/g", PodGroupAPI.VOLCANO)
+
+
+
+def test_a_file_rewritten_in_place_is_located_in_its_new_text() -> None:
+    """A file the walk leaves to the composer (a merge key on the way) is composed once and
+    kept; rewritten since, with the same size, its errors are found in what it says now."""
+    first = "base: &b {x: 1}\napiVersion: v1\nkind: Node\nmetadata:\n  <<: *b\n  name: a\n  labels: {gpu: 8}\n"
+    moved = "base: &b {x: 1}\napiVersion: v1\nkind: Node\nmetadata:\n  <<: *b\n  labels: {gpu: 8}\n  name: a\n"
+    assert len(first) == len(moved)
+    message = "metadata.labels.gpu: expected a string (quote it), got 8"
+    assert error([write("merged.yaml", first)]) == f"merged.yaml:7:{_at(first, 7, '8')}: {message}"
+    write("merged.yaml", moved)
+    written = Path("merged.yaml").stat().st_mtime_ns
+    os.utime("merged.yaml", ns=(written, written + 10**9))  # a later write: a coarse file clock could give both one mtime
+    assert error(["merged.yaml"]) == f"merged.yaml:6:{_at(moved, 6, '8')}: {message}"
+
+
+def test_a_list_item_in_a_file_changed_since_it_was_read_is_found_in_the_file_as_it_is() -> None:
+    """Where the items were written when the file was read does not hold once it has changed
+    (the length differs): the place is found in the file as it is now, even when the old
+    offsets happen to frame a whole item of the new text."""
+    header = "apiVersion: v1\nkind: List\nitems:\n"
+    block = "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n"
+    a, c = block.format(name="a"), block.format(name="c")
+    flow = "- {apiVersion: v1, kind: Node, metadata: {name: b}}"
+    flow += " " * (len(a) - len(flow) - 1) + "\n"  # as long as a block item, on one line
+    assert len(flow) == len(a) == len(c)
+    write("changed.yaml", header + a + c)
+    read_documents("changed.yaml")
+    write("changed.yaml", header + flow + a + c)  # a second look at the cluster: one more node first
+    # items[1] is now a, from line 5; its name on line 8
+    assert locate(Origin("changed.yaml", 0, ("items", 1)), ("metadata", "name")) == Position("changed.yaml", 8, 11)
