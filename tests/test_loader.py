@@ -1580,3 +1580,22 @@ def test_a_list_item_in_a_file_changed_since_it_was_read_is_found_in_the_file_as
     write("changed.yaml", header + flow + a + c)  # a second look at the cluster: one more node first
     # items[1] is now a, from line 5; its name on line 8
     assert locate(Origin("changed.yaml", 0, ("items", 1)), ("metadata", "name")) == Position("changed.yaml", 8, 11)
+
+
+def test_an_error_in_a_json_item_after_another_on_the_same_line_is_located() -> None:
+    """A JSON List whose items share a line that is not the first: the second item's column
+    counts from that line's start, not from the file's."""
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},
+             {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b", "labels": {"gpu": 8}}}]
+    text = '{\n "apiVersion": "v1", "kind": "List", "items": ' + json.dumps(items) + "}\n"
+    assert error([write("line.json", text)]) == (
+        f"line.json:2:{_at(text, 2, '8')}: metadata.labels.gpu: expected a string (quote it), got 8"
+    )
+
+
+def test_locate_one_past_the_last_item_falls_back_to_the_sequence() -> None:
+    """locate falls back to the nearest enclosing node that exists: an index one past the
+    end is no more there than one far past it."""
+    text = "a: 1\n---\nbase: &base\n  x: 1\nobj:\n  <<: *base\n  y:\n    - 1\n    - 2\n"
+    path = write("loc.yaml", text)
+    assert locate(Origin(path, 1, ("obj",)), ("y", 2)) == Position(path, 8, 5)
