@@ -53,7 +53,7 @@ SUFFIXES = (".yaml", ".yml", ".json")
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BASES = (_BaseLoader,) if issubclass(_BaseLoader, Composer) else (Composer, _BaseLoader)
-_STR, _SEQ, _MAP = ("tag:yaml.org,2002:" + name for name in ("str", "seq", "map"))
+_STR, _SEQ, _MAP, _MERGE, _VALUE = ("tag:yaml.org,2002:" + name for name in ("str", "seq", "map", "merge", "value"))
 
 
 # YAML 1.1's base-60 numbers (`1:30` is 90) are gone from YAML 1.2 and from the YAML reader
@@ -76,8 +76,9 @@ class _Loader(*_BASES):  # type: ignore[misc]
     Nodes are composed by PyYAML's Python composer: libyaml's recurses in C and crashes the
     interpreter on a deeply nested document, where Python's raises RecursionError (refused
     as input); it costs little, as libyaml's composer calls back into Python for every node
-    anyway. Timestamps stay strings (``creationTimestamp`` is kept as written), and ``=`` is
-    a plain string rather than PyYAML's unconstructable ``value`` tag.
+    anyway. Timestamps stay strings (``creationTimestamp`` is kept as written), ``=`` is a
+    plain string rather than PyYAML's unconstructable ``value`` tag, and merge keys follow
+    YAML's rule (below).
     """
 
     def __init__(self, stream: str) -> None:
@@ -90,6 +91,38 @@ class _Loader(*_BASES):  # type: ignore[misc]
         ]
         for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
     }
+
+    def flatten_mapping(self, node: _nodes.MappingNode) -> None:
+        """YAML's merge key (yaml.org/type/merge.html), as go-yaml reads it for kubectl: a key
+        written in the mapping wins, then the mapping earliest in a ``<<`` sequence. PyYAML
+        6.0.4 keeps the last for a key longer than one character (yaml/pyyaml#953), and
+        ``locate`` follows the rule, so an error was shown at a value never read."""
+        merged: list[_nodes.MappingNode] = []
+        own: list[tuple[_nodes.Node, _nodes.Node]] = []
+        for key, value in node.value:
+            if key.tag != _MERGE:
+                if key.tag == _VALUE:
+                    key.tag = _STR
+                own.append((key, value))
+                continue
+            for sub in value.value if isinstance(value, _nodes.SequenceNode) else [value]:
+                if not isinstance(sub, _nodes.MappingNode):
+                    raise ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"expected a mapping or list of mappings for merging, but found {sub.id}", sub.start_mark,
+                    )
+                self.flatten_mapping(sub)
+                merged.append(sub)
+        if not merged:
+            return
+        written = {_key_identity(key) for key, _ in own}
+        taken: dict[Any, tuple[_nodes.Node, _nodes.Node]] = {}
+        for sub in merged:
+            last = {_key_identity(pair[0]): pair for pair in sub.value}  # its own keys follow its merged ones
+            for identity, pair in last.items():
+                if identity not in written:
+                    taken.setdefault(identity, pair)
+        node.value = [*taken.values(), *own]
 
     def construct_document(self, node: _nodes.Node) -> Any:
         """PyYAML's safe constructor, short-cut for strings, lists and string-keyed mappings.
@@ -1467,6 +1500,11 @@ def _skip(event: Any, events: Iterator[Any]) -> bool:
             elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
                 depth -= 1
     return False
+
+
+def _key_identity(key: _nodes.Node) -> Any:
+    """Two scalar keys of one tag and text are one key; any other key is itself."""
+    return (key.tag, key.value) if isinstance(key, _nodes.ScalarNode) else id(key)
 
 
 def _child(node: _nodes.Node, step: str | int) -> _nodes.Node | None:

@@ -1599,3 +1599,41 @@ def test_locate_one_past_the_last_item_falls_back_to_the_sequence() -> None:
     text = "a: 1\n---\nbase: &base\n  x: 1\nobj:\n  <<: *base\n  y:\n    - 1\n    - 2\n"
     path = write("loc.yaml", text)
     assert locate(Origin(path, 1, ("obj",)), ("y", 2)) == Position(path, 8, 5)
+
+
+def test_with_several_mappings_merged_the_earlier_ones_keys_win() -> None:
+    """YAML's merge key (yaml.org/type/merge.html): "Keys in mapping nodes earlier in the
+    sequence override keys specified in later mapping nodes", as with one-letter keys here
+    already; so `<<: [*team, *site]` takes the team's labels, and an error in them is
+    located in the team's mapping."""
+    text = (
+        "team: &team {labels: {owner: ml}}\nsite: &site {labels: {owner: infra}}\n"
+        "apiVersion: v1\nkind: Node\nmetadata:\n  <<: [*team, *site]\n  name: n\n"
+    )
+    (node,) = load_snapshot([write("merged.yaml", text)]).nodes
+    assert node.labels == {"owner": "ml"}
+    bad = text.replace("{owner: ml}", "{owner: 8}")
+    assert error([write("merged.yaml", bad)]) == f"merged.yaml:1:{_at(bad, 1, '8')}: metadata.labels.owner: expected a string (quote it), got 8"
+
+
+def test_the_merge_key_specs_example_gives_equal_mappings_with_long_keys() -> None:
+    """yaml.org/type/merge.html's example, its keys made longer than one character (PyYAML
+    6.0.4 kept the last merged value of such keys; yaml/pyyaml#953): a written key wins, then
+    the earliest mapping of a ``<<`` sequence, and a merged mapping's own keys win over what
+    it merges itself."""
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n- kind: ConfigMap\n  apiVersion: v1\n  metadata: {name: anchors}\n"
+        "  data:\n    center: &CENTER {width: '1', height: '2'}\n    left: &LEFT {width: '0', height: '2'}\n"
+        "    big: &BIG {radius: '10'}\n    small: &SMALL {radius: '1'}\n    wide: &WIDE {<<: *LEFT, width: '1'}\n"
+    )
+    merges = (
+        "width: '1', height: '2', radius: '10'",
+        "<<: *CENTER, radius: '10'",
+        "<<: [*CENTER, *BIG]",
+        "<<: [*BIG, *LEFT, *SMALL], width: '1'",
+        "<<: [*WIDE, *BIG, *SMALL]",
+    )
+    for i, labels in enumerate(merges):
+        text += f"- {{kind: Node, apiVersion: v1, metadata: {{name: n{i}, labels: {{{labels}, shape: center-big}}}}}}\n"
+    nodes = load_snapshot([write("merge.yaml", text)]).nodes
+    assert [dict(n.labels) for n in nodes] == [{"width": "1", "height": "2", "radius": "10", "shape": "center-big"}] * 5
