@@ -11,7 +11,7 @@ priorityclasses -A -o json`` prints, ready for ``json.dumps`` or a YAML dumper:
   ``<gpu>=present:NoSchedule``; a tiny share of nodes is cordoned or NotReady, and a few
   have lost a GPU (allocatable one below capacity).
 - Running pods (``spec.nodeName``, phase Running) that hold about ``utilisation`` of the
-  GPUs: whole-node jobs on contiguous nodes of a tor and partial-node pods, plus a few
+  GPUs: whole-node jobs on a run of nodes of a tor and partial-node pods, plus a few
   Succeeded pods that hold nothing. They belong to no PodGroup.
 - PriorityClasses, one per ``priorities`` entry.
 - ``groups`` pending PodGroups with their pods, in three dialects: scheduler-plugins,
@@ -32,7 +32,7 @@ same arguments give identical output):
   and memory are proportional to the flavour's per-GPU share (100%, 75% or 50% of it).
 - group flavour: weighted by the GPUs each flavour has in the cluster.
 - minMember = size, except one group in ten of size 2+ that is elastic (quorum between
-  half and size - 1).
+  size // 2, at least 1, and size - 1).
 - priority: the first (highest) class for about one group in five, the rest evenly.
 - topology: a required term with probability ``required_share`` (tor or miniPod, whichever
   the gang can plausibly fill at most half of; bigPod when it is bigger than half a
@@ -49,7 +49,9 @@ same arguments give identical output):
 - running load: each tor draws a uniform fill level, all scaled by one factor so that the
   cluster total is round(u * GPUs) exactly (at u = 0.5 tors range from nearly empty to
   full; busier clusters have more full tors); within a tor 50-100% of it is whole-node
-  jobs on contiguous nodes, the rest 1/2/4-GPU pods packed onto the other nodes.
+  jobs on a run of its free nodes (from a random one, round the tor's end; the tor is the
+  lowest level, so where in it does not matter), the rest 1/2/4-GPU pods packed onto the
+  other nodes.
 
 ``traces.trace_nodes`` reads the node inventory of a public trace (research and study use
 only: read it at run time, never ship it) and ``generate(nodes_from=...)`` lays the generated
