@@ -97,14 +97,15 @@ class _Loader(*_BASES):  # type: ignore[misc]
         written in the mapping wins, then the mapping earliest in a ``<<`` sequence. PyYAML
         6.0.4 keeps the last for a key longer than one character (yaml/pyyaml#953), and
         ``locate`` follows the rule, so an error was shown at a value never read."""
+        for key, _ in node.value:
+            if key.tag == _VALUE:
+                key.tag = _STR
+        merges = [value for key, value in node.value if key.tag == _MERGE]
+        if not merges:
+            return
+        own = node.value = [pair for pair in node.value if pair[0].tag != _MERGE]  # before a mapping merging itself
         merged: list[_nodes.MappingNode] = []
-        own: list[tuple[_nodes.Node, _nodes.Node]] = []
-        for key, value in node.value:
-            if key.tag != _MERGE:
-                if key.tag == _VALUE:
-                    key.tag = _STR
-                own.append((key, value))
-                continue
+        for value in merges:
             for sub in value.value if isinstance(value, _nodes.SequenceNode) else [value]:
                 if not isinstance(sub, _nodes.MappingNode):
                     raise ConstructorError(
@@ -113,8 +114,6 @@ class _Loader(*_BASES):  # type: ignore[misc]
                     )
                 self.flatten_mapping(sub)
                 merged.append(sub)
-        if not merged:
-            return
         written = {_key_identity(key) for key, _ in own}
         taken: dict[Any, tuple[_nodes.Node, _nodes.Node]] = {}
         for sub in merged:

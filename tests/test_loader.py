@@ -1637,3 +1637,12 @@ def test_the_merge_key_specs_example_gives_equal_mappings_with_long_keys() -> No
         text += f"- {{kind: Node, apiVersion: v1, metadata: {{name: n{i}, labels: {{{labels}, shape: center-big}}}}}}\n"
     nodes = load_snapshot([write("merge.yaml", text)]).nodes
     assert [dict(n.labels) for n in nodes] == [{"width": "1", "height": "2", "radius": "10", "shape": "center-big"}] * 5
+
+
+def test_a_mapping_that_merges_itself_is_its_own_keys() -> None:
+    """``labels: &l {x: "1", <<: *l}`` merges nothing it does not already have, as PyYAML reads
+    it: the Node loads with its one label, as before merge keys followed YAML's order, not
+    'nested too deeply' (go-yaml refuses such an anchor; gangplan keeps PyYAML's reading)."""
+    text = 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: &l {x: "1", <<: *l}\n'
+    (node,) = load_snapshot([write("itself.yaml", text)]).nodes
+    assert node.labels == {"x": "1"}
