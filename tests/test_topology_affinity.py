@@ -211,19 +211,21 @@ def test_preferred_falls_back_to_the_fewest_tors_in_one_minipod() -> None:
     assert baseline.placed and baseline.spans[MINIPOD] == 1
 
 
-def test_greedy_tries_the_smallest_preferred_domain_first() -> None:
-    """Preferred miniPod and tor: mp0 (ranked first: least CPU) holds the gang only in two
-    tors, t2 of mp1 in one. Greedy tries the tors before the miniPods (the smaller preferred
-    domain first, as Godel's NodeCircles go), so both pods land in t2."""
+@pytest.mark.parametrize("term", ["preferred", "required"])
+def test_greedy_tries_a_tor_before_a_minipod(term: str) -> None:
+    """MiniPod and tor terms: mp0 (ranked first: least CPU) has two tors of one pod's room each,
+    mp1 one tor (t2) of two. Preferred: greedy tries the smaller preferred domain first, as
+    Godel's NodeCircles go. Required: its NodeGroups are the domains of the deepest required
+    level (a tor fixes its miniPod). Either way both pods land in t2."""
     nodes = [node("a0", "mp0", "t0", cpu=8000), node("a1", "mp0", "t1", cpu=8000), node("b0", "mp1", "t2", gpus=16)]
-    group, pods = gang("g", 2, 8, preferred=(MINIPOD, TOR))
+    levels = (MINIPOD, TOR)
+    group, pods = gang("g", 2, 8, required=levels if term == "required" else (), preferred=levels if term == "preferred" else ())
     snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
     problem = build_problem(snapshot, levels=(MINIPOD, TOR))
     for as_scheduler in (False, True):
         placed = greedy(problem, as_scheduler=as_scheduler)
         assert placed.placed == {0} and {n for _, n in placed.counts} == {2}
         assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
-
 
 ZONE = "example.com/zone"
 
@@ -392,20 +394,6 @@ def test_only_the_scheduler_like_greedy_ranks_on_the_room_the_groups_before_left
 
 
 # ----------------------------------------------------------------- required terms
-
-def test_greedy_takes_a_domain_of_the_deepest_required_level_at_once() -> None:
-    """Required miniPod and tor: one tor must hold the gang. mp0 (ranked first: least CPU) has
-    two tors of one pod's room each, mp1 one tor of two. Greedy's NodeGroups are the domains of
-    the deepest required level (a tor fixes its miniPod), so it places both pods in t2."""
-    nodes = [node("a0", "mp0", "t0", cpu=8000), node("a1", "mp0", "t1", cpu=8000), node("b0", "mp1", "t2", gpus=16)]
-    group, pods = gang("g", 2, 8, required=(MINIPOD, TOR))
-    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
-    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
-    for as_scheduler in (False, True):
-        placed = greedy(problem, as_scheduler=as_scheduler)
-        assert placed.placed == {0} and {n for _, n in placed.counts} == {2}
-        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
-
 
 def test_required_term_no_domain_satisfies_leaves_the_group_unplaced_with_figures() -> None:
     nodes = [node(f"n{m}{t}", f"mp{m}", f"t{m}{t}", gpus=8) for m in range(2) for t in range(3)]
