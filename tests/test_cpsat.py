@@ -43,8 +43,10 @@ def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]) -> C
     return set_hint
 
 
-def _count_solves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A list that grows by one for every CP-SAT solve from here on."""
+def _count_solves(monkeypatch: pytest.MonkeyPatch, unknown_from: int | None = None) -> list[int]:
+    """A list that grows by one for every CP-SAT solve from here on. From the ``unknown_from``-th
+    (counted from 1) each solve returns UNKNOWN at once, as a search that found nothing within
+    its time does."""
     solves: list[int] = []
     original = cp_model.CpSolver.solve
 
@@ -52,6 +54,8 @@ def _count_solves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         self: cp_model.CpSolver, model: cp_model.CpModel, callback: cp_model.CpSolverSolutionCallback | None = None
     ) -> cp_model.CpSolverStatus:
         solves.append(1)
+        if unknown_from is not None and len(solves) >= unknown_from:
+            return cp_model.UNKNOWN
         return original(self, model, callback)
 
     monkeypatch.setattr(cp_model.CpSolver, "solve", counting)
@@ -489,22 +493,6 @@ def test_an_objective_1_stage_every_placeable_group_reaches_is_proven_without_ti
     assert (result.status, result.gap) == ("OPTIMAL", 0.0)
 
 
-def _unknown_from(monkeypatch: pytest.MonkeyPatch, first: int) -> list[int]:
-    """Every CP-SAT solve from the ``first``-th (counted from 1 in the list returned) returns
-    UNKNOWN at once, as a search that found nothing within its time does."""
-    solves: list[int] = []
-    original = cp_model.CpSolver.solve
-
-    def solve(
-        self: cp_model.CpSolver, model: cp_model.CpModel, callback: cp_model.CpSolverSolutionCallback | None = None
-    ) -> cp_model.CpSolverStatus:
-        solves.append(1)
-        return original(self, model, callback) if len(solves) < first else cp_model.UNKNOWN
-
-    monkeypatch.setattr(cp_model.CpSolver, "solve", solve)
-    return solves
-
-
 def _two_stages(hint: Values, primary: tuple[bool, bool]) -> SolveResult[Values]:
     """``_solve``'s two stages (the total, then y of at most 4) with each term's ``primary``."""
     model, x, y = _model()
@@ -523,7 +511,7 @@ def test_a_last_stage_whose_search_found_nothing_is_not_proven(monkeypatch: pyte
     OPTIMAL (SolveResult: OPTIMAL only when every stage was proven), and where y is part of
     objective 1 its gap is measured against the most it could be (README: a gap left blank
     would read as "no bound"): 1 of at most 4 from the start (x, y) = (2, 1)."""
-    solves = _unknown_from(monkeypatch, 2)
+    solves = _count_solves(monkeypatch, unknown_from=2)
     result = _two_stages({"x": 2, "y": 1}, (True, True))
     assert [(st.terms, st.status, st.value) for st in result.stages] == [(["total"], "OPTIMAL", 3), (["y"], "UNKNOWN", None)]
     assert result.status == "FEASIBLE"
