@@ -817,6 +817,8 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
                     add(name, amount, "pods' requests", pod.origin, path)
         for name, amount in pod.overhead.items():
             add(name, amount, "pods' requests", pod.origin, ("spec", "overhead", name))
+        for name, amount in pod.pod_level_requests.items():  # its requests, or its limits where none
+            add(name, amount, "pods' requests", pod.origin, ("spec", "resources"))
     for group in snapshot.pod_groups:
         for name, amount in group.min_resources.items():
             path = ("spec", "minResources", name)

@@ -292,8 +292,13 @@ def test_a_job_counts_the_pods_it_runs_at_once_never_more_than_its_completions(t
              pod("p", {"memory": "1"})],
             "nodes' allocatable",
         ),
+        (
+            [{**NODE, "status": {"allocatable": {"cpu": "4", "memory": "99999999999999999999"}}},
+             {**pod("p", {"cpu": "1"}), "spec": {**pod("p", {"cpu": "1"})["spec"], "resources": {"limits": {"memory": "1Gi"}}}}],
+            "nodes' allocatable",
+        ),
     ],
-    ids=["node-1e30", "pod-1e20", "pod-9Ei", "pods-sum", "nodes-sum"],
+    ids=["node-1e30", "pod-1e20", "pod-9Ei", "pods-sum", "nodes-sum", "pod-level-memory"],
 )
 def test_absurd_quantities_are_refused(tmp_path: Path, items: list[dict], phrase: str) -> None:
     path = tmp_path / "s.json"
