@@ -15,9 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .model import Node, Pod, Snapshot
-from .plan import GroupOutcome, Plan
-from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
+from .model import Node, Pod, PodGroupAPI, Snapshot
+from .plan import GroupOutcome, Placement, Plan
+from .semantics import consumes_capacity, group_pods, node_allocatable, node_usable, pod_requests
 from .topology import Domain, TopologyTree, build_tree
 
 __all__ = ["render_report"]
@@ -71,8 +71,36 @@ class _Figures:
         return used / capacity
 
 
+_IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
+
+
+class _Names:
+    """The name each group goes by on the page. A bare pod or a Kueue pod group may have a
+    PodGroup's name in its namespace, and both are planned (with a warning): the page tells
+    the one with no PodGroup object apart by its kind, where one legend entry counted both
+    groups' pods. A placement names only the key, so its pod's group comes from the snapshot."""
+
+    def __init__(self, snapshot: Snapshot, plan: Plan) -> None:
+        implicit = {g.key for g in plan.groups if g.api in _IMPLICIT_KINDS}
+        self.shared = implicit & {g.key for g in plan.groups if g.api not in _IMPLICIT_KINDS}
+        self.of_pod: dict[str, str] = {}
+        if self.shared:
+            for job_group in group_pods(snapshot).job_groups:
+                for gang in job_group.gangs:
+                    if gang.implicit and gang.key in self.shared:
+                        shown = f"{gang.key} ({_IMPLICIT_KINDS[gang.group.api.value]})"
+                        for pod in (*gang.pending, *gang.running, *gang.blocked, *gang.finished):
+                            self.of_pod[pod.key] = shown
+
+    def group(self, g: GroupOutcome) -> str:
+        return f"{g.key} ({_IMPLICIT_KINDS[g.api]})" if g.key in self.shared and g.api in _IMPLICIT_KINDS else g.key
+
+    def placed(self, p: Placement) -> str:
+        return self.of_pod.get(p.pod) or p.group or p.pod
+
+
 def _node_figures(
-    snapshot: Snapshot, plan: Plan, resources: tuple[str, ...]
+    snapshot: Snapshot, plan: Plan, resources: tuple[str, ...], names: _Names
 ) -> tuple[dict[str, _Figures], list[str]]:
     """Per node name; running pods' requests are the use before (over allocatable on an
     over-committed node, as ``kubectl describe nodes`` and the summary line show it), the
@@ -103,7 +131,7 @@ def _node_figures(
         if f is None:
             unknown_nodes.add(p.node)
             continue
-        group = p.group or p.pod
+        group = names.placed(p)
         f.pods[group].append(p.pod)
         placed_pod = pods_by_key.get(p.pod)
         if placed_pod is None:
@@ -301,12 +329,13 @@ def render_report(
     """
     level_keys = plan.topology_levels(levels)
     resources = (gpu_resource, "cpu", "memory")
-    figures, problems = _node_figures(snapshot, plan, resources)
+    names = _Names(snapshot, plan)
+    figures, problems = _node_figures(snapshot, plan, resources, names)
     tree = build_tree(snapshot.nodes, level_keys) if level_keys else None
 
     placed_keys = [key for f in figures.values() for key in f.by_group]
     colours = _group_colours(placed_keys)
-    legend_order = [g.key for g in plan.groups if g.key in colours]
+    legend_order = [name for g in plan.groups if (name := names.group(g)) in colours]
     legend_order += sorted(set(colours) - set(legend_order))
     page = _Page(
         gpu=gpu_resource,
@@ -333,7 +362,7 @@ def render_report(
         "</style>\n</head>\n<body>\n",
         _header(page, plan, total, title, resources),
         '<div class="layout">\n<aside>\n',
-        _legend(page, plan, legend_order, figures),
+        _legend(page, plan, legend_order, figures, names),
         "</aside>\n<main>\n",
         _warnings(list(plan.warnings) + problems),
         _topology(page, snapshot),
@@ -442,10 +471,10 @@ def _where(page: _Page, key: str, figures: Mapping[str, _Figures]) -> str:
     return " · ".join(bits)
 
 
-def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Figures]) -> str:
+def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Figures], names: _Names) -> str:
     outcome: dict[str, GroupOutcome] = {}
     for g in plan.groups:
-        outcome.setdefault(g.key, g)
+        outcome.setdefault(names.group(g), g)
     placed: dict[str, int] = defaultdict(int)
     for f in figures.values():
         for key, pods in f.pods.items():
@@ -453,7 +482,7 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
     held: dict[str, int] = defaultdict(int)  # no Binding for these until Kueue admits them
     for p in plan.placements:
         if p.gated and p.node in figures:
-            held[p.group or p.pod] += 1
+            held[names.placed(p)] += 1
     out = [
         f'<section class="panel"><h2>Placed groups <small>({len(order)}) · hover or click to find'
         '</small></h2>\n<ul class="groups">\n'
@@ -488,12 +517,12 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         for g in unplaced:
             summary = f"minMember {g.min_member} · {g.pending} pending · priority {g.priority}"
             out.append(
-                f'<li><b>{_e(g.key)}</b> <span class="muted">{_e(summary)}</span>'
+                f'<li><b>{_e(names.group(g))}</b> <span class="muted">{_e(summary)}</span>'
                 f'<div class="reason">{_e(g.reason or "no reason given")}</div></li>\n'
             )
         out.append("</ul>\n</section>\n")
 
-    satisfied = [g for g in plan.groups if g.placed and g.key not in page.colours]
+    satisfied = [g for g in plan.groups if g.placed and names.group(g) not in page.colours]
     if satisfied:
         out.append(
             f'<section class="panel"><h2>Placed, nothing new to bind <small>({len(satisfied)})</small></h2>\n'
@@ -501,7 +530,7 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         )
         for g in satisfied:
             out.append(
-                f'<li><b>{_e(g.key)}</b> <span class="muted">{g.running} running'
+                f'<li><b>{_e(names.group(g))}</b> <span class="muted">{g.running} running'
                 f'{f" · {g.succeeded} succeeded" if g.succeeded else ""} · minMember {g.min_member}'
                 f" · priority {g.priority}</span></li>\n"
             )

@@ -594,6 +594,32 @@ def test_the_legend_tells_running_members_and_jobgroups_apart() -> None:
     assert "JobGroup" not in page
 
 
+@pytest.mark.parametrize("implicit", ["pod", "Kueue pod group"])
+def test_a_group_with_no_podgroup_object_named_like_a_podgroup_has_its_own_legend_entry(implicit: str) -> None:
+    """A bare pod, or a Kueue pod group, may have a PodGroup's name in its namespace; both are
+    planned (README). The legend gives each its own entry and count, the implicit one told by
+    its kind, where one name counted both groups' pods twice ('3 pods bound · minMember 2')
+    and the first entry found no tile to highlight."""
+    group, pods = gang("job", 2, 1)
+    if implicit == "pod":
+        others = [Pod("ml", "job", containers=(Container("main", {GPU: 1}),))]
+    else:
+        kueue = {"kueue.x-k8s.io/pod-group-name": "job"}
+        others = [Pod("ml", f"kueue-{i}", labels=kueue, annotations={"kueue.x-k8s.io/pod-group-total-count": "3"},
+                      containers=(Container("main", {GPU: 1}),)) for i in range(3)]
+    snapshot = Snapshot(nodes=(gpu_node("n0", {}),), pods=(*pods, *others), pod_groups=(group,))
+    result = plan(snapshot, Options(solver="greedy", levels=()))
+    assert [g.placed for g in result.groups] == [True, True]
+    page = render_report(snapshot, result)
+    parse(page)
+    entries = re.findall(r'<li data-g="(\d+)"[^>]*>.*?<b>([^<]*)</b> <span class="muted">([^<]*)</span>', page)
+    assert sorted(entries) == [
+        ("0", "ml/job", "2 pods bound · minMember 2 · priority 0"),
+        ("1", f"ml/job ({implicit})", f"{len(others)} pod{'s' if len(others) > 1 else ''} bound · minMember {len(others)} · priority 0"),
+    ]
+    assert re.search(r'class="n [^"]*\bg0\b[^"]*\bg1\b', page)  # n0's tile holds both, each found by its entry
+
+
 def test_every_group_in_the_side_lists_says_its_state() -> None:
     """An unplaced group with no reason recorded says so; a group placed with nothing new to
     bind counts its succeeded members, which count toward minMember (seed 001)."""
