@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 from collections import defaultdict
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -1031,3 +1032,177 @@ def test_a_pod_a_plan_binds_twice_counts_once() -> None:
     # the first Binding wins: solo to n3, then to n2, is solo on n3
     moved = Plan((Placement("ml", "solo", "n3"), Placement("ml", "solo", "n2")), (), report(), bindings=True)
     assert [(p.pod, p.new) for p in diff_snapshot(snapshot, moved).pods] == [("ml/solo", "n3")]
+
+
+# ---------------------------------------------------------------- the Plan's JSON form
+
+
+def full_plan() -> Plan:
+    """A Plan with every field the JSON form carries set away from its default, so that a
+    field written under the wrong name, or not read back, shows in a round trip."""
+    from gangplan.plan import ObjectiveValue
+
+    groups = (
+        GroupOutcome(
+            key="ml/a", job_group="ml/jobs", placed=True, priority=7, min_member=3, running=1, pending=2,
+            scheduled=2, reason="fits on r1", api=PodGroupAPI.VOLCANO.value,
+            domains={RACK: ("r1", "r2"), HOSTNAME_LABEL: ("n2",)}, preferred=(RACK,), succeeded=1, blocked=1,
+            finished=True,
+        ),
+        GroupOutcome(
+            key="ml/solo", job_group="ml/solo", placed=False, priority=-2, min_member=1, running=0, pending=1,
+            scheduled=0, reason="no node", api=PodGroupAPI.POD.value,
+        ),
+    )
+    objective = (
+        ObjectiveValue("job-groups@7", 1, "maximize", 2),
+        ObjectiveValue("spread", 4, "minimize", None),
+    )
+    solver = SolverReport(
+        "cp-sat", "ordered", "FEASIBLE", "greedy", objective, gap=0.5, workers=3, seed=11, time_limit=2.5,
+        deterministic_time=0.75, wall_time=1.25, note="cut short", exact_weights=False,
+    )
+    return Plan(
+        (Placement("ml", "a-0", "n2", uid="u-0", group="ml/a"), Placement("ml", "a-1", "n1", group="ml/a")),
+        groups,
+        solver,
+        resources_before={GPU: (3, 8)},
+        resources_after={GPU: (5, 8)},
+        levels=(BLOCK, RACK),
+        warnings=("one warning",),
+    )
+
+
+def test_a_plan_read_back_means_what_was_written() -> None:
+    """diff and verify read a Plan back from -o plan: every group outcome, placement, level
+    and solver figure they read must be the one written (round trip), and only a group whose
+    entry gives ``pending`` is one the plan says it of (hand-made mutation audit: a field
+    written or read under another name, or not read at all, went unnoticed)."""
+    written = full_plan()
+    data = plan_to_dict(written)
+    again = plan_from_dict(json.loads(json.dumps(data)))
+    assert again.placements == written.placements
+    assert again.groups == written.groups
+    assert again.levels == written.levels
+    s, t = again.solver, written.solver
+    assert (s.solver, s.policy, s.status, s.chosen, s.objective, s.gap, s.wall_time) == (
+        t.solver, t.policy, t.status, t.chosen, t.objective, t.gap, t.wall_time
+    )
+    assert again.pending_said == {"ml/a", "ml/solo"}
+    del data["groups"][1]["pending"]
+    assert plan_from_dict(data).pending_said == {"ml/a"}
+
+
+def test_the_plan_json_form_names_each_field_as_documented() -> None:
+    """The JSON form is read by tools other than gangplan: each figure under its own name
+    (a seed, time limit or note written from another field, or a resource's allocatable
+    from what it used, went unnoticed)."""
+    data = plan_to_dict(full_plan())
+    assert (data["apiVersion"], data["kind"], data["schemaVersion"]) == ("gangplan.io/v1alpha1", "Plan", 1)
+    assert data["solver"] == {
+        "solver": "cp-sat", "policy": "ordered", "status": "FEASIBLE", "chosen": "greedy",
+        "objective": [
+            {"name": "job-groups@7", "sense": "maximize", "value": 1, "bound": 2},
+            {"name": "spread", "sense": "minimize", "value": 4, "bound": None},
+        ],
+        "gap": 0.5, "workers": 3, "seed": 11, "timeLimit": 2.5, "deterministicTime": 0.75, "wallTime": 1.25,
+        "note": "cut short", "exactDemandWeights": False,
+    }
+    assert data["topology"] == {"levels": [BLOCK, RACK]}
+    assert data["warnings"] == ["one warning"]
+    assert data["resources"] == {GPU: {"allocatable": 8, "usedBefore": 3, "usedAfter": 5}}
+    assert data["groups"][0] == {
+        "name": "ml/a", "jobGroup": "ml/jobs", "api": PodGroupAPI.VOLCANO.value, "placed": True, "priority": 7,
+        "minMember": 3, "running": 1, "succeeded": 1, "pending": 2, "blocked": 1, "finished": True,
+        "scheduled": 2, "reason": "fits on r1", "domains": {RACK: ["r1", "r2"], HOSTNAME_LABEL: ["n2"]},
+        "spans": {RACK: 2},
+    }
+    # Zero counts and false flags are left out, not written as 0 or false.
+    assert not {"succeeded", "blocked", "finished"} & set(data["groups"][1])
+    assert data["placements"] == [
+        {"pod": "ml/a-0", "node": "n2", "group": "ml/a", "uid": "u-0"},
+        {"pod": "ml/a-1", "node": "n1", "group": "ml/a"},
+    ]
+    # Deterministic but for solver.wallTime.
+    other = full_plan()
+    again = plan_to_dict(replace(other, solver=replace(other.solver, wall_time=9.0)))
+    assert again != data and {**again, "solver": {**again["solver"], "wallTime": 1.25}} == data
+
+
+def test_a_plan_read_back_without_levels_names_none_and_keeps_an_empty_list() -> None:
+    """An older Plan with no topology.levels names none, so the snapshot's levels are used;
+    one made on a cluster with no topology says so with an empty list."""
+    data = plan_to_dict(full_plan())
+    del data["topology"]
+    assert plan_from_dict(data).levels is None
+    data["topology"] = {"levels": []}
+    assert plan_from_dict(data).levels == ()
+
+
+@pytest.mark.parametrize(
+    "edit, message, path",
+    [
+        (lambda d: d["placements"].__setitem__(1, "ml/a-1"), "placements[1]: expected an object, got a string", ("placements", 1)),
+        (lambda d: d["placements"][1].update(pod="a-1"), "placements[1]: expected pod: <namespace>/<name> and node: <name>", ("placements", 1)),
+        (lambda d: d["placements"][1].update(pod="ml/a/1"), "placements[1]: expected pod: <namespace>/<name> and node: <name>", ("placements", 1)),
+        (lambda d: d["placements"][1].update(node=None), "placements[1]: expected pod: <namespace>/<name> and node: <name>", ("placements", 1)),
+        (lambda d: d["placements"][1].update(group=3), "placements[1].group: expected a string, got a number", ("placements", 1, "group")),
+        (lambda d: d["groups"].__setitem__(1, []), "groups[1]: expected an object, got a list", ("groups", 1)),
+        (lambda d: d["groups"][1].update(name=""), "groups[1].name: expected a group's namespace/name", ("groups", 1, "name")),
+        (lambda d: d["groups"][1].update(placed=1), "groups[1].placed: expected true or false, got a number", ("groups", 1, "placed")),
+        (lambda d: d["groups"][1].update(running=True), "groups[1].running: expected an integer, got a boolean", ("groups", 1, "running")),
+        (lambda d: d["groups"][1].update(pending=1.5), "groups[1].pending: expected an integer, got a number", ("groups", 1, "pending")),
+        (lambda d: d["groups"][1].update(spans=[]), "groups[1].spans: expected an object, got a list", ("groups", 1, "spans")),
+        (lambda d: d["groups"][0]["domains"].update({RACK: "r1"}), f'groups[0].domains["{RACK}"]: expected a list, got a string', ("groups", 0, "domains", RACK)),
+        (lambda d: d["topology"].update(levels=[RACK, 3]), "topology.levels: expected a list of label keys", ("topology", "levels")),
+        (lambda d: d.update(kind="Plans"), "expected an object with kind: Plan", ()),
+    ],
+)
+def test_a_malformed_plan_is_refused_with_the_path_of_the_field(
+    edit: Callable[[dict[str, Any]], object], message: str, path: tuple[str | int, ...]
+) -> None:
+    """The path is what the CLI turns into the file's line and column, so it must be the
+    field's own, not its parent's (hand-made mutation audit)."""
+    from gangplan.plan import PlanFormatError
+
+    data = plan_to_dict(full_plan())
+    edit(data)
+    with pytest.raises(PlanFormatError) as raised:
+        plan_from_dict(data)
+    assert (str(raised.value), raised.value.path) == (message, path)
+
+
+def test_what_a_plan_says_of_its_groups() -> None:
+    """The Plan's derived views that verify, diff and explain read (hand-made mutation audit:
+    none was held to its rule on its own)."""
+    from gangplan.plan import Claim, ObjectiveValue, claims_of
+
+    podgroup = GroupOutcome("ml/x", "ml/x", True, 0, 2, 0, 2, 2, api=PodGroupAPI.SCHEDULER_PLUGINS.value)
+    bare = GroupOutcome("ml/x", "ml/x", True, 0, 1, 0, 1, 1, api=PodGroupAPI.POD.value)
+    kueue = GroupOutcome("ml/x", "ml/x", False, 0, 2, 0, 2, 0, api=PodGroupAPI.KUEUE_POD_GROUP.value)
+    # A name asks for the PodGroup, whichever order the groups come in.
+    for groups in ((podgroup, bare, kueue), (bare, kueue, podgroup), (bare, podgroup, kueue)):
+        assert Plan((), groups, report()).by_key()["ml/x"] is podgroup
+    # Each group's claim, its form telling same-named groups apart; pending only where said.
+    assert claims_of((podgroup, bare, kueue)) == [
+        Claim("ml/x", True, 2, 2, ""), Claim("ml/x", True, 1, 1, "pod"), Claim("ml/x", False, 0, 2, "kueue"),
+    ]
+    other = replace(podgroup, key="ml/y", pending=5)
+    assert claims_of((podgroup, other), {"ml/y"}) == [Claim("ml/x", True, 2, None, ""), Claim("ml/y", True, 2, 5, "")]
+    assert claims_of((podgroup,), set()) == [Claim("ml/x", True, 2, None, "")]
+    # A group waits with pods to place, pods gated, or a manifest without its pods.
+    idle = replace(podgroup, pending=0, scheduled=0)
+    assert (idle.waiting, replace(idle, blocked=1).waiting, replace(idle, unmade=True).waiting) == (False, True, True)
+    assert replace(idle, running=2, succeeded=1).counted == 3
+    assert replace(idle, domains={RACK: ("r1", "r2"), BLOCK: ("b0",)}, preferred=(RACK, HOSTNAME_LABEL)).spans == {
+        RACK: 2, HOSTNAME_LABEL: 0,
+    }
+    # The levels the plan was made with win over the fallback; none recorded (or none at all) take it.
+    assert Plan((), (), report(), levels=(BLOCK, RACK)).topology_levels((RACK,)) == (BLOCK, RACK)
+    assert Plan((), (), report()).topology_levels((RACK,)) == (RACK,)
+    assert Plan((), (), report(), levels=()).topology_levels((RACK,)) == (RACK,)
+    # The gap is at the first term whose bound is not its value; no gap, no term.
+    terms = (ObjectiveValue("job-groups@7", 3, "maximize", 3), ObjectiveValue("spread", 4, "minimize", 2))
+    assert replace(report(), objective=terms, gap=0.2).gap_at == "spread"
+    assert replace(report(), objective=terms, gap=None).gap_at is None
+    assert replace(report(), objective=terms, gap=0.0).gap_at is None
