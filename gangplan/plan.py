@@ -269,6 +269,16 @@ def _text(data: Mapping[str, Any], key: str, at: tuple[str | int, ...]) -> str:
     return value
 
 
+def _flag(data: Mapping[str, Any], key: str, at: tuple[str | int, ...]) -> bool:
+    """A true-or-false field; absent or null is false."""
+    value = data.get(key)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _wrong((*at, key), "true or false", value)
+    return value
+
+
 def _part(data: Mapping[str, Any], key: str, kind: type, at: tuple[str | int, ...] = ()) -> Any:
     """``data[key]`` when it has the JSON type the schema gives it; absent or null is empty."""
     value = data.get(key)
@@ -303,7 +313,7 @@ def plan_from_dict(data: Any) -> Plan:
         if not isinstance(item, dict):
             raise _wrong(("placements", index), "an object", item)
         pod, node = item.get("pod"), item.get("node")
-        if not isinstance(pod, str) or pod.count("/") != 1 or not isinstance(node, str):
+        if not isinstance(pod, str) or pod.count("/") != 1 or "" in pod.split("/") or not isinstance(node, str):
             raise PlanFormatError(
                 f"placements[{index}]: expected pod: <namespace>/<name> and node: <name>", ("placements", index)
             )
@@ -331,28 +341,28 @@ def plan_from_dict(data: Any) -> Plan:
         groups.append(
             GroupOutcome(
                 key=str(item.get("name", "")),
-                job_group=str(item.get("jobGroup", "")),
+                job_group=_text(item, "jobGroup", at),
                 placed=bool(item.get("placed")),
                 priority=_number(item, "priority", at),
                 min_member=_number(item, "minMember", at),
                 running=_number(item, "running", at),
                 pending=_number(item, "pending", at),
                 scheduled=_number(item, "scheduled", at),
-                reason=str(item.get("reason") or ""),
-                api=str(item.get("api") or ""),
+                reason=_text(item, "reason", at),
+                api=_text(item, "api", at),
                 domains={k: tuple(v) for k, v in domains.items()},
                 preferred=tuple(_part(item, "spans", dict, at).keys()),
                 succeeded=_number(item, "succeeded", at),
                 blocked=_number(item, "blocked", at),
-                finished=item.get("finished") is True,
+                finished=_flag(item, "finished", at),
             )
         )
     solver = _part(data, "solver", dict)
     report = SolverReport(
-        solver=str(solver.get("solver", "")),
-        policy=str(solver.get("policy", "")),
-        status=str(solver.get("status", "")),
-        chosen=str(solver.get("chosen", "")),
+        solver=_text(solver, "solver", ("solver",)),
+        policy=_text(solver, "policy", ("solver",)),
+        status=_text(solver, "status", ("solver",)),
+        chosen=_text(solver, "chosen", ("solver",)),
         objective=tuple(
             ObjectiveValue(str(o["name"]), _number(o, "value", ("solver", "objective", i)), str(o["sense"]), o.get("bound"))
             for i, o in enumerate(_part(solver, "objective", list, ("solver",)))

@@ -1206,3 +1206,41 @@ def test_what_a_plan_says_of_its_groups() -> None:
     assert replace(report(), objective=terms, gap=0.2).gap_at == "spread"
     assert replace(report(), objective=terms, gap=None).gap_at is None
     assert replace(report(), objective=terms, gap=0.0).gap_at is None
+
+
+@pytest.mark.parametrize(
+    "edit, message, path",
+    [
+        (lambda d: d["groups"][1].update(jobGroup=5), "groups[1].jobGroup: expected a string, got a number", ("groups", 1, "jobGroup")),
+        (lambda d: d["groups"][1].update(api=["v1/Pod"]), "groups[1].api: expected a string, got a list", ("groups", 1, "api")),
+        (lambda d: d["groups"][1].update(reason={"why": "no node"}), "groups[1].reason: expected a string, got an object", ("groups", 1, "reason")),
+        (lambda d: d["groups"][0].update(finished="yes"), "groups[0].finished: expected true or false, got a string", ("groups", 0, "finished")),
+        (lambda d: d["solver"].update(status=3), "solver.status: expected a string, got a number", ("solver", "status")),
+        (lambda d: d["placements"][1].update(pod="ml/"), "placements[1]: expected pod: <namespace>/<name> and node: <name>", ("placements", 1)),
+        (lambda d: d["placements"][1].update(pod="/a-1"), "placements[1]: expected pod: <namespace>/<name> and node: <name>", ("placements", 1)),
+    ],
+)
+def test_a_plan_field_of_another_type_is_refused_not_read_as_its_python_text(
+    edit: Callable[[dict[str, Any]], object], message: str, path: tuple[str | int, ...]
+) -> None:
+    """A malformed Plan is refused at the field (README: bad input is one located error line,
+    exit 2), as the reader already does for name, uid, group and placed; these were read as
+    str() of whatever was there (jobGroup 5 became "5", a list of apis "['v1/Pod']"), a
+    finished flag of "yes" as false, and a pod "ml/" as one with an empty name."""
+    from gangplan.plan import PlanFormatError
+
+    data = plan_to_dict(full_plan())
+    edit(data)
+    with pytest.raises(PlanFormatError) as raised:
+        plan_from_dict(data)
+    assert (str(raised.value), raised.value.path) == (message, path)
+
+
+def test_a_null_string_field_of_a_plan_reads_as_empty_not_none() -> None:
+    """The reader's own rule for a string field is 'absent or null is empty' (plan._text); a
+    null jobGroup or solver status was read as the text "None", which diff then wrote out."""
+    data = plan_to_dict(full_plan())
+    data["groups"][0]["jobGroup"] = None
+    data["solver"]["status"] = None
+    again = plan_from_dict(data)
+    assert (again.groups[0].job_group, again.solver.status) == ("", "")
