@@ -333,8 +333,11 @@ def test_a_position_and_a_field_path_read_as_the_error_line_writes_them() -> Non
     assert dotted(("spec", "containers", 0, "resources", "nvidia.com/gpu")) == 'spec.containers[0].resources["nvidia.com/gpu"]'
     assert dotted(("items", 2, "metadata", "name")) == "items[2].metadata.name"
     assert dotted(()) == ""
-    error = InputError("expected a list", Position("a.yaml", 4, 2), field=("spec", "levels"))
-    assert str(error) == "a.yaml:4:2: expected a list" and error.field == ("spec", "levels")
+    from gangplan.model import Origin
+
+    origin = Origin("a.yaml", 1)
+    error = InputError("expected a list", Position("a.yaml", 4, 2), origin=origin, field=("spec", "levels"))
+    assert str(error) == "a.yaml:4:2: expected a list" and error.field == ("spec", "levels") and error.origin is origin
     assert str(InputError("no Kubernetes objects")) == "no Kubernetes objects"
     # DESIGN.md: 2 bad input or usage, 3 the solver or the program failed.
     assert (InputError.exit_code, UsageError.exit_code) == (2, 2)

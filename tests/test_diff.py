@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GPU_CLUSTER = str(ROOT / "snapshots" / "gpu-cluster.yaml")
 BLOCK, RACK = "example.com/block", "example.com/rack"
 GPU = "nvidia.com/gpu"
+ZONE = "topology.kubernetes.io/zone"
 Gi, Mi = 2**30, 2**20
 SOLVERS = [Options(solver="greedy"), Options(time_limit=5)]
 
@@ -1046,7 +1047,8 @@ def full_plan() -> Plan:
         GroupOutcome(
             key="ml/a", job_group="ml/jobs", placed=True, priority=7, min_member=3, running=1, pending=2,
             scheduled=2, reason="fits on r1", api=PodGroupAPI.VOLCANO.value,
-            domains={RACK: ("r1", "r2"), HOSTNAME_LABEL: ("n2",)}, preferred=(RACK,), succeeded=1, blocked=1,
+            domains={ZONE: ("z1",), RACK: ("r2", "r1"), HOSTNAME_LABEL: ("n2",)}, preferred=(ZONE, RACK), succeeded=1,
+            blocked=1,
             finished=True,
         ),
         GroupOutcome(
@@ -1114,9 +1116,13 @@ def test_the_plan_json_form_names_each_field_as_documented() -> None:
     assert data["groups"][0] == {
         "name": "ml/a", "jobGroup": "ml/jobs", "api": PodGroupAPI.VOLCANO.value, "placed": True, "priority": 7,
         "minMember": 3, "running": 1, "succeeded": 1, "pending": 2, "blocked": 1, "finished": True,
-        "scheduled": 2, "reason": "fits on r1", "domains": {RACK: ["r1", "r2"], HOSTNAME_LABEL: ["n2"]},
-        "spans": {RACK: 2},
+        "scheduled": 2, "reason": "fits on r1", "domains": {ZONE: ["z1"], RACK: ["r2", "r1"], HOSTNAME_LABEL: ["n2"]},
+        "spans": {ZONE: 1, RACK: 2},
     }
+    # Preferred levels stay largest first, domains in the plan's order (not sorted).
+    assert list(data["groups"][0]["spans"]) == [ZONE, RACK] and data["groups"][0]["domains"][RACK] == ["r2", "r1"]
+    # No gap (nothing cut short) is null, not 0: "gap 0.00%" would say a search was cut short.
+    assert plan_to_dict(replace(full_plan(), solver=replace(full_plan().solver, gap=None)))["solver"]["gap"] is None
     # Zero counts and false flags are left out, not written as 0 or false.
     assert not {"succeeded", "blocked", "finished"} & set(data["groups"][1])
     assert data["placements"] == [
@@ -1156,6 +1162,10 @@ def test_a_plan_read_back_without_levels_names_none_and_keeps_an_empty_list() ->
         (lambda d: d["groups"][0]["domains"].update({RACK: "r1"}), f'groups[0].domains["{RACK}"]: expected a list, got a string', ("groups", 0, "domains", RACK)),
         (lambda d: d["topology"].update(levels=[RACK, 3]), "topology.levels: expected a list of label keys", ("topology", "levels")),
         (lambda d: d.update(kind="Plans"), "expected an object with kind: Plan", ()),
+        (lambda d: d.pop("schemaVersion"), "schemaVersion is missing (expected 1, as -o plan writes it)", ()),
+        (lambda d: d.update(schemaVersion=0), "schemaVersion 0 is not supported (expected 1)", ()),
+        (lambda d: d.update(schemaVersion="1"), "schemaVersion '1' is not supported (expected 1)", ()),
+        (lambda d: d.pop("groups"), "groups: a Plan says what happened to each group (make one with -o plan)", ("groups",)),
     ],
 )
 def test_a_malformed_plan_is_refused_with_the_path_of_the_field(
