@@ -1640,3 +1640,31 @@ def test_nodes_with_another_vendors_gpus_name_the_gpu_resource_to_give(tmp_path:
     for command in (["plan"], ["topology"]):
         assert hint in invoke(*command, str(snapshot)).stderr, command
         assert "warning" not in invoke(*command, str(snapshot), "--gpu-resource", "amd.com/gpu").stderr, command
+
+
+def test_an_input_without_nodes_is_said_when_some_pods_are_already_bound(tmp_path: Path) -> None:
+    """A dump of Pods without `kubectl get nodes`: one pending pod is enough for "nothing can be
+    placed" to be true and said, even when other pods are bound (to nodes the input lacks)."""
+    pods = tmp_path / "pods.yaml"
+    pods.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: bound, namespace: ml}\n"
+        "spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+        "status: {phase: Running}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: waiting, namespace: ml}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+    )
+    result = invoke("plan", str(pods))
+    assert result.exit_code == 0, result.stderr
+    assert "warning: the input has no Node objects, so nothing can be placed" in result.stderr
+
+
+def test_a_gpu_resource_no_node_has_any_of_is_not_offered_as_the_one_to_give(tmp_path: Path) -> None:
+    """The hint names another vendor's GPUs only when nodes have some: amd.com/gpu: 0 (a device
+    plugin registered, no device) counts no GPU either, so "give --gpu-resource amd.com/gpu"
+    would send the user to a resource that changes nothing."""
+    snapshot = tmp_path / "none.yaml"
+    snapshot.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '8', amd.com/gpu: '0'}}\n")
+    for command in (["plan"], ["topology"]):
+        result = invoke(*command, str(snapshot))
+        assert result.exit_code == 0, result.stderr
+        assert "--gpu-resource" not in result.stderr, command

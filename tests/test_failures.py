@@ -327,6 +327,18 @@ def test_a_dash_for_a_second_output_is_stdout_only_when_stdout_is_free(
     no_files_but(tmp_path, "out.txt")
 
 
+def test_a_dash_for_two_outputs_is_refused_as_two_outputs_on_one_stdout(tmp_path: Path) -> None:
+    """README: more than one output on one stdout is bad usage (exit 2). `--output-file -` is
+    stdout, as no --output-file is, so `--report -` beside it would mix the HTML page into the
+    bindings; nothing is planned or written."""
+    refused = invoke("plan", str(SMALL), "-o", "json", "--output-file", "-", "--report", "-")
+    only_error(refused, 2, "--report - would write to stdout, which carries the command's output")
+    assert refused.stdout == ""
+    junit = invoke("check", str(SMALL), "--output-file", "-", "--junit-file", "-")
+    only_error(junit, 2, "--junit-file - would write to stdout")
+    assert junit.stdout == ""
+
+
 def test_a_failed_write_of_one_file_leaves_both_as_they_were(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--output-file and --report are staged together: the plan file failing to be written (a
     full disk) leaves the old report too, not a new report beside an old plan."""

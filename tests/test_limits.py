@@ -143,6 +143,17 @@ def test_the_file_size_limit_covers_files_and_stdin(tmp_path: Path) -> None:
         one_error(invoke(option, "0", "plan", str(path)), option)
 
 
+def test_a_file_size_that_is_not_a_whole_number_of_bytes_is_refused_not_rounded(tmp_path: Path) -> None:
+    """--max-file-size is "a positive number of bytes": 1000.5 is none, and must be refused
+    as bad usage rather than rounded down to a limit the user did not give (with "1.5" the
+    test above passes either way, as a 1-byte limit refuses the file too)."""
+    path = tmp_path / "s.json"
+    path.write_text(listed(NODE, pod("p", {"cpu": "1"})))
+    assert path.stat().st_size < 1000
+    for bad in ("1000.5", "2000.25"):
+        one_error(invoke("--max-file-size", bad, "plan", str(path)), "--max-file-size must be a positive number of bytes")
+
+
 def test_a_bad_limit_from_the_environment_names_the_variable(tmp_path: Path) -> None:
     """GANGPLAN_MAX_DOCUMENTS=0 said '--max-documents must be at least 1', an option the user
     did not type; an option given wins over the variable, and is named."""
