@@ -1668,3 +1668,14 @@ def test_a_gpu_resource_no_node_has_any_of_is_not_offered_as_the_one_to_give(tmp
         result = invoke(*command, str(snapshot))
         assert result.exit_code == 0, result.stderr
         assert "--gpu-resource" not in result.stderr, command
+
+
+def test_a_plan_named_both_as_an_argument_and_by_plan_is_read_as_the_plan(tmp_path: Path) -> None:
+    """`verify SNAPSHOT PLAN --plan PLAN`: the plan file is not part of the snapshot (_load skips
+    it), and the snapshot beside it is still there, so this is no "give the snapshot too" error."""
+    bindings = tmp_path / "plan.json"
+    bindings.write_text(invoke("plan", str(ROOT / "snapshots" / "small.yaml"), "-o", "json").stdout)
+    for command in ("verify", "diff"):
+        result = invoke(command, str(ROOT / "snapshots" / "small.yaml"), str(bindings), "--plan", str(bindings))
+        assert result.exit_code == 0, (command, result.stderr)
+        assert "error" not in result.stderr, command

@@ -26,7 +26,7 @@ import gangplan.cli as cli
 import gangplan.cpsat as cpsat
 import gangplan.planner as planner
 from gangplan.cli import app
-from gangplan.errors import SolverError
+from gangplan.errors import OutputError, SolverError
 from gangplan.generate import generate
 from gangplan.loader import load_snapshot
 from gangplan.model import Snapshot
@@ -358,6 +358,38 @@ def test_a_failed_write_of_one_file_leaves_both_as_they_were(monkeypatch: pytest
     assert out.read_text() == "the previous plan\n"
     assert report.read_text() == "the previous report\n"
     no_files_but(tmp_path, "out.json", "report.html")
+
+
+def test_a_stdout_that_cannot_be_written_leaves_the_report_as_it_was(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The bindings on stdout and --report FILE are one output: stdout is written before any
+    file is replaced, so a stdout that fails (a full disk behind `> out.json`) leaves the old
+    report, not a new report beside bindings that never arrived."""
+
+    def stdout_fails(text: str) -> None:
+        raise OutputError("cannot write the output: No space left on device")
+
+    report = tmp_path / "report.html"
+    report.write_text("the previous report\n")
+    monkeypatch.setattr(cli, "write_stdout", stdout_fails)
+    result = invoke("plan", str(SMALL), "-o", "json", "--report", str(report))
+    only_error(result, 3, "cannot write the output")
+    assert report.read_text() == "the previous report\n"
+    no_files_but(tmp_path, "report.html")
+
+
+def test_an_internal_error_is_one_line_that_says_how_to_see_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug is exit 3 with one `error: internal error:` line and no traceback; README's way to
+    see one is --debug, so the line names it, and with --debug (the traceback shown) it need not."""
+
+    def broken(*args: object, **kwargs: object) -> Plan:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "make_plan", broken)
+    line = only_error(invoke("plan", str(SMALL)), 3, "internal error: RuntimeError: a bug")
+    assert "--debug" in line
+    debugged = invoke("--debug", "plan", str(SMALL))
+    assert debugged.exit_code == 3 and "Traceback" in debugged.stderr
+    assert debugged.stderr.splitlines()[-1] == "error: internal error: RuntimeError: a bug"
 
 
 def test_a_reader_that_stops_reading_gets_no_error() -> None:
