@@ -1679,3 +1679,57 @@ def test_a_plan_named_both_as_an_argument_and_by_plan_is_read_as_the_plan(tmp_pa
         result = invoke(command, str(ROOT / "snapshots" / "small.yaml"), str(bindings), "--plan", str(bindings))
         assert result.exit_code == 0, (command, result.stderr)
         assert "error" not in result.stderr, command
+
+
+@pytest.mark.parametrize("command", [["plan"], ["check"], ["explain", "ml/pytorch-ddp"]])
+def test_the_defaults_are_designs_one_worker_and_ten_seconds(command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """DESIGN: "--time-limit defaults to 10 s" and by default one solver worker, which makes the
+    output byte-identical on any machine; two workers would be the non-reproducible mode."""
+    import gangplan.cli as cli
+
+    seen: list[Any] = []
+    real = cli.make_plan
+
+    def spy(snapshot: Any, options: Any, reporter: Any = None) -> Any:
+        seen.append(options)
+        return real(snapshot, options, reporter)
+
+    monkeypatch.setattr(cli, "make_plan", spy)
+    result = invoke(*command, str(ROOT / "snapshots" / "small.yaml"), "--solver", "greedy")
+    assert result.exit_code in (0, 1), result.stderr
+    (options,) = seen
+    assert (options.workers, options.time_limit, options.seed) == (1, 10.0, 0)
+
+
+def test_levels_may_be_given_with_spaces_after_the_commas(tmp_path: Path) -> None:
+    """`--levels "a, b"` is the same two keys as `--levels a,b`: the spaces are around the
+    keys, not in them (a label key holds no space)."""
+    snapshot = str(ROOT / "snapshots" / "gpu-cluster.yaml")
+    tight = invoke("topology", snapshot, "--levels", "network.example.com/minipod,network.example.com/tor")
+    spaced = invoke("topology", snapshot, "--levels", " network.example.com/minipod , network.example.com/tor ")
+    assert tight.exit_code == 0 and spaced.exit_code == 0, spaced.stderr
+    assert spaced.stdout == tight.stdout
+    assert "topology: network.example.com/minipod > network.example.com/tor" in spaced.stdout
+
+
+def test_a_table_written_to_a_file_is_plain_even_from_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Colour is for a terminal: the table sent to --output-file from a terminal session is read
+    by grep and awk, so it carries no escape codes, as `> file` gives none."""
+    import gangplan.cli as cli
+
+    monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
+    out = tmp_path / "table.txt"
+    result = invoke("plan", str(ROOT / "snapshots" / "small.yaml"), "--solver", "greedy", "--output-file", str(out))
+    assert result.exit_code == 0, result.stderr
+    text = out.read_text()
+    assert text.startswith("GROUP") and "\x1b[" not in text
+
+
+def test_groups_from_stdin_is_bad_usage(tmp_path: Path) -> None:
+    """check --groups-from names a file or folder whose groups are checked; stdin feeds the
+    snapshot (`-`), so `--groups-from -` is a usage error (exit 2, one line), not a silent read."""
+    snapshot = ROOT / "snapshots" / "small.yaml"
+    result = invoke("check", str(snapshot), "--groups-from", "-", input=snapshot.read_text())
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.splitlines()[-1] == "error: --groups-from takes a file or folder, not - (stdin)"
+    assert result.stdout == ""
