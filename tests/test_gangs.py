@@ -1019,6 +1019,22 @@ def test_reasons_name_every_cause_a_user_must_act_on(tmp_path: Path) -> None:
     )
 
 
+def test_the_gated_warning_names_three_groups_and_counts_the_rest(tmp_path: Path) -> None:
+    """Five gated Kueue groups: the one warning line names the first three (sorted) and says how
+    many more, so that none is hidden and the line stays short."""
+    objects: list[dict] = [node("n0")]
+    for name in ("e", "d", "c", "b", "a"):
+        members = pods(name, 1, 1, namespace="team")
+        for member in members:
+            member["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = name
+            member["metadata"]["annotations"] = {"kueue.x-k8s.io/pod-group-total-count": "1"}
+            member["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+        objects += members
+    result = runner.invoke(app, ["plan", write(tmp_path, objects), "-o", "name"])
+    assert result.exit_code == 0 and result.stdout == "", result.stderr
+    assert "warning: no Bindings for 5 placed pods of team/a, team/b, team/c and 2 more " in result.stderr
+
+
 def test_a_partly_gated_kueue_group_is_warned_about_for_its_gated_pods_only(tmp_path: Path) -> None:
     """The warning said "no Bindings for the pods of team-a/mix" while -o json bound its
     ungated pod: it names how many are held, and which."""
