@@ -242,6 +242,34 @@ def test_diff_needs_a_snapshot_or_two_plans(tmp_path: Path) -> None:
     assert runner.invoke(app, ["diff", SMALL]).exit_code == 2
 
 
+def test_diff_of_two_plans_refuses_a_gang_it_has_no_snapshot_to_add_to(tmp_path: Path) -> None:
+    """--gang adds pods to a snapshot; between two plans there is none, so the flag would be
+    dropped unseen: bad usage (exit 2, one error line), not a diff that ignored it."""
+    a = _plan_file(tmp_path, "a.json")
+    job = tmp_path / "job.yaml"
+    job.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec: {containers: [{name: c, image: x}]}\n")
+    result = runner.invoke(app, ["diff", "--plan", a, "--plan", a, "--gang", f"train={job}"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == "error: diff --gang adds to a snapshot: give the snapshot too"
+
+
+def test_diff_is_not_coloured_on_a_terminal_when_no_color_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR (no-color.org) and --no-color hold for diff's lines as for the table: on a
+    terminal the lines are coloured, with either switch they are the same lines, plain.
+    FORCE_COLOR makes rich take the test runner's stdout for the terminal _is_terminal says it is."""
+    import gangplan.cli as cli
+
+    a = _plan_file(tmp_path, "a.json")
+    monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
+    coloured = runner.invoke(app, ["diff", SMALL, "--plan", a], env={"NO_COLOR": None, "FORCE_COLOR": "1"})
+    assert coloured.exit_code == 0 and "\x1b[" in coloured.stdout
+    switches = ((["--no-color", "diff", SMALL, "--plan", a], {"NO_COLOR": None}), (["diff", SMALL, "--plan", a], {"NO_COLOR": "1"}))
+    for args, env in switches:
+        plain = runner.invoke(app, args, env={**env, "FORCE_COLOR": "1"})
+        assert plain.exit_code == 0 and "\x1b[" not in plain.stdout, args
+        assert plain.stdout == ANSI.sub("", coloured.stdout)
+
+
 def test_plan_diff_goes_to_stderr(tmp_path: Path) -> None:
     result = runner.invoke(app, ["plan", SMALL, "-o", "json", "--diff"])
     assert result.exit_code == 0
