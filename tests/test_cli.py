@@ -1733,3 +1733,16 @@ def test_groups_from_stdin_is_bad_usage(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.stderr
     assert result.stderr.splitlines()[-1] == "error: --groups-from takes a file or folder, not - (stdin)"
     assert result.stdout == ""
+
+
+def test_explain_names_four_nodes_and_counts_the_rest_as_wide_does() -> None:
+    """explain's "placed:" line lists at most four nodes and says how many more, as `-o wide`'s
+    NODES column does (",+2"): the count of nodes in the line and the names shown agree."""
+    snapshot = str(ROOT / "snapshots" / "gpu-cluster.yaml")
+    wide = invoke("plan", snapshot, "--solver", "greedy", "-o", "wide").stdout
+    row = next(line.split() for line in wide.splitlines() if line.startswith("llm/reward-model "))
+    shown = next(cell for cell in row if cell.endswith(",+2"))
+    result = invoke("explain", "llm/reward-model", snapshot, "--solver", "greedy")
+    assert result.exit_code == 0, result.stderr
+    placed = next(line for line in result.stdout.splitlines() if line.startswith("placed: "))
+    assert placed.endswith(f"on 6 nodes ({', '.join(shown.split(',')[:4])} and 2 more)"), placed
