@@ -1307,8 +1307,8 @@ def _gangs_left_out(given: Plan, loaded: Snapshot, command: str) -> str:
     missing = sorted(g.key for g in given.groups if g.api == PodGroupAPI.MANIFESTS.value and g.key not in have)
     if not missing:
         return ""
-    names = ",".join(f"{key.split('/', 1)[1]}=FILE" for key in missing[:2]) + (",..." if len(missing) > 2 else "")
-    return f"the plan was made with --gang ({', '.join(missing)}); give {command} the same --gang {names} to read those pods"
+    flags = " ".join(f"--gang {key.split('/', 1)[1]}=FILE" for key in missing[:2]) + (" ..." if len(missing) > 2 else "")
+    return f"the plan was made with --gang ({', '.join(missing)}); give {command} the same {flags} to read those pods"
 
 
 def _plans_beside(loaded: Snapshot) -> str:

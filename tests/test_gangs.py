@@ -1046,3 +1046,21 @@ def test_a_partly_gated_kueue_group_is_warned_about_for_its_gated_pods_only(tmp_
     result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), *members]), "-o", "name"])
     assert result.exit_code == 0 and result.stdout == "binding/mix-0\n"
     assert "warning: no Bindings for 1 placed pod of team-a/mix (first: team-a/mix-1): they wait for Kueue" in result.stderr
+
+
+def test_the_hint_for_a_plan_made_with_two_gangs_is_a_command_line_that_reads_both(tmp_path: Path) -> None:
+    """README: --gang NAME=FILE[,FILE...] is repeatable, one flag a gang. The hint for a plan
+    made with two gangs said "give verify the same --gang ga=FILE,gb=FILE", which gangplan
+    reads as one gang ga of the files FILE and gb=FILE; each gang needs its own --gang."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump({**pod, "metadata": {"namespace": "default", "name": name}}))
+    cluster = write(tmp_path, [node("n0")])
+    gangs = ["--gang", f"ga={tmp_path / 'a.yaml'}", "--gang", f"gb={tmp_path / 'b.yaml'}"]
+    made = tmp_path / "made.json"
+    assert runner.invoke(app, ["plan", cluster, *gangs, "-o", "plan", "--output-file", str(made)]).exit_code == 0
+    for command in ("verify", "diff"):
+        stderr = runner.invoke(app, [command, cluster, "--plan", str(made)]).stderr
+        assert "the plan was made with --gang (default/ga, default/gb)" in stderr, stderr
+        assert f"give {command} the same --gang ga=FILE --gang gb=FILE to read those pods" in stderr, stderr
