@@ -342,3 +342,20 @@ def test_a_position_and_a_field_path_read_as_the_error_line_writes_them() -> Non
     # DESIGN.md: 2 bad input or usage, 3 the solver or the program failed.
     assert (InputError.exit_code, UsageError.exit_code) == (2, 2)
     assert (GangplanError.exit_code, SolverError.exit_code, OutputError.exit_code) == (3, 3, 3)
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        (["--shape", "0x4x8x16"], "--shape must be four positive integers"),
+        (["--shape", "4x4x0x16"], "--shape must be four positive integers"),
+        (["--flavour", "gpu-h100x8:8:192:2Ti:0"], "--flavour must be INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT]"),
+        (["--flavour", "gpu-h100x8:8:192:2Ti:-1"], "--flavour must be INSTANCE_TYPE:GPUS:CPU:MEMORY[:WEIGHT]"),
+    ],
+)
+def test_generate_refuses_a_zero_in_the_shape_and_a_weight_that_is_not_positive(args: list[str], phrase: str) -> None:
+    """generate's help: --shape is positive integers and a flavour's WEIGHT positive; a zero is
+    bad usage (exit 2, one line), not an empty or lopsided snapshot written without a word."""
+    result = CliRunner().invoke(app, ["generate", "--groups", "2", *args])
+    assert result.exit_code == 2 and result.stdout == "", result.stderr
+    assert result.stderr.splitlines()[-1].startswith(f"error: {phrase}")

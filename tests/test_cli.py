@@ -1746,3 +1746,17 @@ def test_explain_names_four_nodes_and_counts_the_rest_as_wide_does() -> None:
     assert result.exit_code == 0, result.stderr
     placed = next(line for line in result.stdout.splitlines() if line.startswith("placed: "))
     assert placed.endswith(f"on 6 nodes ({', '.join(shown.split(',')[:4])} and 2 more)"), placed
+
+
+def test_a_plan_file_of_two_documents_is_bad_input(tmp_path: Path) -> None:
+    """--plan names "a Plan or a List of Bindings": a file of two YAML documents is neither, and
+    taking the first would check half of what the user meant (exit 2, the file named)."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    bindings = invoke("plan", snapshot, "-o", "yaml").stdout
+    two = tmp_path / "two.yaml"
+    two.write_text(bindings + "---\n" + bindings)
+    for command in ("verify", "diff"):
+        result = invoke(command, snapshot, "--plan", str(two))
+        assert result.exit_code == 2, (command, result.stderr)
+        last = result.stderr.splitlines()[-1]
+        assert last.startswith(f"error: {two}") and "expected one Plan or List of Bindings, found 2 documents" in last

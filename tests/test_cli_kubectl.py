@@ -154,6 +154,19 @@ def test_no_color_holds_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
         assert result.stdout == ANSI.sub("", plain.stdout)
 
 
+def test_on_a_terminal_only_the_unplaced_rows_are_red(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: the table is coloured on a terminal, "unplaced rows red"; a placed row or a
+    running group's is not, so the eye finds what needs attention."""
+    import gangplan.cli as cli
+
+    monkeypatch.setattr(cli, "_is_terminal", lambda stream: True)
+    result = runner.invoke(app, ["plan", SMALL, "--solver", "greedy"], env={"NO_COLOR": None})
+    assert result.exit_code == 0
+    rows = result.stdout.splitlines()[1:]
+    red = [ANSI.sub("", row).split()[0] for row in rows if "\x1b[31m" in row]
+    assert red == ["ml/llm-pretrain"]  # the one group check reports as FAIL
+
+
 def test_output_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     out = tmp_path / "bindings.json"
     out.write_text("previous")
