@@ -1760,3 +1760,12 @@ def test_a_plan_file_of_two_documents_is_bad_input(tmp_path: Path) -> None:
         assert result.exit_code == 2, (command, result.stderr)
         last = result.stderr.splitlines()[-1]
         assert last.startswith(f"error: {two}") and "expected one Plan or List of Bindings, found 2 documents" in last
+
+
+def test_the_topology_tree_marks_cordoned_and_not_ready_nodes() -> None:
+    """topology's "free" counts only Ready, schedulable nodes (its help): a node with nothing
+    free for that reason says why, so "0 free" is not read as "full". small.yaml has one of each."""
+    result = invoke("topology", str(ROOT / "snapshots" / "small.yaml"))
+    assert result.exit_code == 0, result.stderr
+    marked = {line.split()[1]: line.split()[-1] for line in result.stdout.splitlines() if line.endswith(")") and "node-" in line}
+    assert marked == {"node-cpu-08": "(cordoned)", "node-gpu-04": "(NotReady)"}
