@@ -4,9 +4,14 @@ topology's own check, then room for one pod."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gangplan.loader import load_snapshot
 from gangplan.model import (
     Node,
     NodeSelector,
@@ -15,12 +20,15 @@ from gangplan.model import (
     Pod,
     PodGroup,
     PodGroupAPI,
+    Snapshot,
     Taint,
     Toleration,
 )
-from gangplan.problem import GangTopology, Vector, _Eligibility, _topology_reason
+from gangplan.planner import Options, plan
+from gangplan.problem import GangTopology, Vector, _Eligibility, _topology_reason, build_problem
 from gangplan.semantics import Gang, filter_reason
 from gangplan.topology import build_tree
+from gangplan.verify import verify
 
 KEYS = ("zone", "pool", "gen")
 VALUES = ("a", "b", "1", "7")
@@ -138,3 +146,46 @@ def test_pinned_domains_and_nodes_outside_the_tree() -> None:
         assert found == [i for i in range(5) if _topology_reason(i, tree, topology) is None]
     assert eligibility.caps(pod, gang, GangTopology((0,), (), (1,), {}, {0: r2}), (1,), 1)[0].tolist() == [1, 4]
     assert eligibility.caps(pod, gang, None, (1,), 1)[0].tolist() == [0, 1, 2, 3, 4]
+
+
+def _objects_to_snapshot(tmp_path: Path, objects: list[dict]) -> Snapshot:
+    path = tmp_path / "snapshot.yaml"
+    path.write_text(yaml.safe_dump_all(objects, sort_keys=False))
+    return load_snapshot([str(path)])
+
+
+def _pod(name: str, requests: dict[str, str], group: str | None = None, node: str | None = None) -> dict:
+    annotations = {"scheduling.k8s.io/group-name": group} if group else {}
+    spec: dict = {"containers": [{"name": "main", "resources": {"requests": requests}}]}
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml", "annotations": annotations},
+            "spec": spec, "status": {"phase": "Running" if node else "Pending"}}
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_node_over_committed_in_one_resource_still_takes_pods_that_do_not_ask_it(tmp_path: Path, solver: str) -> None:
+    """A node's free room stops at zero: running pods over its allocatable memory (allocatable
+    lowered after they started) leave no memory, not less than none, and a pod asking no memory
+    still fits its cpu there (kube-scheduler's NodeResourcesFit checks only what a pod asks).
+    Read as negative, the node's memory row alone made the whole model infeasible."""
+    def node(name: str, cpu: str, memory: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                "status": {"allocatable": {"cpu": cpu, "memory": memory}}}
+
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "cpu-only", "namespace": "ml"}, "spec": {"minMember": 1}}
+    other = {**group, "metadata": {"name": "memory", "namespace": "ml"}}
+    objects = [
+        node("over", "4", "1Gi"), node("small", "1", "8Gi"),
+        _pod("old", {"cpu": "1", "memory": "2Gi"}, node="over"),
+        group, _pod("cpu-only-0", {"cpu": "2"}, "cpu-only"),
+        other, _pod("memory-0", {"cpu": "1", "memory": "1Gi"}, "memory"),
+    ]
+    snapshot = _objects_to_snapshot(tmp_path, objects)
+    problem = build_problem(snapshot)
+    memory = problem.resources.index("memory")
+    assert problem.free[0][memory] == 0
+    result = plan(snapshot, Options(solver=solver, time_limit=5))
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    assert {g.key for g in result.groups if g.placed} == {"ml/cpu-only", "ml/memory"}

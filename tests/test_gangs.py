@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from gangplan.cli import app
 from gangplan.loader import load_snapshot
 from gangplan.plan import plan_from_dict
+from gangplan.problem import build_problem
 from gangplan.verify import verify
 
 runner = CliRunner()
@@ -1064,3 +1065,37 @@ def test_the_hint_for_a_plan_made_with_two_gangs_is_a_command_line_that_reads_bo
         stderr = runner.invoke(app, [command, cluster, "--plan", str(made)]).stderr
         assert "the plan was made with --gang (default/ga, default/gb)" in stderr, stderr
         assert f"give {command} the same --gang ga=FILE --gang gb=FILE to read those pods" in stderr, stderr
+
+
+def finished_member(group: str, name: str, phase: str, cpu: str, node_name: str = "n1") -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml", "annotations": {"scheduling.k8s.io/group-name": group}},
+            "spec": {"nodeName": node_name, "containers": [{"name": "main", "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": phase}}
+
+
+def test_a_succeeded_members_requests_count_toward_min_resources(tmp_path: Path) -> None:
+    """README: a Succeeded member counts toward minResources as it does toward minMember, or a
+    job whose finished members count toward its quorum could never meet its minResources. Here
+    the finished worker's 2 cpu and the pending one's 2 reach the 4 asked; without the first,
+    the pending pod alone falls short and the group is left out."""
+    objects = [node("n1", gpus=0, cpu="8"), pod_group("job", 2, minResources={"cpu": "4"}),
+               finished_member("job", "job-done", "Succeeded", "2")]
+    objects += pods("job", 1, gpus=0, cpu="2")
+    path = write(tmp_path, objects)
+    problem = build_problem(load_snapshot([path]))
+    (gang,) = problem.gangs
+    assert gang.min_resources[problem.resources.index("cpu")] == 2000
+    assert plan_of(path)["ml/job"]["placed"]
+
+
+def test_failed_members_are_counted_apart_from_succeeded_ones(tmp_path: Path) -> None:
+    """A Failed member does not count and a Succeeded one does (README): the group counts one
+    of each, and explain names only the failed one as not counting."""
+    objects = [node("n1", gpus=0, cpu="8"), pod_group("job", 4),
+               finished_member("job", "job-ok", "Succeeded", "1"), finished_member("job", "job-bad", "Failed", "1")]
+    objects += pods("job", 1, gpus=0, cpu="1")
+    path = write(tmp_path, objects)
+    (gang,) = build_problem(load_snapshot([path])).gangs
+    assert (gang.succeeded, gang.failed, gang.need) == (1, 1, 3)
+    assert "(1 failed, which do not count)" in explain(path, "ml/job")

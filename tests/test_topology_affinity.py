@@ -959,3 +959,17 @@ def test_the_reported_spans_and_sort_rank_count_a_domain_only_a_running_member_h
     assert {p.node for p in result.placements} == {"b0", "b1"} or {p.node for p in result.placements} == {"b0"}
     assert (spans.value, rank.value) == (2, 2)
     assert spans.bound in (None, 2) and rank.bound in (None, 2)
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_no_pending_pod_of_any_shape_goes_where_a_term_cannot_hold(solver: str) -> None:
+    """As above with pods of two shapes (two roles): a group that needs no pod stands, and a
+    term no node can meet binds every pod still to place, of either shape, so none is placed."""
+    nodes = (node("n0", "mp0", "t0"), node("n1", "mp1", "t1"))
+    rack = "example.com/rack"  # no node carries it
+    zero, zero_pods = gang("zero", 3, 1, required=(rack,))
+    zero = replace(zero, min_member=0)
+    zero_pods[2] = replace(zero_pods[2], containers=(Container("main", {"cpu": 2000, "nvidia.com/gpu": 2}),))
+    result = planned(Snapshot(nodes=nodes, pods=tuple(zero_pods), pod_groups=(zero,)), solver)
+    assert outcome(result, "ml/zero").placed and outcome(result, "ml/zero").scheduled == 0
+    assert not result.placements

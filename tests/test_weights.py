@@ -127,3 +127,55 @@ def test_quorum_demand_divides_by_the_room_of_ready_schedulable_nodes_only(tmp_p
     result = plan(snapshot, Options(time_limit=5))
     assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert {g.key for g in result.groups if g.placed} == {"ml/cpu-bound"}
+
+
+def test_exact_weights_scale_by_the_least_common_denominator() -> None:
+    """Exact weights are the values times their least common denominator: 1/2 and 1/3 weigh 3
+    and 2, and 1/6 + 1/6 weighs as 1/3 does. A scale that is not a multiple of every
+    denominator truncates one of them and calls the result exact."""
+    half, third, sixth = Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)
+    weights, exact = integer_weights([((half, 1),), ((third, 1),), ((sixth, 2),)])
+    assert exact and weights == [3, 2, 2]
+
+
+def test_weights_that_reach_the_limit_exactly_are_still_exact() -> None:
+    """The limit bounds the weights' sum; a sum equal to it does not overflow it, so the
+    weights stay exact (two halves at limit 2 weigh 1 each, exactly)."""
+    assert integer_weights([((Fraction(1, 2), 1),), ((Fraction(1, 2), 1),)], limit=2) == ([1, 1], True)
+
+
+def test_rounded_weights_round_each_part_to_nearest_and_use_the_whole_limit() -> None:
+    """Rounded, each part is rounded to the nearest unit at the finest scale that fits the
+    limit (half a unit off at most, per pod), so the weights use the limit's whole resolution:
+    a truncating or halved scale would merge totals the limit can still tell apart."""
+    a, b, c = Fraction(1, 1_000_003), Fraction(2, 999_983), Fraction(7, 1_000_033)
+    parts = [((a, 3),), ((b, 1),), ((c, 2),)]
+    limit = 10_000
+    weights, exact = integer_weights(parts, limit=limit)
+    assert not exact
+    total = 3 * a + b + 2 * c
+    scale = Fraction(limit) / total
+    for (part, times), weight in zip((p[0] for p in parts), weights):
+        assert abs(weight - times * part * scale) <= Fraction(times, 2)
+    assert abs(sum(weights) - limit) <= Fraction(3 + 1 + 2, 2)
+
+
+def test_a_rounded_weight_never_drops_a_pod_to_nothing() -> None:
+    """A quorum pod with a sliver of the cluster still weighs at least one unit when rounded:
+    at zero, placing its JobGroup would add nothing to objective 1, the same total as leaving
+    it out, which DESIGN's objective 1 tells apart."""
+    tiny, large = Fraction(1, 10**9), Fraction(1, 3)
+    weights, exact = integer_weights([((tiny, 1),), ((large, 1),)], limit=1_000)
+    assert not exact and weights[0] >= 1 and weights[1] > weights[0]
+
+
+def test_quorum_demand_takes_running_members_before_pending_ones(tmp_path: Path) -> None:
+    """README: quorum demand is the requests of a group's first minMember members, running
+    ones first: the running member (5 cores) is in the quorum of two, and only one of the
+    two pending ones (2 cores each) joins it."""
+    objects = [_node("n0"), _node("n1")] + _gang("mixed", 3, "2024-01-01T00:00:00Z", running_on="n0")
+    objects[2]["spec"]["minMember"] = 2
+    objects[3]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "5"  # mixed-0, running
+    problem = build_problem(load_snapshot([_snapshot(tmp_path, objects)]))
+    (jg,) = problem.job_groups
+    assert jg.demand == Fraction(5 + 2, 66) + Fraction(6, 200) + Fraction(2, 16)
