@@ -189,3 +189,24 @@ def test_a_node_over_committed_in_one_resource_still_takes_pods_that_do_not_ask_
     result = plan(snapshot, Options(solver=solver, time_limit=5))
     assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert {g.key for g in result.groups if g.placed} == {"ml/cpu-only", "ml/memory"}
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pods_alike_but_for_their_tolerations_are_filtered_apart(tmp_path: Path, solver: str) -> None:
+    """Each pod passes the taint filter on its own tolerations (kube-scheduler's
+    TaintToleration): of two pods of one size, only the one that tolerates the taint may take
+    the tainted node, and the other the plain one, so the pair is placed."""
+    def node(name: str, **spec: object) -> dict:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "spec": spec,
+                "status": {"allocatable": {"cpu": "1"}}}
+
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "pair", "namespace": "ml"}, "spec": {"minMember": 2}}
+    plain, tolerant = _pod("pair-0", {"cpu": "1"}, "pair"), _pod("pair-1", {"cpu": "1"}, "pair")
+    tolerant["spec"]["tolerations"] = [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    objects = [node("tainted", taints=[{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]), node("plain"),
+               group, plain, tolerant]
+    snapshot = _objects_to_snapshot(tmp_path, objects)
+    result = plan(snapshot, Options(solver=solver, time_limit=5))
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    assert {g.key for g in result.groups if g.placed} == {"ml/pair"}

@@ -1099,3 +1099,17 @@ def test_failed_members_are_counted_apart_from_succeeded_ones(tmp_path: Path) ->
     (gang,) = build_problem(load_snapshot([path])).gangs
     assert (gang.succeeded, gang.failed, gang.need) == (1, 1, 3)
     assert "(1 failed, which do not count)" in explain(path, "ml/job")
+
+
+def test_pods_of_two_tasks_with_the_same_requests_stay_apart(tmp_path: Path) -> None:
+    """Volcano counts minTaskMember per task (the pod's volcano.sh/task-spec), whatever the
+    pods ask: a ps and a worker of the same size are pods of two tasks, and room for just two
+    pods takes one of each, not the two workers whose names come first."""
+    objects = [node("n0", gpus=2, cpu="32")]
+    objects.append(pod_group("tf", 2, minTaskMember={"ps": 1, "worker": 1}))
+    objects += pods("tf", 2, 1, task="worker") + pods("tf", 1, 1, task="ps")
+    for mode in ([], ["--solver", "greedy"]):
+        groups = plan_of(write(tmp_path, objects), *mode)
+        assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 2, (mode, groups["ml/tf"])
+    (gang,) = build_problem(load_snapshot([write(tmp_path, objects)])).gangs
+    assert sorted(t.task for t in gang.tasks) == ["ps", "worker"] and all(t.roles for t in gang.tasks)
