@@ -210,3 +210,29 @@ def test_pods_alike_but_for_their_tolerations_are_filtered_apart(tmp_path: Path,
     result = plan(snapshot, Options(solver=solver, time_limit=5))
     assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert {g.key for g in result.groups if g.placed} == {"ml/pair"}
+
+
+def test_excluded_nodes_are_counted_for_the_first_role_with_no_candidate(tmp_path: Path) -> None:
+    """A group's excluded counts (kube-scheduler's '0/N nodes are available' breakdown) are those
+    of its first role with no candidate, roles ordered by their first pod's name: pair-0 asks
+    more cpu than the node has, so the count says 'resource cpu', not pair-1's selector."""
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "pair", "namespace": "ml"}, "spec": {"minMember": 2}}
+    big, picky = _pod("pair-0", {"cpu": "8"}, "pair"), _pod("pair-1", {"cpu": "1"}, "pair")
+    picky["spec"]["nodeSelector"] = {"zone": "x"}
+    objects = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0", "labels": {"zone": "y"}},
+                "status": {"allocatable": {"cpu": "4"}}}, group, big, picky]
+    (gang,) = build_problem(_objects_to_snapshot(tmp_path, objects)).gangs
+    assert dict(gang.excluded) == {"resource cpu": 1}
+
+
+def test_a_node_with_just_enough_of_one_resource_is_short_of_the_other(tmp_path: Path) -> None:
+    """NodeResourcesFit rejects a node for a resource whose request exceeds its free room: the
+    node has exactly the 4 cpu asked, so it is short of memory, not of cpu."""
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "one", "namespace": "ml"}, "spec": {"minMember": 1}}
+    objects = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+                "status": {"allocatable": {"cpu": "4", "memory": "1Gi"}}},
+               group, _pod("one-0", {"cpu": "4", "memory": "2Gi"}, "one")]
+    (gang,) = build_problem(_objects_to_snapshot(tmp_path, objects)).gangs
+    assert dict(gang.excluded) == {"resource memory": 1}
