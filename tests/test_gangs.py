@@ -1113,3 +1113,19 @@ def test_pods_of_two_tasks_with_the_same_requests_stay_apart(tmp_path: Path) -> 
         assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 2, (mode, groups["ml/tf"])
     (gang,) = build_problem(load_snapshot([write(tmp_path, objects)])).gangs
     assert sorted(t.task for t in gang.tasks) == ["ps", "worker"] and all(t.roles for t in gang.tasks)
+
+
+@pytest.mark.parametrize("phase", ["Running", "Succeeded"])
+def test_a_task_minimum_counts_the_tasks_running_and_succeeded_members(tmp_path: Path, phase: str) -> None:
+    """Volcano counts a task's ready members (running, and succeeded ones) toward its
+    minTaskMember (README: Succeeded members count): the ps already there meets ps: 1, so the
+    one pending worker is all the job still needs."""
+    objects = [node("n1", gpus=0, cpu="8"), pod_group("tf", 2, minTaskMember={"ps": 1, "worker": 1})]
+    ps = finished_member("tf", "tf-ps-0", phase, "1")
+    ps["metadata"]["annotations"]["volcano.sh/task-spec"] = "ps"
+    objects += [ps, *pods("tf", 1, 0, task="worker")]
+    path = write(tmp_path, objects)
+    (gang,) = build_problem(load_snapshot([path])).gangs
+    assert {t.task: t.need for t in gang.tasks} == {"ps": 0, "worker": 1}
+    groups = plan_of(path)
+    assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 1
