@@ -179,3 +179,16 @@ def test_quorum_demand_takes_running_members_before_pending_ones(tmp_path: Path)
     problem = build_problem(load_snapshot([_snapshot(tmp_path, objects)]))
     (jg,) = problem.job_groups
     assert jg.demand == Fraction(5 + 2, 66) + Fraction(6, 200) + Fraction(2, 16)
+
+
+def test_pods_of_different_requests_with_the_same_share_all_count(tmp_path: Path) -> None:
+    """Quorum demand sums every quorum pod's share (DESIGN objective 1): one pod asking a tenth
+    of the cpu and one asking a tenth of the memory weigh a fifth together, though their
+    shares are equal."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"},
+            "status": {"allocatable": {"cpu": "10", "memory": "10Gi"}}}
+    objects = [node] + _gang("pair", 2, "2024-01-01T00:00:00Z")
+    objects[2]["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "1"}
+    objects[3]["spec"]["containers"][0]["resources"]["requests"] = {"memory": "1Gi"}
+    (jg,) = build_problem(load_snapshot([_snapshot(tmp_path, objects)])).job_groups
+    assert jg.demand == Fraction(2, 10) and jg.shares == ((Fraction(1, 10), 2),)
