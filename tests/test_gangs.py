@@ -1129,3 +1129,13 @@ def test_a_task_minimum_counts_the_tasks_running_and_succeeded_members(tmp_path:
     assert {t.task: t.need for t in gang.tasks} == {"ps": 0, "worker": 1}
     groups = plan_of(path)
     assert groups["ml/tf"]["placed"] and groups["ml/tf"]["scheduled"] == 1
+
+
+def test_a_group_running_beyond_min_member_owes_nothing(tmp_path: Path) -> None:
+    """Running members beyond minMember do not leave a debt below zero: the group needs no pod
+    and stands (scheduler rule running + succeeded >= minMember)."""
+    objects = [node("n1", gpus=0, cpu="8"), pod_group("job", 1)]
+    objects += [finished_member("job", f"job-{i}", "Running", "1") for i in range(2)]
+    path = write(tmp_path, objects)
+    (gang,) = build_problem(load_snapshot([path])).gangs
+    assert gang.need == 0 and gang.met
