@@ -1139,3 +1139,13 @@ def test_a_group_running_beyond_min_member_owes_nothing(tmp_path: Path) -> None:
     path = write(tmp_path, objects)
     (gang,) = build_problem(load_snapshot([path])).gangs
     assert gang.need == 0 and gang.met
+
+
+def test_a_completed_podgroup_owes_neither_its_min_resources_nor_its_task_minimums(tmp_path: Path) -> None:
+    """README: a PodGroup whose job ran to the end (Completed) and none of whose pods waits is
+    done: it needs no member, so neither its minResources nor its minTaskMember, which only
+    members could meet, holds it back."""
+    done = pod_group("prep", 2, minResources={"cpu": "4"}, minTaskMember={"ps": 1, "worker": 1})
+    done["status"] = {"phase": "Completed", "succeeded": 2}
+    groups = plan_of(write(tmp_path, [node("n0"), done]))
+    assert groups["ml/prep"]["placed"] and groups["ml/prep"]["finished"]
