@@ -23,11 +23,13 @@ VOLCANO_GROUP = "scheduling.k8s.io/group-name"
 
 def _one_pick_at_a_time(state: _State, r: int, wanted: int) -> int:
     """The rule as it reads: each pick, a node that takes every remaining pod with the least
-    room left over, else the node that takes the most; newly opened nodes last; node id last."""
+    room left over (shares of its allocatable, summed over what the pod asks for besides pod
+    slots), else the node that takes the most; newly opened nodes last; node id last."""
     role = state.problem.roles[r]
     nodes = state.nodes_of(r)
     request = np.array(role.request, dtype=np.int64)
-    used = np.nonzero(request)[0]
+    slots = state.problem.resources.index("pods")
+    used = np.array([k for k in np.nonzero(request)[0] if k != slots] or [slots])
     placed = 0
     while placed < wanted:
         remaining = wanted - placed
@@ -37,7 +39,7 @@ def _one_pick_at_a_time(state: _State, r: int, wanted: int) -> int:
             break
         pick, take = nodes[valid], take[valid]
         after = state.free[np.ix_(pick, used)] - np.outer(take, request[used])
-        leftover = (after / state.allocatable[np.ix_(pick, used)]).max(axis=1)
+        leftover = (after / state.allocatable[np.ix_(pick, used)]).sum(axis=1)
         complete = take == remaining
         opens = state.idle[pick] & ~state.touched[pick]
         best = int(np.lexsort((pick, leftover, np.where(complete, 0, -take), ~complete, opens))[0])
@@ -130,6 +132,26 @@ def test_a_gang_spread_over_domains_takes_only_the_pods_it_needs_from_the_last_n
         assert placed.placed == {0}
         assert sorted(placed.counts.values()) == [1, 2]
         assert verify(snapshot, name_pods(problem, placed), (TOR,)).ok
+
+
+def test_the_tightest_node_is_the_one_with_least_room_left_over_all_the_pod_asks_for() -> None:
+    """Two 8-GPU nodes, n0 running a 1-cpu pod and n1 a 1-cpu pod with 7 GPUs: the 1-GPU gang
+    first in the queue fills n1's last GPU, and the 8-GPU gang after it gets n0. Ranked by the
+    largest share left of any resource, both nodes tied on their pod slots (108 of 110 left)
+    and on cpu, the 1-GPU pod took n0 (first by name), and the 8-GPU gang found no node."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 64000, GPU: 8, "pods": 110}) for i in range(2))
+    running = tuple(Pod("default", f"busy-{i}", containers=(Container("main", {"cpu": 1000, GPU: gpus}),),
+                        node_name=f"n{i}", phase=PodPhase.RUNNING) for i, gpus in enumerate((0, 7)))
+    groups = tuple(PodGroup("default", name, PodGroupAPI.VOLCANO, min_member=1, creation_timestamp=f"2024-01-01T00:00:0{i}Z")
+                   for i, name in enumerate(("one", "eight")))
+    pods = tuple(Pod("default", f"{name}-0", annotations={VOLCANO_GROUP: name}, containers=(Container("main", {"cpu": 1000, GPU: gpus}),))
+                 for name, gpus in (("one", 1), ("eight", 8)))
+    snapshot = Snapshot(nodes=nodes, pods=running + pods, pod_groups=groups)
+    problem = build_problem(snapshot)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert {(problem.job_groups[problem.gangs[problem.roles[r].gang].job_group].key, problem.nodes[n].name)
+                for r, n in placed.counts} == {("default/one", "n1"), ("default/eight", "n0")}
+        assert verify(snapshot, name_pods(problem, placed), ()).ok
 
 
 @pytest.mark.parametrize("term", ["required", "preferred"])
