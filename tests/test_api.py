@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,34 @@ def test_levels_given_as_one_string_are_refused() -> None:
     """Options(levels="example.com/block") planned with one level per character."""
     with pytest.raises(gangplan.UsageError, match="levels must be a tuple of label keys"):
         gangplan.plan(gangplan.load_snapshot(SMALL), gangplan.Options(levels="example.com/block"))  # type: ignore[arg-type]
+
+
+def test_options_default_to_the_documented_plan() -> None:
+    """DESIGN: CP-SAT with `--time-limit` 10 s, one solver worker by default (byte-identical
+    output), the default policy `optimal`; README: GPU is `nvidia.com/gpu` unless
+    `--gpu-resource` names another, and `--model auto` is the default. The Python API's
+    Options() is that same default run."""
+    options = gangplan.Options()
+    assert (options.solver, options.policy, options.time_limit, options.workers) == ("cp-sat", "optimal", 10.0, 1)
+    assert (options.gpu_resource, options.model, options.levels) == ("nvidia.com/gpu", "auto", None)
+
+
+@pytest.mark.parametrize(
+    ("field", "accepted", "refused", "phrase"),
+    [
+        ("workers", 256, 257, "--workers must be from 1 to 256"),
+        ("workers", 1, 0, "--workers must be from 1 to 256"),
+        ("seed", 2**31 - 1, 2**31, "--seed must be a 32-bit integer"),
+        ("seed", -(2**31), -(2**31) - 1, "--seed must be a 32-bit integer"),
+        ("time_limit", 7 * 24 * 3600.0, 7 * 24 * 3600.0 + 1, "--time-limit must be at most 604800 seconds"),
+        ("gpu_resource", "amd.com/gpu", " ", "--gpu-resource must not be empty"),
+        ("policy", "ordered", "orderd", "--policy must be one of optimal, ordered"),
+    ],
+)
+def test_options_are_refused_just_past_the_range_they_state(field: str, accepted: object, refused: object, phrase: str) -> None:
+    """Each refusal states its range, and the edges are in it: CP-SAT's random_seed and
+    num_workers are int32 fields (sat_parameters.proto), a week is 604,800 s; a name of only
+    blanks is no resource, and a misspelt policy is not quietly planned as `optimal`."""
+    gangplan.Options(**{field: accepted}).check()  # type: ignore[arg-type]
+    with pytest.raises(gangplan.UsageError, match=re.escape(phrase)):
+        gangplan.Options(**{field: refused}).check()  # type: ignore[arg-type]

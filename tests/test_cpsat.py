@@ -21,7 +21,7 @@ from gangplan.problem import build_problem
 from gangplan.stages import SolveResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
 from gangplan.objective import Assignment, Term, objective_terms
 
-from spies import recording
+from spies import altered, recording
 from test_objective import gang, node, snapshot
 
 Values = dict[str, int]  # the toy models' solutions: a value per variable name
@@ -584,3 +584,90 @@ def test_a_polish_of_fixed_job_groups_optimises_the_terms_after_objective_1() ->
     assert result.assignment is not None
     counts = result.assignment.counts
     assert result.assignment.placed == {0} and sum(counts.values()) == 2 and len({n for _, n in counts}) == 1
+
+
+def test_a_stage_the_search_did_not_prove_leaves_its_terms_without_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: every objective term has a `bound`, "its value where it is proven optimal, the
+    most it can be at the term the gap is at, and null after it". The small snapshot's search
+    is reported here with its last stage FEASIBLE (not proven) and objective 1 proven (gap
+    0): that stage's terms get no bound, every term of a proven stage its own value."""
+    import gangplan.cpsat as cpsat
+    from gangplan.loader import load_snapshot
+    from gangplan.planner import Options, plan
+    from gangplan.verify import verify
+
+    def last_unproven(found: SolveResult[Assignment]) -> SolveResult[Assignment]:
+        *proven, last = found.stages
+        return replace(found, status="FEASIBLE", gap=0.0, gap_stage=None, stages=[*proven, replace(last, status="FEASIBLE")])
+
+    snapshot = load_snapshot([str(Path(__file__).resolve().parent.parent / "snapshots" / "small.yaml")])
+    searches: list[SolveResult[Assignment]] = []
+    monkeypatch.setattr(cpsat, "solve_cpsat", recording(altered(cpsat.solve_cpsat, last_unproven), searches))
+    result = plan(snapshot, Options())
+    (search,) = searches
+    assert len(search.stages) >= 2 and all(stage.status == "OPTIMAL" for stage in search.stages[:-1])
+    assert verify(snapshot, result.placements, result.topology_levels()).ok and result.solver.status == "FEASIBLE"
+    unproven = set(search.stages[-1].terms)
+    assert all((o.bound is None) == (o.name in unproven) for o in result.solver.objective), result.solver.objective
+    assert all(o.bound == o.value for o in result.solver.objective if o.name not in unproven)
+
+
+def test_a_stage_the_plan_reaches_the_bound_of_is_proven_and_the_gap_moves_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: "The gap is the plan's ... a stage it reaches the bound of is proven", and a stage
+    the search did not reach "is measured against the most it could be (every JobGroup of its
+    level placed)". The small snapshot's search is reported here short of a bound at its first
+    stage that the plan in fact reaches, and nothing proven: that stage's term is bounded at its
+    value, and the gap is at the next, the JobGroups of priority 1000, against all of them."""
+    import gangplan.cpsat as cpsat
+    from gangplan.loader import load_snapshot
+    from gangplan.planner import Options, plan
+    from gangplan.stages import StageResult
+    from gangplan.verify import verify
+
+    def short_at_first(found: SolveResult[Assignment]) -> SolveResult[Assignment]:
+        first = found.stages[0]
+        assert first.value is not None
+        unproven = [replace(stage, status="FEASIBLE") for stage in found.stages]
+        return replace(found, status="FEASIBLE", stages=unproven, gap=0.1,
+                       gap_stage=StageResult(first.terms, "FEASIBLE", first.value - 1, first.value))
+
+    snapshot = load_snapshot([str(Path(__file__).resolve().parent.parent / "snapshots" / "small.yaml")])
+    monkeypatch.setattr(cpsat, "solve_cpsat", altered(cpsat.solve_cpsat, short_at_first))
+    result = plan(snapshot, Options())
+    assert verify(snapshot, result.placements, result.topology_levels()).ok and result.solver.status == "FEASIBLE"
+    objective = {o.name: o for o in result.solver.objective}
+    assert objective["quorum-demand@1000"].bound == objective["quorum-demand@1000"].value
+    top = sum(jg.priority == 1000 for jg in build_problem(snapshot).job_groups)
+    assert objective["job-groups@1000"].bound == top and objective["job-groups@1000"].value < top
+    assert result.solver.gap is not None and result.solver.gap > 0
+    assert all(o.bound is None for o in result.solver.objective[2:])
+
+
+def test_a_gap_only_past_objective_1_is_reported_as_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: the first term with room under its stage's bound is the one the gap is at, and
+    "when that is a term after objective 1, such as extra pods, objective 1 is proven and its
+    gap is 0". The small snapshot's last stage runs on past objective 1 (JobGroups of priority
+    0, then extra pods and nodes opened); its search is reported here one unit short of its
+    bound, room only its last, least weighty term has."""
+    import gangplan.cpsat as cpsat
+    from gangplan.loader import load_snapshot
+    from gangplan.planner import Options, plan
+    from gangplan.verify import verify
+
+    def one_short_at_last(found: SolveResult[Assignment]) -> SolveResult[Assignment]:
+        last = found.stages[-1]
+        assert last.value is not None
+        short = replace(last, status="FEASIBLE", bound=last.value + 1)
+        return replace(found, status="FEASIBLE", stages=[*found.stages[:-1], short], gap=1 / (last.value + 1), gap_stage=short)
+
+    snapshot = load_snapshot([str(Path(__file__).resolve().parent.parent / "snapshots" / "small.yaml")])
+    searches: list[SolveResult[Assignment]] = []
+    monkeypatch.setattr(cpsat, "solve_cpsat", recording(altered(cpsat.solve_cpsat, one_short_at_last), searches))
+    result = plan(snapshot, Options())
+    (search,) = searches
+    terms = {t.name: t for t in objective_terms(build_problem(snapshot))}
+    last = search.stages[-1].terms
+    assert terms[last[0]].primary and not terms[last[-1]].primary  # the stage this case needs
+    assert verify(snapshot, result.placements, result.topology_levels()).ok and result.solver.status == "FEASIBLE"
+    assert result.solver.gap == 0.0
+    assert all(o.bound == o.value for o in result.solver.objective if terms[o.name].primary)

@@ -7,6 +7,7 @@ are written whole or not at all."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import stat
@@ -16,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import yaml
@@ -33,6 +36,7 @@ from gangplan.model import Snapshot
 from gangplan.objective import Assignment
 from gangplan.plan import Placement, Plan
 from gangplan.planner import Options, plan
+from gangplan.problem import build_problem, candidate_count
 from gangplan.render import check_output_names, render
 from gangplan.stages import SolveResult
 from gangplan.verify import verify
@@ -88,6 +92,52 @@ def test_a_tiny_time_limit_falls_back_to_greedy_and_says_so(tmp_path: Path) -> N
         assert (used_up not in json.loads(retried.read_text())["solver"]["note"]) == solved, (limit, again.stderr)
     check = invoke("verify", str(GPU_CLUSTER), "--plan", str(out))
     assert check.exit_code == 0, check.stdout
+
+
+def test_the_solver_is_charged_the_work_around_it_by_estimate_or_by_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, "Deterministic and parallel modes": one worker's deterministic limit is charged
+    1.5 µs per (pod group, candidate node) pair, from the input alone; `--workers 2`'s
+    wall-clock limit covers the whole plan, so what building the problem and greedy took comes
+    off CP-SAT's share, and so does the estimate of what follows it (0.9 µs a pair). Here the
+    planner's clock moves a second at each reading: at least that second comes off."""
+    snapshot = load_snapshot([str(SMALL)])
+    pairs = candidate_count(build_problem(snapshot))
+    limits: list[float] = []
+    solve = cpsat.solve_cpsat
+
+    def spy(*args: Any, **kwargs: Any) -> SolveResult[Assignment]:
+        limits.append(kwargs["time_limit"])
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(cpsat, "solve_cpsat", spy)
+    ticks = itertools.count()
+    monkeypatch.setattr(planner, "time", SimpleNamespace(perf_counter=lambda: float(next(ticks))))
+    one = plan(snapshot, Options(time_limit=10))
+    assert limits == [10 - pairs * 1.5e-6] and not verify(snapshot, one.placements, one.topology_levels()).violations
+    two = plan(snapshot, Options(time_limit=10, workers=2))
+    assert len(limits) == 2 and 0 < limits[1] <= 10 - 1 - pairs * 0.9e-6, limits
+    assert one.solver.time_limit == two.solver.time_limit == 10
+    assert not verify(snapshot, two.placements, two.topology_levels()).violations
+
+
+def test_the_limit_the_used_up_note_names_leaves_the_solver_time_just_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The note says the solver gets what a `--time-limit` leaves beyond the seconds it names,
+    so those are the charge rounded up, never down: a limit just past them leaves the solver
+    time, and one of the charge itself leaves it none (README: the charge alone meets the
+    limit). The charge per pair is raised here so that the small snapshot is charged 2.3 s."""
+    snapshot = load_snapshot([str(SMALL)])
+    pairs = candidate_count(build_problem(snapshot))
+    monkeypatch.setattr(planner, "SECONDS_PER_CANDIDATE", 2.3 / pairs)
+    charge = pairs * planner.SECONDS_PER_CANDIDATE
+    used_up = "building the problem and the greedy plan used up the time limit"
+    noted = plan(snapshot, Options(time_limit=1.0))
+    named = re.search(r"beyond ([0-9.e-]+) s here\)$", noted.solver.note)
+    assert used_up in noted.solver.note and named is not None and noted.solver.status == "GREEDY"
+    assert float(named.group(1)) >= charge
+    assert used_up in plan(snapshot, Options(time_limit=charge)).solver.note
+    past = plan(snapshot, Options(time_limit=float(named.group(1)) + 0.01))
+    assert used_up not in past.solver.note
+    assert verify(snapshot, past.placements, past.topology_levels()).ok
 
 
 @pytest.mark.parametrize(
@@ -150,13 +200,17 @@ def test_a_solver_plan_that_breaks_a_rule_is_replaced_by_greedys(monkeypatch: py
 
 
 @pytest.mark.broken_plan_expected
-def test_a_plan_that_breaks_a_rule_with_nothing_to_fall_back_on_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("solver", ["greedy", "cp-sat"])
+def test_a_plan_that_breaks_a_rule_with_nothing_to_fall_back_on_stops_the_run(monkeypatch: pytest.MonkeyPatch, solver: str) -> None:
     """Greedy's own plan breaking a rule leaves no plan to answer with: exit 3, one line, no
-    output (rather than bindings that break the rule)."""
+    output (rather than bindings that break the rule); README: "if greedy's own plan breaks one
+    the run stops", also when it is the fallback for a solver plan that breaks one too."""
     problem = planner.build_problem(load_snapshot([str(SMALL)]))
     crammed = {(r, int(role.nodes[0])): role.count for r, role in enumerate(problem.roles) if len(role.nodes)}
-    monkeypatch.setattr(planner, "greedy", lambda *a, **k: Assignment(crammed, frozenset(range(len(problem.job_groups)))))
-    result = invoke("plan", str(SMALL), "--solver", "greedy")
+    every = frozenset(range(len(problem.job_groups)))
+    monkeypatch.setattr(planner, "greedy", lambda *a, **k: Assignment(crammed, every))
+    monkeypatch.setattr(cpsat, "solve_cpsat", lambda *a, **k: SolveResult(Assignment(dict(crammed), every), "OPTIMAL"))
+    result = invoke("plan", str(SMALL), "--solver", solver)
     only_error(result, 3, "error: the plan breaks a rule (capacity")
     assert result.stdout == ""
 

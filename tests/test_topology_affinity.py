@@ -553,7 +553,8 @@ def test_the_default_plan_is_never_worse_than_the_scheduler_like_greedy() -> Non
     """--solver greedy degrades level by level as Godel does and so keeps miniPod b whole for
     ml/whole; CP-SAT starts from the packing greedy, which spreads ml/spread over both. With
     no time to search, the default had returned the packing plan, one JobGroup short of what
-    --solver greedy places (user review F); it answers the better of the two."""
+    --solver greedy places (user review F); it answers the better of the two, and its note
+    still says why the solver had no time."""
     nodes = [node(f"{m}{t}{i}", f"mp{m}", f"t{m}{t}", cpu=cpu) for m in "ab" for t, cpu in (("1", 32000), ("2", 128000))
              for i in range(2)]
     spread, spread_pods = gang("spread", 3, 8, preferred=(TOR,))
@@ -566,6 +567,9 @@ def test_the_default_plan_is_never_worse_than_the_scheduler_like_greedy() -> Non
     hurried = plan(snapshot, Options(levels=(MINIPOD, TOR), time_limit=1e-9))
     assert verify(snapshot, hurried.placements, hurried.topology_levels()).ok
     assert [g.placed for g in hurried.groups] == [True, True] and hurried.solver.status == "GREEDY"
+    # README: when the charge for the work around the solver alone exceeds the limit, the note
+    # says so (and what limit would leave the solver time), whichever greedy plan is kept.
+    assert hurried.solver.note.startswith("building the problem and the greedy plan used up the time limit")
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
