@@ -107,6 +107,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     terms = objective_terms(problem)
     baseline = greedy(problem, as_scheduler=options.solver == "greedy")
     chosen, solver_name, status, gap = baseline, "greedy", "GREEDY", None
+    scheduler = baseline  # the scheduler-like greedy's plan, where one is made beside the baseline
     gap_stage: StageResult | None = None  # the stage the gap is at, with its bound
     deterministic_time, note = 0.0, ""
     proven: set[str] = set()  # terms whose value CP-SAT proved optimal
@@ -135,9 +136,9 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         if options.solver == "cp-sat":
             # Each step placed by the model can take the room a later group needed where the
             # scheduler's own order (NodeGroups in sort-rule order) leaves it: never worse than that.
-            scheduler_like = _ordered(problem, terms, replace(options, solver="greedy"), None)[0]
-            if score(terms, problem, scheduler_like) > score(terms, problem, chosen):
-                chosen, status = scheduler_like, "GREEDY"
+            scheduler = _ordered(problem, terms, replace(options, solver="greedy"), None)[0]
+            if score(terms, problem, scheduler) > score(terms, problem, chosen):
+                chosen, status = scheduler, "GREEDY"
                 note = "the scheduler-like greedy, in the same queue order, places more than the model step by step; its plan is used"
     elif options.solver == "cp-sat" and (
         options.model == "buckets" or (options.model == "auto" and pairs > BUCKET_FROM)
@@ -175,7 +176,6 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     # --solver greedy places as the scheduler does (greedy's as_scheduler); CP-SAT starts from
     # the packing greedy, which serves its search better, and answers no worse than either:
     # a proven optimum needs no such check.
-    scheduler = baseline
     if options.solver == "cp-sat" and options.policy == "optimal" and status != "OPTIMAL":
         scheduler = greedy(problem, as_scheduler=True)
     if scheduler is not baseline and score(terms, problem, scheduler) > score(terms, problem, chosen):

@@ -361,3 +361,11 @@ def test_the_ordered_policy_answers_the_scheduler_like_greedy_where_it_places_mo
     assert result.solver.status == "GREEDY" and result.solver.policy == "ordered"
     assert "scheduler-like greedy" in result.solver.note
 
+
+def test_the_ordered_policys_scheduler_like_plan_is_reported_as_greedys() -> None:
+    """The Plan's `solver.chosen` is "which plan was kept: cp-sat or greedy" (plan.py); README
+    returns the scheduler-like greedy's plan under `--policy ordered` "as for the default
+    policy", whose scheduler-like plan is reported as greedy's. Seed 83 keeps that plan."""
+    result = plan(random_jobs(83), Options(policy="ordered"))
+    assert result.solver.status == "GREEDY" and "scheduler-like greedy" in result.solver.note
+    assert result.solver.chosen == "greedy"
