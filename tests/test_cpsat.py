@@ -607,6 +607,8 @@ def test_a_stage_the_search_did_not_prove_leaves_its_terms_without_a_bound(monke
     (search,) = searches
     assert len(search.stages) >= 2 and all(stage.status == "OPTIMAL" for stage in search.stages[:-1])
     assert verify(snapshot, result.placements, result.topology_levels()).ok and result.solver.status == "FEASIBLE"
+    # The Plan reports the deterministic seconds the search took (to the millisecond, as its wall time).
+    assert search.deterministic_time > 0.001 and abs(result.solver.deterministic_time - search.deterministic_time) <= 0.0005
     unproven = set(search.stages[-1].terms)
     assert all((o.bound is None) == (o.name in unproven) for o in result.solver.objective), result.solver.objective
     assert all(o.bound == o.value for o in result.solver.objective if o.name not in unproven)

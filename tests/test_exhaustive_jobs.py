@@ -369,3 +369,16 @@ def test_the_ordered_policys_scheduler_like_plan_is_reported_as_greedys() -> Non
     result = plan(random_jobs(83), Options(policy="ordered"))
     assert result.solver.status == "GREEDY" and "scheduler-like greedy" in result.solver.note
     assert result.solver.chosen == "greedy"
+
+
+def test_ordered_steps_past_the_time_limit_keep_greedys_placement_unproven() -> None:
+    """README's `--policy ordered`: each step is charged its solver's time and 3 ms plus 30 µs
+    a variable for building its model, and "steps past it keep greedy's placement". Seed 3's
+    four JobGroups are charged at least 12 ms: with 5 ms some step keeps greedy's placement,
+    so the plan is not proven (DESIGN: the status says OPTIMAL only for a plan the solver
+    proved), where the default 10 s proves every step."""
+    snapshot = random_jobs(3)
+    result = plan(snapshot, Options(policy="ordered", time_limit=0.005))
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    assert sum(jg.feasible for jg in build_problem(snapshot).job_groups) == 4
+    assert result.solver.status == "FEASIBLE" and plan(snapshot, Options(policy="ordered")).solver.status == "OPTIMAL"

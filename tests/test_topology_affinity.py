@@ -570,6 +570,7 @@ def test_the_default_plan_is_never_worse_than_the_scheduler_like_greedy() -> Non
     # README: when the charge for the work around the solver alone exceeds the limit, the note
     # says so (and what limit would leave the solver time), whichever greedy plan is kept.
     assert hurried.solver.note.startswith("building the problem and the greedy plan used up the time limit")
+    assert hurried.solver.chosen == "greedy"  # plan.py: which plan was kept, cp-sat's or greedy's
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
