@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from gangplan.greedy import _State, greedy, place_pods
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
-from gangplan.planner import name_pods
+from gangplan.objective import Assignment
+from gangplan.planner import name_pods, outcomes
 from gangplan.problem import build_problem
 from gangplan.verify import verify
 
@@ -168,3 +169,33 @@ def test_a_gang_with_a_term_takes_the_tightest_node_of_its_domain(term: str) -> 
     for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
         assert placed.placed == {0} and {n for _, n in placed.counts} == {1}
         assert verify(snapshot, name_pods(problem, placed), ("rack",)).ok
+
+
+def test_equal_counts_name_the_same_pods_whatever_order_they_come_in() -> None:
+    """planner.py: "Pod names are handed out last, in a fixed order, so equal counts always give
+    byte-identical bindings". One 3-pod gang spread 1 + 2 over two nodes: the counts listed
+    node n1 first or node n0 first give the same pod on each node."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, "pods": 110}) for i in range(2))
+    group = PodGroup("ml", "g", PodGroupAPI.SCHEDULER_PLUGINS, min_member=3)
+    pods = tuple(Pod("ml", f"g-{i}", labels={"scheduling.x-k8s.io/pod-group": "g"},
+                     containers=(Container("main", {"cpu": 1000}),)) for i in range(3))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    (role,) = range(len(problem.roles))
+    n0, n1 = (next(n for n, node in enumerate(problem.nodes) if node.name == name) for name in ("n0", "n1"))
+    one_way = name_pods(problem, Assignment({(role, n1): 2, (role, n0): 1}, frozenset({0})))
+    other_way = name_pods(problem, Assignment({(role, n0): 1, (role, n1): 2}, frozenset({0})))
+    assert one_way == other_way and verify(snapshot, one_way, ()).ok
+
+
+def test_a_member_being_deleted_is_counted_blocked_not_pending() -> None:
+    """plan.GroupOutcome.blocked: "unbound members kube-scheduler leaves alone (gated, being
+    deleted)". Of a 3-pod gang one pod has a deletionTimestamp: 2 pending, 1 blocked."""
+    nodes = (Node("n0", {}, {"cpu": 8000, "pods": 110}),)
+    group = PodGroup("ml", "g", PodGroupAPI.SCHEDULER_PLUGINS, min_member=2)
+    pods = tuple(Pod("ml", f"g-{i}", labels={"scheduling.x-k8s.io/pod-group": "g"}, deleting=i == 2,
+                     containers=(Container("main", {"cpu": 1000}),)) for i in range(3))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot)
+    (outcome,) = outcomes(problem, greedy(problem))
+    assert (outcome.pending, outcome.blocked, outcome.placed) == (2, 1, True)

@@ -12,7 +12,7 @@ from gangplan.objective import Assignment, objective_terms, score
 from gangplan.planner import name_pods, outcomes
 from gangplan.problem import build_problem
 from gangplan.repack import repack_level
-from gangplan.stages import Tuning
+from gangplan.stages import SolveResult, Tuning
 from gangplan.verify import verify
 
 from test_exhaustive import exhaustive_objective, plan_objective, random_snapshot
@@ -133,3 +133,38 @@ def test_a_jobgroup_alone_on_the_room_left() -> None:
     check = verify(snapshot, name_pods(problem, Assignment(counts, frozenset({first, tf}))))
     assert check.ok, check.violations
     assert sum(c for (r, _), c in counts.items() if r in origin) >= 3
+
+
+def test_the_levels_below_are_completed_greedily_after_the_repack() -> None:
+    """repack_level: the levels below the one placed again "are then completed greedily", and
+    only the levels above are held. A CPU-only pod of priority 1 sits, in the plan given, on
+    the node the level-10 JobGroups must share; after the repack it is placed again, beside
+    them, and the 4-GPU pod the plan left out fits."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(3))
+    pods, groups = [], []
+    for name, gpus, priority in [("top", 4, 100), ("a", 2, 10), ("b", 2, 10), ("c", 4, 10), ("low", 0, 1)]:
+        groups.append(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=1, creation_timestamp="2024-01-01T00:00:00Z"))
+        pods.append(Pod("default", f"{name}-0", labels={"scheduling.x-k8s.io/pod-group": name},
+                        containers=(Container("main", {"cpu": 7000 if name == "low" else 1000, GPU: gpus}),), priority=priority))
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+    problem = build_problem(snapshot)
+    j = {jg.key.split("/")[1]: i for i, jg in enumerate(problem.job_groups)}
+    r = {problem.gangs[problem.roles[k].gang].key.split("/")[1]: k for k in range(len(problem.roles))}
+    plan = Assignment({(r["top"], 2): 1, (r["a"], 0): 1, (r["b"], 1): 1, (r["low"], 0): 1},
+                      frozenset({j["top"], j["a"], j["b"], j["low"]}))
+    terms = objective_terms(problem)
+    repacked, _ = repack_level(problem, terms, plan, frozenset({j["c"]}), 10, time_limit=5.0, tuning=Tuning())
+    assert repacked is not None and repacked.placed == {j["top"], j["a"], j["b"], j["c"], j["low"]}
+    assert verify(snapshot, name_pods(problem, repacked), ()).ok
+
+
+def test_a_repack_that_finds_nothing_still_counts_its_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """repack_level returns the plan, None "when the solver found nothing", "and the seconds
+    spent, as the deterministic budget counts them": a search that found nothing still took them."""
+    import gangplan.repack as repack
+
+    snapshot = _one_level(5)
+    problem = build_problem(snapshot)
+    everyone = frozenset(j for j, jg in enumerate(problem.job_groups) if jg.feasible)
+    monkeypatch.setattr(repack, "solve_cpsat", lambda *a, **k: SolveResult(None, "UNKNOWN", deterministic_time=1.25))
+    assert repack_level(problem, objective_terms(problem), greedy(problem), everyone, 10, time_limit=5.0, tuning=Tuning()) == (None, 1.25)
