@@ -470,6 +470,8 @@ def staged_solve(
             all_optimal = False
             break
         name, value, bound, found = answer
+        if value >= bound:
+            name = "OPTIMAL"  # stopped at its proof: no plan does better, whatever the status says
         result.stages.append(StageResult([t.name for t in stage], name, value, bound))
         if name != "OPTIMAL":
             all_optimal = False

@@ -673,3 +673,32 @@ def test_a_gap_only_past_objective_1_is_reported_as_zero(monkeypatch: pytest.Mon
     assert verify(snapshot, result.placements, result.topology_levels()).ok and result.solver.status == "FEASIBLE"
     assert result.solver.gap == 0.0
     assert all(o.bound == o.value for o in result.solver.objective if terms[o.name].primary)
+
+
+def test_a_stage_stopped_at_its_own_bound_is_proven_and_the_gap_is_taken_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solve that stops FEASIBLE with its value at its bound has proven it: no plan does
+    better. So the gap belongs to a later objective-1 stage short of its bound, here y's, which
+    the time did not reach (measured against the most it could be, README). Taking the first
+    stage's 0 as the gap reported objective 1 as proven while y was never searched."""
+    solves: list[int] = []
+    original = cp_model.CpSolver.solve
+
+    def stopped_at_proof(
+        self: cp_model.CpSolver, model: cp_model.CpModel, callback: cp_model.CpSolverSolutionCallback | None = None
+    ) -> cp_model.CpSolverStatus:
+        solves.append(1)
+        if len(solves) > 1:
+            return cp_model.UNKNOWN  # no time left for y's stage
+        status = original(self, model, callback)
+        return cp_model.FEASIBLE if status == cp_model.OPTIMAL else status
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", stopped_at_proof)
+    model, x, y = _model()
+    terms = [Term("x", "maximize", upper=3, exact=False, primary=True), Term("y", "maximize", upper=3, exact=False, primary=True)]
+    result = staged_solve(
+        model, terms, lambda t: {"x": x, "y": y}[t.name], _hinter(model, {"x": x, "y": y}), _reader({"x": x, "y": y}),
+        {"x": 0, "y": 1}, time_limit=5, workers=1, seed=0, reporter=None, start=0.0, tuning=Tuning(),
+    )
+    assert solves and result.stages[0].value == result.stages[0].bound == 3
+    assert result.stages[0].status == "OPTIMAL" and result.status == "FEASIBLE"
+    assert result.gap == 1.0 and result.gap_stage is not None and result.gap_stage.terms == ["y"]
