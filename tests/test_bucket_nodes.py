@@ -292,3 +292,118 @@ def test_a_room_cut_is_written_as_cp_sats_own_less_or_equal_writes_it() -> None:
     theirs.add(cp_model.LinearExpr.weighted_sum([z, x, z, y], [3, 5, 4, 0]) <= 17)
     assert str(ours.proto) == str(theirs.proto)
     assert list(ours.proto.constraints[0].linear.vars) == [0, 2]
+
+
+def test_nodes_outside_the_tree_are_pooled_only_with_nodes_alike_for_every_role() -> None:
+    """make_buckets' promise: outside the tree, a bucket is nodes alike for every role (same
+    free room, same idleness, eligible for the same roles); inside it, one tor. Here n2..n7
+    lack the tor label: n2, n3 are alike; n4, n5 are another kind (other roles may use them);
+    n6 has more cores; n7 has a pod running."""
+    kinds = ["a", "a", "a", "a", "b", "b", "a", "a"]
+    cores = [8000] * 6 + [16000, 8000]
+    nodes = tuple(
+        Node(f"n{i}", {"kind": kind, **({"tor": "t1"} if i < 2 else {})}, {"cpu": cpu, GPU: 4, "pods": 110})
+        for i, (kind, cpu) in enumerate(zip(kinds, cores))
+    )
+    busy = Pod("kube-system", "busy", containers=(Container("c", {"cpu": 1000}),), node_name="n7", phase=PodPhase.RUNNING)
+    pods = [busy]
+    for g, selector in enumerate(({"kind": "a"}, {})):
+        pods.append(Pod("default", f"g{g}-0", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"},
+                        containers=(Container("main", {"cpu": 1000, GPU: 1}),), node_selector=selector))
+    groups = tuple(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=1) for g in range(2))
+    problem = build_problem(Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=groups), levels=("tor",))
+    assert problem.tree is not None and problem.tree.outside == frozenset(range(2, 8))
+    buckets = make_buckets(problem)
+    names = sorted(sorted(problem.nodes[n].name for n in nodes) for nodes in buckets.nodes)
+    assert names == [["n0", "n1"], ["n2", "n3"], ["n4", "n5"], ["n6"], ["n7"]]
+
+
+def _bucket_cuts_allow(problem: Problem, counts: tuple[int, ...]) -> bool:
+    """Whether the one bucket's room cuts, with those on its confined node sets, admit ``counts``."""
+    from gangplan.aggregate import _bucket_room, _caps, _Cuts, make_buckets
+
+    buckets = make_buckets(problem)
+    assert len(buckets.nodes) <= 1  # the tor (none when no role may use its nodes)
+    caps = _caps(problem, buckets)
+    model = cp_model.CpModel()
+    count = {(r, b): model.new_int_var(counts[r], counts[r], f"x{r}") for (r, b) in caps}
+    if any(counts[r] > caps.get((r, 0), 0) for r in range(len(counts))):
+        return False
+    _bucket_room(_Cuts(model), problem, buckets, count, caps, problem.resources.index(GPU), confined=True)
+    return cp_model.CpSolver().solve(model) == cp_model.OPTIMAL
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_the_cuts_on_confined_node_sets_allow_every_packing_the_nodes_really_hold(seed: int) -> None:
+    """The cuts repeated on each set of a tor's nodes some roles are confined to count only
+    those roles: any other role's pods may sit on the tor's other nodes."""
+    problem = build_problem(_random_tor(seed), levels=("tor",))
+    for counts in sorted(_holdable(problem)):
+        assert _bucket_cuts_allow(problem, counts), counts
+
+
+def test_roles_confined_to_some_of_a_tors_nodes_share_only_those_nodes_room() -> None:
+    """Two 4-GPU pods that may only use n0 (4 GPUs) do not fit together, though the tor has 8
+    GPUs free: the cut on n0 alone says so; a pod that may use either node fits beside one."""
+    problem = build_problem(
+        _snapshot([(8000, 4, "a"), (8000, 4, "b")], [(1000, 4, 1, "a"), (1000, 4, 1, "a"), (1000, 4, 1, "")]), levels=("tor",)
+    )
+    holdable = _holdable(problem)
+    assert (1, 1, 0) not in holdable and (1, 0, 1) in holdable and (0, 1, 1) in holdable
+    assert not _bucket_cuts_allow(problem, (1, 1, 0))
+    assert _bucket_cuts_allow(problem, (1, 0, 1)) and _bucket_cuts_allow(problem, (0, 1, 1))
+
+
+def test_without_confined_cuts_every_bucket_still_gets_its_room_cuts() -> None:
+    """Past CONFINED_CUTS_UP_TO the per-selector cuts are left out, not the buckets' own: two
+    4-GPU pods of two roles do not both fit in the second rack's one 4-GPU node."""
+    from gangplan.aggregate import _bucket_room, _caps, _Cuts
+
+    nodes = tuple(Node(f"n{i}", {"rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
+    pods = tuple(
+        Pod("default", f"g{g}-0", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"}, containers=(Container("main", {"cpu": 1000, GPU: 4}),))
+        for g in range(2)
+    )
+    groups = tuple(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=1) for g in range(2))
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups), levels=("rack",))
+    buckets = make_buckets(problem)
+    assert len(buckets.nodes) == 2
+    caps = _caps(problem, buckets)
+    for full in range(2):
+        model = cp_model.CpModel()
+        count = {key: model.new_int_var(int(key[1] == full), int(key[1] == full), f"x{key}") for key in caps}
+        _bucket_room(_Cuts(model), problem, buckets, count, caps, problem.resources.index(GPU), confined=False)
+        assert cp_model.CpSolver().solve(model) == cp_model.INFEASIBLE, full
+
+
+def test_without_gpus_the_scarcest_resource_is_the_one_most_asked_for_against_its_room() -> None:
+    """``_scarce`` (module docstring: "the GPU resource (or the scarcest one)"): pods asking 6
+    of 8 free cores and 1 GiB of 64 make cpu the scarce one, whatever the order of resources."""
+    from gangplan.aggregate import _scarce
+
+    snapshot = Snapshot(
+        nodes=(Node("n0", {}, {"cpu": 8000, "memory": 64 * 2**30, "pods": 110}),),
+        pods=(Pod("default", "p", containers=(Container("main", {"cpu": 6000, "memory": 2**30}),)),),
+    )
+    problem = build_problem(snapshot)
+    assert problem.resources[_scarce(problem, GPU)] == "cpu"
+    heavy = Snapshot(
+        nodes=snapshot.nodes,
+        pods=(Pod("default", "p", containers=(Container("main", {"cpu": 1000, "memory": 60 * 2**30}),)),),
+    )
+    problem = build_problem(heavy)
+    assert problem.resources[_scarce(problem, GPU)] == "memory"
+
+
+def test_a_bucket_solution_that_packs_comes_back_from_the_nodes_count_for_count() -> None:
+    """``expand`` puts every pod of a bucket that packs on its nodes, and ``_in_buckets`` (the
+    next stage's start, the neighbourhood's hinted buckets) counts them back per (role, bucket),
+    summed over the bucket's nodes."""
+    from gangplan.aggregate import BucketSolution, _in_buckets, expand
+
+    problem = build_problem(_snapshot([(8000, 4, "a")] * 2, [(3000, 1, 3, ""), (1000, 2, 2, "")]))
+    buckets = make_buckets(problem)
+    solution = BucketSolution({(0, 0): 3, (1, 0): 2}, frozenset({0, 1}))
+    on_nodes = expand(problem, buckets, solution)
+    assert len({n for (_, n) in on_nodes.counts}) == 2  # each role over both nodes
+    assert _in_buckets(on_nodes, buckets) == solution.counts

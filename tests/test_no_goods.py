@@ -7,12 +7,17 @@ import random
 from itertools import product
 
 import pytest
+from ortools.sat.python import cp_model
 
-from gangplan.aggregate import BucketSolution, _no_goods, _splitter, make_buckets
+from gangplan.aggregate import BucketSolution, Meter, _no_goods, _room, _splitter, _Cuts, make_buckets, solve_buckets
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
+from gangplan.objective import Assignment, objective_terms
 from gangplan.planner import Options, plan
 from gangplan.problem import Problem, build_problem
+from gangplan.stages import Tuning, stage_objective, stage_terms
 from gangplan.verify import verify
+
+GPU = "nvidia.com/gpu"
 
 
 def _tor(seed: int) -> Snapshot:
@@ -106,3 +111,91 @@ def test_learning_no_goods_keeps_within_the_time_limit() -> None:
     # own overrun of a limit, which it checks between steps.
     assert result.solver.deterministic_time <= 2.0 * 1.5
     assert verify(snapshot, result.placements, result.topology_levels()).ok
+
+
+def _cores_apart() -> Snapshot:
+    """Two nodes of 10 cores and 2 GPUs; gang x, two pods of 6 cores and 1 GPU, and gang y, one
+    pod of 5 cores and 1 GPU. x takes a pod on each node, and y fits beside neither (11
+    cores), yet every room cut of the bucket allows all three (17 of 20 cores, 3 of 4 GPUs)."""
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 10000, GPU: 2, "pods": 110}) for i in range(2))
+    pods = [Pod("default", f"x-{i}", labels={"scheduling.x-k8s.io/pod-group": "x"},
+                containers=(Container("main", {"cpu": 6000, GPU: 1}),)) for i in range(2)]
+    pods.append(Pod("default", "y-0", labels={"scheduling.x-k8s.io/pod-group": "y"},
+                    containers=(Container("main", {"cpu": 5000, GPU: 1}),)))
+    groups = (PodGroup("default", "x", PodGroupAPI.GODEL, min_member=2), PodGroup("default", "y", PodGroupAPI.GODEL, min_member=1))
+    return Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=groups)
+
+
+def test_a_bucket_that_does_not_pack_teaches_the_model_a_no_good_and_the_stage_is_proven() -> None:
+    """README: when a JobGroup does not survive being put on nodes, the model learns a no-good
+    per bucket that did not pack and the stage is solved again; no-goods cut off only what no
+    real plan does. So the bucket path proves the optimum here (one of the two gangs), where
+    the room cuts alone (and the cluster knapsack, which has the same cuts) would leave a gap."""
+    snapshot = _cores_apart()
+    problem = build_problem(snapshot)
+    assert len(make_buckets(problem).nodes) == 1
+    model = cp_model.CpModel()
+    x_gang = next(g for g, spec in enumerate(problem.gangs) if spec.key == "default/x")
+    x, y = (next(r for r, role in enumerate(problem.roles) if problem.gangs[role.gang].key == f"default/{g}") for g in "xy")
+    fixed = {x: model.new_int_var(2, 2, "x"), y: model.new_int_var(1, 1, "y")}
+    _room(_Cuts(model), problem, [0, 1], [(r, [var], problem.roles[r].count) for r, var in fixed.items()], problem.resources.index(GPU))
+    assert cp_model.CpSolver().solve(model) == cp_model.OPTIMAL  # the cuts alone allow both
+    exact = plan(snapshot, Options(model="nodes"))
+    scaled = plan(snapshot, Options(model="buckets"))
+    assert "node buckets" in scaled.solver.note
+    assert verify(snapshot, scaled.placements, scaled.topology_levels()).ok
+    assert sum(g.placed for g in exact.groups) == sum(g.placed for g in scaled.groups) == 1
+    assert [o.value for o in scaled.solver.objective] == [o.value for o in exact.solver.objective][: len(scaled.solver.objective)]
+    assert {g.key for g in scaled.groups if g.placed} == {"default/x"}  # the larger quorum demand
+    assert scaled.solver.gap == 0.0
+    # The bucket model itself, started from nothing: its first stage chooses both gangs, does
+    # not pack, learns, and must still bound the real optimum (gang x) from above.
+    terms = objective_terms(problem)
+    outcome = solve_buckets(problem, terms, Assignment({}, frozenset()), time_limit=5, workers=1, seed=0, tuning=Tuning())
+    first = stage_terms([t for t in terms if t.primary])[0]
+    best = stage_objective(first, lambda t: sum(t.job_groups.get(problem.gangs[g].job_group, 0) for g in (x_gang,)))
+    stage = outcome.solve.stages[0]
+    assert stage.bound is not None and stage.bound >= best
+
+
+class _Unsettled(Meter):
+    """A meter whose searches after the first ``settled`` stop before they decide anything, as
+    when the budget runs out."""
+
+    __slots__ = ("settled",)
+
+    def __init__(self, settled: int) -> None:
+        super().__init__()
+        self.settled = settled
+
+    def solve(self, model: cp_model.CpModel, seed: int = 0, limit: float = 1.0) -> tuple[int, cp_model.CpSolver]:
+        if self.settled > 0:
+            self.settled -= 1
+            return super().solve(model, seed, limit)
+        return cp_model.UNKNOWN, cp_model.CpSolver()
+
+
+def test_a_search_that_settles_nothing_learns_no_no_good_and_shrinks_none() -> None:
+    """Module docstring: a no-good is a set of the bucket's (role, count) that does not fit, so
+    every real plan has fewer pods of one of them there. A fit check that stopped undecided
+    proves nothing: it must neither make a no-good of pods that fit, nor drop a role from one."""
+    # Pods that fit, though not largest first onto the tightest node (test_bucket_nodes): two
+    # nodes of 8 cores and 4 GPUs, three pods of 3 cores and 1 GPU, two of 1 core and 2 GPUs.
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(2))
+    pods = tuple(
+        Pod("default", f"g{g}-{p}", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"},
+            containers=(Container("main", {"cpu": cpu, GPU: gpus}),))
+        for g, (cpu, gpus, count) in enumerate(((3000, 1, 3), (1000, 2, 2))) for p in range(count)
+    )
+    groups = tuple(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=c) for g, c in enumerate((3, 2)))
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups))
+    buckets = make_buckets(problem)
+    solution = BucketSolution({(0, 0): 3, (1, 0): 2}, frozenset({0, 1}))
+    assert _no_goods(problem, buckets, solution, _splitter(problem, buckets), _Unsettled(0)) == []
+    # Pods that do not fit: the whole set is a no-good; without the checks that would show a
+    # smaller one does not fit either, it stays whole (y alone fits).
+    problem = build_problem(_cores_apart())
+    buckets = make_buckets(problem)
+    items = {(r, 0): role.count for r, role in enumerate(problem.roles)}
+    found = _no_goods(problem, buckets, BucketSolution(items, frozenset({0, 1})), _splitter(problem, buckets), _Unsettled(1))
+    assert found == [(0, sorted((r, c) for (r, _), c in items.items()))]

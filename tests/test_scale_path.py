@@ -16,7 +16,7 @@ from gangplan.errors import UsageError
 from gangplan.generate import generate
 from gangplan.greedy import greedy, repair
 from gangplan.loader import load_snapshot
-from gangplan.model import Snapshot
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, Snapshot
 from gangplan.objective import Assignment, Term, objective_terms
 from gangplan.plan import Plan
 from gangplan.planner import BUCKET_FROM, Options, name_pods, plan
@@ -439,3 +439,110 @@ def test_a_bound_looser_than_every_job_group_placed_changes_no_gap(cluster: Snap
     assert verify(cluster, loosely.placements, loosely.topology_levels()).ok
     assert loosely.placements == none.placements and loosely.solver.gap == none.solver.gap is not None
     assert loosely.solver.objective == none.solver.objective
+
+
+def test_the_cluster_knapsack_cut_short_still_bounds_a_real_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cluster_bound`` is "valid for the whole problem at any size" even when its search stops
+    at CLUSTER_BOUND_LIMIT before proving its optimum: what it returns must be the search's
+    bound, never the best knapsack it found. Here 24 one-pod gangs of 30 to 99 GPUs and a node
+    of half their GPUs (a subset sum); at 0.1 ms of deterministic time CP-SAT (9.x, one
+    worker) stops with a solution below the optimum, which a real plan beats."""
+    import random
+
+    import gangplan.aggregate as aggregate
+    from gangplan.stages import stage_objective, stage_terms
+
+    rng = random.Random(0)
+    sizes = [rng.randint(30, 99) for _ in range(24)]
+    snapshot = Snapshot(
+        nodes=(Node("n0", {}, {"cpu": 10**6, GPU: sum(sizes) // 2, "pods": 1000}),),
+        pods=tuple(
+            Pod("default", f"g{i}-0", labels={"scheduling.x-k8s.io/pod-group": f"g{i}"},
+                containers=(Container("main", {"cpu": 1000, GPU: s}),))
+            for i, s in enumerate(sizes)
+        ),
+        pod_groups=tuple(PodGroup("default", f"g{i}", PodGroupAPI.GODEL, min_member=1) for i in range(len(sizes))),
+    )
+    problem = build_problem(snapshot)
+    stages = stage_terms([t for t in objective_terms(problem) if t.primary])
+    real = plan(snapshot, Options())
+    assert verify(snapshot, real.placements, real.topology_levels()).ok
+    placed = {g.key for g in real.groups if g.placed}
+    chosen = {j for j, jg in enumerate(problem.job_groups) if jg.key in placed}
+    assert chosen
+    value = stage_objective(stages[0], lambda t: sum(c for j, c in t.job_groups.items() if j in chosen))
+    monkeypatch.setattr(aggregate, "CLUSTER_BOUND_LIMIT", 0.0001)
+    bound = aggregate.cluster_bound(problem, stages, [])
+    assert bound is None or bound >= value
+
+
+def test_the_model_one_level_up_pools_the_level_above_the_tors_and_the_tor_model_has_its_confined_cuts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """README: objective 1 is first solved one topology level up (a bucket per miniPod over
+    tors; here a zone over racks), and up to CONFINED_CUTS_UP_TO counts the tor model repeats
+    its cuts on the node sets some roles are confined to."""
+    import gangplan.aggregate as aggregate
+
+    nodes = tuple(Node(f"n{i}", {"zone": "a", "rack": f"r{i // 2}", "kind": "ab"[i % 2]}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(4))
+    pods = tuple(
+        Pod("default", f"g{g}-{p}", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"},
+            containers=(Container("main", {"cpu": 1000, GPU: 2}),), node_selector={"kind": "a"} if g else {})
+        for g in range(2) for p in range(2)
+    )
+    groups = tuple(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=2) for g in range(2))
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups), levels=("zone", "rack"))
+    levels: list[int | None] = []
+    flags: list[bool] = []
+    pool, room = aggregate.make_buckets, aggregate._bucket_room
+
+    def pooled(problem: Problem, *, by_roles: bool = False, level: int | None = None) -> aggregate.Buckets:
+        found = pool(problem, by_roles=by_roles, level=level)
+        levels.append(found.level)
+        return found
+
+    def cut(*args: object, confined: bool, whole_node: bool = True) -> object:
+        if whole_node:  # the tor model's; the model one level up has no whole-node cuts
+            flags.append(confined)
+        return room(*args, confined=confined, whole_node=whole_node)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(aggregate, "make_buckets", pooled)
+    monkeypatch.setattr(aggregate, "_bucket_room", cut)
+    monkeypatch.setattr(aggregate, "LIGHT_PRESOLVE_FROM", -1)
+    outcome = aggregate.solve_buckets(
+        problem, objective_terms(problem), Assignment({}, frozenset()), time_limit=5, workers=1, seed=0, tuning=Tuning()
+    )
+    assert outcome.buckets.level == 1 and outcome.upper
+    assert 0 in levels  # zones, one level above the racks
+    assert flags == [True]
+
+
+def test_a_gang_counted_once_for_the_whole_cluster_may_spread_over_its_domains(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model one level up counts a gang not in detail once for the whole cluster, within
+    the room of all its domains: every real plan is a solution of it, so its bound holds.
+    Here gang a (two 3-GPU pods, the higher priority) needs both zones' 4-GPU nodes, and is
+    not in detail (UPPER_DETAIL 0 keeps only gang b, the largest): the first stage's bound
+    must still count it placed."""
+    import gangplan.aggregate as aggregate
+    from gangplan.aggregate import _scarce_need, _upper
+    from gangplan.stages import stage_objective, stage_terms
+
+    nodes = tuple(Node(f"n{i}", {"zone": z, "rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i, z in enumerate("xy"))
+    pods = tuple(
+        Pod("default", f"{name}-{p}", labels={"scheduling.x-k8s.io/pod-group": name},
+            containers=(Container("main", {"cpu": 1000, GPU: gpus}),), priority=priority)
+        for name, gpus, priority in (("a", 3, 100), ("b", 4, 10)) for p in range(2)
+    )
+    groups = tuple(PodGroup("default", name, PodGroupAPI.SCHEDULER_PLUGINS, min_member=2) for name in "ab")
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups), levels=("zone", "rack"))
+    assert [level for level in problem.priority_levels] == [100, 10]
+    a, b = (next(g for g, spec in enumerate(problem.gangs) if spec.key == f"default/{n}") for n in "ab")
+    gpu = problem.resources.index(GPU)
+    assert _scarce_need(problem, b, gpu) > _scarce_need(problem, a, gpu)
+    monkeypatch.setattr(aggregate, "UPPER_DETAIL", 0)
+    terms = [t for t in objective_terms(problem) if t.primary]
+    stages, _, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, gpu, time_limit=5, workers=1, seed=0, reporter=None, tuning=Tuning())
+    first = stage_terms(terms)[0]
+    placed_a = stage_objective(first, lambda t: t.job_groups.get(problem.gangs[a].job_group, 0))
+    assert placed_a > 0
+    assert stages[0].bound is not None and stages[0].bound >= placed_a
