@@ -407,3 +407,92 @@ def test_a_bucket_solution_that_packs_comes_back_from_the_nodes_count_for_count(
     on_nodes = expand(problem, buckets, solution)
     assert len({n for (_, n) in on_nodes.counts}) == 2  # each role over both nodes
     assert _in_buckets(on_nodes, buckets) == solution.counts
+
+
+def test_a_gang_required_in_one_rack_has_its_pods_in_one_rack_bucket() -> None:
+    """README: a required term allows one domain of its level. On rack buckets, a gang of two
+    1-GPU pods required in one rack may have both in r1 or both in r2 (each rack holds two),
+    never one in each."""
+    from gangplan.aggregate import _caps, _required
+    from gangplan.cpsat import add_quorum
+
+    snapshot = Snapshot(
+        nodes=tuple(Node(f"n{i}", {"rack": f"r{i // 2}"}, {"cpu": 4000, GPU: 1, "pods": 110}) for i in range(4)),
+        pods=tuple(
+            Pod("default", f"g0-{p}", labels={"scheduling.x-k8s.io/pod-group": "g0"}, containers=(Container("main", {"cpu": 1000, GPU: 1}),))
+            for p in range(2)
+        ),
+        pod_groups=(PodGroup("default", "g0", PodGroupAPI.GODEL, min_member=2, required_topology=("rack",)),),
+    )
+    problem = build_problem(snapshot, levels=("rack",))
+    racks = make_buckets(problem)
+    caps = _caps(problem, racks)
+    assert sorted(caps) == [(0, 0), (0, 1)]
+    for split in ((2, 0), (0, 2), (1, 1)):
+        model = cp_model.CpModel()
+        count = {key: model.new_int_var(c, c, f"x{key}") for key, c in zip(sorted(caps), split)}
+        placed = [model.new_bool_var("placed")]
+        add_quorum(model, problem, placed, {0: list(count.values())})
+        _required(model, problem, racks, count, caps, placed)
+        assert (cp_model.CpSolver().solve(model) == cp_model.OPTIMAL) is (split != (1, 1)), split
+
+
+def test_a_gang_required_in_one_rack_counts_in_its_zone_at_most_what_one_rack_holds() -> None:
+    """On zone buckets, a gang of four 1-GPU pods (minMember 3) that must sit in one rack:
+    the zone has four 1-GPU nodes, but its largest rack three, so the gang is placed with at
+    most three pods there, not four, and not fewer."""
+    from gangplan.aggregate import _caps, _required
+    from gangplan.cpsat import add_quorum
+
+    snapshot = Snapshot(
+        nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": rack}, {"cpu": 4000, GPU: 1, "pods": 110}) for i, rack in enumerate(("r1", "r1", "r1", "r2"))),
+        pods=tuple(
+            Pod("default", f"g0-{p}", labels={"scheduling.x-k8s.io/pod-group": "g0"}, containers=(Container("main", {"cpu": 1000, GPU: 1}),))
+            for p in range(4)
+        ),
+        pod_groups=(PodGroup("default", "g0", PodGroupAPI.GODEL, min_member=3, required_topology=("rack",)),),
+    )
+    problem = build_problem(snapshot, levels=("zone", "rack"))
+    zones = make_buckets(problem, level=0)
+    caps = _caps(problem, zones)
+    assert list(caps.values()) == [4]
+    model = cp_model.CpModel()
+    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
+    placed = [model.new_bool_var("placed")]
+    add_quorum(model, problem, placed, {0: list(count.values())})
+    _required(model, problem, zones, count, caps, placed)
+    model.maximize(sum(count.values()))
+    solver = cp_model.CpSolver()
+    assert solver.solve(model) == cp_model.OPTIMAL
+    assert solver.boolean_value(placed[0]) and solver.objective_value == 3
+
+
+def test_a_gang_required_in_one_rack_counts_at_most_what_one_rack_holds_over_all_its_roles() -> None:
+    """As above with two kinds of pods: rack r1 (three 1-GPU nodes) holds three 1-GPU pods,
+    rack r2 (one 2-GPU node) two of them or one 2-GPU pod. Each kind's best rack together
+    would be four pods, but no one rack holds more than three of the gang's pods."""
+    from gangplan.aggregate import _caps, _required
+    from gangplan.cpsat import add_quorum
+
+    gpus = (1, 1, 1, 2)
+    snapshot = Snapshot(
+        nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": "r1" if i < 3 else "r2"}, {"cpu": 4000, GPU: g, "pods": 110}) for i, g in enumerate(gpus)),
+        pods=tuple(
+            Pod("default", f"g0-{p}", labels={"scheduling.x-k8s.io/pod-group": "g0"}, containers=(Container("main", {"cpu": 1000, GPU: want}),))
+            for p, want in enumerate((1, 1, 1, 2))
+        ),
+        pod_groups=(PodGroup("default", "g0", PodGroupAPI.GODEL, min_member=3, required_topology=("rack",)),),
+    )
+    problem = build_problem(snapshot, levels=("zone", "rack"))
+    assert len(problem.roles) == 2
+    zones = make_buckets(problem, level=0)
+    caps = _caps(problem, zones)
+    model = cp_model.CpModel()
+    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
+    placed = [model.new_bool_var("placed")]
+    add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
+    _required(model, problem, zones, count, caps, placed)
+    model.maximize(sum(count.values()))
+    solver = cp_model.CpSolver()
+    assert solver.solve(model) == cp_model.OPTIMAL
+    assert solver.boolean_value(placed[0]) and solver.objective_value == 3
