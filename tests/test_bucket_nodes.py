@@ -496,3 +496,67 @@ def test_a_gang_required_in_one_rack_counts_at_most_what_one_rack_holds_over_all
     solver = cp_model.CpSolver()
     assert solver.solve(model) == cp_model.OPTIMAL
     assert solver.boolean_value(placed[0]) and solver.objective_value == 3
+
+
+def _zone_model_places(snapshot: Snapshot) -> bool:
+    """Whether the model on zone buckets (racks below them) can place the snapshot's one JobGroup."""
+    from gangplan.aggregate import _caps, _required
+    from gangplan.cpsat import add_quorum
+
+    problem = build_problem(snapshot, levels=("zone", "rack"))
+    zones = make_buckets(problem, level=0)
+    caps = _caps(problem, zones)
+    model = cp_model.CpModel()
+    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
+    placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
+    add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
+    _required(model, problem, zones, count, caps, placed)
+    model.maximize(sum(placed))
+    solver = cp_model.CpSolver()
+    assert solver.solve(model) == cp_model.OPTIMAL
+    return all(solver.boolean_value(p) for p in placed)
+
+
+@pytest.mark.parametrize(("free", "placeable"), [((2, 1), True), ((1, 2), False)])
+def test_a_gang_with_a_running_member_is_held_to_the_rack_it_runs_in(free: tuple[int, int], placeable: bool) -> None:
+    """A required term's domain is pinned by the gang's running members: minMember 3, one pod
+    running in rack r1, two pending that must join it there. With two 1-GPU nodes free in r1
+    (and one in r2) they fit; with one free in r1 (and two in r2) they do not."""
+    nodes, n = [], 0
+    for rack, count in (("r1", free[0]), ("r2", free[1])):
+        for _ in range(count + (rack == "r1")):
+            nodes.append(Node(f"n{n}", {"zone": "a", "rack": rack}, {"cpu": 4000, GPU: 1, "pods": 110}))
+            n += 1
+    labels = {"scheduling.x-k8s.io/pod-group": "g0"}
+    pods = [Pod("default", "g0-0", labels=labels, containers=(Container("main", {"cpu": 1000, GPU: 1}),), node_name="n0", phase=PodPhase.RUNNING)]
+    pods += [Pod("default", f"g0-{p}", labels=labels, containers=(Container("main", {"cpu": 1000, GPU: 1}),)) for p in (1, 2)]
+    group = PodGroup("default", "g0", PodGroupAPI.SCHEDULER_PLUGINS, min_member=3, required_topology=("rack",))
+    assert _zone_model_places(Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))) is placeable
+
+
+@pytest.mark.parametrize(("r1", "placeable"), [(2, True), (1, False)])
+def test_a_task_minimum_is_met_in_one_rack_when_that_rack_holds_exactly_it(r1: int, placeable: bool) -> None:
+    """A Volcano gang required in one rack with task a at minimum 2 (1-GPU pods) and task b
+    at 0: a rack of two 1-GPU nodes holds task a's minimum exactly; a rack of one does not."""
+    racks = ["r1"] * r1 + ["r2"]
+    nodes = tuple(Node(f"n{i}", {"zone": "a", "rack": rack}, {"cpu": 4000, GPU: 1, "pods": 110}) for i, rack in enumerate(racks))
+    pods = tuple(
+        Pod("ml", f"g0-{task}-{i}", annotations={"scheduling.k8s.io/group-name": "g0", "volcano.sh/task-spec": task},
+            containers=(Container("main", {"cpu": 1000, **({GPU: 1} if task == "a" else {})}),))
+        for task, count in (("a", 2), ("b", 1)) for i in range(count)
+    )
+    group = PodGroup("ml", "g0", PodGroupAPI.VOLCANO, min_member=2, queue="default", min_task_member={"a": 2, "b": 0},
+                     required_topology=("rack",))
+    assert _zone_model_places(Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))) is placeable
+
+
+def test_pods_at_least_as_large_as_another_count_what_each_node_holds_of_the_smaller() -> None:
+    """``_room``: pods at least as large as q in every resource number at most min_k
+    floor(free_k / q_k) per node. A node of 8 cores and 1 GPU and one of 1 core and 8 GPUs
+    hold one pod of 1 core and 1 GPU each, so two such pods or larger in all, though the
+    totals (9 cores, 9 GPUs) allow nine."""
+    problem = build_problem(_snapshot([(8000, 1, "a"), (1000, 8, "a")], [(1000, 1, 2, ""), (2000, 1, 2, "")]))
+    holdable = _holdable(problem)
+    assert (1, 1) in holdable and (2, 1) not in holdable and (1, 2) not in holdable
+    assert _cuts_allow(problem, (1, 1)) and _cuts_allow(problem, (2, 0))
+    assert not _cuts_allow(problem, (2, 1)) and not _cuts_allow(problem, (1, 2))
