@@ -546,3 +546,28 @@ def test_a_gang_counted_once_for_the_whole_cluster_may_spread_over_its_domains(m
     placed_a = stage_objective(first, lambda t: t.job_groups.get(problem.gangs[a].job_group, 0))
     assert placed_a > 0
     assert stages[0].bound is not None and stages[0].bound >= placed_a
+
+
+def test_gangs_in_detail_and_gangs_counted_once_share_the_clusters_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: one level up, the gangs not in detail share the cluster's room, with the gangs in
+    detail wherever those are. Gang d (two 4-GPU pods, in detail) needs both zones' 4-GPU
+    nodes, gang n (one 3-GPU pod) is counted once: the cluster's 8 GPUs hold one of them, so
+    the first stage's bound is not both."""
+    import gangplan.aggregate as aggregate
+    from gangplan.aggregate import _upper
+    from gangplan.stages import stage_objective, stage_terms
+
+    nodes = tuple(Node(f"n{i}", {"zone": z, "rack": f"r{i}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i, z in enumerate("xy"))
+    pods = tuple(
+        Pod("default", f"{name}-{p}", labels={"scheduling.x-k8s.io/pod-group": name}, containers=(Container("main", {"cpu": 1000, GPU: gpus}),))
+        for name, gpus, count in (("d", 4, 2), ("n", 3, 1)) for p in range(count)
+    )
+    groups = (PodGroup("default", "d", PodGroupAPI.GODEL, min_member=2), PodGroup("default", "n", PodGroupAPI.GODEL, min_member=1))
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups), levels=("zone", "rack"))
+    monkeypatch.setattr(aggregate, "UPPER_DETAIL", 0)  # only the largest gang, d, in detail
+    terms = [t for t in objective_terms(problem) if t.primary]
+    gpu = problem.resources.index(GPU)
+    stages, _, _ = _upper(problem, terms, Assignment({}, frozenset()), 0, gpu, time_limit=5, workers=1, seed=0, reporter=None, tuning=Tuning())
+    both = stage_objective(stage_terms(terms)[0], lambda t: sum(t.job_groups.values()))
+    assert len(problem.job_groups) == 2
+    assert stages[0].bound is not None and stages[0].bound < both
