@@ -560,3 +560,14 @@ def test_pods_at_least_as_large_as_another_count_what_each_node_holds_of_the_sma
     assert (1, 1) in holdable and (2, 1) not in holdable and (1, 2) not in holdable
     assert _cuts_allow(problem, (1, 1)) and _cuts_allow(problem, (2, 0))
     assert not _cuts_allow(problem, (2, 1)) and not _cuts_allow(problem, (1, 2))
+
+
+def test_gpu_slots_are_counted_per_node_not_over_the_buckets_total() -> None:
+    """``_room`` cuts each node into slots of s GPUs (a pod asking q holds floor(q / s)): two
+    3-GPU nodes have one 2-GPU slot each, not three over their six GPUs. So 2-GPU pods and
+    3-GPU pods (incomparable in cores) number two at most, which no other cut says here."""
+    problem = build_problem(_snapshot([(8000, 3, "a")] * 2, [(1000, 2, 3, ""), (500, 3, 1, "")]))
+    holdable = _holdable(problem)
+    assert (2, 0) in holdable and (1, 1) in holdable and (3, 0) not in holdable
+    assert _cuts_allow(problem, (2, 0)) and _cuts_allow(problem, (1, 1))
+    assert not _cuts_allow(problem, (3, 0))
