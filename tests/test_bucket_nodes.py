@@ -571,3 +571,21 @@ def test_gpu_slots_are_counted_per_node_not_over_the_buckets_total() -> None:
     assert (2, 0) in holdable and (1, 1) in holdable and (3, 0) not in holdable
     assert _cuts_allow(problem, (2, 0)) and _cuts_allow(problem, (1, 1))
     assert not _cuts_allow(problem, (3, 0))
+
+
+def test_the_exact_packing_keeps_every_resource_of_a_node_the_pod_count_too() -> None:
+    """A bucket packed exactly at node level keeps each node within all of its free room,
+    ``pods`` included: a node that takes two pods holds one gang of two (the 2-GPU one, the
+    larger quorum demand), though its GPUs and cores would take both gangs' four pods."""
+    snapshot = Snapshot(
+        nodes=(Node("n0", {"tor": "t1"}, {"cpu": 64000, GPU: 8, "pods": 2}),),
+        pods=tuple(
+            Pod("default", f"g{g}-{p}", labels={"scheduling.x-k8s.io/pod-group": f"g{g}"},
+                containers=(Container("main", {"cpu": 1000, GPU: g + 1}),))
+            for g in range(2) for p in range(2)
+        ),
+        pod_groups=tuple(PodGroup("default", f"g{g}", PodGroupAPI.GODEL, min_member=2) for g in range(2)),
+    )
+    problem = build_problem(snapshot)
+    assert problem.resources[-1] == "pods"
+    assert _kept_whole(problem) == [0, 2]
