@@ -571,3 +571,24 @@ def test_gangs_in_detail_and_gangs_counted_once_share_the_clusters_room(monkeypa
     both = stage_objective(stage_terms(terms)[0], lambda t: sum(t.job_groups.values()))
     assert len(problem.job_groups) == 2
     assert stages[0].bound is not None and stages[0].bound < both
+
+
+def test_at_a_level_the_model_one_level_up_solved_its_job_groups_go_on_nodes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: the upper model's JobGroups are placed by greedy first, the rest of the plan after
+    them. One priority level, solved, and the model chose gang b, second in queue order and no
+    tighter than a (a quarter of the four nodes' room): every greedy pass takes b before a."""
+    nodes = tuple(Node(f"n{i}", {"zone": "a", "rack": f"r{i // 2}"}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(4))
+    pods = tuple(
+        Pod("default", f"{name}-0", labels={"scheduling.x-k8s.io/pod-group": name}, containers=(Container("main", {"cpu": 1000, GPU: 4}),))
+        for name in "ab"
+    )
+    groups = tuple(
+        PodGroup("default", name, PodGroupAPI.GODEL, min_member=1, creation_timestamp=f"2024-01-01T00:00:0{i}Z") for i, name in enumerate("ab")
+    )
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups), levels=("zone", "rack"))
+    a, b = (next(j for j, jg in enumerate(problem.job_groups) if jg.key.endswith(f"/{name}")) for name in "ab")
+    assert a < b
+    terms = [t for t in objective_terms(problem) if t.primary]
+    orders, chosen = _realised(monkeypatch, problem, terms, frozenset({b}))
+    assert orders and all(order.index(b) < order.index(a) for order in orders)
+    assert chosen is not None and b in chosen.placed
