@@ -589,3 +589,16 @@ def test_the_exact_packing_keeps_every_resource_of_a_node_the_pod_count_too() ->
     problem = build_problem(snapshot)
     assert problem.resources[-1] == "pods"
     assert _kept_whole(problem) == [0, 2]
+
+
+def test_the_meter_adds_up_the_cost_of_every_small_solve() -> None:
+    """``Meter``: the seconds of all the small solves, as the budget counts them (each at least
+    its per-variable set-up), so a budget checked against it sees every one of them."""
+    model = cp_model.CpModel()
+    x = model.new_int_var(0, 5, "x")
+    model.maximize(x)
+    meter = Meter()
+    meter.solve(model)
+    once = meter.seconds
+    meter.solve(model)
+    assert 0 < once < meter.seconds
