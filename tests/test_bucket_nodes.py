@@ -168,9 +168,6 @@ def test_a_gang_required_in_one_rack_is_held_to_what_one_rack_of_its_zone_holds(
     """On zone buckets (the model one level up), a gang that must sit in one rack counts only
     what one rack of the zone holds, not the zone's total: three 1-GPU pods do not fit in a
     zone of two racks of two 1-GPU nodes, though the zone has four GPUs free."""
-    from gangplan.aggregate import _caps, _required, make_buckets
-    from gangplan.cpsat import add_quorum
-
     snapshot = Snapshot(
         nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": rack}, {"cpu": 4000, GPU: 1, "pods": 110}) for i, rack in enumerate(racks)),
         pods=tuple(
@@ -181,13 +178,7 @@ def test_a_gang_required_in_one_rack_is_held_to_what_one_rack_of_its_zone_holds(
         pod_groups=(PodGroup("default", "g0", PodGroupAPI.GODEL, min_member=3, required_topology=("rack",)),),
     )
     problem = build_problem(snapshot, levels=("zone", "rack"))
-    zones = make_buckets(problem, level=0)
-    caps = _caps(problem, zones)
-    model = cp_model.CpModel()
-    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
-    placed = [model.new_bool_var("placed")]
-    add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
-    _required(model, problem, zones, count, caps, placed)
+    model, count, placed, _ = _zone_model(problem)
     model.maximize(placed[0])
     solver = cp_model.CpSolver()
     assert solver.solve(model) == cp_model.OPTIMAL
@@ -441,9 +432,6 @@ def test_a_gang_required_in_one_rack_counts_in_its_zone_at_most_what_one_rack_ho
     """On zone buckets, a gang of four 1-GPU pods (minMember 3) that must sit in one rack:
     the zone has four 1-GPU nodes, but its largest rack three, so the gang is placed with at
     most three pods there, not four, and not fewer."""
-    from gangplan.aggregate import _caps, _required
-    from gangplan.cpsat import add_quorum
-
     snapshot = Snapshot(
         nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": rack}, {"cpu": 4000, GPU: 1, "pods": 110}) for i, rack in enumerate(("r1", "r1", "r1", "r2"))),
         pods=tuple(
@@ -453,14 +441,8 @@ def test_a_gang_required_in_one_rack_counts_in_its_zone_at_most_what_one_rack_ho
         pod_groups=(PodGroup("default", "g0", PodGroupAPI.GODEL, min_member=3, required_topology=("rack",)),),
     )
     problem = build_problem(snapshot, levels=("zone", "rack"))
-    zones = make_buckets(problem, level=0)
-    caps = _caps(problem, zones)
+    model, count, placed, caps = _zone_model(problem)
     assert list(caps.values()) == [4]
-    model = cp_model.CpModel()
-    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
-    placed = [model.new_bool_var("placed")]
-    add_quorum(model, problem, placed, {0: list(count.values())})
-    _required(model, problem, zones, count, caps, placed)
     model.maximize(sum(count.values()))
     solver = cp_model.CpSolver()
     assert solver.solve(model) == cp_model.OPTIMAL
@@ -471,9 +453,6 @@ def test_a_gang_required_in_one_rack_counts_at_most_what_one_rack_holds_over_all
     """As above with two kinds of pods: rack r1 (three 1-GPU nodes) holds three 1-GPU pods,
     rack r2 (one 2-GPU node) two of them or one 2-GPU pod. Each kind's best rack together
     would be four pods, but no one rack holds more than three of the gang's pods."""
-    from gangplan.aggregate import _caps, _required
-    from gangplan.cpsat import add_quorum
-
     gpus = (1, 1, 1, 2)
     snapshot = Snapshot(
         nodes=tuple(Node(f"n{i}", {"zone": "a", "rack": "r1" if i < 3 else "r2"}, {"cpu": 4000, GPU: g, "pods": 110}) for i, g in enumerate(gpus)),
@@ -485,25 +464,21 @@ def test_a_gang_required_in_one_rack_counts_at_most_what_one_rack_holds_over_all
     )
     problem = build_problem(snapshot, levels=("zone", "rack"))
     assert len(problem.roles) == 2
-    zones = make_buckets(problem, level=0)
-    caps = _caps(problem, zones)
-    model = cp_model.CpModel()
-    count = {key: model.new_int_var(0, cap, f"x{key}") for key, cap in caps.items()}
-    placed = [model.new_bool_var("placed")]
-    add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
-    _required(model, problem, zones, count, caps, placed)
+    model, count, placed, _ = _zone_model(problem)
     model.maximize(sum(count.values()))
     solver = cp_model.CpSolver()
     assert solver.solve(model) == cp_model.OPTIMAL
     assert solver.boolean_value(placed[0]) and solver.objective_value == 3
 
 
-def _zone_model_places(snapshot: Snapshot) -> bool:
-    """Whether the model on zone buckets (racks below them) can place the snapshot's one JobGroup."""
+def _zone_model(
+    problem: Problem,
+) -> tuple[cp_model.CpModel, dict[tuple[int, int], cp_model.IntVar], list[cp_model.IntVar], dict[tuple[int, int], int]]:
+    """Counts per (role, zone bucket) within their caps, each JobGroup's quorum and the cuts of
+    required terms below the buckets, as the model one level up has them; and the caps."""
     from gangplan.aggregate import _caps, _required
     from gangplan.cpsat import add_quorum
 
-    problem = build_problem(snapshot, levels=("zone", "rack"))
     zones = make_buckets(problem, level=0)
     caps = _caps(problem, zones)
     model = cp_model.CpModel()
@@ -511,6 +486,12 @@ def _zone_model_places(snapshot: Snapshot) -> bool:
     placed = [model.new_bool_var(f"placed[{j}]") for j in range(len(problem.job_groups))]
     add_quorum(model, problem, placed, {r: [v for (rr, _), v in count.items() if rr == r] for r in range(len(problem.roles))})
     _required(model, problem, zones, count, caps, placed)
+    return model, count, placed, caps
+
+
+def _zone_model_places(snapshot: Snapshot) -> bool:
+    """Whether the model on zone buckets (racks below them) can place the snapshot's one JobGroup."""
+    model, _, placed, _ = _zone_model(build_problem(snapshot, levels=("zone", "rack")))
     model.maximize(sum(placed))
     solver = cp_model.CpSolver()
     assert solver.solve(model) == cp_model.OPTIMAL
