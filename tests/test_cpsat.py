@@ -43,10 +43,13 @@ def _hinter(model: cp_model.CpModel, variables: dict[str, cp_model.IntVar]) -> C
     return set_hint
 
 
-def _count_solves(monkeypatch: pytest.MonkeyPatch, unknown_from: int | None = None) -> list[int]:
+def _count_solves(
+    monkeypatch: pytest.MonkeyPatch, unknown_from: int | None = None, stopped_at_proof: bool = False
+) -> list[int]:
     """A list that grows by one for every CP-SAT solve from here on. From the ``unknown_from``-th
     (counted from 1) each solve returns UNKNOWN at once, as a search that found nothing within
-    its time does."""
+    its time does. ``stopped_at_proof``: a solve that proves its optimum says FEASIBLE, as one
+    stopped by its limit just as the bound met the value."""
     solves: list[int] = []
     original = cp_model.CpSolver.solve
 
@@ -56,7 +59,8 @@ def _count_solves(monkeypatch: pytest.MonkeyPatch, unknown_from: int | None = No
         solves.append(1)
         if unknown_from is not None and len(solves) >= unknown_from:
             return cp_model.UNKNOWN
-        return original(self, model, callback)
+        status = original(self, model, callback)
+        return cp_model.FEASIBLE if stopped_at_proof and status == cp_model.OPTIMAL else status
 
     monkeypatch.setattr(cp_model.CpSolver, "solve", counting)
     return solves
@@ -680,19 +684,7 @@ def test_a_stage_stopped_at_its_own_bound_is_proven_and_the_gap_is_taken_after_i
     better. So the gap belongs to a later objective-1 stage short of its bound, here y's, which
     the time did not reach (measured against the most it could be, README). Taking the first
     stage's 0 as the gap reported objective 1 as proven while y was never searched."""
-    solves: list[int] = []
-    original = cp_model.CpSolver.solve
-
-    def stopped_at_proof(
-        self: cp_model.CpSolver, model: cp_model.CpModel, callback: cp_model.CpSolverSolutionCallback | None = None
-    ) -> cp_model.CpSolverStatus:
-        solves.append(1)
-        if len(solves) > 1:
-            return cp_model.UNKNOWN  # no time left for y's stage
-        status = original(self, model, callback)
-        return cp_model.FEASIBLE if status == cp_model.OPTIMAL else status
-
-    monkeypatch.setattr(cp_model.CpSolver, "solve", stopped_at_proof)
+    solves = _count_solves(monkeypatch, unknown_from=2, stopped_at_proof=True)  # no time left for y's stage
     model, x, y = _model()
     terms = [Term("x", "maximize", upper=3, exact=False, primary=True), Term("y", "maximize", upper=3, exact=False, primary=True)]
     result = staged_solve(
