@@ -227,3 +227,22 @@ def test_a_task_minimum_is_topped_up_inside_the_domain_the_jobgroup_holds() -> N
     for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
         assert repaired.placed == {0} and {n for _, n in repaired.counts} == {0}
         assert verify(snapshot, name_pods(problem, repaired), ("rack",)).ok
+
+
+def test_a_bucket_solution_is_realised_by_the_better_of_its_two_repairs() -> None:
+    """README: a bucket solution put on nodes is repaired two ways, JobGroups topped up in queue
+    order or by worth, and the better plan on objective 1 is kept. The bucket (the one node)
+    was given one pod of each group: in queue order ``small`` keeps the room, by worth
+    ``large`` takes it, and ``large`` is worth more (4 of the 4 GPUs against 2)."""
+    from gangplan.aggregate import BucketSolution, make_buckets, realise
+
+    snapshot = _snapshot()
+    problem = build_problem(snapshot)
+    key = {jg.key: j for j, jg in enumerate(problem.job_groups)}
+    role = {problem.gangs[g].key: problem.gangs[g].roles[0] for g in range(len(problem.gangs))}
+    buckets = make_buckets(problem)
+    assert [list(nodes) for nodes in buckets.nodes] == [[0]]
+    solution = BucketSolution({(role["default/small"], 0): 1, (role["default/large"], 0): 1}, frozenset(key.values()))
+    plan = realise(problem, objective_terms(problem), buckets, solution)
+    assert plan.placed == {key["default/large"]}
+    assert verify(snapshot, name_pods(problem, plan), ()).ok
