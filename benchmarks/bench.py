@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scale import PRIMARY_KINDS
+from scale import verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = {
@@ -49,17 +49,11 @@ def run_once(snapshot: Path, extra: list[str], time_limit: float) -> dict:
     return {"plan": plan, "wall": wall, "rss": usage.ru_maxrss / 1024}
 
 
-def objective_one(plan: dict) -> list[int]:
-    """Objective 1's values in the Plan's lexicographic order. Only its own terms: the
-    topology terms are named per level too (``sort-rank@<key>``), are minimised, and come
-    after it, so compared along with it they called a plan that is equal on objective 1 and
-    spans fewer tors WORSE."""
-    return [o["value"] for o in plan["solver"]["objective"] if o["name"].split("@")[0] in PRIMARY_KINDS]
-
-
 def versus(plan: dict, baseline: dict) -> str:
-    mine, theirs = objective_one(plan), objective_one(baseline)
-    return "better" if mine > theirs else ("=" if mine == theirs else "WORSE")
+    """Objective 1 alone, as scale.py compares it: the topology terms are named per level too
+    (``sort-rank@<key>``), are minimised, and come after it; compared along with it they
+    called a plan equal on objective 1 that spans fewer tors WORSE."""
+    return verdict(*([(o["name"], o["value"]) for o in p["solver"]["objective"]] for p in (plan, baseline)))
 
 
 def gpu_share(plan: dict) -> str:

@@ -213,8 +213,11 @@ def objective_text(objective: list, base: list) -> str:
     return "; ".join(parts)
 
 
-def primary_key(objective: list) -> list[int]:
-    return [value for name, value in objective if name.split("@")[0] in PRIMARY_KINDS[:2]]
+def verdict(objective: list, base: list) -> str:
+    """Objective 1 against the base's, stage by stage in DESIGN's order: per priority level
+    quorum demand, JobGroups, then the queue-order tie-break (which the verdict once left out)."""
+    mine, theirs = ([value for name, value in items if name.split("@")[0] in PRIMARY_KINDS] for items in (objective, base))
+    return "=" if mine == theirs else ("better" if mine > theirs else "WORSE")
 
 
 def growth(rows: list[tuple[str, int, str, float, float]]) -> None:
@@ -309,8 +312,7 @@ def main() -> None:
             first = runs[0]
             if base is None:
                 base = (med["wall"], med["rss"], first["objective"])
-            mine, theirs = primary_key(first["objective"]), primary_key(base[2])
-            versus = "=" if mine == theirs else ("better" if mine > theirs else "WORSE")
+            versus = verdict(first["objective"], base[2])
             gap = "-" if first["gap"] is None else f"{100 * first['gap']:.2f}%"
             rows.append((case, nodes, mode, med["wall"], med["rss"]))
             print(
