@@ -248,37 +248,6 @@ def test_only_the_scheduler_like_greedy_degrades_to_the_nearest_enclosing_domain
         assert verify(snapshot, name_pods(problem, placed), levels).ok
 
 
-def test_a_spreading_gang_fills_nodes_in_the_sort_rule_order() -> None:
-    """Preferred tor, one pod's room per tor: the gang spreads. Among placements of equal span
-    the higher-ranked domains win (DESIGN, sort rules; the default ranks least CPU first): t2
-    (c0, 8 cpu) first, then t0 (the path breaks the tie with t1), where a tightest fit would
-    have taken a0 and b0, whose pods room is tighter."""
-    nodes = [replace(node(name, mp, tor, cpu=cpu), allocatable={"cpu": cpu, "nvidia.com/gpu": 8, "pods": pods})
-             for name, mp, tor, cpu, pods in (("a0", "mp0", "t0", 16000, 2), ("b0", "mp1", "t1", 16000, 2),
-                                               ("c0", "mp2", "t2", 8000, 110))]
-    group, pods = gang("g", 2, 8, preferred=(TOR,))
-    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
-    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
-    for as_scheduler in (False, True):
-        placed = greedy(problem, as_scheduler=as_scheduler)
-        assert placed.placed == {0} and {problem.nodes[n].name for _, n in placed.counts} == {"c0", "a0"}
-        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
-
-
-def test_the_scheduler_like_greedy_degrades_to_the_best_ranked_domain_above() -> None:
-    """Preferred tor, one pod's room per tor, both miniPods hold the gang: as the scheduler,
-    greedy tries the miniPods in the order of their best-ranked tor (least CPU first: mpb),
-    not by name."""
-    nodes = [node(f"{mp}{i}", mp, f"{mp}-t{i}", cpu=cpu) for mp, cpu in (("mpa", 32000), ("mpb", 16000)) for i in range(2)]
-    group, pods = gang("g", 2, 8, preferred=(TOR,))
-    snapshot = Snapshot(nodes=tuple(nodes), pods=tuple(pods), pod_groups=(group,))
-    problem = build_problem(snapshot, levels=(MINIPOD, TOR))
-    for as_scheduler in (False, True):
-        placed = greedy(problem, as_scheduler=as_scheduler)
-        assert placed.placed == {0} and {problem.nodes[n].name for _, n in placed.counts} == {"mpb0", "mpb1"}
-        assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
-
-
 def _spread(nodes: list[Node], size: int, gpus: int, preferred: tuple[str, ...]) -> list[tuple[bool, set[str]]]:
     """Where greedy puts a gang of ``size`` pods of ``gpus`` GPUs, as it packs and as the
     scheduler does: its nodes."""
@@ -291,6 +260,25 @@ def _spread(nodes: list[Node], size: int, gpus: int, preferred: tuple[str, ...])
         assert verify(snapshot, name_pods(problem, placed), (MINIPOD, TOR)).ok
         found.append((placed.placed == {0}, {problem.nodes[n].name for _, n in placed.counts}))
     return found
+
+
+def test_a_spreading_gang_fills_nodes_in_the_sort_rule_order() -> None:
+    """Preferred tor, one pod's room per tor: the gang spreads. Among placements of equal span
+    the higher-ranked domains win (DESIGN, sort rules; the default ranks least CPU first): t2
+    (c0, 8 cpu) first, then t0 (the path breaks the tie with t1), where a tightest fit would
+    have taken a0 and b0, whose pods room is tighter."""
+    nodes = [replace(node(name, mp, tor, cpu=cpu), allocatable={"cpu": cpu, "nvidia.com/gpu": 8, "pods": pods})
+             for name, mp, tor, cpu, pods in (("a0", "mp0", "t0", 16000, 2), ("b0", "mp1", "t1", 16000, 2),
+                                               ("c0", "mp2", "t2", 8000, 110))]
+    assert _spread(nodes, 2, 8, (TOR,)) == [(True, {"c0", "a0"})] * 2
+
+
+def test_the_scheduler_like_greedy_degrades_to_the_best_ranked_domain_above() -> None:
+    """Preferred tor, one pod's room per tor, both miniPods hold the gang: as the scheduler,
+    greedy tries the miniPods in the order of their best-ranked tor (least CPU first: mpb),
+    not by name."""
+    nodes = [node(f"{mp}{i}", mp, f"{mp}-t{i}", cpu=cpu) for mp, cpu in (("mpa", 32000), ("mpb", 16000)) for i in range(2)]
+    assert _spread(nodes, 2, 8, (TOR,)) == [(True, {"mpb0", "mpb1"})] * 2
 
 
 def test_a_spreading_gang_fills_the_best_ranked_larger_domain_first() -> None:
