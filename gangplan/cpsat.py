@@ -470,8 +470,9 @@ def staged_solve(
             all_optimal = False
             break
         name, value, bound, found = answer
-        if value >= bound:
-            name = "OPTIMAL"  # stopped at its proof: no plan does better, whatever the status says
+        # Proven means at its bound, whatever the status says: a solve stopped just at its proof
+        # says FEASIBLE, and one stopped by a gap limit (a tuning parameter) says OPTIMAL.
+        name = "OPTIMAL" if value >= bound else "FEASIBLE"
         result.stages.append(StageResult([t.name for t in stage], name, value, bound))
         if name != "OPTIMAL":
             all_optimal = False
