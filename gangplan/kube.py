@@ -504,12 +504,11 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
     host_network = r.boolean(spec, "hostNetwork", _SPEC)
     # NodePorts counts app containers' ports and sidecars'; a plain init container's are not held.
     ports = [
-        port
+        r.entry(port, _SPEC + (key, i, "ports", j))
         for key in ("containers", "initContainers")
-        for container in r.sequence(spec, key, _SPEC)
+        for i, container in enumerate(r.sequence(spec, key, _SPEC))
         if isinstance(container, dict) and (key == "containers" or container.get("restartPolicy") == "Always")
-        for port in (container.get("ports") or [])
-        if isinstance(port, dict)
+        for j, port in enumerate(r.sequence(container, "ports", _SPEC + (key, i)))
     ]
     # With hostNetwork the API server sets each container port's hostPort to it.
     if any(port.get("hostPort") or (host_network and port.get("containerPort")) for port in ports):

@@ -960,6 +960,14 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
             "5:15: spec.containers: expected a list, got a mapping",
         ),
         (
+            POD_P + "spec:\n  containers:\n  - name: c\n    ports: 1.5\n",
+            "7:12: spec.containers[0].ports: expected a list, got 1.5",
+        ),
+        (
+            POD_P + "spec:\n  initContainers:\n  - name: s\n    restartPolicy: Always\n    ports: [80]\n",
+            "8:13: spec.initContainers[0].ports[0]: expected a mapping, got 80",
+        ),
+        (
             TOLERATION + '  - key: gpu\n    operator: Exists\n    value: "yes"\n',
             "8:12: spec.tolerations[0].value: must be empty when operator is Exists",
         ),
