@@ -37,7 +37,7 @@ from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError
-from .loader import STDIN, SUFFIXES, Limits, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
+from .loader import STDIN, SUFFIXES, Limits, check_snapshot, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .kube import label_problem
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, PodGroupAPI, Snapshot
@@ -684,6 +684,8 @@ def _with_gangs(snapshot: Snapshot, gangs: Optional[list[str]]) -> Snapshot:
         objects = within_limits(read_objects(paths, limits=_State.limits), _State.limits, workloads=True)
         group, pods = gang_from_objects(name, objects)
         snapshot = with_gang(snapshot, group, pods)
+    if gangs:
+        check_snapshot(snapshot, _State.limits)  # the gangs' pods count in the totals too
     return snapshot
 
 

@@ -526,7 +526,7 @@ def load_snapshot(
     finally:
         if collecting:
             gc.enable()
-    _check_snapshot(snapshot, limits)
+    check_snapshot(snapshot, limits)
     if not (
         snapshot.nodes
         or snapshot.pods
@@ -758,7 +758,7 @@ def _deeper(value: Any, limit: int) -> bool:
     return False
 
 
-def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
+def check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
     """Names of objects made from workloads (Gang, Volcano Job pods), bounded amounts, and
     bounded nesting of what is written back out (``-o status`` PodGroups, pods to create)."""
     for kind, written in (
@@ -802,8 +802,10 @@ def _check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
         totals[key] = totals.get(key, 0) + amount
         asked.add(name)
         if amount > MAX_TOTAL_AMOUNT or totals[key] > MAX_TOTAL_AMOUNT:
+            # A pod made from a workload's template is shown where the template is written.
+            shown = origin.path[2:] if origin.path[:1] == ("items",) else origin.path
             raise InputError(
-                f"{_dotted(path)}: {name} quantities this large cannot be planned: the {what} "
+                f"{_dotted(shown + path)}: {name} quantities this large cannot be planned: the {what} "
                 f"add up to more than 2^60 {'millicores' if name == 'cpu' else 'units'}",
                 locate(origin, path),
             )

@@ -317,6 +317,47 @@ def test_absurd_quantities_are_refused(tmp_path: Path, items: list[dict], phrase
     one_error(invoke("plan", str(path)), "quantities this large cannot be planned", phrase)
 
 
+@pytest.mark.parametrize("replicas,amount", [(1, "1e30"), (8, str(2**58))], ids=["one-pod", "pods-sum"])
+def test_absurd_quantities_in_a_gangs_workload_are_refused_where_its_template_asks(
+    tmp_path: Path, replicas: int, amount: str
+) -> None:
+    """A --gang's pods count toward the same totals as the snapshot's: a Deployment asking
+    1e30 cores ended in an internal error (OverflowError), the snapshot having been checked
+    before the gang joined it. The error names the field where the template writes it."""
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(listed(NODE))
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": replicas, "template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": amount}}}]}}},
+    }
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps(deployment, indent=1))
+    line = one_error(
+        invoke("plan", str(snapshot), "--gang", f"t={workload}", "--solver", "greedy"),
+        "spec.template.spec.containers[0].resources.requests.cpu: cpu quantities this large cannot be planned",
+        "the pods' requests add up to more than 2^60 millicores",
+    )
+    row = next(n for n, text in enumerate(workload.read_text().splitlines(), 1) if '"cpu"' in text)
+    assert f"w.json:{row}:" in line
+
+
+def test_an_absurd_quantity_in_a_volcano_jobs_task_is_named_where_the_task_writes_it(tmp_path: Path) -> None:
+    """The pods a Volcano Job in the snapshot makes are checked with the snapshot's; the error
+    named the field as if the task's template were the whole object ('spec.containers[0]...')."""
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "tf", "namespace": "default"},
+        "spec": {"minAvailable": 1, "tasks": [{"name": "ps", "replicas": 1, "template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": "1e30"}}}]}}}]},
+    }
+    path = tmp_path / "s.json"
+    path.write_text(listed(NODE, job))
+    one_error(
+        invoke("plan", str(path), "--solver", "greedy"),
+        ": spec.tasks[0].template.spec.containers[0].resources.requests.cpu: cpu quantities this large cannot be planned",
+    )
+
+
 def test_big_quantities_no_pod_asks_for_are_not_counted(tmp_path: Path) -> None:
     """ephemeral-storage of 20,000 nodes with large disks passes 2^60 bytes: only resources
     that something requests are bounded."""
