@@ -3,7 +3,8 @@
 Every case is one CLI run (typer's CliRunner, in process) on a mutated input: random bytes,
 truncated or corrupted YAML and JSON, a wrong type or an absurd value at a field the loader
 reads (huge, negative and zero quantities, unicode and injected names), deep nesting, YAML
-tags, anchors and merge keys, and broken plan files for ``verify`` and ``diff``. Each must end
+tags, anchors and merge keys, broken plan files for ``verify`` and ``diff``, and mutated
+workload manifests for ``--gang`` (beside a snapshot that loads, half the time). Each must end
 with exit 0, 1 (only where the command means "found something": check, verify, diff) or 2,
 and for 2 with exactly one ``error:`` line, the last one on stderr. Exit 3 would mean
 gangplan failed on input it should have refused; a traceback is never acceptable.
@@ -246,6 +247,56 @@ status: {allocatable: {cpu: "8"}}
 """
 
 
+# A --gang's workload manifests (drawn at the end of a case, so earlier cases keep their inputs).
+SEED_GANG = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: work}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      priorityClassName: high
+      nodeSelector: {pool: gpu}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+      initContainers: [{name: proxy, restartPolicy: Always, ports: [{containerPort: 15001, hostPort: 15001}]}]
+      containers:
+      - name: c
+        ports: [{containerPort: 80}]
+        resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: work}
+spec:
+  parallelism: 2
+  completions: 3
+  completionMode: Indexed
+  template:
+    spec:
+      initContainers: [{name: init, resources: {requests: {cpu: "2"}}}]
+      containers: [{name: c, resources: {requests: {cpu: 500m}, limits: {memory: 1Gi}}}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: work}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers: [{name: c, resources: {requests: {cpu: 250m}}}]
+  volumeClaimTemplates: [{metadata: {name: data}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: launcher, namespace: work}
+spec:
+  containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+"""
+SEED_GANG_DOCS = [d for d in yaml.safe_load_all(SEED_GANG) if isinstance(d, dict)]
+
+
 def _corpus() -> list[str]:
     texts = [SEED_SNAPSHOT, SEED_WORKLOADS]
     texts += [p.read_text() for p in sorted((ROOT / "scenarios").glob("*.yaml"))]
@@ -310,6 +361,16 @@ FIELDS: dict[str, list[tuple[str | int, ...]]] = {
     "Topology": [("spec", "levels"), ("spec", "levels", 0, "nodeLabel")],
     "Gang": [("spec", "pods"), ("spec", "replicationControllers"), ("spec", "replicationControllers", 0, "replicas")],
     "Job": [("spec", "tasks"), ("spec", "minAvailable"), ("spec", "tasks", 0, "replicas"), ("spec", "tasks", 0, "name")],
+    **{
+        kind: [
+            ("spec", "replicas"), ("spec", "template", "spec", "containers", 0, "ports"),
+            ("spec", "template", "spec", "containers", 0, "ports", 0, "hostPort"),
+            ("spec", "template", "spec", "containers", 0, "resources", "requests", "cpu"),
+            ("spec", "template", "metadata", "labels", "scheduling.x-k8s.io/pod-group"),
+            ("spec", "template", "spec", "initContainers", 0, "restartPolicy"), ("spec", "volumeClaimTemplates"),
+        ]
+        for kind in ("Deployment", "StatefulSet", "ReplicaSet")
+    },
 }
 
 YAML_SPECIALS = [
@@ -419,7 +480,10 @@ def _dump(rng: random.Random, docs: list[Any]) -> str:
 
 def mutate_fields(rng: random.Random) -> str:
     """Wrong types and absurd values at the fields the loader reads, then dump as YAML or JSON."""
-    docs = copy.deepcopy(rng.choice(SEED_DOCS))
+    return _mutated(rng, copy.deepcopy(rng.choice(SEED_DOCS)))
+
+
+def _mutated(rng: random.Random, docs: list[Any]) -> str:
     objects = _objects_in(docs)
     for _ in range(rng.choice([1, 1, 1, 2, 3, 5])):
         obj = rng.choice(objects)
@@ -620,6 +684,12 @@ def make_case(index: int, tmp: Path) -> tuple[str, list[str], bytes | None, Path
         args = ["diff", source, "--plan", str(plan_path)] if rng.random() < 0.5 else ["diff", "--plan", str(plan_path), "--plan", str(plan_path)]
     if args[0] in ("plan", "check", "explain"):
         args += ["--time-limit", "0.5"]
+        if rng.random() < 0.15:  # drawn last, so the cases before it was added keep their inputs
+            gang = tmp / "gang.yaml"
+            gang.write_text(_mutated(rng, copy.deepcopy(SEED_GANG_DOCS)) if rng.random() < 0.9 else SEED_GANG)
+            if source != "-" and rng.random() < 0.5:
+                path.write_text(SEED_SNAPSHOT)  # a snapshot that loads, so the gang is read
+            args += ["--gang", f"t={gang}"]
     return name, ["--no-color", *limits, *args], stdin, out
 
 
