@@ -802,8 +802,11 @@ def check_snapshot(snapshot: Snapshot, limits: Limits) -> None:
         totals[key] = totals.get(key, 0) + amount
         asked.add(name)
         if amount > MAX_TOTAL_AMOUNT or totals[key] > MAX_TOTAL_AMOUNT:
-            # A pod made from a workload's template is shown where the template is written.
-            shown = origin.path[2:] if origin.path[:1] == ("items",) else origin.path
+            # Shown from the object's own root: past the List items (a List in a List too) it
+            # sits in, so a pod made from a workload's template is shown where the template is.
+            shown = origin.path
+            while len(shown) > 1 and shown[0] == "items" and isinstance(shown[1], int):
+                shown = shown[2:]
             raise InputError(
                 f"{_dotted(shown + path)}: {name} quantities this large cannot be planned: the {what} "
                 f"add up to more than 2^60 {'millicores' if name == 'cpu' else 'units'}",

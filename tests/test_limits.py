@@ -342,20 +342,24 @@ def test_absurd_quantities_in_a_gangs_workload_are_refused_where_its_template_as
     assert f"w.json:{row}:" in line
 
 
-def test_an_absurd_quantity_in_a_volcano_jobs_task_is_named_where_the_task_writes_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("nested", [False, True], ids=["list", "list-in-a-list"])
+def test_an_absurd_quantity_in_a_volcano_jobs_task_is_named_where_the_task_writes_it(tmp_path: Path, nested: bool) -> None:
     """The pods a Volcano Job in the snapshot makes are checked with the snapshot's; the error
-    named the field as if the task's template were the whole object ('spec.containers[0]...')."""
+    named the field as if the task's template were the whole object ('spec.containers[0]...').
+    In a List inside a List (kubectl flattens it) the path starts at the object too."""
     job = {
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "tf", "namespace": "default"},
         "spec": {"minAvailable": 1, "tasks": [{"name": "ps", "replicas": 1, "template": {"spec": {"containers": [
             {"name": "c", "resources": {"requests": {"cpu": "1e30"}}}]}}}]},
     }
+    bare = pod("p", {"cpu": "1e30"})
     path = tmp_path / "s.json"
-    path.write_text(listed(NODE, job))
-    one_error(
-        invoke("plan", str(path), "--solver", "greedy"),
-        ": spec.tasks[0].template.spec.containers[0].resources.requests.cpu: cpu quantities this large cannot be planned",
-    )
+    for item, field in ((job, "spec.tasks[0].template.spec.containers[0]"), (bare, "spec.containers[0]")):
+        path.write_text(listed(NODE, json.loads(listed(item)) if nested else item))
+        one_error(
+            invoke("plan", str(path), "--solver", "greedy"),
+            f": {field}.resources.requests.cpu: cpu quantities this large cannot be planned",
+        )
 
 
 def test_big_quantities_no_pod_asks_for_are_not_counted(tmp_path: Path) -> None:
