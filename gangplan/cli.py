@@ -464,19 +464,24 @@ def _claim_outputs(inputs: Sequence[str], output_file: Optional[Path], *others: 
                 f"{option} - would write to stdout, which carries the command's output; "
                 f"give {option} a file, or the output --output-file FILE"
             )
-    outputs = [output_file, *(path for _, path in others)]
-    _refuse_clashes([path for path in outputs if path is not None and str(path) != "-"])
+    outputs = [("--output-file", output_file), *others]
+    _refuse_clashes([(option, path) for option, path in outputs if path is not None and str(path) != "-"])
 
 
-def _refuse_clashes(paths: Sequence[Path]) -> None:
-    seen: dict[str, Path] = {}
-    for path in paths:
+def _refuse_clashes(outputs: Sequence[tuple[str, Path]]) -> None:
+    """``outputs``: each path with the option that names it ('' where none is known)."""
+    seen: dict[str, tuple[str, Path]] = {}
+    for option, path in outputs:
         target = os.path.realpath(path)
         if target in _State.inputs and (target in _State.named or not _gangplan_output(target)):
             raise UsageError(f"{path} is also an input; write the output to another file")
         if target in seen:
-            raise UsageError(f"{seen[target]} and {path} are the same file; give each output its own")
-        seen[target] = path
+            first_option, first = seen[target]
+            if first_option and option and str(first) == str(path):
+                raise UsageError(f"{first_option} and {option} both name {path}; give each output its own file")
+            named = f"{first_option} {first} and {option} {path}" if first_option and option else f"{first} and {path}"
+            raise UsageError(f"{named} are the same file; give each output its own")
+        seen[target] = (option, path)
 
 
 def _gangplan_output(path: str) -> bool:
@@ -500,7 +505,7 @@ def write_output(text: str, output_file: Optional[Path], *more: tuple[str, Path]
     out = [text] if output_file is None else []
     out += [content for content, path in more if str(path) == "-"]
     files = [*([(text, output_file)] if output_file is not None else []), *((c, p) for c, p in more if str(p) != "-")]
-    _refuse_clashes([path for _, path in files])
+    _refuse_clashes([("", path) for _, path in files])
     staged: list[tuple[str, Path, Path]] = []
     into: list[tuple[str, Path]] = []
     path = Path()
@@ -1092,7 +1097,7 @@ def diff_command(
     _claim_outputs([*(snapshot or []), *_gang_files(gang), *plan_files], output_file)
     loaded = _with_gangs(_load(snapshot, plan_files), gang) if snapshot else None
     if documents is not None and loaded is not None and (others := _plans_beside(loaded)):
-        raise UsageError(f"{plan_files[0]} holds the plan, and the other inputs hold {others} objects too; compare two plans with --plan A --plan B")
+        raise UsageError(f"{plan_files[0]} and another input both hold a plan (it has {others} objects); compare two plans with --plan A --plan B")
     plans = [read_plan(path, documents) for path in plan_files]
     # Levels by diff_levels' rule: Topology, --levels, what the plans agree on, inferred.
     given = _levels(levels)
@@ -1241,7 +1246,7 @@ def verify_command(
     _stdin_once([*snapshot, plan_file])
     loaded = _with_gangs(_load(snapshot, [plan_file]), gang)
     if documents is not None and (others := _plans_beside(loaded)):
-        raise UsageError(f"{plan_file} holds the plan, and the other inputs hold {others} objects too; name the plan with --plan FILE")
+        raise UsageError(f"{plan_file} and another input both hold a plan (it has {others} objects); name the one to check with --plan FILE")
     given = read_plan(plan_file, documents)
     if left_out := _gangs_left_out(given, loaded, "verify"):
         _say(f"warning: {left_out}")
@@ -1297,8 +1302,11 @@ def _plan_among(paths: list[str], command: str) -> tuple[list[str], str, list[An
             if not rest:
                 raise UsageError(f"{command} {path}: give the snapshot the plan was made from too")
             return rest, path, documents
+    why = [*(["- (stdin) holds neither"] if "-" in paths else []),
+           *(["a folder is read as snapshot files, not searched for one"] if any(os.path.isdir(p) for p in paths) else [])]
     raise UsageError(
         f"{command} needs a plan: {command} SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings; - for stdin)"
+        + "".join(f"; {reason}" for reason in why)
     )
 
 

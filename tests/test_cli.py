@@ -207,7 +207,9 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
             assert result.exit_code == 0 and result.stdout == expected.stdout and result.stderr == expected.stderr, result.stderr
     other.write_text(made.read_text())
     twice = invoke("verify", snapshot, str(other), str(made))
-    assert twice.exit_code == 2 and twice.stderr.splitlines()[-1].endswith("name the plan with --plan FILE")
+    assert twice.exit_code == 2 and twice.stderr.splitlines()[-1] == (
+        f"error: {made} and another input both hold a plan (it has Plan objects); name the one to check with --plan FILE"
+    )
     none = invoke("verify", snapshot)
     assert none.exit_code == 2 and none.stderr == (
         "error: verify needs a plan: verify SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings; - for stdin)\n"
@@ -216,6 +218,16 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
     assert alone.exit_code == 2 and "give the snapshot the plan was made from too" in alone.stderr
     twice_named = invoke("verify", str(made), "--plan", str(made))
     assert twice_named.exit_code == 2 and twice_named.stderr == f"error: {made} is the plan; give the snapshot it was made from too\n"
+    # A plan kept in a snapshot folder is skipped as the snapshot is read, and not looked for.
+    dump = tmp_path / "dump"
+    (dump / "sub").mkdir(parents=True)
+    (dump / "small.yaml").write_text(Path(snapshot).read_text())
+    (dump / "sub" / "plan.json").write_text(made.read_text())
+    in_folder = invoke("verify", str(dump))
+    assert in_folder.exit_code == 2 and in_folder.stderr.splitlines()[-1].endswith(
+        "; a folder is read as snapshot files, not searched for one"
+    ), in_folder.stderr
+    assert invoke("verify", str(dump), "--plan", str(dump / "sub" / "plan.json")).exit_code == 0
 
 
 def test_verify_and_diff_find_a_plan_piped_on_stdin_or_a_lone_binding(tmp_path: Path) -> None:
@@ -231,7 +243,11 @@ def test_verify_and_diff_find_a_plan_piped_on_stdin_or_a_lone_binding(tmp_path: 
             piped = invoke(command, *args, input=made.stdout)
             assert piped.exit_code == 0 and piped.stdout == expected.stdout, piped.stderr
     snapshot_piped = invoke("verify", "-", snapshot, input=Path(snapshot).read_text())
-    assert snapshot_piped.exit_code == 2 and "verify needs a plan" in snapshot_piped.stderr
+    assert snapshot_piped.exit_code == 2 and snapshot_piped.stderr.splitlines()[-1].startswith("error: verify needs a plan: ")
+    # Told that stdin was looked at: the table piped by mistake, or nothing at all.
+    for piped in (invoke("plan", snapshot).stdout, ""):
+        wrong = invoke("verify", snapshot, "-", input=piped)
+        assert wrong.exit_code == 2 and wrong.stderr.splitlines()[-1].endswith("; - (stdin) holds neither"), wrong.stderr
     binding = next(item for item in json.loads(made.stdout)["items"] if item["kind"] == "Binding")
     lone = tmp_path / "one.json"
     lone.write_text(json.dumps(binding))
@@ -252,7 +268,9 @@ def test_diff_takes_the_plan_as_an_argument_as_verify_does(tmp_path: Path) -> No
         assert result.exit_code == 0 and result.stdout == expected.stdout, result.stderr
     other.write_text(made.read_text())
     two = invoke("diff", str(other), str(made))
-    assert two.exit_code == 2 and two.stderr.splitlines()[-1].endswith("compare two plans with --plan A --plan B")
+    assert two.exit_code == 2 and two.stderr.splitlines()[-1] == (
+        f"error: {made} and another input both hold a plan (it has Plan objects); compare two plans with --plan A --plan B"
+    )
     none = invoke("diff", snapshot)
     assert none.exit_code == 2 and none.stderr.splitlines()[-1].startswith("error: diff needs a plan: diff SNAPSHOT... PLAN")
     alone = invoke("diff", str(made))

@@ -817,7 +817,13 @@ def test_an_output_file_that_is_an_input_or_another_output_is_refused(tmp_path: 
     both = tmp_path / "out"
     result = runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(both), "--report", str(both)])
     assert result.exit_code == 2 and not both.exists()
-    assert result.stderr.splitlines()[-1] == f"error: {both} and {both} are the same file; give each output its own"
+    assert result.stderr.splitlines()[-1] == f"error: --output-file and --report both name {both}; give each output its own file"
+    # One file by two names: both names shown, each with its option.
+    alias = tmp_path / "alias"
+    alias.symlink_to(both)
+    result = runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(both), "--report", str(alias)])
+    assert result.exit_code == 2 and not both.exists()
+    assert result.stderr.splitlines()[-1] == f"error: --output-file {both} and --report {alias} are the same file; give each output its own"
     assert runner.invoke(app, ["plan", str(snapshot), "-o", "plan", "--output-file", str(tmp_path / "p.json")]).exit_code == 0
 
 
@@ -867,9 +873,9 @@ def test_an_output_naming_an_input_or_another_output_is_refused_before_planning(
     for args, phrase in (
         (["plan", str(snapshot), "--output-file", str(snapshot)], "is also an input"),
         (["plan", str(snapshot), "--gang", f"t={gang}", "--report", str(gang)], "is also an input"),
-        (["plan", str(snapshot), "--output-file", str(out), "--report", str(out)], "are the same file"),
+        (["plan", str(snapshot), "--output-file", str(out), "--report", str(out)], "--output-file and --report both name"),
         (["check", str(snapshot), "-o", "junit", "--junit-file", str(snapshot)], "is also an input"),
-        (["check", str(snapshot), "--output-file", str(out), "--junit-file", str(out)], "are the same file"),
+        (["check", str(snapshot), "--output-file", str(out), "--junit-file", str(out)], "--output-file and --junit-file both name"),
     ):
         only_error(invoke(*args), 2, phrase)
     assert snapshot.read_text() == SMALL.read_text()
