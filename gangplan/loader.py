@@ -937,7 +937,9 @@ def _decode(name: str, data: bytes) -> str:
     if data.startswith(b"\x1f\x8b"):
         raise InputError("not a text file (it is gzip-compressed: zcat it into gangplan's stdin, -)", Position(name))
     if b"\0" in data:
-        wide = data[:1] == b"\0" or data[1:2] == b"\0"
+        # Text such as a dump's in UTF-16: every other byte NUL, the bytes between not.
+        head = data[:64]
+        wide = len(head) >= 2 and any(not any(head[at::2]) and all(head[1 - at :: 2]) for at in (0, 1))
         problem = "it looks like UTF-16 without a byte-order mark; save it as UTF-8" if wide else "it contains NUL bytes"
         raise InputError(f"not a text file ({problem})", Position(name))
     try:

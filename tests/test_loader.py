@@ -695,9 +695,13 @@ def test_utf16_and_utf32_with_a_byte_order_mark_are_read(encoding: str) -> None:
     assert error([path]) == f"{path}:8:29: status.allocatable.cpu: expected a quantity such as 500m, 2, 1.5 or 4Gi, got a list"
     snapshot = load_snapshot([write("wide.yaml", bom + NODE.format(name="a").encode(encoding))])
     assert [n.name for n in snapshot.nodes] == ["a"]
-    assert error([write("wide.yaml", "name: a".encode("utf-16-le"))]) == (
-        "wide.yaml: not a text file (it looks like UTF-16 without a byte-order mark; save it as UTF-8)"
-    )
+    for encoding in ("utf-16-le", "utf-16-be"):
+        assert error([write("wide.yaml", "name: a".encode(encoding))]) == (
+            "wide.yaml: not a text file (it looks like UTF-16 without a byte-order mark; save it as UTF-8)"
+        )
+    # Binary data that opens with a NUL is no UTF-16 (a user review's file said it was).
+    for data in (b"\x00\x01\x02binary", b"\x00\x00\x00\x01" + bytes(range(256))):
+        assert error([write("bin.yaml", data)]) == "bin.yaml: not a text file (it contains NUL bytes)"
 
 
 def test_size_and_document_limits() -> None:
