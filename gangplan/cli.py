@@ -119,6 +119,13 @@ class _Commands(TyperGroup):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, _globals_first(args, self.commands))
 
+    def _command_path(self, given: Sequence[str] | None) -> str:
+        """The command an error raised before its context exists belongs to (`plan -o` with
+        no value): the first word that names one."""
+        words = list(given) if given is not None else sys.argv[1:]
+        name = next((word for word in words if word in self.commands), None)
+        return f"{self.name} {name}" if name else str(self.name)
+
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
@@ -135,7 +142,8 @@ class _Commands(TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError":
                 exc.show()  # type: ignore[attr-defined]
             else:
-                hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+                path = ctx.command_path if ctx is not None else self._command_path(kwargs.get("args", args[0] if args else None))
+                hint = f" (see '{path} --help')"
                 said = message().replace("Value error, ", "", 1)  # pydantic's prefix, as typer passes it on
                 said = _PYDANTIC_NUMBER.sub(lambda m: _NUMBER_WORDS[m.group(1)], said)
                 if (group := _group_missing(exc)) and ctx is not None:

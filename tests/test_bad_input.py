@@ -181,6 +181,13 @@ def test_bad_option_values_are_usage_errors(tmp_path: Path) -> None:
         assert result.exit_code == 2 and result.stderr == (
             f"error: Invalid value for '{option[0]}': {words} (see 'gangplan plan --help')\n"
         )  # not pydantic's "Input should be a valid number, unable to parse string as a number"
+    # An option's value missing at the end is found before the command's context exists: the
+    # hint named no command (a user review), where every other usage error names one.
+    for args, command in ((["plan", str(node), "-o"], "plan"), (["check", str(node), "--output-file"], "check")):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and result.stderr == (
+            f"error: Option '{args[-1]}' requires an argument. (see 'gangplan {command} --help')\n"
+        ), result.stderr
 
 
 @pytest.mark.parametrize(
