@@ -68,10 +68,15 @@ _GLOBAL_FLAGS = frozenset({"--debug", "--quiet", "-q", "--no-color"})
 _GLOBAL_VALUED = frozenset({"--max-file-size", "--max-documents", "--max-objects"})
 
 
+def _command_at(args: Sequence[str], commands: Any) -> int | None:
+    """Where the command is among the words given: the first that names one."""
+    return next((i for i, a in enumerate(args) if a in commands), None)
+
+
 def _globals_first(args: list[str], commands: Any) -> list[str]:
     """The global options moved before the command when given after it, as kubectl takes its
     global flags anywhere: `gangplan plan x.yaml --debug` is what an error's hint leads to."""
-    at = next((i for i, a in enumerate(args) if a in commands), None)
+    at = _command_at(args, commands)
     if at is None:
         return args
     moved: list[str] = []
@@ -121,10 +126,10 @@ class _Commands(TyperGroup):
 
     def _command_path(self, given: Sequence[str] | None) -> str:
         """The command an error raised before its context exists belongs to (`plan -o` with
-        no value): the first word that names one."""
+        no value)."""
         words = list(given) if given is not None else sys.argv[1:]
-        name = next((word for word in words if word in self.commands), None)
-        return f"{self.name} {name}" if name else str(self.name)
+        at = _command_at(words, self.commands)
+        return f"{self.name} {words[at]}" if at is not None else str(self.name)
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:
