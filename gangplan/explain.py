@@ -243,7 +243,9 @@ def reason(
         if prefix_member and exact.quorum(j, g, _State(problem)):
             continue  # it fits alone: what stops it is its siblings, said below
         if gang.topology is not None and gang.topology.required:
-            if text := _required_reason(problem, g, exact) or _tied_short(problem, g, exact):
+            if text := _required_reason(problem, g, exact):
+                return who + text + _filtered(problem, gang)
+            if text := _tied_short(problem, g, exact):
                 return who + text
             if prefix_member:
                 return f"{who}no placement of its quorum was found, even with nothing else planned"

@@ -184,6 +184,23 @@ def test_the_nodes_outside_the_topology_are_counted_not_their_missing_labels(tmp
     )
 
 
+def test_a_required_group_names_the_nodes_another_groups_level_keeps_it_off(tmp_path: Path) -> None:
+    """A group requiring one node (hostname) of two 1-cpu pods: a0 (1 cpu, tor=ta) holds one,
+    x0 (4 cpu) would hold both but lacks the tor label another group's term makes a level, so it
+    is outside the topology and no candidate. The reason said only that the best node holds 1
+    of 2 (a review's case); it now also says why the roomy node was not tried."""
+    objects = [node("a0", gpus=0, cpu="1", labels={"tor": "ta"}), node("x0", gpus=0, cpu="4")]
+    godel = "scheduling.godel.kubewharf.io/v1alpha1"
+    one_node = {"podGroupAffinity": {"required": [{"topologyKey": "kubernetes.io/hostname"}]}}
+    objects += [pod_group("h", 2, api=godel, affinity=one_node), *pods("h", 2, 0)]
+    objects += [pod_group("t", 1, api=godel, affinity={"podGroupAffinity": {"preferred": [{"topologyKey": "tor"}]}})]
+    objects += pods("t", 1, 0, cpu="0.5")
+    assert plan_of(write(tmp_path, objects))["ml/h"]["reason"] == (
+        "required kubernetes.io/hostname: the best node (a0) holds 1 of 2 pods (cpu); "
+        "only 1 of 2 nodes pass its filters (1 outside the topology (no tor label))"
+    )
+
+
 def test_a_task_short_of_pods_counts_its_running_ones(tmp_path: Path) -> None:
     """Volcano minTaskMember worker 3 (minMember 3, so Volcano checks it): one worker runs on
     n0, one is pending. 2 of the task's pods exist, one short of its minimum; the task is said
