@@ -244,7 +244,8 @@ def reason(
             continue  # it fits alone: what stops it is its siblings, said below
         if gang.topology is not None and gang.topology.required:
             if text := _required_reason(problem, g, exact):
-                return who + text + _filtered(problem, gang)
+                # Running members pinning it to a domain keep it off the rest, no filter.
+                return who + text + ("" if gang.topology.pinned else _filtered(problem, gang))
             if text := _tied_short(problem, g, exact):
                 return who + text
             if prefix_member:
