@@ -316,9 +316,12 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     totals: dict[str, set[int]] = defaultdict(set)  # Kueue group -> the counts its members carry
     missing: dict[str, list[str]] = defaultdict(list)
     unplanned: list[tuple[str, str, str]] = []  # (namespace, name, warning): said by name, not input order
+    named_twice: dict[tuple[str, ...], list[str]] = defaultdict(list)  # (namespace, *groups) -> pods
     for pod in snapshot.pods:
         names = group_names_of(pod)
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
+        if len(names) > 1 and len(found := [n for n in dict.fromkeys(names) if f"{pod.namespace}/{n}" in gangs]) > 1:
+            named_twice[(pod.namespace, *found)].append(pod.name)
         kueue_name = pod.labels.get(kueue.GROUP_LABEL)
         if gang is None and kueue_name:
             total = _kueue_total(pod)
@@ -372,6 +375,14 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         else:
             gang.finished.append(pod)
     warnings.extend(text for _, _, text in sorted(unplanned))
+    for (namespace, first, *others), pod_names in sorted(named_twice.items()):
+        # Each scheduler reads its own key; gangplan takes the first in DESIGN's order.
+        shown = ", ".join(f"{namespace}/{name}" for name in sorted(pod_names)[:3]) + (", …" if len(pod_names) > 3 else "")
+        warnings.append(
+            f"{plural(len(pod_names), 'pod')} ({shown}) {'names' if len(pod_names) == 1 else 'name'} "
+            f"{len(others) + 1} PodGroups ({', '.join([first, *others])}) through different keys; "
+            f"planned in {namespace}/{first}, whose key comes first"
+        )
     for key, counts in sorted(totals.items()):
         if len(counts) > 1:
             warnings.append(

@@ -595,6 +595,22 @@ def test_a_pod_naming_two_missing_podgroups_is_warned_about_the_first_it_names()
     assert warnings == ["PodGroup ns/first does not exist; its pods (p) are planned as groups of one"]
 
 
+def test_pods_naming_two_podgroups_that_exist_are_warned_about_and_join_the_first() -> None:
+    """Each scheduler reads its own key, so pods whose scheduler-plugins label and Volcano
+    annotation name two different PodGroups are a mistake in the manifests; they were given to
+    the first silently (a review's case). Now one warning per pair of groups names the pods,
+    both groups and the one they join; a pod naming one group through two keys says nothing."""
+    both = {"labels": {"scheduling.x-k8s.io/pod-group": "a"}, "annotations": {"scheduling.k8s.io/group-name": "b"}}
+    same = {"labels": {"scheduling.x-k8s.io/pod-group": "a"}, "annotations": {"scheduling.volcano.sh/group-name": "a"}}
+    pods = (*(mkpod(f"p{i}", **both) for i in (3, 0, 1, 2)), mkpod("q", **same))  # type: ignore[arg-type]
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("a", min_member=1), pg("b", min_member=1))))
+    assert grouping.warnings == [
+        "4 pods (ns/p0, ns/p1, ns/p2, …) name 2 PodGroups (a, b) through different keys; planned in ns/a, whose key comes first"
+    ]
+    members = {jg.key: sorted(p.name for p in jg.top.pending) for jg in grouping.job_groups}
+    assert members == {"ns/a": ["p0", "p1", "p2", "p3", "q"], "ns/b": []}
+
+
 def test_kueue_plain_pod_group() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "job"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "3"}
