@@ -310,7 +310,10 @@ def build_problem(
     sort_only = sorted((sorted_on | {"cpu"}) - set(resources))  # cpu: the default rule's
     sort_room = None
     if sort_only and nodes:
-        extra = np.array([[a.get(r, 0) for r in sort_only] for a in alloc_maps], dtype=np.int64)
+        # No pod asks for these, so the loader bounds none of them: cut each node's at what keeps
+        # a domain's total in 64 bits (1e30 cores ranks as the most there can be).
+        most = np.iinfo(np.int64).max // len(nodes)
+        extra = np.array([[min(a.get(r, 0), most) for r in sort_only] for a in alloc_maps], dtype=np.int64)
         left = np.maximum(0, extra - np.array([[used[i].get(r, 0) for r in sort_only] for i in range(len(nodes))]))
         sort_room = (extra, left)
         allocatable_matrix = np.hstack([allocatable_matrix, extra])

@@ -374,6 +374,30 @@ def test_big_quantities_no_pod_asks_for_are_not_counted(tmp_path: Path) -> None:
     assert invoke("plan", str(path), "-o", "name").stdout == "binding/p\n"
 
 
+@pytest.mark.parametrize("resource,rule", [("cpu", None), ("memory", "MEM"), ("nvidia.com/gpu", "GPU")])
+def test_big_quantities_no_pod_asks_for_still_rank_the_domains(tmp_path: Path, resource: str, rule: str | None) -> None:
+    """Sort rules rank domains on resources no pod may ask for (cpu by default): a node with
+    1e30 of one, unbounded since nothing requests it, overflowed numpy in the ranking (an
+    internal error found by the CLI fuzzer). Now it ranks as the most there can be: with the
+    rule Descending on Capacity the one-pod group goes to its rack, not the other's 8."""
+    def racked(name: str, rack: str, amount: str) -> dict:
+        return {**NODE, "metadata": {"name": name, "labels": {"rack": rack}},
+                "status": {"allocatable": {resource: amount, "example.com/x": "1"}}}
+
+    sort = [{"resource": rule or "CPU", "dimension": "Capacity", "order": "Descending"}]
+    group = {
+        "apiVersion": "scheduling.godel.kubewharf.io/v1alpha1", "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"minMember": 1, "affinity": {"podGroupAffinity": {"required": [{"topologyKey": "rack"}], "sortRules": sort}}},
+    }
+    member = pod("p", {"example.com/x": "1"}, annotations={"godel.bytedance.com/pod-group-name": "g"})
+    path = tmp_path / "s.json"
+    path.write_text(listed(racked("a", "r1", "8"), racked("b", "r2", "1e30"), group, member))
+    result = invoke("plan", str(path), "-o", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["items"][0]["target"]["name"] == "b"
+
+
 @pytest.mark.parametrize("solver,policy", [("cp-sat", "optimal"), ("greedy", "optimal"), ("cp-sat", "ordered")])
 def test_quantities_up_to_the_bound_plan_and_verify(tmp_path: Path, solver: str, policy: str) -> None:
     """Near the bound, neither CP-SAT (which refuses possible overflows) nor numpy overflows."""
