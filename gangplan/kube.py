@@ -110,6 +110,21 @@ def label_problem(key: str, value: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
+def resource_name_problem(name: str) -> str | None:
+    """Why a resource name is not the qualified name the API server requires, or None: names
+    are printed in the table, the reasons and CI annotations, so a newline must not get in."""
+    prefix, _, rest = name.rpartition("/")
+    if prefix and name_problem(prefix) is not None:
+        return f"resource name {name!r}: its prefix must be a DNS subdomain"
+    if not rest or len(rest) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(rest):
+        return (
+            f"resource name {name!r}: must be 1 to 63 letters, digits, '-', '_' or '.', starting and "
+            "ending with a letter or digit, after an optional DNS subdomain and '/'"
+        )
+    return None
+
+
 def name_problem(name: str, limit: int = NAME_LIMIT, pattern: re.Pattern[str] = DNS_SUBDOMAIN) -> str | None:
     """Why ``name`` is not a Kubernetes name of that length and pattern, or None."""
     if len(name) > limit:  # first: the pattern is only ever run on short strings
@@ -290,6 +305,8 @@ class _Reader:
         for name, value in self.mapping(d, key, at).items():
             if type(name) is not str:
                 self.fail(at + (key,), f"expected resource names, got {_show(name)}")
+            if problem := resource_name_problem(name):
+                self.fail(at + (key, name), problem)
             try:
                 cached = type(value) is str or type(value) is int  # hashable, and not a bool
                 amounts[name] = (_amount if cached else to_amount)(name, value)

@@ -110,6 +110,9 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     # YAML 1.1 read it as 90 (base 60); kubectl's YAML reader keeps the string, which is no quantity.
     "base-60-quantity": (NODE.replace('cpu: "4"', "cpu: 1:30"), 7, 10, "'1:30' is not a quantity"),
     "label-key": (NODE.replace("  name: n1\n", "  name: n1\n  labels: {'rack a': r1}\n"), 5, 22, "label key"),
+    # Resource names are printed in the table, the reasons and CI annotations (a review's forged FAIL line).
+    "resource-name": (POD.format(cpu="1").replace("        cpu: 1\n", '        "x.io/a\\nFAIL: fake": 1\n'), 11, 31,
+                      "resource name 'x.io/a\\nFAIL: fake': must be 1 to 63 letters"),
 }
 
 
