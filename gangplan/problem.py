@@ -18,6 +18,7 @@ import numpy as np
 
 from . import kueue
 from .model import Node, Pod, PodPhase, SortRule, Snapshot, Topology
+from .quantity import listed
 from .semantics import (
     TIMED_OUT,
     Gang,
@@ -323,6 +324,7 @@ def build_problem(
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
     kueue_topologies = tuple(sorted(snapshot.topologies, key=lambda t: t.name))
+    ignored: dict[str, list[str]] = defaultdict(list)  # topologyKey that is no level -> the groups naming it
     for rank, jg in enumerate(grouping.job_groups):
         gang_ids = []
         feasible = True
@@ -330,7 +332,7 @@ def build_problem(
             g_index = len(gangs)
             topology = _gang_topology(
                 gang, tree, nodes, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
-                strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies,
+                strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies, ignored=ignored,
             )
             # Kueue's unconstrained topology: no level to share, but only the Topology's nodes.
             unconstrained = topology is None and tree is not None and any(
@@ -398,6 +400,12 @@ def build_problem(
                 feasible=feasible,
                 shares=shares,
             )
+        )
+    for key, named in sorted(ignored.items()):
+        warnings.append(
+            f"PodGroup {named[0]}: topologyKey {shown_key(key)} is not a topology level; the term is ignored"
+            if len(named) == 1 else f"topologyKey {shown_key(key)} is not a topology level; the terms of "
+            f"{len(named)} PodGroups naming it are ignored ({listed(sorted(named))})"
         )
     return Problem(
         resources=resources,
@@ -705,7 +713,7 @@ def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> s
 
 def _terms(
     gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True,
-    kueue_topologies: Sequence[Topology] = (),
+    kueue_topologies: Sequence[Topology] = (), *, ignored: dict[str, list[str]],
 ) -> tuple[tuple[int, ...], tuple[int, ...], str]:
     """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations; and
     why its required terms cannot hold at all ('' when they can): one names a label no node
@@ -761,7 +769,7 @@ def _terms(
     # what-if, lets such a term go, with the warning preferred keys always get.
     unheld = sorted(set(required) - set(index) - set(nowhere)) if strict else []
     for key in sorted({*required, *preferred} - set(index) - set(nowhere) - set(unheld)):
-        warnings.append(f"PodGroup {gang.key}: topologyKey {shown_key(key)} is not a topology level; the term is ignored")
+        ignored[key].append(gang.key)  # said once for each key, by build_problem
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
     if nowhere:
@@ -793,8 +801,12 @@ def _gang_topology(
     carried: AbstractSet[str],
     strict: bool = True,
     kueue_topologies: Sequence[Topology] = (),
+    *,
+    ignored: dict[str, list[str]],
 ) -> GangTopology | None:
-    required, preferred, broken = _terms(gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topologies)
+    required, preferred, broken = _terms(
+        gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topologies, ignored=ignored
+    )
     if broken and (tree is None or not (required or preferred)):
         return GangTopology((), (), (), {}, {}, broken)
     if tree is None:

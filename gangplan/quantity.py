@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from typing import Sequence
 
 __all__ = [
     "MILLI_RESOURCES",
@@ -118,6 +119,11 @@ def _is_bytes(resource: str) -> bool:
 def plural(count: int, noun: str) -> str:
     """``1 node``, ``2 nodes``: messages read as sentences."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def listed(names: Sequence[str], shown: int = 3) -> str:
+    """'a, b, c, …': the first few of many, for a warning that stands for all of them."""
+    return ", ".join(names[:shown]) + (", …" if len(names) > shown else "")
 
 
 def describe_apart(resource: str, first: int, second: int) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping, Sequence
 
 from . import kueue
 from .errors import InputError
-from .quantity import plural
+from .quantity import listed, plural
 from .model import (
     Node,
     NodeSelector,
@@ -315,7 +315,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     kueue_gangs: dict[str, Gang] = {}
     totals: dict[str, set[int]] = defaultdict(set)  # Kueue group -> the counts its members carry
     missing: dict[str, list[str]] = defaultdict(list)
-    unplanned: list[tuple[str, str, str]] = []  # (namespace, name, warning): said by name, not input order
+    unplanned: dict[str, list[str]] = defaultdict(list)  # why -> the pods it keeps out of the plan
     named_twice: dict[tuple[str, ...], list[str]] = defaultdict(list)  # (namespace, *groups) -> pods
     for pod in snapshot.pods:
         names = group_names_of(pod)
@@ -348,7 +348,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)
         if _unbound(pod) and (why := blocked_by(pod)):
-            unplanned.append((pod.namespace, pod.name, f"pod {pod.key} is not planned: {why}"))
+            unplanned[why].append(pod.key)
         if gang is None:
             # A gated pod is a group of one that fails with its gate as the reason, as a gated
             # member fails its PodGroup; one being deleted is gone, not waiting.
@@ -374,31 +374,47 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             gang.blocked.append(pod)
         else:
             gang.finished.append(pod)
-    warnings.extend(text for _, _, text in sorted(unplanned))
+    # One line for each reason, not each pod: a dump with 100 gated pods said it 100 times.
+    for pod_keys, why in sorted((sorted(keys), why) for why, keys in unplanned.items()):
+        if len(pod_keys) == 1:
+            warnings.append(f"pod {pod_keys[0]} is not planned: {why}")
+        else:
+            warnings.append(f"{len(pod_keys)} pods are not planned: {why} ({listed(pod_keys)})")
     for (namespace, first, *others), pod_names in sorted(named_twice.items()):
         # Each scheduler reads its own key; gangplan takes the first in DESIGN's order.
-        shown = ", ".join(f"{namespace}/{name}" for name in sorted(pod_names)[:3]) + (", …" if len(pod_names) > 3 else "")
+        shown = listed([f"{namespace}/{name}" for name in sorted(pod_names)])
         warnings.append(
             f"{plural(len(pod_names), 'pod')} ({shown}) {'names' if len(pod_names) == 1 else 'name'} "
             f"{len(others) + 1} PodGroups ({', '.join([first, *others])}) through different keys; "
             f"planned in {namespace}/{first}, whose key comes first"
         )
-    for key, counts in sorted(totals.items()):
-        if len(counts) > 1:
-            warnings.append(
-                f"Kueue pod group {key}: its members disagree on {kueue.TOTAL_COUNT} "
-                f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
-            )
-    for key, pod_keys in sorted(missing.items()):
+    disagreeing = sorted(key for key, counts in totals.items() if len(counts) > 1)
+    if len(disagreeing) > _ONE_BY_ONE_UP_TO:
+        warnings.append(
+            f"{len(disagreeing)} Kueue pod groups ({listed(disagreeing)}): the members of each disagree on "
+            f"{kueue.TOTAL_COUNT}; the largest count is each one's minMember"
+        )
+    for key in disagreeing if len(disagreeing) <= _ONE_BY_ONE_UP_TO else ():
+        counts = totals[key]
+        warnings.append(
+            f"Kueue pod group {key}: its members disagree on {kueue.TOTAL_COUNT} "
+            f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
+        )
+    if len(missing) > _ONE_BY_ONE_UP_TO:
+        # A dump without its PodGroups (kubectl get without podgroups) names hundreds.
+        left_out = "" if snapshot.pod_groups else "; the inputs hold no PodGroup at all: were podgroups left out of kubectl get?"
+        warnings.append(
+            f"{len(missing)} PodGroups do not exist ({listed(sorted(missing))}); their "
+            f"{plural(sum(map(len, missing.values())), 'pod')} are planned as groups of one{left_out}"
+        )
+    for key, pod_keys in sorted(missing.items()) if len(missing) <= _ONE_BY_ONE_UP_TO else ():
         # A typo is one or two groups; many missing (PodGroups deleted) would cost seconds of
         # string matching here, on every run, for no help: 2,000 against 2,000 took 9 s.
         namespace = key.split("/", 1)[0]
-        near = difflib.get_close_matches(
-            key, sorted(k for k in gangs if k.split("/", 1)[0] == namespace), n=1, cutoff=0.8
-        ) if len(missing) <= _SUGGEST_UP_TO else []
+        near = difflib.get_close_matches(key, sorted(k for k in gangs if k.split("/", 1)[0] == namespace), n=1, cutoff=0.8)
         warnings.append(
             f"PodGroup {key} does not exist{f' (did you mean {near[0]}?)' if near else ''}; its pods "
-            f"({', '.join(sorted(pod_keys)[:3])}{', …' if len(pod_keys) > 3 else ''}) are planned as groups of one"
+            f"({listed(sorted(pod_keys))}) are planned as groups of one"
         )
     all_gangs = [*gangs.values(), *kueue_gangs.values(), *lone]
     for gang in [*kueue_gangs.values(), *lone]:
@@ -413,7 +429,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         if unread:
             one = len(unread) == 1
             warnings.append(
-                f"PodGroup {gang.key}: {plural(len(unread), 'pod')} ({', '.join(unread[:3])}{', …' if len(unread) > 3 else ''}) "
+                f"PodGroup {gang.key}: {plural(len(unread), 'pod')} ({listed(unread)}) "
                 f"{'carries' if one else 'carry'} {VOLCANO_TASK_KEY} as a label only; Volcano reads a pod's task "
                 f"from the annotation, so for minTaskMember {'it is' if one else 'they are'} in no task"
             )
@@ -435,7 +451,13 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 (pod_priority(p, classes, default_priority) for p in pods), default=default_priority
             )
             unknown.update(p.priority_class_name for p in pods if p.priority is None and p.priority_class_name)
-    for name in sorted(unknown - set(classes)):
+    absent = sorted(unknown - set(classes))
+    if len(absent) > _ONE_BY_ONE_UP_TO:
+        warnings.append(
+            f"{len(absent)} PriorityClasses are not in the snapshot ({listed(absent)}): their groups get the default "
+            f"priority {default_priority} (add the output of kubectl get priorityclasses -o yaml)"
+        )
+    for name in absent if len(absent) <= _ONE_BY_ONE_UP_TO else ():
         warnings.append(
             f"PriorityClass {name} is not in the snapshot: its groups get the default priority {default_priority} "
             "(add the output of kubectl get priorityclasses -o yaml)"
@@ -512,7 +534,7 @@ def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = 
     ]
 
 
-_SUGGEST_UP_TO = 5  # missing PodGroups that get a "did you mean"
+_ONE_BY_ONE_UP_TO = 5  # missing PodGroups (each gets a "did you mean"), or groups of another kind, warned about one by one
 
 
 def _kueue_total(pod: Pod) -> int:

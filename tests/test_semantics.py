@@ -595,6 +595,33 @@ def test_a_pod_naming_two_missing_podgroups_is_warned_about_the_first_it_names()
     assert warnings == ["PodGroup ns/first does not exist; its pods (p) are planned as groups of one"]
 
 
+def test_many_pods_or_groups_with_the_same_warning_get_one_line() -> None:
+    """A dump of 1,300 pods printed 500 warning lines (a review's case): one per gated pod, per
+    missing PodGroup, per Kueue group whose counts disagree, per PriorityClass not dumped. Past
+    five of a kind (six here) they are one line with the count and the first three; up to five
+    still one line each (the missing groups then get their 'did you mean')."""
+    kueue_label = "kueue.x-k8s.io/pod-group-name"
+    many = [mkpod(f"gated-{i}", scheduling_gates=("example.com/wait",)) for i in range(6)]
+    many += [mkpod(f"orphan-{i}", labels={"scheduling.x-k8s.io/pod-group": f"gone-{i}"}) for i in range(6)]
+    many += [mkpod(f"k{i}-{j}", labels={kueue_label: f"k{i}"}, annotations={"kueue.x-k8s.io/pod-group-total-count": str(2 + j)})
+             for i in range(6) for j in range(2)]
+    many += [mkpod(f"classy-{i}", priority_class_name=f"class-{i}") for i in range(6)]
+    assert group_pods(Snapshot(pods=tuple(many))).warnings == [
+        "6 pods are not planned: scheduling gates example.com/wait (ns/gated-0, ns/gated-1, ns/gated-2, …)",
+        "6 Kueue pod groups (ns/k0, ns/k1, ns/k2, …): the members of each disagree on "
+        "kueue.x-k8s.io/pod-group-total-count; the largest count is each one's minMember",
+        "6 PodGroups do not exist (ns/gone-0, ns/gone-1, ns/gone-2, …); their 6 pods are planned as groups of one; "
+        "the inputs hold no PodGroup at all: were podgroups left out of kubectl get?",
+        "6 PriorityClasses are not in the snapshot (class-0, class-1, class-2, …): their groups get the default "
+        "priority 0 (add the output of kubectl get priorityclasses -o yaml)",
+    ]
+    few = [p for p in many if not p.name.endswith("-5") and not p.name.startswith("k5")]
+    warnings = group_pods(Snapshot(pods=tuple(few), pod_groups=(pg("gone-x"),))).warnings
+    assert len(warnings) == 1 + 5 * 3
+    assert "5 pods are not planned: scheduling gates example.com/wait (ns/gated-0, ns/gated-1, ns/gated-2, …)" in warnings
+    assert "PodGroup ns/gone-0 does not exist (did you mean ns/gone-x?); its pods (orphan-0) are planned as groups of one" in warnings
+
+
 def test_pods_naming_two_podgroups_that_exist_are_warned_about_and_join_the_first() -> None:
     """Each scheduler reads its own key, so pods whose scheduler-plugins label and Volcano
     annotation name two different PodGroups are a mistake in the manifests; they were given to

@@ -411,6 +411,23 @@ def test_a_required_key_no_node_carries_keeps_only_its_own_group_off(solver: str
     assert "PodGroup ml/loose: topologyKey example.com/zoen is not a topology level; the term is ignored" in result.warnings
 
 
+def test_a_key_many_groups_name_that_is_no_level_is_one_warning() -> None:
+    """A Kueue Topology beside 160 Godel groups printed one line per group and term (a
+    review's case): now each key the levels lack is one line, with the count and the first
+    three groups; the one group asking a level no tree has keeps its own line."""
+    nodes = tuple(node(f"n{t}", "mp0", f"t{t}", gpus=8) for t in range(2))
+    groups = [gang(f"g{i}", 1, 1, preferred=("example.com/zone",)) for i in range(4)]
+    groups.append(gang("odd", 1, 1, preferred=("example.com/row",)))
+    result = planned(Snapshot(nodes=nodes, pods=tuple(p for _, pods in groups for p in pods),
+                              pod_groups=tuple(g for g, _ in groups)), levels=(MINIPOD, TOR))
+    assert [w for w in result.warnings if "topologyKey" in w] == [
+        "PodGroup ml/odd: topologyKey example.com/row is not a topology level; the term is ignored",
+        "topologyKey example.com/zone is not a topology level; the terms of 4 PodGroups naming it are ignored "
+        "(ml/g0, ml/g1, ml/g2, …)",
+    ]
+    assert all(g.placed for g in result.groups)
+
+
 @pytest.mark.parametrize("path", ["nodes", "buckets"])
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
 def test_a_group_that_needs_no_pod_stands_though_its_terms_cannot_hold(
