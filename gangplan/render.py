@@ -40,7 +40,14 @@ def _kubectl_reads_otherwise(text: str) -> bool:
     return bool(_GO_YAML_NOT_STRING.fullmatch(text) or ("_" in text and _GO_YAML_NOT_STRING.fullmatch(text.replace("_", ""))))
 
 
+# YAML 1.1 readers (PyYAML, go-yaml) fold these as line breaks unless they are escaped, which
+# only double quotes do: PyYAML would write them raw inside single quotes.
+_UNICODE_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
 def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    if _UNICODE_BREAKS.search(text):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style='"')
     if _kubectl_reads_otherwise(text):
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="'")
     return dumper.represent_str(text)

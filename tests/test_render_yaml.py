@@ -89,3 +89,15 @@ NAMELIKE = st.text("0123456789_./-abexyonulTFNIY", min_size=1, max_size=12) | st
 @given(NAMELIKE)
 def test_strings_styled_without_pyyaml_are_written_as_pyyaml_writes_them(text: str) -> None:
     assert to_yaml({"k": text, text: [text]}) == pyyaml({"k": text, text: [text]})
+
+
+# YAML 1.1 line breaks beyond \n and \r: PyYAML wrote them raw in single quotes, where readers fold them.
+BREAKS = st.lists(st.sampled_from(["a", " ", "\x85", "\u2028", "\u2029", "b c"]), min_size=1, max_size=12).map("".join)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(trees(TEXT | BREAKS, KEYS | BREAKS))
+def test_every_string_reads_back_as_written(data: object) -> None:
+    """`-o yaml` and `-o json` must hold the same objects: an env value "a\\x85b" came back
+    from the YAML as "a b" (a review's case)."""
+    assert yaml.safe_load(to_yaml(data)) == data
