@@ -1033,9 +1033,13 @@ def _input_error_for_ci(
         write_output(*more[0])
 
 
+_JOB_GROUP = re.compile(r"([^/]+)/(.+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def find_group(keys: Sequence[str], name: str, asked_by: str, pods: Optional[Mapping[str, str]] = None) -> str:
     """A group's key by namespace/name, or by a name no other namespace uses (as `kubectl get`
-    takes a name in the current namespace); a near miss is suggested, and for a pod's name
+    takes a name in the current namespace), or a Volcano Job's name for the PodGroup its
+    controller made; a near miss is suggested, and for a pod's name
     (``pods``: pod key -> its group's key), what `kubectl get pods` shows, its group."""
     if name in keys:
         return name
@@ -1045,6 +1049,10 @@ def find_group(keys: Sequence[str], name: str, asked_by: str, pods: Optional[Map
     if by_name:
         shown = ", ".join(by_name[:3])
         raise UsageError(f"{asked_by} {name}: several groups have that name ({shown}); give namespace/name")
+    # Volcano's job controller names a Job's PodGroup <job>-<job's uid>: the Job's name finds it.
+    of_job = [k for k in keys if (m := _JOB_GROUP.fullmatch(k)) and name in (m[2], f"{m[1]}/{m[2]}")]
+    if len(of_job) == 1:
+        return of_job[0]
     of_pod = [group for pod, group in (pods or {}).items() if pod == name or ("/" not in name and pod.split("/", 1)[1] == name)]
     if len(set(of_pod)) == 1:
         raise UsageError(f"{asked_by} {name}: that is a pod of the group {of_pod[0]}; give the group")

@@ -685,8 +685,11 @@ def expand_workloads(
         named = [given[where][key] for where, key in _MEMBERSHIP if given[where].get(key)]
         live = bool(r.string(meta, "uid", _META) or obj.get("status"))
         if live or not named or (namespace, named[0]) in has_pods:
+            # A suspended Job (Kueue's, waiting to be admitted) has no pods yet, though read from a cluster.
+            suspended = live and kind == "Job" and r.mapping(obj, "spec", ()).get("suspend") is True
             why = (
-                "already created" if live
+                "suspended, so its pods are not made yet; --gang NAME=FILE plans them as one gang" if suspended
+                else "already created" if live
                 else f"its group {namespace}/{named[0]} has pods in the cluster already" if named
                 else "its pod template names no pod group; --gang NAME=FILE plans it as one gang"
             )

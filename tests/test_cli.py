@@ -321,6 +321,20 @@ def test_explain_given_a_pod_names_its_group(tmp_path: Path) -> None:
     assert upper.exit_code == 2 and upper.stderr.splitlines()[-1].endswith("no such group in the snapshot; did you mean a/job?")
 
 
+def test_a_volcano_jobs_name_finds_the_podgroup_its_controller_made() -> None:
+    """Volcano names a Job's PodGroup <job>-<uid>, which no one types: `explain tf-resnet` on
+    the shipped snapshot was "no such group" with no hint (a review's case). The Job's name,
+    bare or with its namespace, now finds that group; a name that only starts alike does not."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    key = "training/tf-resnet-b8e6f606-da5e-5505-8af6-f4b3ed8f6eb2"
+    expected = invoke("explain", key, snapshot, "--solver", "greedy")
+    assert expected.exit_code == 0 and expected.stdout.startswith(f"{key} (volcano")
+    for name in ("tf-resnet", "training/tf-resnet"):
+        assert invoke("explain", name, snapshot, "--solver", "greedy").stdout == expected.stdout
+    for name in ("tf", "other/tf-resnet"):
+        assert "no such group in the snapshot" in invoke("explain", name, snapshot, "--solver", "greedy").stderr
+
+
 def test_a_snapshot_piped_without_a_dash_is_told_how_to_read_it() -> None:
     """`kubectl get ... -o json | gangplan plan` said only that SNAPSHOT is missing; from a
     terminal, where nothing is piped, the hint stays the usual one."""
@@ -889,6 +903,11 @@ def test_a_job_manifest_beside_its_podgroup_is_checked_before_its_pods_exist(tmp
     live = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
     assert live.exit_code == 1 and live.stdout.startswith("FAIL ml/huge: NotEnoughTasks: 0 pods exist, minMember is 2")
     assert "skipped objects gangplan does not use: 1 Job (batch/v1, already created)" in live.stderr
+    # Suspended (Kueue holds a Job so until it admits it): no pods yet, and it was said to be created.
+    suspended = job_manifest("huge", 2, 4, uid="0b5f3c3e-2222-4d4d-8b8b-000000000002").replace("spec:\n  parallelism", "spec:\n  suspend: true\n  parallelism")
+    (jobs / "huge.yaml").write_text(suspended)
+    held = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
+    assert "1 Job (batch/v1, suspended, so its pods are not made yet; --gang NAME=FILE plans them as one gang)" in held.stderr
 
 
 def test_a_podgroup_manifest_without_its_pods_fails_check_by_default(tmp_path: Path) -> None:
