@@ -23,6 +23,7 @@ import os
 import sys
 import tempfile
 from collections import defaultdict
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Callable, Mapping, Optional, Sequence, TypeVar
@@ -222,6 +223,7 @@ class _State:
     inputs: set[str] = set()  # real paths of the input files named, which no output may replace
     named: set[str] = set()  # those named as files, not found in a folder
     stdin: Optional[bytes] = None  # read once: verify and diff look in it for the plan first
+    warned: list[str] = []  # warnings about the inputs, said before planning: check reports them too
 
 
 # Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
@@ -240,6 +242,11 @@ def _one_line(text: str) -> str:
 def _say(message: str) -> None:
     if not _State.quiet:
         _to_stderr(lambda: sys.stderr.write(_one_line(message) + "\n"))  # not rich: it exits 1 on a broken pipe
+
+
+def _warn(message: str) -> None:
+    _State.warned.append(message)
+    _say(f"warning: {message}")
 
 
 def _fail(message: str, code: int) -> None:
@@ -385,7 +392,7 @@ def _main(
     ] = None,
 ) -> None:
     _State.debug, _State.quiet, _State.no_color = debug, quiet, no_color
-    _State.inputs, _State.named, _State.stdin = set(), set(), None
+    _State.inputs, _State.named, _State.stdin, _State.warned = set(), set(), None, []
     # A limit set in the environment is named by its variable: the user typed no option.
     _State.limit_names = {
         f"--{name.replace('_', '-')}": f"GANGPLAN_{name.upper()}"
@@ -420,14 +427,14 @@ def _load(paths: list[str], plans: Sequence[str] = ()) -> Snapshot:
     stdin = _read_stdin() if "-" in paths else None
     snapshot = load_snapshot(paths, stdin=stdin, limits=_State.limits, skip=plans)
     for name in snapshot.empty_inputs:
-        _say(f"warning: {name}: no Kubernetes objects in it (was it written by a command that failed?)")
+        _warn(f"{name}: no Kubernetes objects in it (was it written by a command that failed?)")
     if snapshot.skipped_kinds:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(snapshot.skipped_kinds.items()))
         _say(f"skipped objects gangplan does not use: {counts}")
     if not snapshot.nodes and any(p.node_name is None for p in snapshot.pods):
-        _say("warning: the input has no Node objects, so nothing can be placed (add kubectl get nodes -o yaml)")
+        _warn("the input has no Node objects, so nothing can be placed (add kubectl get nodes -o yaml)")
     if not (snapshot.nodes or snapshot.pods or snapshot.pod_groups) and (plans := _plans_beside(snapshot)):
-        _say(f"warning: the input holds {plans} objects and no cluster (Nodes, Pods, PodGroups); verify and diff read a plan beside its snapshot")
+        _warn(f"the input holds {plans} objects and no cluster (Nodes, Pods, PodGroups); verify and diff read a plan beside its snapshot")
     return snapshot
 
 
@@ -438,7 +445,7 @@ def _say_gpu_resource(loaded: Snapshot, gpu_resource: str) -> None:
         return
     others = sorted({name for node in loaded.nodes for name in node.allocatable if name.endswith("/gpu") and node.allocatable[name]})
     if others:
-        _say(f"warning: no node has {gpu_resource}; give --gpu-resource {others[0]} to count {', '.join(others)} as GPUs")
+        _warn(f"no node has {gpu_resource}; give --gpu-resource {others[0]} to count {', '.join(others)} as GPUs")
 
 
 def _refuse_objects_in_inputs(output_file: Optional[Path], inputs: Sequence[str]) -> None:
@@ -984,6 +991,8 @@ def check_command(
     unread = "" if selected else _nothing_to_check(loaded, groups_from or ())
     if unread:
         _say(f"warning: {unread}")
+    # What was said of the inputs before planning goes where CI looks too, first, as on stderr.
+    result = replace(result, warnings=(*_State.warned, *result.warnings))
     text, junit = check_report(format.value, selected, result, origins, unread, junit_file is not None)
     write_output(text, output_file, *([(junit, junit_file)] if junit is not None and junit_file is not None else []))
     if any(not g.placed for g in selected):

@@ -121,6 +121,24 @@ def test_the_junit_report_carries_the_plans_warnings(tmp_path: Path) -> None:
     assert "warning: pod ml/p runs on node gone, not in the snapshot" in result.stderr
 
 
+def test_what_is_said_of_the_inputs_before_planning_reaches_ci_too(tmp_path: Path) -> None:
+    """An empty input file (a kubectl that failed in the step before) and a cluster whose
+    GPUs go by another name were said on stderr only: GitHub's annotations and JUnit's
+    system-err, which promise every warning of the run, left them out (a review's case)."""
+    cluster, empty = tmp_path / "cluster.yaml", tmp_path / "empty.yaml"
+    cluster.write_text(CLUSTER.replace("nvidia.com/gpu", "amd.com/gpu"))
+    empty.write_text("")
+    said = [f"{empty}: no Kubernetes objects in it (was it written by a command that failed?)",
+            "no node has nvidia.com/gpu; give --gpu-resource amd.com/gpu to count amd.com/gpu as GPUs"]
+    github = invoke("check", str(cluster), str(empty), "-o", "github")
+    warnings = [line for line in github.stdout.splitlines() if line.startswith("::warning")]
+    assert warnings[:2] == [f"::warning title=gangplan check::{text}" for text in said]
+    junit = invoke("check", str(cluster), str(empty), "-o", "junit")
+    system_err = ElementTree.fromstring(junit.stdout).findtext("system-err") or ""
+    assert system_err.splitlines()[:2] == [f"warning: {text}" for text in said]
+    assert all(f"warning: {text}" in junit.stderr for text in said)
+
+
 def test_a_group_named_beside_groups_from_is_annotated_where_it_is_written(tmp_path: Path) -> None:
     """--groups-from moves a group's annotation to the pull request's workload that joins it;
     a group only named (--group), whose Job is in no --groups-from file, keeps it on its
