@@ -107,12 +107,28 @@ class _Placed:
             lost += f"; {left} free there after the plan"
             if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
                 return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles, mask)}"
-            if free[k] >= need[k] and (split := self._room_left_holds(j)):
-                return f"{lost}, but {split}"  # enough in all, not where its pods can use it
+            if free[k] >= need[k]:
+                if split := self._room_left_holds(j):
+                    return f"{lost}, but {split}"  # enough in all, not where its pods can use it
+                if self._holds_all(j):
+                    # Nobody took its room (greedy's first fit can miss a packing that is there).
+                    return (
+                        f"the room the plan leaves on its {nodes} holds its quorum ({left} {name} free, "
+                        f"{needed} needed): the plan's search did not find its place"
+                    )
             if any(a[k] > q[k] for q, a in zip(quorum, asked)):
                 return f"{lost}, its {'quorums and minResources need' if len(jg.gangs) > 1 else 'minResources needs'} {needed}"
             return f"{lost}, its quorum needs {needed}"
         return ""
+
+    def _holds_all(self, j: int) -> bool:
+        """Whether ``_room_left_holds`` finding room for the quorum of JobGroup ``j`` is the
+        whole answer: one member, with no task minimums, minResources or required term, which
+        that count does not see."""
+        gangs = self.problem.job_groups[j].gangs
+        gang = self.problem.gangs[gangs[0]]
+        required = gang.topology is not None and gang.topology.required
+        return len(gangs) == 1 and not gang.tasks and not any(gang.min_resources) and not required
 
     def _room_left_holds(self, j: int) -> str:
         """What of JobGroup ``j``'s quorum the room the plan leaves holds, pod by pod: the best
@@ -159,30 +175,19 @@ def _holder(problem: Problem, j: int) -> str:
     """A JobGroup as its PodGroups are known (its own key is no group `explain` takes)."""
     jg = problem.job_groups[j]
     if len(jg.gangs) == 1:
-        return jg.key
+        return problem.gangs[jg.gangs[0]].key  # a JobGroup's key is its subGroup's, when it has one
     members = [problem.gangs[g].key for g in jg.gangs]
     more = f" and {len(members) - 2} more" if len(members) > 2 else ""
     return f"JobGroup {jg.key} of {', '.join(members[:2])}{more}"
 
 
-def reason(
-    problem: Problem,
-    assignment: Assignment,
-    j: int,
-    usable: tuple[list[int], int] | None = None,
-    placed: _Placed | None = None,
-    exact: _Exact | None = None,
-) -> str:
-    """The first thing that stops JobGroup ``j``; ``usable`` (the cluster's free total per
-    resource on Ready, schedulable nodes, and how many those are), ``placed`` and ``exact``
-    (with the CP-SAT budget all of a plan's groups share) are made once by ``reasons``."""
-    usable_free, usable_nodes = usable if usable is not None else _usable_free(problem)
-    exact = exact or _Exact(problem)
+def _too_few(problem: Problem, j: int) -> str:
+    """NotEnoughTasks (or a lone pod's gate) for the first member of JobGroup ``j`` with fewer
+    pods than a task's minTaskMember or its minMember; '' when every member has enough."""
     jg = problem.job_groups[j]
-    prefix_member = len(jg.gangs) > 1
     for g in jg.gangs:
         gang = problem.gangs[g]
-        who = f"member {gang.key}: " if prefix_member else ""
+        who = f"member {gang.key}: " if len(jg.gangs) > 1 else ""
         exist = gang.counted + gang.pending
         group = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group
         lone = group.api == PodGroupAPI.POD
@@ -201,6 +206,30 @@ def reason(
             if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
                 unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
             return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}{unmade}"
+    return ""
+
+
+def reason(
+    problem: Problem,
+    assignment: Assignment,
+    j: int,
+    usable: tuple[list[int], int] | None = None,
+    placed: _Placed | None = None,
+    exact: _Exact | None = None,
+) -> str:
+    """The first thing that stops JobGroup ``j``; ``usable`` (the cluster's free total per
+    resource on Ready, schedulable nodes, and how many those are), ``placed`` and ``exact``
+    (with the CP-SAT budget all of a plan's groups share) are made once by ``reasons``."""
+    usable_free, usable_nodes = usable if usable is not None else _usable_free(problem)
+    exact = exact or _Exact(problem)
+    jg = problem.job_groups[j]
+    prefix_member = len(jg.gangs) > 1
+    # Too few pods first, in every member: no room helps a member that is short of them.
+    if short := _too_few(problem, j):
+        return short
+    for g in jg.gangs:
+        gang = problem.gangs[g]
+        who = f"member {gang.key}: " if prefix_member else ""
         if gang.topology is not None and gang.topology.broken:
             return who + gang.topology.broken  # its running members already break its term: no room helps
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
