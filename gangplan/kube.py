@@ -100,11 +100,8 @@ LABEL_VALUE = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 def label_problem(key: str, value: str) -> str | None:
     """Why a label is not one the API server accepts, or None: its values name topology
     domains and Kueue groups in every output, so a newline or an escape must not get in."""
-    prefix, _, name = key.rpartition("/")
-    if prefix and name_problem(prefix) is not None:
-        return f"label key {key!r}: its prefix must be a DNS subdomain"
-    if not name or len(name) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(name):
-        return f"label key {key!r}: its name must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+    if (problem := _qualified_name_problem("label key", key)) is not None:
+        return problem
     if len(value) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(value):
         return f"label value {value!r}: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
     return None
@@ -114,14 +111,17 @@ def label_problem(key: str, value: str) -> str | None:
 def resource_name_problem(name: str) -> str | None:
     """Why a resource name is not the qualified name the API server requires, or None: names
     are printed in the table, the reasons and CI annotations, so a newline must not get in."""
-    prefix, _, rest = name.rpartition("/")
-    if prefix and name_problem(prefix) is not None:
-        return f"resource name {name!r}: its prefix must be a DNS subdomain"
-    if not rest or len(rest) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(rest):
-        return (
-            f"resource name {name!r}: must be 1 to 63 letters, digits, '-', '_' or '.', starting and "
-            "ending with a letter or digit, after an optional DNS subdomain and '/'"
-        )
+    return _qualified_name_problem("resource name", name)
+
+
+def _qualified_name_problem(what: str, key: str) -> str | None:
+    """apimachinery's IsQualifiedName, which label keys and resource names share: a name after
+    an optional prefix and '/', where a '/' given needs a prefix."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and name_problem(prefix) is not None:
+        return f"{what} {key!r}: its prefix must be a DNS subdomain"
+    if not name or len(name) > LABEL_LIMIT or not LABEL_VALUE.fullmatch(name):
+        return f"{what} {key!r}: its name must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
     return None
 
 
@@ -708,6 +708,8 @@ def _volcano_min_resources(r: _Reader, spec: Mapping[str, Any]) -> dict[str, int
     for name, value in r.mapping(spec, "minResources", _SPEC).items():
         if type(name) is not str:
             r.fail(("spec", "minResources"), f"expected resource names, got {_show(name)}")
+        if problem := resource_name_problem(name):
+            r.fail(("spec", "minResources", name), problem)
         if name.startswith(("count/", "limits.", "requests.")):
             continue
         resource = name

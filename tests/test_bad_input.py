@@ -112,7 +112,17 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     "label-key": (NODE.replace("  name: n1\n", "  name: n1\n  labels: {'rack a': r1}\n"), 5, 22, "label key"),
     # Resource names are printed in the table, the reasons and CI annotations (a review's forged FAIL line).
     "resource-name": (POD.format(cpu="1").replace("        cpu: 1\n", '        "x.io/a\\nFAIL: fake": 1\n'), 11, 31,
-                      "resource name 'x.io/a\\nFAIL: fake': must be 1 to 63 letters"),
+                      "resource name 'x.io/a\\nFAIL: fake': its name must be 1 to 63 letters"),
+    # Volcano's minResources names reach the same reasons and CI lines as a container's
+    "volcano-min-resources-name": (
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n"
+        'spec:\n  minMember: 1\n  minResources:\n    "x.io/a\\nFAIL default/g: fake": "1"\n',
+        8,
+        37,
+        "resource name 'x.io/a\\nFAIL default/g: fake': its prefix must be",
+    ),
+    "resource-name-empty-prefix": (POD.format(cpu="1").replace("        cpu: 1\n", "        /gpu: 1\n"), 11, 15,
+                                   "resource name '/gpu': its prefix must be a DNS subdomain"),
 }
 
 

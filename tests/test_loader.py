@@ -1289,6 +1289,7 @@ def test_label_keys_and_values_are_held_to_the_api_servers_rules_at_their_edges(
         ("example.com/", "v", "label key"),
         ("Example.com/rack", "v", "its prefix must be a DNS subdomain"),
         ("example_com/rack", "v", "its prefix must be a DNS subdomain"),
+        ("/rack", "v", "its prefix must be a DNS subdomain"),
     ):
         message = error([write("n.yaml", _labelled_node(key, value))])
         assert message.startswith("n.yaml:6:") and what in message, (key, value, message)
