@@ -1052,19 +1052,21 @@ def find_group(keys: Sequence[str], name: str, asked_by: str, pods: Optional[Map
     (``pods``: pod key -> its group's key), what `kubectl get pods` shows, its group."""
     if name in keys:
         return name
-    by_name = [k for k in keys if "/" not in name and k.split("/", 1)[1] == name]
-    if len(by_name) == 1:
-        return by_name[0]
-    if by_name:
-        shown = ", ".join(by_name[:3])
-        raise UsageError(f"{asked_by} {name}: several groups have that name ({shown}); give namespace/name")
+
+    def one(found: list[str], several: str) -> str | None:
+        if len(found) > 1:
+            raise UsageError(f"{asked_by} {name}: {several} ({', '.join(found[:3])}); give namespace/name")
+        return found[0] if found else None
+
+    if group := one([k for k in keys if "/" not in name and k.split("/", 1)[1] == name], "several groups have that name"):
+        return group
     # Volcano's job controller names a Job's PodGroup <job>-<job's uid>: the Job's name finds it.
     of_job = [k for k in keys if (m := _JOB_GROUP.fullmatch(k)) and name in (m[2], f"{m[1]}/{m[2]}")]
-    if len(of_job) == 1:
-        return of_job[0]
-    of_pod = [group for pod, group in (pods or {}).items() if pod == name or ("/" not in name and pod.split("/", 1)[1] == name)]
-    if len(set(of_pod)) == 1:
-        raise UsageError(f"{asked_by} {name}: that is a pod of the group {of_pod[0]}; give the group")
+    if group := one(of_job, "several Volcano Jobs' PodGroups have that name"):
+        return group
+    of_pod = sorted({group for pod, group in (pods or {}).items() if pod == name or ("/" not in name and pod.split("/", 1)[1] == name)})
+    if group := one(of_pod, "pods of that name are in several groups"):
+        raise UsageError(f"{asked_by} {name}: that is a pod of the group {group}; give the group")
     by_key = {k: k for k in keys} | {k.split("/", 1)[1]: k for k in keys if "/" not in name}
     # Kubernetes names are lower case: "A/job" is nearest a/job, not b/job.
     near = difflib.get_close_matches(name.lower(), list(by_key), n=1, cutoff=0.6)

@@ -335,6 +335,24 @@ def test_a_volcano_jobs_name_finds_the_podgroup_its_controller_made() -> None:
         assert "no such group in the snapshot" in invoke("explain", name, snapshot, "--solver", "greedy").stderr
 
 
+def test_a_name_several_volcano_jobs_or_pods_share_asks_for_the_namespace() -> None:
+    """Job `a` in two namespaces was "no such group" with no hint, as a pod's name in two
+    groups was (a review's case); a Job whose name starts another's still finds its own."""
+    from gangplan.cli import find_group
+    from gangplan.errors import UsageError
+
+    uid = "-b8e6f606-da5e-5505-8af6-f4b3ed8f6eb2"
+    keys = [f"ml/a{uid}", f"ml/a-b{uid}", f"other/a{uid}"]
+    with pytest.raises(UsageError, match=rf"explain a: several Volcano Jobs' PodGroups have that name \(ml/a{uid}, other/a{uid}\); give namespace/name"):
+        find_group(keys, "a", "explain")
+    assert [find_group(keys, name, "explain") for name in ("a-b", "ml/a", "other/a")] == [keys[1], keys[0], keys[2]]
+    pods = {"ml/p": "ml/g", "x/p": "x/h", "x/q": "x/h"}
+    with pytest.raises(UsageError, match=r"explain p: pods of that name are in several groups \(ml/g, x/h\)"):
+        find_group(["ml/g", "x/h"], "p", "explain", pods)
+    with pytest.raises(UsageError, match=r"that is a pod of the group x/h; give the group"):
+        find_group(["ml/g", "x/h"], "x/p", "explain", pods)
+
+
 def test_a_snapshot_piped_without_a_dash_is_told_how_to_read_it() -> None:
     """`kubectl get ... -o json | gangplan plan` said only that SNAPSHOT is missing; from a
     terminal, where nothing is piped, the hint stays the usual one."""
