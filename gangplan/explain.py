@@ -370,6 +370,9 @@ def _excluded(gang: GangSpec) -> str:
     return ", ".join(f"{n} {why}" for why, n in sorted(gang.excluded.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+_ANY_FILTER = "selectors, affinity, taints, readiness, room for one pod"
+
+
 def _filtered(problem: Problem, gang: GangSpec) -> str:
     """'; only 2 of 16 nodes pass its filters ...' when the filters left out any node: the
     room was there, the pods could not use it."""
@@ -382,7 +385,9 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
         # A node lacking a level's label is no candidate of a group with a topology term.
         lacking = sorted({key for n in tree.outside for key in tree.levels if key not in problem.nodes[n].labels})
         parts.append(f"{len(tree.outside)} outside the topology (no {' or '.join(lacking)} label)")
-    why = ", ".join(parts) or "selectors, affinity, taints, readiness, room for one pod"
+        if rest := len(problem.nodes) - candidates - len(tree.outside):
+            parts.append(f"{rest} other ({_ANY_FILTER})")
+    why = ", ".join(parts) or _ANY_FILTER
     return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters ({why})"
 
 

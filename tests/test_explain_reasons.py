@@ -201,6 +201,23 @@ def test_a_required_group_names_the_nodes_another_groups_level_keeps_it_off(tmp_
     )
 
 
+def test_the_nodes_left_out_are_all_counted_when_some_are_outside_the_topology(tmp_path: Path) -> None:
+    """As above, with a tainted node t0 inside the topology: it was left out of the count
+    (1 of 4 nodes pass, and only 2 were said why; a review's case); the rest are now said too."""
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    objects = [node("a0", gpus=0, cpu="1", labels={"tor": "ta"}), node("x0", gpus=0, cpu="4"), node("x1", gpus=0, cpu="4")]
+    objects += [node("t0", gpus=0, cpu="4", labels={"tor": "tb"}, taints=taint)]
+    godel = "scheduling.godel.kubewharf.io/v1alpha1"
+    one_node = {"podGroupAffinity": {"required": [{"topologyKey": "kubernetes.io/hostname"}]}}
+    objects += [pod_group("h", 2, api=godel, affinity=one_node), *pods("h", 2, 0)]
+    objects += [pod_group("t", 1, api=godel, affinity={"podGroupAffinity": {"preferred": [{"topologyKey": "tor"}]}})]
+    objects += pods("t", 1, 0, cpu="0.5")
+    assert plan_of(write(tmp_path, objects))["ml/h"]["reason"] == (
+        "required kubernetes.io/hostname: the best node (a0) holds 1 of 2 pods (cpu); only 1 of 4 nodes pass its "
+        "filters (2 outside the topology (no tor label), 1 other (selectors, affinity, taints, readiness, room for one pod))"
+    )
+
+
 def test_a_task_short_of_pods_counts_its_running_ones(tmp_path: Path) -> None:
     """Volcano minTaskMember worker 3 (minMember 3, so Volcano checks it): one worker runs on
     n0, one is pending. 2 of the task's pods exist, one short of its minimum; the task is said
