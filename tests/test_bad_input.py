@@ -83,6 +83,9 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     "empty": ("", None, None, "no Kubernetes objects"),
     "binary": (b"\x00\x01\x02binary\xff", None, None, "not a text file"),
     "alias-bomb": (BOMB, None, None, "alias"),
+    # an anchor right after a quoted flow key's ':' was not seen, so the bomb went unchecked
+    "alias-bomb-flow": ("{" + ",".join(f'"{k}":{v}' for k, v in (line.split(": ", 1) for line in BOMB.splitlines())) + "}",
+                        None, None, "alias"),
     "not-an-object": ("- just\n- a list\n", None, None, "expected a Kubernetes object"),
     "string-min-member": (
         "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n"
@@ -141,7 +144,7 @@ def test_bad_input_is_one_located_error_line(case: str, tmp_path: Path) -> None:
     else:
         name.write_text(text)
     files = [str(name)]
-    if case not in ("empty", "duplicate", "binary", "alias-bomb", "not-an-object", "bad-json"):
+    if case not in ("empty", "duplicate", "binary", "alias-bomb", "alias-bomb-flow", "not-an-object", "bad-json"):
         node = tmp_path / "node.yaml"
         node.write_text(NODE.replace("n1", "base"))
         files.insert(0, str(node))
