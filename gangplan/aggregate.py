@@ -29,7 +29,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Collection, TypeVar
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -65,6 +65,16 @@ WHOLE_INTERLEAVED = 3
 # gap had been 7%; at 2,048 nodes (31 k) they added 4 k constraints, a second of presolve, and
 # a looser bound in the time there is.
 CONFINED_CUTS_UP_TO = 20_000
+T = TypeVar("T")
+# The most request sizes (and shapes) a bucket's room is cut by: each cut has a term per role
+# at least that large, so one per size made 5,000 pods of distinct cpu requests (a role each)
+# 25 M terms, 55 s and 6.9 GB before the search began. Sizes are kept whole up to ROOM_SHAPES,
+# and while (sizes x roles) stays within ROOM_TERMS: in the generated clusters and the traces
+# a bucket has at most 59 shapes, and 65 k such terms (L). Beyond, they are thinned, never below
+# ROOM_LEAST.
+ROOM_SHAPES = 64
+ROOM_TERMS = 100_000
+ROOM_LEAST = 8
 # A whole bucket model with light presolve (2,048 nodes) is too large for CP-SAT to decide which
 # of a few large JobGroups go in: its bound stayed at the root LP, 5% above the optimum, for
 # 30 s. So objective 1 is first solved on the domains one level up (a miniPod per bucket, not
@@ -753,10 +763,14 @@ def _room(
     # pods on one node sum to at most its free amount F and floor(a / s) + floor(b / s) <=
     # floor((a + b) / s). Exact for one resource when sizes divide each other.
     column = free[:, scarce]
-    for size in sorted(set(requests[:, scarce][requests[:, scarce] > 0].tolist())):
+    most_sizes = min(ROOM_SHAPES, max(ROOM_LEAST, ROOM_TERMS // len(items)))
+    for size in _spread(sorted(set(requests[:, scarce][requests[:, scarce] > 0].tolist())), most_sizes):
         at_most(requests[:, scarce] // size, int((column // size).sum()))
     # Pods at least as large as q in every resource: at most min_k floor(free_k / q_k) per node.
-    for q in {tuple(row) for row in requests.tolist()}:
+    shapes: Collection[tuple[int, ...]] = {tuple(row) for row in requests.tolist()}
+    if len(shapes) > most_sizes:
+        shapes = _spread(sorted(shapes, key=lambda q: (q[scarce], q)), most_sizes)
+    for q in shapes:
         wanted = np.array(q, dtype=np.int64)
         positive = wanted > 0
         if not positive.any():
@@ -767,6 +781,14 @@ def _room(
         at_most(dominating.astype(np.int64), int((free[:, positive] // wanted[positive]).min(axis=1).sum()))
     if whole_node:
         _whole_node_cuts(problem, nodes, items, free, requests, scarce, at_most)
+
+
+def _spread(sizes: list[T], most: int) -> list[T]:
+    """At most ``most`` of ``sizes`` (in order), spread evenly from the first to the last. Each
+    cut is valid alone, so fewer only loosen the bound."""
+    if len(sizes) <= most:
+        return sizes
+    return [sizes[i] for i in sorted(set(np.linspace(0, len(sizes) - 1, most).round().astype(int).tolist()))]
 
 
 def _whole_node_cuts(
