@@ -396,10 +396,13 @@ def _fill(
         if int(fit.sum()) < take:
             return False
         found.append((among, fit))
-    mark = state.mark()
+    seen = state.mark()
+    changed: set[int] = set()
     for (r, take), (among, fit) in zip(chosen, found):
         # The roles placed before this one changed the room of their nodes only.
-        _refit(state, state.problem.roles[r], among, fit, sorted({n for _, n, _, _ in state.log[mark:]}))
+        changed.update(n for _, n, _, _ in state.log[seen:])
+        seen = state.mark()
+        _refit(state, state.problem.roles[r], among, fit, sorted(changed))
         if (_place(state, r, take, among, fit, ordered) if take > 0 and len(among) else 0) != take:
             return False
     return True

@@ -385,16 +385,16 @@ def _ordered(
 ) -> tuple[Assignment, str, str, float]:
     """What the scheduler itself would do: JobGroups one at a time in queue order, each placed
     by the same model if it fits beside those before it, with no lookahead."""
-    current = Assignment({}, frozenset())
+    counts: dict[tuple[int, int], int] = {}  # grown step by step: a copy per step was quadratic
+    placed: set[int] = set()
     spent, status = 0.0, "OPTIMAL"
     free, opened = problem.matrix("free").copy(), set[int]()  # the room the groups so far leave
     pending = [j for j, jg in enumerate(problem.job_groups) if jg.feasible]
     placer = Placer(problem, as_scheduler=options.solver == "greedy")
     for index, j in enumerate(pending):
         mark, added, fits = placer.place(j)
-        hint = Assignment({**current.counts, **added}, current.placed | {j}) if fits else current
+        step, taken = (added, fits) if fits else ({}, False)  # j's own pods; those before it are kept
         budget = max(0.0, options.time_limit - spent) / (len(pending) - index)
-        step = hint
         if options.solver == "cp-sat" and budget <= 0.0:
             status = "FEASIBLE"
         elif options.solver == "cp-sat":
@@ -404,8 +404,7 @@ def _ordered(
             sub, origin = alone(problem, j, free, opened)
             own = {r: i for i, r in enumerate(origin)}
             start = Assignment(
-                {(own[r], n): c for (r, n), c in hint.counts.items() if r in own},
-                frozenset({0}) if j in hint.placed else frozenset(),
+                {(own[r], n): c for (r, n), c in step.items() if r in own}, frozenset({0}) if taken else frozenset()
             )
             sub_terms = objective_terms(sub)
             result = solve_cpsat(
@@ -416,18 +415,19 @@ def _ordered(
             if result.assignment is None or score(sub_terms, sub, result.assignment) < score(sub_terms, sub, start):
                 status = "FEASIBLE"
             else:
-                counts = {(origin[i], n): c for (i, n), c in result.assignment.counts.items()}
-                step = Assignment({**current.counts, **counts}, current.placed | ({j} if result.assignment.placed else set()))
-                placer.instead(mark, counts)
+                step = {(origin[i], n): c for (i, n), c in result.assignment.counts.items()}
+                taken = bool(result.assignment.placed)
+                placer.instead(mark, step)
                 if result.status != "OPTIMAL":
                     status = "FEASIBLE"
-        if options.solver == "cp-sat":
-            for (r, n), c in step.counts.items():
-                if (r, n) not in current.counts:
-                    free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
-                    opened.add(n)
-        current = step
-    return current, ("greedy" if options.solver == "greedy" else "cp-sat"), (
+        for (r, n), c in step.items():
+            if options.solver == "cp-sat" and (r, n) not in counts:
+                free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
+                opened.add(n)
+            counts[r, n] = c
+        if taken:
+            placed.add(j)
+    return Assignment(counts, frozenset(placed)), ("greedy" if options.solver == "greedy" else "cp-sat"), (
         "GREEDY" if options.solver == "greedy" else status
     ), spent
 
