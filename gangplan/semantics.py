@@ -11,7 +11,7 @@ import difflib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from . import kueue
 from .errors import InputError
@@ -320,8 +320,11 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     for pod in snapshot.pods:
         names = group_names_of(pod)
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
-        if len(names) > 1 and len(found := [n for n in dict.fromkeys(names) if f"{pod.namespace}/{n}" in gangs]) > 1:
-            named_twice[(pod.namespace, *found)].append(pod.name)
+        named = list(dict.fromkeys(names))
+        found = [n for n in named if f"{pod.namespace}/{n}" in gangs]
+        if len(found) > 1 or (found and found[0] != named[0]):
+            # The first a missing one: its scheduler would find no PodGroup; the pod joins the next.
+            named_twice[(pod.namespace, *([] if found[0] == named[0] else named[:1]), *found)].append(pod.name)
         kueue_name = pod.labels.get(kueue.GROUP_LABEL)
         if gang is None and kueue_name:
             total = _kueue_total(pod)
@@ -380,42 +383,45 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             warnings.append(f"pod {pod_keys[0]} is not planned: {why}")
         else:
             warnings.append(f"{len(pod_keys)} pods are not planned: {why} ({listed(pod_keys)})")
-    for (namespace, first, *others), pod_names in sorted(named_twice.items()):
-        # Each scheduler reads its own key; gangplan takes the first in DESIGN's order.
+    for (namespace, *groups), pod_names in sorted(named_twice.items()):
+        # Each scheduler reads its own key; gangplan takes the first in DESIGN's order that exists.
         shown = listed([f"{namespace}/{name}" for name in sorted(pod_names)])
+        joined = next(name for name in groups if f"{namespace}/{name}" in gangs)
+        why = "whose key comes first" if joined == groups[0] else f"as {namespace}/{groups[0]}, whose key comes first, does not exist"
         warnings.append(
             f"{plural(len(pod_names), 'pod')} ({shown}) {'names' if len(pod_names) == 1 else 'name'} "
-            f"{len(others) + 1} PodGroups ({', '.join([first, *others])}) through different keys; "
-            f"planned in {namespace}/{first}, whose key comes first"
+            f"{len(groups)} PodGroups ({', '.join(f'{namespace}/{name}' for name in groups)}) through different keys; "
+            f"planned in {namespace}/{joined}, {why}"
         )
     disagreeing = sorted(key for key, counts in totals.items() if len(counts) > 1)
-    if len(disagreeing) > _ONE_BY_ONE_UP_TO:
-        warnings.append(
-            f"{len(disagreeing)} Kueue pod groups ({listed(disagreeing)}): the members of each disagree on "
-            f"{kueue.TOTAL_COUNT}; the largest count is each one's minMember"
-        )
-    for key in disagreeing if len(disagreeing) <= _ONE_BY_ONE_UP_TO else ():
-        counts = totals[key]
-        warnings.append(
+    warnings += _one_by_one_or_together(
+        disagreeing,
+        lambda key: (
             f"Kueue pod group {key}: its members disagree on {kueue.TOTAL_COUNT} "
-            f"({', '.join(map(str, sorted(counts)))}); the largest, {max(counts)}, is its minMember"
-        )
-    if len(missing) > _ONE_BY_ONE_UP_TO:
-        # A dump without its PodGroups (kubectl get without podgroups) names hundreds.
-        left_out = "" if snapshot.pod_groups else "; the inputs hold no PodGroup at all: were podgroups left out of kubectl get?"
-        warnings.append(
-            f"{len(missing)} PodGroups do not exist ({listed(sorted(missing))}); their "
-            f"{plural(sum(map(len, missing.values())), 'pod')} are planned as groups of one{left_out}"
-        )
-    for key, pod_keys in sorted(missing.items()) if len(missing) <= _ONE_BY_ONE_UP_TO else ():
+            f"({', '.join(map(str, sorted(totals[key])))}); the largest, {max(totals[key])}, is its minMember"
+        ),
+        f"{len(disagreeing)} Kueue pod groups ({listed(disagreeing)}): the members of each disagree on "
+        f"{kueue.TOTAL_COUNT}; the largest count is each one's minMember",
+    )
+
+    def missing_one(key: str) -> str:
         # A typo is one or two groups; many missing (PodGroups deleted) would cost seconds of
         # string matching here, on every run, for no help: 2,000 against 2,000 took 9 s.
         namespace = key.split("/", 1)[0]
         near = difflib.get_close_matches(key, sorted(k for k in gangs if k.split("/", 1)[0] == namespace), n=1, cutoff=0.8)
-        warnings.append(
+        return (
             f"PodGroup {key} does not exist{f' (did you mean {near[0]}?)' if near else ''}; its pods "
-            f"({listed(sorted(pod_keys))}) are planned as groups of one"
+            f"({listed(sorted(missing[key]))}) are planned as groups of one"
         )
+
+    # A dump without its PodGroups (kubectl get without podgroups) names hundreds.
+    left_out = "" if snapshot.pod_groups else "; the inputs hold no PodGroup at all: were podgroups left out of kubectl get?"
+    warnings += _one_by_one_or_together(
+        sorted(missing),
+        missing_one,
+        f"{len(missing)} PodGroups do not exist ({listed(sorted(missing))}); their "
+        f"{plural(sum(map(len, missing.values())), 'pod')} are planned as groups of one{left_out}",
+    )
     all_gangs = [*gangs.values(), *kueue_gangs.values(), *lone]
     for gang in [*kueue_gangs.values(), *lone]:
         if gang.key in gangs:
@@ -452,19 +458,24 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             )
             unknown.update(p.priority_class_name for p in pods if p.priority is None and p.priority_class_name)
     absent = sorted(unknown - set(classes))
-    if len(absent) > _ONE_BY_ONE_UP_TO:
-        warnings.append(
-            f"{len(absent)} PriorityClasses are not in the snapshot ({listed(absent)}): their groups get the default "
-            f"priority {default_priority} (add the output of kubectl get priorityclasses -o yaml)"
-        )
-    for name in absent if len(absent) <= _ONE_BY_ONE_UP_TO else ():
-        warnings.append(
+    warnings += _one_by_one_or_together(
+        absent,
+        lambda name: (
             f"PriorityClass {name} is not in the snapshot: its groups get the default priority {default_priority} "
             "(add the output of kubectl get priorityclasses -o yaml)"
-        )
+        ),
+        f"{len(absent)} PriorityClasses are not in the snapshot ({listed(absent)}): their groups get the default "
+        f"priority {default_priority} (add the output of kubectl get priorityclasses -o yaml)",
+    )
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
     return Grouping(job_groups, warnings, unmodelled)
+
+
+def _one_by_one_or_together(items: Sequence[str], one: Callable[[str], str], together: str) -> list[str]:
+    """A line per item up to _ONE_BY_ONE_UP_TO, else ``together`` alone: a dump of 1,300 pods
+    printed 500 warning lines."""
+    return [one(item) for item in items] if len(items) <= _ONE_BY_ONE_UP_TO else [together]
 
 
 def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, list[str]]:

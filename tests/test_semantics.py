@@ -597,9 +597,10 @@ def test_a_pod_naming_two_missing_podgroups_is_warned_about_the_first_it_names()
 
 def test_many_pods_or_groups_with_the_same_warning_get_one_line() -> None:
     """A dump of 1,300 pods printed 500 warning lines (a review's case): one per gated pod, per
-    missing PodGroup, per Kueue group whose counts disagree, per PriorityClass not dumped. Past
-    five of a kind (six here) they are one line with the count and the first three; up to five
-    still one line each (the missing groups then get their 'did you mean')."""
+    missing PodGroup, per Kueue group whose counts disagree, per PriorityClass not dumped. Pods
+    kept out of the plan for one reason share a line from two on; groups and classes, past five
+    of a kind (six here), are one line with the count and the first three; up to five still one
+    line each (the missing groups then get their 'did you mean')."""
     kueue_label = "kueue.x-k8s.io/pod-group-name"
     many = [mkpod(f"gated-{i}", scheduling_gates=("example.com/wait",)) for i in range(6)]
     many += [mkpod(f"orphan-{i}", labels={"scheduling.x-k8s.io/pod-group": f"gone-{i}"}) for i in range(6)]
@@ -632,10 +633,22 @@ def test_pods_naming_two_podgroups_that_exist_are_warned_about_and_join_the_firs
     pods = (*(mkpod(f"p{i}", **both) for i in (3, 0, 1, 2)), mkpod("q", **same))  # type: ignore[arg-type]
     grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("a", min_member=1), pg("b", min_member=1))))
     assert grouping.warnings == [
-        "4 pods (ns/p0, ns/p1, ns/p2, …) name 2 PodGroups (a, b) through different keys; planned in ns/a, whose key comes first"
+        "4 pods (ns/p0, ns/p1, ns/p2, …) name 2 PodGroups (ns/a, ns/b) through different keys; planned in ns/a, whose key comes first"
     ]
     members = {jg.key: sorted(p.name for p in jg.top.pending) for jg in grouping.job_groups}
     assert members == {"ns/a": ["p0", "p1", "p2", "p3", "q"], "ns/b": []}
+
+
+def test_a_pod_whose_first_key_names_a_missing_podgroup_and_another_an_existing_one_is_warned_about() -> None:
+    """The first key's scheduler would find no PodGroup for it; gangplan plans it in the one
+    that exists, which was silent (a review's case)."""
+    pods = (mkpod("p", labels={"scheduling.x-k8s.io/pod-group": "gone"}, annotations={"scheduling.k8s.io/group-name": "b"}),)
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("b", min_member=1),)))
+    assert grouping.warnings == [
+        "1 pod (ns/p) names 2 PodGroups (ns/gone, ns/b) through different keys; planned in ns/b, as ns/gone, "
+        "whose key comes first, does not exist"
+    ]
+    assert [sorted(p.name for p in jg.top.pending) for jg in grouping.job_groups] == [["p"]]
 
 
 def test_kueue_plain_pod_group() -> None:
