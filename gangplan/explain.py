@@ -181,13 +181,18 @@ def _holder(problem: Problem, j: int) -> str:
     return f"JobGroup {jg.key} of {', '.join(members[:2])}{more}"
 
 
+def _who(problem: Problem, j: int, g: int) -> str:
+    """What a reason about member ``g`` starts with: its name, when JobGroup ``j`` has others."""
+    return f"member {problem.gangs[g].key}: " if len(problem.job_groups[j].gangs) > 1 else ""
+
+
 def _too_few(problem: Problem, j: int) -> str:
     """NotEnoughTasks (or a lone pod's gate) for the first member of JobGroup ``j`` with fewer
     pods than a task's minTaskMember or its minMember; '' when every member has enough."""
     jg = problem.job_groups[j]
     for g in jg.gangs:
         gang = problem.gangs[g]
-        who = f"member {gang.key}: " if len(jg.gangs) > 1 else ""
+        who = _who(problem, j, g)
         exist = gang.counted + gang.pending
         group = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group
         lone = group.api == PodGroupAPI.POD
@@ -229,7 +234,7 @@ def reason(
         return short
     for g in jg.gangs:
         gang = problem.gangs[g]
-        who = f"member {gang.key}: " if prefix_member else ""
+        who = _who(problem, j, g)
         if gang.topology is not None and gang.topology.broken:
             return who + gang.topology.broken  # its running members already break its term: no room helps
         room = sum(problem.roles[r].count for r in gang.roles if len(problem.roles[r].nodes))
@@ -268,7 +273,7 @@ def reason(
     fits_alone = _fits_alone(problem, j, exact)
     for g in jg.gangs if not fits_alone else ():
         gang = problem.gangs[g]
-        who = f"member {gang.key}: " if prefix_member else ""
+        who = _who(problem, j, g)
         if prefix_member and exact.quorum(j, g, _State(problem)):
             continue  # it fits alone: what stops it is its siblings, said below
         if gang.topology is not None and gang.topology.required:
