@@ -659,7 +659,8 @@ def expand_workloads(
     skipped kinds)``.
 
     Only a manifest is expanded: an object with ``metadata.uid`` or a ``status`` comes from a
-    cluster, where its controller has made its pods and the dump holds them; so does one whose
+    cluster, where its controller has made its pods and the dump holds them (not a suspended
+    Job's, which Kueue holds until it admits it: it has none yet); so does one whose
     group has pods read from a cluster (with a uid, or bound and running). Pod manifests beside it (a launcher) are
     members too. A template naming no group is skipped: its pods are no gang, and gangplan
     plans gangs and the pending pods it is given. A name from ``generateName`` is its prefix.
@@ -683,14 +684,16 @@ def expand_workloads(
         template_meta = r.mapping(r.mapping(r.mapping(obj, "spec", ()), "template", _SPEC), "metadata", at)
         given = {where: r.string_map(template_meta, where, at + _META) for where in ("labels", "annotations")}
         named = [given[where][key] for where, key in _MEMBERSHIP if given[where].get(key)]
-        live = bool(r.string(meta, "uid", _META) or obj.get("status"))
+        # A suspended Job (Kueue holds one so until it admits it) has no pods yet, though read
+        # from a cluster: they come from its template, as a manifest's do.
+        suspended = kind == "Job" and r.mapping(obj, "spec", ()).get("suspend") is True
+        live = bool(r.string(meta, "uid", _META) or obj.get("status")) and not suspended
         if live or not named or (namespace, named[0]) in has_pods:
-            # A suspended Job (Kueue's, waiting to be admitted) has no pods yet, though read from a cluster.
-            suspended = live and kind == "Job" and r.mapping(obj, "spec", ()).get("suspend") is True
             why = (
-                "suspended, so its pods are not made yet; --gang NAME=FILE plans them as one gang" if suspended
-                else "already created" if live
+                "already created" if live
                 else f"its group {namespace}/{named[0]} has pods in the cluster already" if named
+                else "suspended, so its pods are not made yet, and its pod template names no pod group; to plan them "
+                "as one gang, save it to a file of its own and pass --gang NAME=FILE" if suspended
                 else "its pod template names no pod group; --gang NAME=FILE plans it as one gang"
             )
             skipped.append((kind, r.string(obj, "apiVersion", ()), why))

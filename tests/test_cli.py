@@ -921,11 +921,29 @@ def test_a_job_manifest_beside_its_podgroup_is_checked_before_its_pods_exist(tmp
     live = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
     assert live.exit_code == 1 and live.stdout.startswith("FAIL ml/huge: NotEnoughTasks: 0 pods exist, minMember is 2")
     assert "skipped objects gangplan does not use: 1 Job (batch/v1, already created)" in live.stderr
-    # Suspended (Kueue holds a Job so until it admits it): no pods yet, and it was said to be created.
-    suspended = job_manifest("huge", 2, 4, uid="0b5f3c3e-2222-4d4d-8b8b-000000000002").replace("spec:\n  parallelism", "spec:\n  suspend: true\n  parallelism")
-    (jobs / "huge.yaml").write_text(suspended)
-    held = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
-    assert "1 Job (batch/v1, suspended, so its pods are not made yet; --gang NAME=FILE plans them as one gang)" in held.stderr
+    # Suspended (Kueue holds a Job so until it admits it), though from a cluster: its pods are
+    # not made yet, so they come from its template and join its group, as a manifest's do.
+    def suspended(gpus: int, group: str = "huge") -> str:
+        made = job_manifest("huge", 2, gpus, uid="0b5f3c3e-2222-4d4d-8b8b-000000000002")
+        return made.replace("spec:\n  parallelism", "spec:\n  suspend: true\n  parallelism").replace(
+            "scheduling.x-k8s.io/pod-group: huge", f"scheduling.x-k8s.io/pod-group: {group}" if group else "app: huge"
+        )
+
+    (jobs / "huge.yaml").write_text(suspended(4))
+    assert invoke("check", str(cluster), str(jobs), "--group", "ml/huge").exit_code == 0
+    held = invoke("plan", str(cluster), str(jobs), "-o", "json")
+    created = [i for i in json.loads(held.stdout)["items"] if i["kind"] == "Pod"]
+    assert sorted(p["metadata"]["name"] for p in created) == ["huge-0", "huge-1"]
+    (jobs / "huge.yaml").write_text(suspended(64))
+    too_big = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
+    assert too_big.exit_code == 1 and too_big.stdout.startswith("FAIL ml/huge: 0/2 nodes are available")
+    # Naming no group, it cannot join one: --gang takes only workloads, so it needs a file of its own.
+    (jobs / "huge.yaml").write_text(suspended(4, group=""))
+    alone = invoke("check", str(cluster), str(jobs), "--group", "ml/huge")
+    assert (
+        "1 Job (batch/v1, suspended, so its pods are not made yet, and its pod template names no pod group; to plan "
+        "them as one gang, save it to a file of its own and pass --gang NAME=FILE)"
+    ) in alone.stderr
 
 
 def test_a_podgroup_manifest_without_its_pods_fails_check_by_default(tmp_path: Path) -> None:
