@@ -184,37 +184,32 @@ def test_the_nodes_outside_the_topology_are_counted_not_their_missing_labels(tmp
     )
 
 
-def test_a_required_group_names_the_nodes_another_groups_level_keeps_it_off(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "tainted, said",
+    [
+        (False, "only 1 of 2 nodes pass its filters (1 outside the topology (no tor label))"),
+        # t0 was left out of the count (1 of 4 pass, only 2 said why; a review's case).
+        (True, "only 1 of 4 nodes pass its filters (2 outside the topology (no tor label), "
+               "1 other (selectors, affinity, taints, readiness, room for one pod))"),
+    ],
+)
+def test_a_required_group_names_the_nodes_another_groups_level_keeps_it_off(tmp_path: Path, tainted: bool, said: str) -> None:
     """A group requiring one node (hostname) of two 1-cpu pods: a0 (1 cpu, tor=ta) holds one,
     x0 (4 cpu) would hold both but lacks the tor label another group's term makes a level, so it
     is outside the topology and no candidate. The reason said only that the best node holds 1
-    of 2 (a review's case); it now also says why the roomy node was not tried."""
+    of 2 (a review's case); it now also says why the roomy node was not tried, and, with a
+    tainted node t0 inside the topology and another x1 outside, counts every node left out."""
     objects = [node("a0", gpus=0, cpu="1", labels={"tor": "ta"}), node("x0", gpus=0, cpu="4")]
+    if tainted:
+        taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+        objects += [node("x1", gpus=0, cpu="4"), node("t0", gpus=0, cpu="4", labels={"tor": "tb"}, taints=taint)]
     godel = "scheduling.godel.kubewharf.io/v1alpha1"
     one_node = {"podGroupAffinity": {"required": [{"topologyKey": "kubernetes.io/hostname"}]}}
     objects += [pod_group("h", 2, api=godel, affinity=one_node), *pods("h", 2, 0)]
     objects += [pod_group("t", 1, api=godel, affinity={"podGroupAffinity": {"preferred": [{"topologyKey": "tor"}]}})]
     objects += pods("t", 1, 0, cpu="0.5")
     assert plan_of(write(tmp_path, objects))["ml/h"]["reason"] == (
-        "required kubernetes.io/hostname: the best node (a0) holds 1 of 2 pods (cpu); "
-        "only 1 of 2 nodes pass its filters (1 outside the topology (no tor label))"
-    )
-
-
-def test_the_nodes_left_out_are_all_counted_when_some_are_outside_the_topology(tmp_path: Path) -> None:
-    """As above, with a tainted node t0 inside the topology: it was left out of the count
-    (1 of 4 nodes pass, and only 2 were said why; a review's case); the rest are now said too."""
-    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
-    objects = [node("a0", gpus=0, cpu="1", labels={"tor": "ta"}), node("x0", gpus=0, cpu="4"), node("x1", gpus=0, cpu="4")]
-    objects += [node("t0", gpus=0, cpu="4", labels={"tor": "tb"}, taints=taint)]
-    godel = "scheduling.godel.kubewharf.io/v1alpha1"
-    one_node = {"podGroupAffinity": {"required": [{"topologyKey": "kubernetes.io/hostname"}]}}
-    objects += [pod_group("h", 2, api=godel, affinity=one_node), *pods("h", 2, 0)]
-    objects += [pod_group("t", 1, api=godel, affinity={"podGroupAffinity": {"preferred": [{"topologyKey": "tor"}]}})]
-    objects += pods("t", 1, 0, cpu="0.5")
-    assert plan_of(write(tmp_path, objects))["ml/h"]["reason"] == (
-        "required kubernetes.io/hostname: the best node (a0) holds 1 of 2 pods (cpu); only 1 of 4 nodes pass its "
-        "filters (2 outside the topology (no tor label), 1 other (selectors, affinity, taints, readiness, room for one pod))"
+        f"required kubernetes.io/hostname: the best node (a0) holds 1 of 2 pods (cpu); {said}"
     )
 
 
