@@ -433,7 +433,7 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             keep = np.zeros(len(state.problem.nodes), dtype=bool)
             keep[among] = True
             usable = keep[everything]
-        for at in _node_groups(state, g, topo, room, usable):
+        for at in _node_groups(state, g, topo, room, _demand(state, chosen), usable):
             if _place_in_circles(state, g, topo, chosen, at, [(fit[at], take) for fit, take in room]) and (
                 _meet_min_resources(state, g)
             ):
@@ -450,20 +450,26 @@ def _candidates(problem: Problem, g: int) -> np.ndarray:
 
 
 def _node_groups(
-    state: _State, g: int, topo: GangTopology, room: list[tuple[np.ndarray, int]], usable: np.ndarray | None
+    state: _State,
+    g: int,
+    topo: GangTopology,
+    room: list[tuple[np.ndarray, int]],
+    demand: np.ndarray,
+    usable: np.ndarray | None,
 ) -> Iterator[np.ndarray]:
     """Positions in the gang's candidates (``state.gang_nodes``, ascending; ``usable`` those it
     may try now) per domain of its deepest required level (a domain there is a path, so it fixes
     the domains above it), in that level's sort-rule order: ranks are distinct per domain, so
-    they alone order the NodeGroups. Only the NodeGroups that pass ``_fill``'s cheap check for
-    ``room`` (``state.room`` of the candidates) are given, found at once: at the node level
-    there is one per candidate node."""
+    they alone order the NodeGroups. Only the NodeGroups that pass ``_enough`` for ``room``
+    (``state.room`` of the candidates) and ``demand`` are given, found at once: at the node
+    level there is one per candidate node."""
     deepest = max(topo.required) if topo.required else -1
     domains, labels, by_domain, starts = _grouped(state, g, deepest)
+    free = state.free.take(state.gang_nodes(g), axis=0).astype(np.float64)
     if usable is None:  # every candidate may be tried
-        ok = _enough(room, labels, len(domains)) & (starts[1:] > starts[:-1])
+        ok = _enough(room, labels, len(domains), free, demand) & (starts[1:] > starts[:-1])
     else:
-        ok = _enough([(fit * usable, take) for fit, take in room], labels, len(domains))
+        ok = _enough([(fit * usable, take) for fit, take in room], labels, len(domains), free * usable[:, None], demand)
         ok &= np.bincount(labels, weights=usable, minlength=len(domains)) > 0
     ok &= _may_meet_min_resources(state, g, labels, len(domains))
     tries = np.flatnonzero(ok).tolist()
@@ -528,13 +534,28 @@ def _labelled(state: _State, g: int, level: int) -> tuple[np.ndarray, np.ndarray
     return found
 
 
-def _enough(room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int) -> np.ndarray:
-    """Which of ``count`` node sets (``labels`` gives each node's) pass ``_fill``'s cheap check:
-    a set failing it fails ``_fill`` at once and changes nothing, so it need not be tried."""
+def _enough(
+    room: list[tuple[np.ndarray, int]], labels: np.ndarray, count: int, free: np.ndarray, demand: np.ndarray
+) -> np.ndarray:
+    """Which of ``count`` node sets (``labels`` gives each node's) pass ``_fill``'s cheap check,
+    and hold in all what ``chosen`` asks for (``demand``, per resource; ``free``, the nodes'
+    room as floats: a set short by rounding is tried, and fails in ``_fill``). A set failing
+    either fails ``_fill`` and changes nothing, so it need not be tried: 5,000 pods each of
+    their own size passed the first in every tor, and were placed into each in turn."""
     ok = np.ones(count, dtype=bool)
     for fit, take in room:
         ok &= np.bincount(labels, weights=fit, minlength=count) >= take
+    for k in np.flatnonzero(demand > 0).tolist():
+        ok &= np.bincount(labels, weights=free[:, k], minlength=count) >= demand[k] * (1 - 1e-9)
     return ok
+
+
+def _demand(state: _State, chosen: list[tuple[int, int]]) -> np.ndarray:
+    """What ``chosen`` asks for in all, per resource, as floats (sums of int64 may overflow)."""
+    total = np.zeros(len(state.problem.resources), dtype=np.float64)
+    for r, take in chosen:
+        total += take * state.request(r).astype(np.float64)
+    return total
 
 
 def _place_in_circles(
@@ -554,12 +575,13 @@ def _place_in_circles(
     nodes = state.gang_nodes(g)[at]
     if not topo.preferred:
         return _fill(state, chosen, nodes, room=room)
+    demand, free = _demand(state, chosen), state.free.take(nodes, axis=0).astype(np.float64)
     for level in sorted(topo.preferred, reverse=True):
         # Domains numbered among all the gang's candidates: those the NodeGroup lacks fail the
         # check (each role of ``chosen`` takes a pod), and the rest keep their order.
         domains, labels = _labelled(state, g, level)
         labels = labels[at]
-        tries = np.flatnonzero(_enough(room, labels, len(domains))).tolist()
+        tries = np.flatnonzero(_enough(room, labels, len(domains), free, demand)).tolist()
         rank = _held_first(topo, level)
         for i in sorted(tries, key=lambda i: rank[domains[i]]):
             mark = state.mark()
@@ -569,12 +591,12 @@ def _place_in_circles(
             state.undo(mark)
     enclosing = topo.enclosing if state.as_scheduler else ()
     order = _circle_order(problem, topo, nodes, enclosing)
-    nodes, room = nodes[order], [(fit[order], take) for fit, take in room]
+    nodes, room, free = nodes[order], [(fit[order], take) for fit, take in room], free[order]
     for level in sorted(enclosing, reverse=True):
         domains, labels = np.unique(problem.domain_array(level)[nodes], return_inverse=True)
         labels = labels.reshape(-1)
         first = _first(labels, len(domains), np.arange(len(nodes)))
-        for i in sorted(np.flatnonzero(_enough(room, labels, len(domains))).tolist(), key=lambda i: first[i]):
+        for i in sorted(np.flatnonzero(_enough(room, labels, len(domains), free, demand)).tolist(), key=lambda i: first[i]):
             mark = state.mark()
             inside = labels == i
             if _fill(state, chosen, nodes[inside], ordered=True, room=[(fit[inside], take) for fit, take in room]):

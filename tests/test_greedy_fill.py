@@ -135,6 +135,38 @@ def test_a_gang_spread_over_domains_takes_only_the_pods_it_needs_from_the_last_n
         assert verify(snapshot, name_pods(problem, placed), (TOR,)).ok
 
 
+@pytest.mark.parametrize("term", ["required", "preferred"])
+def test_a_domain_that_cannot_hold_the_whole_gang_is_not_tried(term: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty pods each of its own size, one role each: any one fits in rack r0 (two nodes of
+    four pod slots), so the per-role check passed r0 and all of them were placed there before
+    the try failed; 5,000 such pods were placed into every tor in turn (a review's case, 4 s).
+    What they ask for in all is checked first now: r0 is never tried, r1 holds them."""
+    import gangplan.greedy as greedy_module
+
+    nodes = (*(Node(f"a{i}", {"rack": "r0"}, {"cpu": 64000, "pods": 4}) for i in range(2)),
+             *(Node(f"b{i}", {"rack": "r1"}, {"cpu": 64000, "pods": 110}) for i in range(2)))
+    group = PodGroup("default", "g", PodGroupAPI.VOLCANO, min_member=20,
+                     required_topology=("rack",) if term == "required" else (),
+                     preferred_topology=("rack",) if term == "preferred" else ())
+    pods = tuple(Pod("default", f"g-{i}", annotations={VOLCANO_GROUP: "g"}, containers=(Container("main", {"cpu": 100 + i}),))
+                 for i in range(20))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    assert len(problem.roles) == 20
+    tried: list[set[str]] = []
+    fill = greedy_module._fill
+
+    def counted(state: _State, chosen: list[tuple[int, int]], within: np.ndarray | None, *args: object, **kwargs: object) -> bool:
+        tried.append({problem.nodes[n].labels["rack"] for n in (range(len(problem.nodes)) if within is None else within)})
+        return fill(state, chosen, within, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(greedy_module, "_fill", counted)
+    for placed in (greedy(problem), greedy(problem, as_scheduler=True)):
+        assert placed.placed == {0} and {problem.nodes[n].labels["rack"] for _, n in placed.counts} == {"r1"}
+        assert verify(snapshot, name_pods(problem, placed), ("rack",)).ok
+    assert tried and all("r0" not in racks or "r1" in racks for racks in tried)
+
+
 def test_the_tightest_node_is_the_one_with_least_room_left_over_all_the_pod_asks_for() -> None:
     """Two 8-GPU nodes, n0 running a 1-cpu pod and n1 a 1-cpu pod with 7 GPUs: the 1-GPU gang
     first in the queue fills n1's last GPU, and the 8-GPU gang after it gets n0. Ranked by the
