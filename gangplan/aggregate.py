@@ -41,6 +41,8 @@ from .problem import GangSpec, Problem, candidate_count, pods_that_fit
 from .repack import repack_level
 from .stages import Reporter, SolveResult, StageResult, Tuning, stage_objective, stage_terms
 
+T = TypeVar("T")
+
 # Above this many (role, bucket) counts each role keeps a neighbourhood of buckets, and the
 # bound proves nothing about the whole problem.
 BUCKET_MODEL_LIMIT = 60_000
@@ -65,7 +67,6 @@ WHOLE_INTERLEAVED = 3
 # gap had been 7%; at 2,048 nodes (31 k) they added 4 k constraints, a second of presolve, and
 # a looser bound in the time there is.
 CONFINED_CUTS_UP_TO = 20_000
-T = TypeVar("T")
 # The most request sizes (and shapes) a bucket's room is cut by: each cut has a term per role
 # at least that large, so one per size made 5,000 pods of distinct cpu requests (a role each)
 # 25 M terms, 55 s and 6.9 GB before the search began. Sizes are kept whole up to ROOM_SHAPES,
