@@ -135,7 +135,8 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
         orders.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
     for pod in snapshot.pods:
         keys.update(key for key in kueue.topology_requests(pod.annotations) if key)
-    return sorted(keys), [order for order in orders if len(order) > 1]
+    # An order seen before adds nothing (its edges are in, or were refused): 300 groups with the same terms.
+    return sorted(keys), [order for order in dict.fromkeys(orders) if len(order) > 1]
 
 
 def _infer(snapshot: Snapshot) -> tuple[str, ...]:

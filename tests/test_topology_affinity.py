@@ -187,6 +187,22 @@ def test_seed_003_examples_load_and_plan_as_written(example: str, tmp_path: Path
             assert nginx.domains["tce.kubernetes.io/netminipodipv6"] == ("mp-1",)
 
 
+def test_a_term_given_many_times_counts_once(tmp_path: Path) -> None:
+    """Seed 003's terms, each written 50 times: a key named twice says nothing more. 3,000
+    copies of each took 80 s, every required copy ordering the levels against every preferred
+    one (a review's case)."""
+    text = textwrap.dedent(SEED_EXAMPLES["required-and-preferred"])
+    text = "".join(line * 50 if "- topologyKey:" in line else line for line in text.splitlines(keepends=True))
+    path = tmp_path / "cluster.yaml"
+    path.write_text(SEED_NODES + "---\n" + text + SEED_PODS)
+    snapshot = load_snapshot([str(path)])
+    group = snapshot.pod_groups[0]
+    assert group.required_topology == ("tce.kubernetes.io/netminipodipv6",)
+    assert group.preferred_topology == ("tce.kubernetes.io/nettoripv6",)
+    nginx = outcome(planned(snapshot), "default/nginx")
+    assert nginx.placed and len(nginx.domains["tce.kubernetes.io/netminipodipv6"]) == 1
+
+
 # ----------------------------------------------------------------- preferred fallback
 
 def test_preferred_tor_when_one_tor_holds_the_gang() -> None:
