@@ -321,10 +321,9 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         names = group_names_of(pod)
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
         named = list(dict.fromkeys(names))
-        found = [n for n in named if f"{pod.namespace}/{n}" in gangs]
-        if len(found) > 1 or (found and found[0] != named[0]):
-            # The first a missing one: its scheduler would find no PodGroup; the pod joins the next.
-            named_twice[(pod.namespace, *([] if found[0] == named[0] else named[:1]), *found)].append(pod.name)
+        if len(named) > 1 and gang is not None:
+            # Each scheduler reads its own key: one naming a missing group would find none.
+            named_twice[(pod.namespace, *named)].append(pod.name)
         kueue_name = pod.labels.get(kueue.GROUP_LABEL)
         if gang is None and kueue_name:
             total = _kueue_total(pod)
@@ -384,14 +383,15 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         else:
             warnings.append(f"{len(pod_keys)} pods are not planned: {why} ({listed(pod_keys)})")
     for (namespace, *groups), pod_names in sorted(named_twice.items()):
-        # Each scheduler reads its own key; gangplan takes the first in DESIGN's order that exists.
+        # gangplan takes the first in DESIGN's order that exists.
         shown = listed([f"{namespace}/{name}" for name in sorted(pod_names)])
-        joined = next(name for name in groups if f"{namespace}/{name}" in gangs)
-        why = "whose key comes first" if joined == groups[0] else f"as {namespace}/{groups[0]}, whose key comes first, does not exist"
+        exists = [f"{namespace}/{name}" in gangs for name in groups]
+        names = ", ".join(f"{namespace}/{name}{'' if there else ' (does not exist)'}" for name, there in zip(groups, exists))
+        joined = groups[exists.index(True)]
         warnings.append(
             f"{plural(len(pod_names), 'pod')} ({shown}) {'names' if len(pod_names) == 1 else 'name'} "
-            f"{len(groups)} PodGroups ({', '.join(f'{namespace}/{name}' for name in groups)}) through different keys; "
-            f"planned in {namespace}/{joined}, {why}"
+            f"{len(groups)} PodGroups ({names}) through different keys; planned in {namespace}/{joined}, "
+            f"{'whose key comes first' if exists[0] else 'the first of them that exists'}"
         )
     disagreeing = sorted(key for key, counts in totals.items() if len(counts) > 1)
     warnings += _one_by_one_or_together(

@@ -639,16 +639,26 @@ def test_pods_naming_two_podgroups_that_exist_are_warned_about_and_join_the_firs
     assert members == {"ns/a": ["p0", "p1", "p2", "p3", "q"], "ns/b": []}
 
 
-def test_a_pod_whose_first_key_names_a_missing_podgroup_and_another_an_existing_one_is_warned_about() -> None:
-    """The first key's scheduler would find no PodGroup for it; gangplan plans it in the one
-    that exists, which was silent (a review's case)."""
-    pods = (mkpod("p", labels={"scheduling.x-k8s.io/pod-group": "gone"}, annotations={"scheduling.k8s.io/group-name": "b"}),)
+def test_a_pod_naming_a_missing_podgroup_beside_an_existing_one_is_warned_about() -> None:
+    """The scheduler reading the key that names the missing group would find none; gangplan
+    plans the pod in the first that exists, which was silent (a review's case). Every group a
+    pod names is listed, a pod naming three apart from one naming two (a review's case)."""
+    label, sigs, volcano = "scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io", "scheduling.k8s.io/group-name"
+    pods = (
+        mkpod("p", labels={label: "gone"}, annotations={volcano: "b"}),
+        mkpod("q", labels={label: "gone", sigs: "gone2"}, annotations={volcano: "b"}),
+        mkpod("r", labels={label: "b"}, annotations={volcano: "gone"}),
+    )
     grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("b", min_member=1),)))
     assert grouping.warnings == [
-        "1 pod (ns/p) names 2 PodGroups (ns/gone, ns/b) through different keys; planned in ns/b, as ns/gone, "
-        "whose key comes first, does not exist"
+        "1 pod (ns/r) names 2 PodGroups (ns/b, ns/gone (does not exist)) through different keys; planned in ns/b, "
+        "whose key comes first",
+        "1 pod (ns/p) names 2 PodGroups (ns/gone (does not exist), ns/b) through different keys; planned in ns/b, "
+        "the first of them that exists",
+        "1 pod (ns/q) names 3 PodGroups (ns/gone (does not exist), ns/gone2 (does not exist), ns/b) through different "
+        "keys; planned in ns/b, the first of them that exists",
     ]
-    assert [sorted(p.name for p in jg.top.pending) for jg in grouping.job_groups] == [["p"]]
+    assert [sorted(p.name for p in jg.top.pending) for jg in grouping.job_groups] == [["p", "q", "r"]]
 
 
 def test_kueue_plain_pod_group() -> None:
