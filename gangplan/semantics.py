@@ -386,11 +386,11 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         # gangplan takes the first in DESIGN's order that exists.
         shown = listed([f"{namespace}/{name}" for name in sorted(pod_names)])
         exists = [f"{namespace}/{name}" in gangs for name in groups]
-        names = ", ".join(f"{namespace}/{name}{'' if there else ' (does not exist)'}" for name, there in zip(groups, exists))
+        each = ", ".join(f"{namespace}/{name}{'' if there else ' (does not exist)'}" for name, there in zip(groups, exists))
         joined = groups[exists.index(True)]
         warnings.append(
             f"{plural(len(pod_names), 'pod')} ({shown}) {'names' if len(pod_names) == 1 else 'name'} "
-            f"{len(groups)} PodGroups ({names}) through different keys; planned in {namespace}/{joined}, "
+            f"{len(groups)} PodGroups ({each}) through different keys; planned in {namespace}/{joined}, "
             f"{'whose key comes first' if exists[0] else 'the first of them that exists'}"
         )
     disagreeing = sorted(key for key, counts in totals.items() if len(counts) > 1)
