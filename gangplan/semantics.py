@@ -505,21 +505,29 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, 
             for item in pod.labels.items():
                 by_label[item].append(pod)
                 by_key[item[0]].append(pod)
+        # Many running pods share a term (a Deployment's replicas): each distinct one is weighed once.
+        selects_some: dict[tuple[object, ...], bool] = {}
         for guard in guards:
-            if any(_selects(term, pod) for term in guard.anti_affinity for pod in _candidates(term, by_label, by_key, pending)):
-                asking["running pods' required pod anti-affinity"].append(f"pod {guard.key}")
+            for term in guard.anti_affinity:
+                labels = None if term.match_labels is None else tuple(sorted(term.match_labels.items()))
+                key = (labels, term.match_expressions, term.namespaces)
+                if key not in selects_some:
+                    selects_some[key] = any(_selects(term, pod) for pod in _candidates(term, by_label, by_key, pending))
+                if selects_some[key]:
+                    asking["running pods' required pod anti-affinity"].append(f"pod {guard.key}")
+                    break
     return dict(sorted(asking.items()))
 
 
 def _candidates(
     term: PodAffinityTerm, by_label: Mapping[tuple[str, str], list[Pod]], by_key: Mapping[str, list[Pod]], pending: list[Pod]
 ) -> Sequence[Pod]:
-    """The pending pods a term may select, from one of its label requirements (an index, so a
-    large dump's many guards cost no more than their labels)."""
+    """The pending pods a term may select, from one of its label requirements, the rarest of its
+    labels (an index, so a large dump's many guards cost no more than their labels)."""
     if term.match_labels is None:
         return ()
     if term.match_labels:
-        return by_label.get(next(iter(term.match_labels.items())), ())
+        return min((by_label.get(item, ()) for item in term.match_labels.items()), key=len)
     for r in term.match_expressions:
         if r.operator == "In":
             return [pod for value in r.values for pod in by_label.get((r.key, value), ())]
