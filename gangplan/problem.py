@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import AbstractSet, Mapping, Sequence
@@ -682,19 +682,18 @@ def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -
     CheckTaskValid and CheckTaskReady); below it, minMember alone holds. A group done needs none."""
     if gang.done or gang.group.min_member < sum(gang.group.min_task_member.values()):
         return ()
-    result = []
-    for task, minimum in sorted(gang.group.min_task_member.items()):
-        result.append(
-            TaskMinimum(
-                task=task,
-                roles=tuple(r for r in role_ids if roles[r].task == task),
-                minimum=minimum,
-                running=sum(1 for p in gang.running if task_of(p) == task),
-                pending=sum(1 for p in gang.pending if task_of(p) == task),
-                succeeded=sum(1 for p in gang.succeeded if task_of(p) == task),
-            )
+    # Counted once per pod and role, not per task: a Volcano Job of 5,000 tasks took 20 s.
+    by_task: dict[str, list[int]] = defaultdict(list)
+    for r in role_ids:
+        by_task[roles[r].task].append(r)
+    running, pending, succeeded = (Counter(map(task_of, pods)) for pods in (gang.running, gang.pending, gang.succeeded))
+    return tuple(
+        TaskMinimum(
+            task=task, roles=tuple(by_task.get(task, ())), minimum=minimum,
+            running=running[task], pending=pending[task], succeeded=succeeded[task],
         )
-    return tuple(result)
+        for task, minimum in sorted(gang.group.min_task_member.items())
+    )
 
 
 def level_key(tree: TopologyTree, level: int) -> str:

@@ -13,6 +13,7 @@ rules), so that a plan it accepts is one the real scheduler would accept too.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -422,9 +423,10 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
                 )
     # Volcano checks task minimums only when minMember is at least their sum.
     checked_tasks = group.min_task_member if gang.min_member >= sum(group.min_task_member.values()) else {}
+    per_task = Counter(_role(p) for p in counted) if checked_tasks else Counter()
     for task in sorted(checked_tasks):
         need = group.min_task_member[task]
-        have = sum(1 for p in counted if _role(p) == task)
+        have = per_task[task]
         if have < need:
             found.append(
                 (
