@@ -32,6 +32,7 @@ from .semantics import (
     node_usable,
     pod_requests,
     task_of,
+    tolerated,
 )
 from .topology import HOSTNAME_LABEL, TopologyTree, build_tree, named_topology_keys, resolve_levels, shown_key
 
@@ -500,7 +501,8 @@ class _Eligibility:
             )
             columns = np.stack([self._classes(None), *(self._classes(k) for k in keys)], axis=1)
             _, first, classes = np.unique(columns, axis=0, return_index=True, return_inverse=True)
-        passes = np.array([filter_reason(self.nodes[i], pod, gang.group) is None for i in first.tolist()], dtype=bool)
+        known = tolerated(pod.tolerations)
+        passes = np.array([filter_reason(self.nodes[i], pod, gang.group, known) is None for i in first.tolist()], dtype=bool)
         return passes[classes.reshape(-1)]
 
     def _classes(self, label: str | None) -> np.ndarray:

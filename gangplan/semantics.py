@@ -104,23 +104,42 @@ def _unbound(pod: Pod) -> bool:
     return pod.node_name is None and pod.phase not in (PodPhase.SUCCEEDED, PodPhase.FAILED)
 
 
+Tolerated = frozenset[tuple[str | None, ...]]
+
+
+def tolerated(tolerations: Iterable[Toleration]) -> Tolerated:
+    """What ``tolerations`` tolerate, as lookups: (key, effect) for Exists, (key, value, effect)
+    for Equal, "" an effect any; (None, effect) for an Exists with no key. Made once for a
+    pod's tolerations and read against every kind of node: 300 tolerations against 50 taints
+    a node took 25 s one toleration at a time."""
+    found: set[tuple[str | None, ...]] = set()
+    for t in tolerations:
+        if t.operator == "Exists":
+            found.add((t.key or None, t.effect))
+        else:
+            found.add((t.key, t.value, t.effect))
+    return frozenset(found)
+
+
 def tolerates(tolerations: Iterable[Toleration], taint: Taint) -> bool:
-    for toleration in tolerations:
-        if toleration.effect and toleration.effect != taint.effect:
-            continue
-        if toleration.operator == "Exists":
-            if not toleration.key or toleration.key == taint.key:
-                return True
-        elif toleration.key == taint.key and toleration.value == taint.value:
-            return True
-    return False
+    return _tolerates(tolerated(tolerations), taint)
+
+
+def _tolerates(known: Tolerated, taint: Taint) -> bool:
+    return any(
+        (None, effect) in known or (taint.key, effect) in known or (taint.key, taint.value, effect) in known
+        for effect in ("", taint.effect)
+    )
 
 
 def untolerated_taint(node: Node, tolerations: Iterable[Toleration]) -> Taint | None:
     """The first NoSchedule/NoExecute taint the pod does not tolerate, if any."""
-    tolerations = tuple(tolerations)
+    return _untolerated(node, tolerated(tolerations))
+
+
+def _untolerated(node: Node, known: Tolerated) -> Taint | None:
     for taint in node.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
+        if taint.effect in ("NoSchedule", "NoExecute") and not _tolerates(known, taint):
             return taint
     return None
 
@@ -188,13 +207,14 @@ def node_usable(node: Node) -> bool:
     return node.ready and not node.unschedulable
 
 
-def filter_reason(node: Node, pod: Pod, group: PodGroup | None) -> str | None:
-    """Why ``pod`` may not go to ``node`` ignoring room, in Kubernetes' filter names; None if it may."""
+def filter_reason(node: Node, pod: Pod, group: PodGroup | None, known: Tolerated | None = None) -> str | None:
+    """Why ``pod`` may not go to ``node`` ignoring room, in Kubernetes' filter names; None if it
+    may. ``known``: ``tolerated(pod.tolerations)``, when it is asked of many nodes."""
     if not node.ready:
         return "not Ready"
     if node.unschedulable:
         return "unschedulable"
-    taint = untolerated_taint(node, pod.tolerations)
+    taint = _untolerated(node, tolerated(pod.tolerations) if known is None else known)
     if taint is not None:
         return f"taint {taint.key}"
     if not labels_match(pod.node_selector, node.labels):

@@ -236,3 +236,33 @@ def test_a_node_with_just_enough_of_one_resource_is_short_of_the_other(tmp_path:
                group, _pod("one-0", {"cpu": "4", "memory": "2Gi"}, "one")]
     (gang,) = build_problem(_objects_to_snapshot(tmp_path, objects)).gangs
     assert dict(gang.excluded) == {"resource memory": 1}
+
+
+def _tolerates_as_written(tolerations: list[Toleration], taint: Taint) -> bool:
+    """Kubernetes' ToleratesTaint, one toleration at a time: an empty effect matches every
+    effect; Exists with an empty key every taint; otherwise the keys, and for Equal the values."""
+    for t in tolerations:
+        if t.effect and t.effect != taint.effect:
+            continue
+        if t.operator == "Exists" and (not t.key or t.key == taint.key):
+            return True
+        if t.operator != "Exists" and t.key == taint.key and t.value == taint.value:
+            return True
+    return False
+
+
+_WORDS = st.sampled_from(["", "a", "b"])
+_EFFECTS = st.sampled_from(["", "NoSchedule", "NoExecute", "PreferNoSchedule"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.builds(Toleration, _WORDS, st.sampled_from(["Equal", "Exists"]), _WORDS, _EFFECTS), max_size=4),
+    st.builds(Taint, st.sampled_from(["a", "b"]), _WORDS, _EFFECTS.filter(bool)),
+)
+def test_tolerations_looked_up_tolerate_what_each_one_does(tolerations: list[Toleration], taint: Taint) -> None:
+    """semantics.tolerates looks a pod's tolerations up (300 against 50 taints a node took 25 s
+    one by one); it must tolerate exactly the taints one of them does."""
+    from gangplan.semantics import tolerates
+
+    assert tolerates(tolerations, taint) is _tolerates_as_written(tolerations, taint)
