@@ -56,6 +56,7 @@ class _Placed:
         self.free = np.array(problem.free, dtype=np.int64).reshape(len(problem.nodes), width)
         np.subtract.at(self.free, self.node, self.held)
         self._seen: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._priorities = np.array([jg.priority for jg in problem.job_groups], dtype=np.int64)
 
     def rivals(self, j: int) -> str:
         """Who holds the room JobGroup ``j`` lacks: the placed groups above it (else beside it)
@@ -90,10 +91,12 @@ class _Placed:
             held = np.bincount(self.job_group[on], weights=self.held[on, k], minlength=len(problem.job_groups))
             name = problem.resources[k]
             parts = []
+            holders = np.flatnonzero(held)
             for who, counts in rivals:
-                others = [i for i in np.flatnonzero(held).tolist() if counts(problem.job_groups[i].priority)]
-                if others:
-                    others.sort(key=lambda i: (-held[i], i))
+                # In numpy: 2,500 groups left out, each against 2,500 placed, took 8 s one by one.
+                others = holders[counts(self._priorities[holders])]
+                if len(others):
+                    others = others[np.lexsort((others, -held[others]))].tolist()
                     shown = ", ".join(f"{_holder(problem, i)} ({describe_amount(name, int(held[i]))})" for i in others[:3])
                     more = f" and {len(others) - 3} more" if len(others) > 3 else ""
                     parts.append((who, f"{shown}{more}"))
