@@ -56,7 +56,9 @@ class _Placed:
         self.free = np.array(problem.free, dtype=np.int64).reshape(len(problem.nodes), width)
         np.subtract.at(self.free, self.node, self.held)
         self._seen: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._priorities = np.array([jg.priority for jg in problem.job_groups], dtype=np.int64)
+        # Priorities by rank: a PriorityClass value need not fit in int64 here.
+        self._rank = {p: i for i, p in enumerate(sorted({jg.priority for jg in problem.job_groups}))}
+        self._ranks = np.array([self._rank[jg.priority] for jg in problem.job_groups], dtype=np.int64)
 
     def rivals(self, j: int) -> str:
         """Who holds the room JobGroup ``j`` lacks: the placed groups above it (else beside it)
@@ -81,9 +83,10 @@ class _Placed:
         order = sorted(
             (free[k] >= want, problem.resources[k] == "pods", free[k] / want, k) for k, want in enumerate(need) if want
         )
+        mine = self._rank[jg.priority]
         rivals = (
-            ("higher-priority groups", lambda priority: priority > jg.priority),
-            ("groups of the same priority placed instead", lambda priority: priority == jg.priority),
+            ("higher-priority groups", lambda rank: rank > mine),
+            ("groups of the same priority placed instead", lambda rank: rank == mine),
         )
         # The scarcest resource anyone above or beside it holds, and both kinds of holder: a
         # same-priority group placed first was left unnamed when one above also held some.
@@ -94,7 +97,7 @@ class _Placed:
             holders = np.flatnonzero(held)
             for who, counts in rivals:
                 # In numpy: 2,500 groups left out, each against 2,500 placed, took 8 s one by one.
-                others = holders[counts(self._priorities[holders])]
+                others = holders[counts(self._ranks[holders])]
                 if len(others):
                     others = others[np.lexsort((others, -held[others]))].tolist()
                     shown = ", ".join(f"{_holder(problem, i)} ({describe_amount(name, int(held[i]))})" for i in others[:3])
