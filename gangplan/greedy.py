@@ -433,8 +433,9 @@ def _place_gang(state: _State, g: int, chosen: list[tuple[int, int]]) -> bool:
             keep = np.zeros(len(state.problem.nodes), dtype=bool)
             keep[among] = True
             usable = keep[everything]
-        for at in _node_groups(state, g, topo, room, _demand(state, chosen), usable):
-            if _place_in_circles(state, g, topo, chosen, at, [(fit[at], take) for fit, take in room]) and (
+        demand = _demand(state, chosen)
+        for at in _node_groups(state, g, topo, room, demand, usable):
+            if _place_in_circles(state, g, topo, chosen, at, [(fit[at], take) for fit, take in room], demand) and (
                 _meet_min_resources(state, g)
             ):
                 return True
@@ -565,9 +566,11 @@ def _place_in_circles(
     chosen: list[tuple[int, int]],
     at: np.ndarray,
     room: list[tuple[np.ndarray, int]],
+    demand: np.ndarray,
 ) -> bool:
     """``at``: a NodeGroup, as positions in the gang's candidates (``state.gang_nodes``);
-    ``room``: ``state.room`` of those nodes; a failed try is undone, so it holds for every try.
+    ``room``: ``state.room`` of those nodes; ``demand``: ``_demand`` of ``chosen``; a failed
+    try is undone, so they hold for every try.
     A domain running members already occupy comes first: pods there add no span. When no
     domain of a preferred level holds the gang, one of each level enclosing the smallest
     preferred one is tried, nearest first, before the whole candidate set."""
@@ -575,7 +578,7 @@ def _place_in_circles(
     nodes = state.gang_nodes(g)[at]
     if not topo.preferred:
         return _fill(state, chosen, nodes, room=room)
-    demand, free = _demand(state, chosen), state.free.take(nodes, axis=0).astype(np.float64)
+    free = state.free.take(nodes, axis=0).astype(np.float64)
     for level in sorted(topo.preferred, reverse=True):
         # Domains numbered among all the gang's candidates: those the NodeGroup lacks fail the
         # check (each role of ``chosen`` takes a pod), and the rest keep their order.
