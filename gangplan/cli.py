@@ -1759,7 +1759,10 @@ def _rendered(renderable: Any, to_terminal: bool) -> str:
     """Rich output as text, one line per row, wide enough for any row: kubectl drops no column
     to fit a terminal (it wraps the line), and grep and awk read whole rows. Styled on a terminal."""
     styled = _styled(to_terminal)
-    console = Console(width=1_000_000, no_color=not styled, force_terminal=styled, record=True, file=io.StringIO())
+    # No emoji codes either: a name or reason holding ":a:" is printed as written.
+    console = Console(
+        width=1_000_000, no_color=not styled, force_terminal=styled, record=True, file=io.StringIO(), emoji=False
+    )
     console.print(renderable, markup=False, highlight=False)
     text = console.export_text(styles=styled)  # the recorded styles, whatever no_color says
     if not styled:
