@@ -22,7 +22,7 @@ from .errors import SolverError, UsageError
 from .explain import reasons
 from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexicographic_greedy
 from .model import Snapshot
-from .objective import Assignment, DomainWeights, Term, objective_terms, score, term_value, used_domains
+from .objective import Assignment, DomainWeights, Term, UsedDomains, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
 from .problem import Problem, alone, build_problem, candidate_count, restrict
 from .stages import Reporter, StageResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
@@ -251,7 +251,7 @@ def _final_gap(
     return 0.0, None, reached
 
 
-def _reported(term: Term, value: int, bound: int | None, used: set[tuple[int, int, int]]) -> ObjectiveValue:
+def _reported(term: Term, value: int, bound: int | None, used: UsedDomains) -> ObjectiveValue:
     """A term as the plan scores it, with what running members alone hold (the same in every
     plan, so left out of the models and of their bounds) added to its value and bound alike."""
     held = term.uses.held_beyond(used) if isinstance(term.uses, DomainWeights) else 0

@@ -10,6 +10,8 @@ from dataclasses import replace
 from typing import Mapping, Unpack
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gangplan.model import (
     Container,
@@ -1256,3 +1258,22 @@ def test_spans_without_levels_count_nodes_only() -> None:
     assert result.spans == {"ns/g": {"node": 2}}
     assert format_spans(result) == ["ns/g spans node 2"]
     assert format_spans(Verification()) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from(["zone", "block", "rack", "other"]), st.sampled_from(["x", "y", "z"])),
+        max_size=8,
+    )
+)
+def test_spans_count_the_domain_paths_of_the_members_nodes(label_sets: list[dict[str, str]]) -> None:
+    """Spans are counted by numbering each path from its parent's number: the same count as
+    building every path whole, a missing key putting a node outside from there down, and a
+    value under two parents two domains."""
+    from gangplan.verify import _domain, _domain_counts
+
+    levels = ("zone", "block", "rack")
+    nodes = [node(f"n{i}", labels=labels) for i, labels in enumerate(label_sets)]
+    whole = {key: len({_domain(n, key, levels) for n in nodes} - {None}) for key in levels}
+    assert _domain_counts(nodes, levels) == whole
