@@ -327,7 +327,10 @@ def _nesting_warnings(levels: tuple[str, ...], domains: list[tuple[Domain, ...]]
         if first[-1] != second[-1]:
             one, two = f"{levels[depth - 1]}={first[-1]}", f"{levels[depth - 1]}={second[-1]}"
         else:
-            one, two = "/".join(first), "/".join(second)
+            # From the deepest level where they part: 100 levels of labels made a warning of 100 values a path.
+            at = max(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+            lead = "…/" if at else ""
+            one, two = lead + "/".join(first[at:]), lead + "/".join(second[at:])
         more = len(parents[value]) - 2
         text = (
             f"labels do not nest: {levels[depth]}={value} lies under {one} and {two}"

@@ -559,3 +559,13 @@ def test_a_key_no_node_carries_says_nothing_of_how_the_levels_nest() -> None:
         outcomes.append((levels, {g.key: g.placed for g in result.groups}))
     assert outcomes[1] == outcomes[0]
     assert outcomes[0][1]["ml/c"]
+
+
+def test_a_nesting_warning_names_deep_paths_from_where_they_part() -> None:
+    """Two racks r1 under the same block b1, in zones z1 and z2, six levels down: the warning
+    shows each path from the zones down, not from the top (100 label keys made 100 values a path)."""
+    top = {f"k{i}": "v" for i in range(4)}
+    nodes = [node(f"n{z}", {**top, "zone": f"z{z}", "block": "b1", "rack": "r1"}) for z in (1, 2)]
+    levels = [*top, "zone", "block", "rack"]
+    warnings = [w for w in build_tree(nodes, levels).warnings if "rack=r1" in w]
+    assert warnings and "rack=r1 lies under …/z1/b1 and …/z2/b1;" in warnings[0], warnings
