@@ -492,18 +492,32 @@ class _Eligibility:
     def _filtered(self, pod: Pod, gang: Gang) -> np.ndarray:
         if not self.nodes:
             return np.zeros(0, dtype=bool)
-        selectors = [s for s in (pod.node_affinity, gang.group.node_selector) if s is not None]
-        if any(t.match_fields for s in selectors for t in s.terms):
-            first = classes = np.arange(len(self.nodes))  # matchFields reads the node's name
-        else:
-            keys = sorted(
-                {*pod.node_selector, *(r.key for s in selectors for t in s.terms for r in t.match_expressions)}
-            )
-            columns = np.stack([self._classes(None), *(self._classes(k) for k in keys)], axis=1)
-            _, first, classes = np.unique(columns, axis=0, return_index=True, return_inverse=True)
+        first, classes = self._alike(pod, gang)
         known = tolerated(pod.tolerations)
         passes = np.array([filter_reason(self.nodes[i], pod, gang.group, known) is None for i in first.tolist()], dtype=bool)
-        return passes[classes.reshape(-1)]
+        return passes[classes]
+
+    def filter_reasons(self, pod: Pod, gang: Gang) -> list[str | None]:
+        """Each node's ``filter_reason`` for the pod, worked out once per class of nodes alike
+        to its filters: 100 groups that fit nowhere, on 2,000 nodes of 50 taints each, took 36 s
+        node by node."""
+        if not self.nodes:
+            return []
+        first, classes = self._alike(pod, gang)
+        known = tolerated(pod.tolerations)
+        found = [filter_reason(self.nodes[i], pod, gang.group, known) for i in first.tolist()]
+        return [found[c] for c in classes.tolist()]
+
+    def _alike(self, pod: Pod, gang: Gang) -> tuple[np.ndarray, np.ndarray]:
+        """One node of each class the pod's filters cannot tell apart, and each node's class."""
+        selectors = [s for s in (pod.node_affinity, gang.group.node_selector) if s is not None]
+        if any(t.match_fields for s in selectors for t in s.terms):
+            every = np.arange(len(self.nodes))  # matchFields reads the node's name
+            return every, every
+        keys = sorted({*pod.node_selector, *(r.key for s in selectors for t in s.terms for r in t.match_expressions)})
+        columns = np.stack([self._classes(None), *(self._classes(k) for k in keys)], axis=1)
+        _, first, classes = np.unique(columns, axis=0, return_index=True, return_inverse=True)
+        return first, classes.reshape(-1)
 
     def _classes(self, label: str | None) -> np.ndarray:
         """Nodes numbered by their value of ``label``, or (None) by what every filter reads
@@ -537,12 +551,6 @@ class _Eligibility:
             tuple(sorted(pod.tolerations, key=repr)),
             gang.group.node_selector,
         )
-
-    def reason(self, i: int, pod: Pod, gang: Gang, topology: GangTopology | None) -> str | None:
-        reason = filter_reason(self.nodes[i], pod, gang.group)
-        if reason is None and topology is not None and self.tree is not None:
-            reason = _topology_reason(i, self.tree, topology)
-        return reason
 
     def caps(self, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector, count: int) -> tuple[np.ndarray, np.ndarray]:
         """Candidate node indices and how many pods of this size fit on each, alone. Gangs
@@ -594,14 +602,16 @@ def _excluded(
 ) -> dict[str, int]:
     """Nodes excluded per filter, kube-scheduler style, for a role with no candidate at all."""
     counts: dict[str, int] = defaultdict(int)
-    for i in range(len(eligibility.nodes)):
-        reason = eligibility.reason(i, pod, gang, topology)
-        if reason is None:
-            short = next(
-                (name for k, (want, name) in enumerate(zip(request, resources)) if want and eligibility.free[i, k] < want),
-                None,
-            )
-            reason = f"resource {short}" if short else None
+    short = np.full(len(eligibility.nodes), -1)  # each node's first resource short of the request
+    for k in reversed(range(len(request))):
+        if request[k]:
+            short[eligibility.free[:, k] < request[k]] = k
+    tree = eligibility.tree
+    for i, reason in enumerate(eligibility.filter_reasons(pod, gang)):
+        if reason is None and topology is not None and tree is not None:
+            reason = _topology_reason(i, tree, topology)
+        if reason is None and short[i] >= 0:
+            reason = f"resource {resources[short[i]]}"
         if reason is not None:
             counts[reason] += 1
     return dict(sorted(counts.items()))

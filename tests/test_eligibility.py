@@ -4,6 +4,7 @@ topology's own check, then room for one pod."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from gangplan.model import (
     Toleration,
 )
 from gangplan.planner import Options, plan
-from gangplan.problem import GangTopology, Vector, _Eligibility, _topology_reason, build_problem
+from gangplan.problem import GangTopology, Vector, _Eligibility, _excluded, _topology_reason, build_problem
 from gangplan.semantics import Gang, filter_reason
 from gangplan.topology import build_tree
 from gangplan.verify import verify
@@ -94,11 +95,18 @@ def clusters(draw: st.DrawFn) -> Cluster:
 def _one_by_one(
     eligibility: _Eligibility, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector
 ) -> list[int]:
-    return [
-        i for i in range(len(eligibility.nodes))
-        if eligibility.reason(i, pod, gang, topology) is None
-        and all(w == 0 or eligibility.free[i, k] >= w for k, w in enumerate(request))
-    ]
+    return [i for i in range(len(eligibility.nodes)) if _reason(eligibility, i, pod, gang, topology, request) is None]
+
+
+def _reason(
+    eligibility: _Eligibility, i: int, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector
+) -> str | None:
+    """Why node ``i`` is no candidate, as the kube-scheduler breakdown names it, node by node."""
+    reason = filter_reason(eligibility.nodes[i], pod, gang.group)
+    if reason is None and topology is not None and eligibility.tree is not None:
+        reason = _topology_reason(i, eligibility.tree, topology)
+    short = [k for k, w in enumerate(request) if w and eligibility.free[i, k] < w]
+    return reason if reason is not None or not short else f"resource {('cpu',)[short[0]]}"
 
 
 @settings(max_examples=300, deadline=None)
@@ -114,6 +122,10 @@ def test_candidates_are_the_nodes_each_filter_passes(cluster: Cluster) -> None:
         assert all(filter_reason(nodes[i], pod, group) is None for i in found.tolist())
         per_node = [min(2, f[0] // request[0]) if request[0] else 2 for f in (free[i] for i in expected)]
         assert caps.tolist() == per_node
+        assert eligibility.filter_reasons(pod, gang) == [filter_reason(n, pod, group) for n in nodes]
+        by_node = Counter(_reason(eligibility, i, pod, gang, None, request) for i in range(len(nodes)))
+        del by_node[None]
+        assert _excluded(eligibility, pod, gang, None, request, ("cpu",)) == dict(sorted(by_node.items()))
 
 
 def test_alike_nodes_share_a_verdict_but_not_when_the_name_is_read() -> None:
