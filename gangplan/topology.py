@@ -22,6 +22,7 @@ import networkx as nx
 
 from . import kueue
 from .model import Node, Snapshot, Topology
+from .quantity import listed
 from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
 
 __all__ = [
@@ -294,7 +295,7 @@ def build_tree(nodes: Sequence[Node], levels: Sequence[str]) -> TopologyTree:
     warnings.extend(_nesting_warnings(levels, domains))
     if outside:
         names = sorted(nodes[i].name for i in outside)
-        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        shown = listed(names)
         lacking = ", ".join(f"{key} on {n}" for key, n in missing.items())
         warnings.append(
             f"{len(outside)} of {len(nodes)} nodes lack a topology label ({lacking}) and are "
@@ -312,15 +313,23 @@ def build_tree(nodes: Sequence[Node], levels: Sequence[str]) -> TopologyTree:
     )
 
 
+NESTING_WARNINGS_SHOWN = 3
+
+
 def _nesting_warnings(levels: tuple[str, ...], domains: list[tuple[Domain, ...]]) -> list[str]:
-    """One warning per level whose values appear under more than one parent domain."""
-    warnings = []
+    """One warning per level whose values appear under more than one parent domain, for the
+    first few such levels, then one line naming the rest (100 label keys printed 99 warnings)."""
+    warnings: list[str] = []
+    rest: list[str] = []
     for depth in range(1, len(levels)):
         parents: dict[str, list[tuple[str, ...]]] = defaultdict(list)
         for d in domains[depth]:
             parents[d.value].append(d.path[:-1])
         shared = sorted(value for value, under in parents.items() if len(under) > 1)
         if not shared:
+            continue
+        if len(warnings) == NESTING_WARNINGS_SHOWN:
+            rest.append(levels[depth])
             continue
         value = shared[0]
         first, second = parents[value][:2]
@@ -339,6 +348,8 @@ def _nesting_warnings(levels: tuple[str, ...], domains: list[tuple[Domain, ...]]
         if len(shared) > 1:
             text += f"; {len(shared) - 1} more {levels[depth]} value(s) too"
         warnings.append(text + "; each path is its own domain")
+    if rest:
+        warnings.append(f"labels do not nest at {len(rest)} more level(s) too: {listed(rest)}; each path is its own domain")
     return warnings
 
 

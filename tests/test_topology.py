@@ -569,3 +569,14 @@ def test_a_nesting_warning_names_deep_paths_from_where_they_part() -> None:
     levels = [*top, "zone", "block", "rack"]
     warnings = [w for w in build_tree(nodes, levels).warnings if "rack=r1" in w]
     assert warnings and "rack=r1 lies under …/z1/b1 and …/z2/b1;" in warnings[0], warnings
+
+
+def test_nesting_warnings_past_the_first_few_levels_are_one_line() -> None:
+    """Six levels, each value under two parents: three warnings in full, then one line that
+    names the other three levels, so a cluster labelled wrong at every level is not a page of them."""
+    levels = [f"k{i}" for i in range(7)]
+    nodes = [node(f"n{j}", {k: f"{j if i == 0 else 'same'}" for i, k in enumerate(levels)}) for j in range(2)]
+    warnings = [w for w in build_tree(nodes, levels).warnings if "nest" in w]
+    assert len(warnings) == 4, warnings
+    assert [w.split("=")[0].split()[-1] for w in warnings[:3]] == ["k1", "k2", "k3"]
+    assert warnings[3] == "labels do not nest at 3 more level(s) too: k4, k5, k6; each path is its own domain"
