@@ -350,6 +350,31 @@ def test_node_selector_operators(requirement: NodeSelectorRequirement, expected:
     assert node_selector_matches(selector(term(requirement)), mknode(labels=LABELS)) is expected
 
 
+MANY = tuple(f"z{i}" for i in range(40))
+
+
+@pytest.mark.parametrize(
+    "requirement, expected",
+    [
+        pytest.param(req("zone", "In", *MANY, "a"), True, id="In-long-list-holding-the-value"),
+        pytest.param(req("zone", "In", *MANY), False, id="In-long-list-without-it"),
+        pytest.param(req("zone", "NotIn", *MANY, "a"), False, id="NotIn-long-list-holding-it"),
+        pytest.param(req("zone", "NotIn", *MANY), True, id="NotIn-long-list-without-it"),
+        pytest.param(req("zone", "In", "a", *MANY, "-bad-"), False, id="one-unbuildable-value-among-many"),
+        pytest.param(req("absent", "NotIn", *MANY), True, id="NotIn-long-list-absent-label"),
+    ],
+)
+def test_long_value_lists_match_as_short_ones(requirement: NodeSelectorRequirement, expected: bool) -> None:
+    """Lists past a few values are looked up as sets, and each term's values checked once: the
+    same answers as a short list, asked twice (the second from what was remembered), and the
+    same for an equal term built anew."""
+    node = mknode(labels=LABELS)
+    for _ in range(2):
+        assert node_selector_matches(selector(term(requirement)), node) is expected
+    again = NodeSelectorRequirement(requirement.key, requirement.operator, tuple(requirement.values))
+    assert node_selector_matches(selector(term(again)), node) is expected
+
+
 @pytest.mark.parametrize(
     "label, operator, bound, expected",
     [
