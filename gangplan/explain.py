@@ -743,7 +743,7 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     for r in roles:
         role = problem.roles[r]
         at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
-        caps = pods_that_fit(free[at], role.request, role.count)
+        caps = pods_that_fit(free, role.request, role.count, at)
         per_role += min(role.count, int(caps.sum()))
         kinds.append((r, at, caps))
     if per_role <= reached:
@@ -788,7 +788,7 @@ def _requested_room(
     for r in roles:
         role = problem.roles[r]
         at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
-        caps = pods_that_fit(free[at], role.request, role.count)
+        caps = pods_that_fit(free, role.request, role.count, at)
         per_role += min(role.count, int(caps.sum())) * role.request[k]
         np.add.at(per_node, at, caps * role.request[k])
     return per_role, np.minimum(per_node, free[:, k])
@@ -799,10 +799,14 @@ def _per_node(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The nodes ``kinds`` (role, its candidate nodes, the pods of it each holds alone) touch,
     ascending, and at least the most of their pods each holds together: for each resource, as
-    many as fit taking the smallest first."""
+    many as fit taking the smallest first. A resource none of them asks bounds nothing the
+    others do not (every pod fits in it), so only one such is counted: a cluster of 300
+    extended resources walked all 300 for pods asking 4."""
     touched = np.unique(np.concatenate([at for _, at, _ in kinds] or [np.zeros(0, np.int64)]))
     most = np.full(len(touched), np.iinfo(np.int64).max, dtype=np.int64)
-    for k in range(len(problem.resources)):
+    every = range(len(problem.resources))
+    asked = [k for k in every if any(problem.roles[r].request[k] for r, _, _ in kinds)]
+    for k in asked + [k for k in every if k not in asked][:1]:
         room = free[touched, k].copy()
         fitted = np.zeros(len(touched), dtype=np.int64)
         for r, at, caps in sorted(kinds, key=lambda kind: problem.roles[kind[0]].request[k]):
@@ -1033,7 +1037,7 @@ def _fits_nowhere(problem: Problem, g: int, room: np.ndarray | None) -> str:
     free = problem.matrix("free") if room is None else room
     kinds = [
         problem.roles[r] for r in problem.gangs[g].roles
-        if not pods_that_fit(free[problem.roles[r].nodes], problem.roles[r].request, 1).any()
+        if not pods_that_fit(free, problem.roles[r].request, 1, problem.roles[r].nodes).any()
     ]
     if not kinds:
         return ""
@@ -1047,6 +1051,8 @@ def _quorum_need(problem: Problem, g: int, k: int) -> int:
     """The least of resource k its quorum can need: each Volcano task's smallest pods up to its
     minimum, then the smallest of the rest up to minMember."""
     gang = problem.gangs[g]
+    if not any(problem.roles[r].request[k] for r in gang.roles):
+        return 0  # asked for every resource of a cluster: most are extended ones the gang does not use
 
     def sizes(roles: Iterable[int]) -> list[int]:
         return sorted(problem.roles[r].request[k] for r in roles for _ in range(problem.roles[r].count))
@@ -1105,7 +1111,7 @@ def _domain_room(problem: Problem, g: int, level: int, room: np.ndarray | None) 
     for r in gang.roles:
         role = problem.roles[r]
         held = alone[r] = {}
-        caps = role.caps if room is None else pods_that_fit(free[role.nodes], role.request, role.count)
+        caps = role.caps if room is None else pods_that_fit(free, role.request, role.count, role.nodes)
         kinds.append((r, role.nodes, caps))
         for n, cap in zip(role.nodes.tolist(), caps.tolist()):
             d = problem.domain(level, n)

@@ -137,7 +137,7 @@ class _State:
         return found
 
     def fits(self, role: Role, nodes: np.ndarray) -> np.ndarray:
-        return pods_that_fit(self.free.take(nodes, axis=0), role.request, role.count)  # not free[nodes]: 10x slower
+        return pods_that_fit(self.free, role.request, role.count, nodes)
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)

@@ -437,15 +437,25 @@ def frozen(values: object) -> np.ndarray:
     return array
 
 
-def pods_that_fit(room: np.ndarray, request: Sequence[int], most: int) -> np.ndarray:
-    """How many pods of ``request`` each row of free resources ``room`` holds, at most ``most``."""
-    best = np.full(len(room), most, dtype=np.int64)
-    columns = room.T.copy()  # a resource's room in one run: dividing a strided column is 3x slower
-    for k, want in enumerate(request):
-        if want:
-            column = columns[k]
-            column //= want
-            np.minimum(best, column, out=best)
+# Past this many resources a room is read only in the columns a pod asks (a cluster of 300
+# extended resources copied all 300 for every pod asking 4); below it, whole rows copy faster.
+NARROW_ROOM_FROM = 16
+
+
+def pods_that_fit(room: np.ndarray, request: Sequence[int], most: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """How many pods of ``request`` each row of free resources ``room`` (or each of its
+    ``rows``) holds, at most ``most``."""
+    best = np.full(len(room) if rows is None else len(rows), most, dtype=np.int64)
+    asked = [k for k, want in enumerate(request) if want]
+    if room.shape[1] > NARROW_ROOM_FROM:
+        picked = room[:, asked] if rows is None else room[np.ix_(rows, asked)]
+        columns = np.ascontiguousarray(picked.T)
+    else:
+        # A resource's room in one run: dividing a strided column is 3x slower.
+        columns = (room if rows is None else room.take(rows, axis=0)).T[asked]
+    for column, k in zip(columns, asked):
+        column //= request[k]
+        np.minimum(best, column, out=best)
     return best
 
 
@@ -984,7 +994,7 @@ def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) 
 
 def _cut(role: Role, free: np.ndarray) -> Role:
     """The role with its candidates cut to the pods that still fit in ``free``."""
-    caps = np.minimum(role.caps, pods_that_fit(free[role.nodes], role.request, role.count))
+    caps = np.minimum(role.caps, pods_that_fit(free, role.request, role.count, role.nodes))
     keep = caps > 0
     return replace(role, nodes=frozen(role.nodes[keep]), caps=frozen(caps[keep]))
 

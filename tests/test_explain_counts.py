@@ -26,7 +26,7 @@ from gangplan.quantity import describe_amount, to_amount
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, PriorityClass, Snapshot
 from gangplan.plan import Plan
 from gangplan.planner import Options, plan
-from gangplan.problem import build_problem
+from gangplan.problem import NARROW_ROOM_FROM, build_problem
 from gangplan.verify import verify
 
 from test_exhaustive import _eligible, _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
@@ -658,3 +658,39 @@ def test_a_required_group_greedy_cannot_place_is_asked_of_cp_sat_one_domain_at_a
     problem = build_problem(snapshot)
     assert not _fits_alone(problem, 0, _Exact(problem))
     assert not exhaustive_jobs(snapshot).fits((0,))
+
+
+def _widened(snapshot: Snapshot, seed: int) -> Snapshot:
+    """The same cluster with 20 more resources, random amounts of each on every node, asked only
+    by a pod of another group that asks no cpu and fits nowhere (one more than any node has of
+    the first): past NARROW_ROOM_FROM resources, rooms are read in the columns a pod asks."""
+    rng = random.Random(seed)
+    extra = [f"example.com/r{i}" for i in range(20)]
+    nodes = tuple(replace(n, allocatable={**n.allocatable, **{r: rng.randint(0, 3) for r in extra}}) for n in snapshot.nodes)
+    wide = Pod("default", "wide-0", labels={"scheduling.x-k8s.io/pod-group": "wide"},
+               containers=(Container("main", {r: 4 if i == 0 else 1 for i, r in enumerate(extra)}),))
+    group = PodGroup("default", "wide", PodGroupAPI.SCHEDULER_PLUGINS, min_member=1)
+    return replace(snapshot, nodes=nodes, pods=(*snapshot.pods, wide), pod_groups=(*snapshot.pod_groups, group))
+
+
+@pytest.mark.parametrize("seed", seeds(100))
+def test_resources_the_pods_do_not_ask_change_no_count(seed: int) -> None:
+    """With 20 more resources on the nodes, asked only by a group that fits nowhere, the most
+    of the mixed group that fits is still the exhaustive most, and the plan says the same of it."""
+    narrow = mixed_group(seed)
+    snapshot = _widened(narrow, seed)
+    problem = build_problem(snapshot)
+    assert len(problem.resources) > NARROW_ROOM_FROM
+    (g,) = [g for g, spec in enumerate(problem.gangs) if problem.roles[spec.roles[0]].pods[0].name.startswith("mix")]
+    roles = problem.gangs[g].roles
+    names = {n.name for n in snapshot.nodes}
+    truth = most_that_fit(narrow, names)
+    assert _pods_bound(problem, roles, problem.matrix("free"), None, -1) >= truth
+    most = _Exact(problem).most(g, roles, None, None)
+    assert most.found == most.bound == truth
+    result, before = plan(snapshot, Options()), plan(narrow, Options())
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    mix = next(o for o in result.groups if o.key == "default/mix")
+    (alone,) = before.groups
+    assert (mix.placed, mix.reason) == (alone.placed, alone.reason)
+
