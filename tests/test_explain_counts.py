@@ -694,3 +694,29 @@ def test_resources_the_pods_do_not_ask_change_no_count(seed: int) -> None:
     (alone,) = before.groups
     assert (mix.placed, mix.reason) == (alone.placed, alone.reason)
 
+
+def test_a_question_dearer_than_the_budget_left_is_not_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """explain charges each CP-SAT question per variable after its answer; a model whose
+    variables alone cost more than the budget (a JobGroup of 1,900 members: 3.9 M, 5.4 GB) is
+    now not built at all. One that fits is asked, and asked again it is answered from memory
+    even with no budget left, as before."""
+    import gangplan.cpsat as cpsat
+    import gangplan.explain as explain
+    from gangplan.objective import Assignment, objective_terms
+    from gangplan.problem import alone, candidate_count
+
+    problem = build_problem(mixed_group(3))
+    sub = alone(problem, 0, problem.matrix("free"), set())[0]
+    terms = [t for t in objective_terms(sub) if t.primary]
+    asked: list[object] = []
+    monkeypatch.setattr(cpsat, "solve_cpsat", recording(cpsat.solve_cpsat, asked))
+    per_variable = (explain.ALONE_BUDGET - explain.ALONE_CHARGE) / candidate_count(sub)
+    monkeypatch.setattr(explain, "ALONE_PER_VARIABLE", per_variable * 1.01)
+    exact = _Exact(problem)
+    assert exact._solve(sub, terms, Assignment({}, frozenset())) is None
+    assert asked == [] and exact.left == explain.ALONE_BUDGET
+    monkeypatch.setattr(explain, "ALONE_PER_VARIABLE", per_variable * 0.99)
+    answer = exact._solve(sub, terms, Assignment({}, frozenset()))
+    assert answer is not None and len(asked) == 1
+    exact.left = 0.0
+    assert exact._solve(sub, terms, Assignment({}, frozenset())) is answer and len(asked) == 1

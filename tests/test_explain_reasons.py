@@ -56,6 +56,22 @@ def test_a_member_left_out_beside_two_others_names_both_quorums(tmp_path: Path) 
     )
 
 
+def test_a_member_left_out_beside_many_names_the_first_three(tmp_path: Path) -> None:
+    """Six one-pod members of 5 GPUs on five 8-GPU nodes: 30 GPUs are fewer than the 40 free
+    and each fits alone, but a node holds one, so the sixth is short beside five quorums. The
+    reason names three and counts the rest: every row of the JobGroup repeats it (1,900
+    members made a 54 MB table)."""
+    objects = [node(f"n{i}", gpus=8) for i in range(5)]
+    names = ("a", "b", "c", "d", "e", "f")
+    objects += [pod_group(name, 1, subGroup="six") for name in names]
+    objects += [p for name in names for p in pods(name, 1, 5)]
+    groups = plan_of(write(tmp_path, objects))
+    assert not any(groups[f"ml/{name}"]["placed"] for name in names)
+    assert groups["ml/f"]["reason"].endswith(
+        "beside the quorums of ml/a, ml/b, ml/c and 2 more, member ml/f fits at most 0 of minMember 1 pods (nvidia.com/gpu)"
+    ), groups["ml/f"]["reason"]
+
+
 def test_min_resources_beyond_the_free_room_is_insufficient(tmp_path: Path) -> None:
     """minResources cpu 12 with three 4-cpu pods (12 requested in all: just enough, so it can be
     met) on one 8-cpu node: the quorum (one pod, 4 cpu) has room, minResources does not."""
