@@ -1395,16 +1395,26 @@ def read_plan(path: str, documents: Optional[list[Any]] = None) -> Plan:
         ) from None
 
 
+SUMMARY_RESOURCES = 6  # past this many, the summary line shows cpu, memory and those the plan moves most
+
+
 def _summary(result: Plan) -> str:
     groups = [g for g in result.groups if g.waiting]  # the groups check takes by default
     placed = sum(1 for g in groups if g.placed)
     parts = [f"groups placed {placed}/{len(groups)}"]
-    for name in sorted(result.resources_before):
-        if name == "pods":
-            continue
+    names = [name for name in sorted(result.resources_before) if name != "pods"]
+
+    def moved(name: str) -> float:
+        (before, total), (after, _) = result.resources_before[name], result.resources_after[name]
+        return (after - before) / total if total else 0.0
+
+    kept = set(sorted(names, key=lambda n: (n not in ("cpu", "memory"), -moved(n), n))[:SUMMARY_RESOURCES])
+    for name in (n for n in names if n in kept):
         (before, total), (after, _) = result.resources_before[name], result.resources_after[name]
         shown = percent_apart(before, after, total) if total else ("-", "-")  # digits enough to show a change
         parts.append(f"{name} {shown[0]} -> {shown[1]}")
+    if len(names) > len(kept):
+        parts.append(f"{plural(len(names) - len(kept), 'more resource')} in -o plan")
     s = result.solver
     # The ordered policy's status is each step's (one group at a time), not the whole plan's.
     status = f"{s.solver} {s.status}"

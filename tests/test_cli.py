@@ -475,6 +475,27 @@ def test_the_summary_says_which_objective_stage_a_gap_is_at() -> None:
     assert "gap 12.50% at quorum-demand@1000 |" in _summary(Plan((), (), demand))
 
 
+def test_the_summary_line_shows_cpu_memory_and_the_resources_the_plan_moves_most() -> None:
+    """A cluster of many extended resources made a summary line of hundreds: past six it shows
+    cpu and memory whatever they moved, then those the plan moved most (ties by name), in name
+    order, and counts the rest; six or fewer are all shown."""
+    from gangplan.cli import _summary
+    from gangplan.plan import Plan, SolverReport
+
+    report = SolverReport("greedy", "optimal", "GREEDY", "greedy", ())
+    moves = {"cpu": 0, "memory": 0, "pods": 50, **{f"x.io/r{i}": i % 4 * 10 for i in range(7)}}
+    before = {name: (0, 100) for name in moves}
+    after = {name: (move, 100) for name, move in moves.items()}
+    line = _summary(Plan((), (), report, before, after))
+    shown = [part.split()[0] for part in line.split(" | ")[1:-3]]
+    assert shown == ["cpu", "memory", "x.io/r1", "x.io/r2", "x.io/r3", "x.io/r6"], line  # r1 before r5 by name
+    assert " | 3 more resources in -o plan | " in line
+    few = {name: moves[name] for name in ("cpu", "memory", "pods", "x.io/r0", "x.io/r1", "x.io/r2", "x.io/r3")}
+    line = _summary(Plan((), (), report, {n: (0, 100) for n in few}, {n: (m, 100) for n, m in few.items()}))
+    assert [part.split()[0] for part in line.split(" | ")[1:-2]] == ["cpu", "memory", "x.io/r0", "x.io/r1", "x.io/r2", "x.io/r3"]
+    assert "more resource" not in line
+
+
 def test_the_summary_does_not_round_a_change_away() -> None:
     """'rdma/hca_shared_devices_a 0% -> 0%' for 124 -> 204 of 253000: the summary adds digits
     where whole percent would hide a change, as diff does; an unchanged figure stays whole."""
