@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import networkx as nx
+import numpy as np
 
 from . import kueue
 from .model import Node, Snapshot, Topology
@@ -162,13 +163,12 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
                 values[key].add(node.labels[key])
                 carriers[key].add(n)
     rank = {key: (not values[key], len(values[key]), key) for key in keys}
+    nests = _nesting(snapshot.nodes, keys)
     order = nx.DiGraph()
     order.add_nodes_from(keys)
-    for a in keys:
-        for b in keys:
-            if a != b and _nests(snapshot.nodes, b, a) and (
-                not _nests(snapshot.nodes, a, b) or carriers[a] > carriers[b]
-            ):
+    for i, a in enumerate(keys):
+        for j, b in enumerate(keys):
+            if i != j and nests[j, i] and (not nests[i, j] or carriers[a] > carriers[b]):
                 if not nx.has_path(order, b, a):  # nesting seen on different nodes may loop
                     order.add_edge(a, b)
     for listed in orders:
@@ -179,18 +179,32 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
     return tuple(nx.lexicographical_topological_sort(order, key=lambda k: rank[k]))
 
 
-def _nests(nodes: Sequence[Node], inner: str, outer: str) -> bool:
-    """Each value of ``inner`` lies within one value of ``outer`` (on nodes with both), and
-    some node carries both: otherwise there is no evidence either way."""
-    parent: dict[str, str] = {}
-    seen = False
-    for node in nodes:
-        labels = node.labels
-        if inner in labels and outer in labels:
-            seen = True
-            if parent.setdefault(labels[inner], labels[outer]) != labels[outer]:
-                return False
-    return seen
+def _nesting(nodes: Sequence[Node], keys: Sequence[str]) -> np.ndarray:
+    """``[i, j]``: each value of ``keys[i]`` lies within one value of ``keys[j]`` on the nodes
+    carrying both, and some node carries both (else there is no evidence either way).
+
+    All pairs at once, one inner key at a time over every outer key: asked pair by pair over
+    the nodes, 100 keys on 2,048 nodes took 6 s.
+    """
+    codes = np.full((len(keys), len(nodes)), -1, dtype=np.int64)
+    for k, key in enumerate(keys):
+        seen: dict[str, int] = {}
+        codes[k] = [seen.setdefault(node.labels[key], len(seen)) if key in node.labels else -1 for node in nodes]
+    absent = np.iinfo(np.int64).max  # above every code, so that a node without the outer key is no minimum
+    result = np.zeros((len(keys), len(keys)), dtype=bool)
+    for i in range(len(keys)):
+        carrying = np.flatnonzero(codes[i] >= 0)
+        if not carrying.size:
+            continue
+        carrying = carrying[np.argsort(codes[i, carrying], kind="stable")]
+        inner = codes[i, carrying]
+        runs = np.flatnonzero(np.r_[True, inner[1:] != inner[:-1]])  # one run per inner value
+        outer = codes[:, carrying]
+        high = np.maximum.reduceat(outer, runs, axis=1)  # -1 where no node of the run has the outer key
+        low = np.minimum.reduceat(np.where(outer < 0, absent, outer), runs, axis=1)
+        both = high >= 0
+        result[i] = both.any(axis=1) & (~both | (low == high)).all(axis=1)
+    return result
 
 
 # ---------------------------------------------------------------- tree

@@ -6,9 +6,11 @@ import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Unpack
+from typing import Sequence, Unpack
 
 import networkx as nx
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gangplan import kueue
@@ -18,8 +20,11 @@ from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase
 from gangplan.planner import Options, plan
 from gangplan.topology import (
     HOSTNAME_LABEL,
+    _infer,
+    _nesting,
     build_tree,
     domain_usage,
+    named_topology_keys,
     node_usage,
     resolve_levels,
     shown_key,
@@ -580,3 +585,84 @@ def test_nesting_warnings_past_the_first_few_levels_are_one_line() -> None:
     assert len(warnings) == 4, warnings
     assert [w.split("=")[0].split()[-1] for w in warnings[:3]] == ["k1", "k2", "k3"]
     assert warnings[3] == "labels do not nest at 3 more level(s) too: k4, k5, k6; each path is its own domain"
+
+
+# ------------------------------------------------- level inference against the rule, pair by pair
+
+
+def _nests_by_rule(nodes: Sequence[Node], inner: str, outer: str) -> bool:
+    """The rule as it was written before _nesting asked it of all pairs at once with numpy."""
+    parent: dict[str, str] = {}
+    seen = False
+    for each in nodes:
+        labels = each.labels
+        if inner in labels and outer in labels:
+            seen = True
+            if parent.setdefault(labels[inner], labels[outer]) != labels[outer]:
+                return False
+    return seen
+
+
+def _infer_by_rule(snapshot: Snapshot) -> tuple[str, ...]:
+    """_infer as it was, asking _nests_by_rule of every ordered pair of keys over every node."""
+    named, orders = named_topology_keys(snapshot)
+    keys = [k for k in named if k != HOSTNAME_LABEL]
+    values: dict[str, set[str]] = {key: set() for key in keys}
+    carriers: dict[str, set[int]] = {key: set() for key in keys}
+    for n, each in enumerate(snapshot.nodes):
+        for key in keys:
+            if key in each.labels:
+                values[key].add(each.labels[key])
+                carriers[key].add(n)
+    rank = {key: (not values[key], len(values[key]), key) for key in keys}
+    order = nx.DiGraph()
+    order.add_nodes_from(keys)
+    for a in keys:
+        for b in keys:
+            if a != b and _nests_by_rule(snapshot.nodes, b, a) and (
+                not _nests_by_rule(snapshot.nodes, a, b) or carriers[a] > carriers[b]
+            ):
+                if not nx.has_path(order, b, a):
+                    order.add_edge(a, b)
+    for listed in orders:
+        carried = [key for key in listed if values.get(key)]
+        for above, below in zip(carried, carried[1:]):
+            if above != below and not nx.has_path(order, below, above):
+                order.add_edge(above, below)
+    return tuple(nx.lexicographical_topological_sort(order, key=lambda k: rank[k]))
+
+
+_LABEL_KEYS = ("k0", "k1", "k2", "k3")
+_TERM_KEYS = st.sampled_from([*_LABEL_KEYS, HOSTNAME_LABEL, "ghost"])  # ghost: a key no node carries
+
+
+@st.composite
+def _labelled(draw: st.DrawFn) -> Snapshot:
+    """Few values per key over few nodes, each label sometimes missing, so that keys nest one
+    way, both ways, not at all, or only on the nodes carrying both."""
+    nodes = tuple(
+        node(f"n{i}", draw(st.dictionaries(st.sampled_from(_LABEL_KEYS), st.sampled_from(["a", "b", "c", ""]))))
+        for i in range(draw(st.integers(0, 8)))
+    )
+    groups = tuple(
+        group(f"g{g}", required=tuple(draw(st.lists(_TERM_KEYS, max_size=3))), preferred=tuple(draw(st.lists(_TERM_KEYS, max_size=4))))
+        for g in range(draw(st.integers(1, 3)))
+    )
+    pods = tuple(
+        pod(f"p{p}", {"cpu": 1}, annotations={kueue.PREFERRED_TOPOLOGY: draw(_TERM_KEYS)})
+        for p in range(draw(st.integers(0, 1)))
+    )
+    return Snapshot(nodes=nodes, pods=pods, pod_groups=groups)
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(_labelled())
+def test_level_inference_is_the_pair_by_pair_nesting_rule(snapshot: Snapshot) -> None:
+    """_nesting answers every pair as the node-by-node rule does, and the levels come out the
+    same: in numpy a node missing either key must not count, nor a pair no node carries."""
+    keys = [k for k in named_topology_keys(snapshot)[0] if k != HOSTNAME_LABEL]
+    nests = _nesting(snapshot.nodes, keys)
+    expected = [[_nests_by_rule(snapshot.nodes, inner, outer) for outer in keys] for inner in keys]
+    event(f"pairs nesting: {sum(map(sum, expected))} of {len(keys) ** 2}")
+    assert nests.tolist() == expected
+    assert _infer(snapshot) == _infer_by_rule(snapshot)
