@@ -43,7 +43,7 @@ from .loader import STDIN, SUFFIXES, Limits, check_snapshot, files_read, load_sn
 from .kube import label_problem
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, PodGroupAPI, Snapshot
-from .quantity import QuantityError, describe_amount, parse_quantity, percent_apart, plural
+from .quantity import QuantityError, counted, describe_amount, parse_quantity, percent_apart, plural
 from .plan import API_VERSION, GroupOutcome, Plan, PlanFormatError, claims_of, plan_from_document
 from .planner import Options, plan as make_plan
 from .ci import annotation, check_report, checked_groups, group_origins, junit_error
@@ -908,7 +908,7 @@ def plan_command(
         text = render(result, output.value, snapshot=loaded)
         if output in (Output.json, Output.yaml, Output.name) and (held := sorted(p.pod for p in result.placements if p.gated)):
             gated = sorted({p.group for p in result.placements if p.gated})
-            shown = ", ".join(gated[:3]) + (f" and {len(gated) - 3} more" if len(gated) > 3 else "")
+            shown = counted(gated)
             # Only the gated ones: a group's ungated pods are bound as any others (a partly gated Kueue group).
             _say(
                 f"warning: no Bindings for {plural(len(held), 'placed pod')} of {shown}"
@@ -1211,12 +1211,12 @@ def explain_command(
             lines.append(f"nothing to place: {g.running} running and {g.succeeded} succeeded members meet minMember")
     elif g.placed:
         nodes = sorted({p.node for p in result.placements if p.group == g.key})
-        shown = ", ".join(nodes[:4]) + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
+        shown = counted(nodes, 4)
         if g.scheduled:
             lines.append(f"placed: {plural(g.scheduled, 'pending pod')} on {plural(len(nodes), 'node')} ({shown})")
         else:
-            counted = f", {g.running + g.succeeded} members already count" if g.running + g.succeeded else ""
-            lines.append(f"placed: its quorum needs no pending pod (minMember {g.min_member}{counted})")
+            already = f", {g.running + g.succeeded} members already count" if g.running + g.succeeded else ""
+            lines.append(f"placed: its quorum needs no pending pod (minMember {g.min_member}{already})")
         for level, names in g.domains.items():
             lines.append(f"  {level}: {', '.join(names)}")
         if left := g.pending - g.scheduled:

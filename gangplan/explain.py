@@ -17,7 +17,7 @@ from .greedy import _place_gang_quorum, _place_quorum, _State, place_pods
 from .objective import Assignment, Term, objective_terms
 from .problem import GangSpec, Problem, alone, candidate_count, frozen, level_key, pods_that_fit
 from .model import PodGroupAPI
-from .quantity import describe_amount, describe_apart, plural
+from .quantity import counted, describe_amount, describe_apart, plural
 from .semantics import node_usable
 from .stages import SolveResult, Tuning
 from .topology import TopologyTree
@@ -182,9 +182,7 @@ def _holder(problem: Problem, j: int) -> str:
     jg = problem.job_groups[j]
     if len(jg.gangs) == 1:
         return problem.gangs[jg.gangs[0]].key  # a JobGroup's key is its subGroup's, when it has one
-    members = [problem.gangs[g].key for g in jg.gangs]
-    more = f" and {len(members) - 2} more" if len(members) > 2 else ""
-    return f"JobGroup {jg.key} of {', '.join(members[:2])}{more}"
+    return f"JobGroup {jg.key} of {counted([problem.gangs[g].key for g in jg.gangs], 2)}"
 
 
 def _who(problem: Problem, j: int, g: int) -> str:
@@ -357,15 +355,12 @@ def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
     return said if left < 0 else f"{said}: {_member_short(problem, j, left, before, state, exact)}"
 
 
-MEMBERS_SHOWN = 3  # members named before the one left out; each row of the JobGroup repeats it
-
-
 def _member_short(problem: Problem, j: int, g: int, before: list[str], state: _State, exact: _Exact) -> str:
     """'beside the quorums of A, B, member C fits at most 1 of minMember 2 pods (cpu)': what
     member ``g`` lacks on the room ``state`` leaves once the quorums of ``before`` are in it."""
     gang = problem.gangs[g]
-    shown = ", ".join(before[:MEMBERS_SHOWN]) + (f" and {len(before) - MEMBERS_SHOWN} more" if len(before) > MEMBERS_SHOWN else "")
-    beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {shown}, " if before else ""
+    # Past three, the rest are counted: each row of the JobGroup repeats this.
+    beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {counted(before)}, " if before else ""
     if gang.topology is not None and gang.topology.required:
         found = _required_reason(problem, g, exact, state.free, then=True) or "no placement of its quorum was found there"
         return f"{beside}member {gang.key}: {found}"

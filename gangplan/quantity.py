@@ -126,6 +126,11 @@ def listed(names: Sequence[str], shown: int = 3) -> str:
     return ", ".join(names[:shown]) + (", …" if len(names) > shown else "")
 
 
+def counted(names: Sequence[str], shown: int = 3) -> str:
+    """'a, b, c and 4 more': the first few of many, and how many the rest are."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def describe_apart(resource: str, first: int, second: int) -> tuple[str, str]:
     """Both amounts as ``describe_amount`` gives them, with more digits when that rounds two
     different amounts alike: "needs 2.8Gi, 2.8Gi free" tells an operator nothing."""

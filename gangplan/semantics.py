@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from . import kueue
 from .errors import InputError
-from .quantity import listed, plural
+from .quantity import counted, listed, plural
 from .model import (
     Node,
     NodeSelector,
@@ -168,7 +168,10 @@ def _requirement_matches(requirement: NodeSelectorRequirement, value: str | None
 def _among(value: str, values: tuple[str, ...]) -> bool:
     """A long list (a term naming 1,024 hostnames) is looked up as a set, not scanned at every
     kind of node."""
-    return value in (_value_set(values) if len(values) > 16 else values)
+    return value in (_value_set(values) if len(values) > _SET_FROM else values)
+
+
+_SET_FROM = 16  # values in a list past which it is looked up as a set
 
 
 @functools.lru_cache(maxsize=4096)
@@ -581,8 +584,7 @@ def _selects(term: PodAffinityTerm, pod: Pod) -> bool:
 def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = "the plan may break it") -> list[str]:
     """One warning per rule gangplan does not model, naming the first who ask for it."""
     return [
-        f"{rule} is not modelled, so {consequence}: {', '.join(sorted(who)[:3])}"
-        f"{f' and {len(who) - 3} more' if len(who) > 3 else ''} {'asks' if len(who) == 1 else 'ask'} for it"
+        f"{rule} is not modelled, so {consequence}: {counted(sorted(who))} {'asks' if len(who) == 1 else 'ask'} for it"
         for rule, who in asking.items()
     ]
 

@@ -171,8 +171,8 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
             if i != j and nests[j, i] and (not nests[i, j] or carriers[a] > carriers[b]):
                 if not nx.has_path(order, b, a):  # nesting seen on different nodes may loop
                     order.add_edge(a, b)
-    for listed in orders:
-        carried = [key for key in listed if values.get(key)]  # a key no node carries orders nothing
+    for named_order in orders:
+        carried = [key for key in named_order if values.get(key)]  # a key no node carries orders nothing
         for above, below in zip(carried, carried[1:]):
             if above != below and not nx.has_path(order, below, above):
                 order.add_edge(above, below)
