@@ -296,12 +296,11 @@ def build_problem(
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
     requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
     free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))
-    usable_total = {
-        r: sum(alloc_maps[i].get(r, 0) for i, n in enumerate(nodes) if node_usable(n)) for r in pending_resources
-    }
+    usable_maps = [a for a, n in zip(alloc_maps, nodes) if node_usable(n)]
+    usable_total = {r: sum(a.get(r, 0) for a in usable_maps) for r in pending_resources}
 
     eligibility = _Eligibility(nodes, free, tree, len(resources))
-    usable_nodes = sum(1 for n in nodes if node_usable(n))
+    usable_nodes = len(usable_maps)
     filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
     rank_cache: dict[tuple, tuple[int, ...]] = {}
