@@ -1554,6 +1554,15 @@ def test_a_lone_surrogate_is_located_past_an_escaped_backslash_that_looks_like_o
     assert error([write("literal.json", text)]) == f"literal.json:1:{text.index(chr(92) + 'udc00') + 1}: {message}"
 
 
+def test_what_only_looks_like_a_lone_surrogate_escape_loads() -> None:
+    """Loading looks for a lone surrogate only in files with something like its escape, then in
+    the strings read: an escaped backslash before ud800, and a whole pair, are text."""
+    pod = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "annotations": {"doc": "%s"}}, "spec": {}}\n'
+    for written, read in (("write \\\\ud800 for a lone half", "write \\ud800 for a lone half"), ("\\ud83d\\ude80", "\U0001f680")):
+        (loaded,) = load_snapshot([write("fine.json", pod % written)]).pods
+        assert loaded.annotations == {"doc": read}
+
+
 def test_a_typed_lists_item_keeps_the_api_version_it_names() -> None:
     """A typed list fills in only what its items leave out (README: items "which carry no
     kind, take it from the list"): an item naming its own apiVersion is read as that one."""
