@@ -650,8 +650,9 @@ def _godel_fields(r: _Reader, spec: Mapping[str, Any]) -> dict[str, Any]:
 def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
     """A PodGroup in any of the five dialects; each reads only the fields its API defines.
 
-    Volcano defaults minMember to 1 and queue to "default" (its admission webhook does);
-    the others require minMember.
+    No dialect's CRD requires or defaults minMember, and each Go type leaves a 0 out
+    (``omitempty``), so an absent minMember is 0, as every scheduler reads it. Volcano
+    defaults queue to "default" (its CRD and admission webhook do).
     """
     r = _Reader(origin)
     api = PodGroupAPI(r.choice(obj, "apiVersion", (), _POD_GROUP_VERSIONS, None))
@@ -661,7 +662,7 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
     done = "Completed" if api is PodGroupAPI.VOLCANO else "Finished"  # each controller's word
     fields: dict[str, Any] = {"finished": phase == done}
     if api is PodGroupAPI.VOLCANO:
-        min_member = r.integer(spec, "minMember", _SPEC, default=1, minimum=0)
+        min_member = r.integer(spec, "minMember", _SPEC, default=0, minimum=0)
         task_members = r.mapping(spec, "minTaskMember", _SPEC)
         for name in task_members:
             if type(name) is not str:
@@ -677,7 +678,7 @@ def to_pod_group(obj: Mapping[str, Any], origin: Origin) -> PodGroup:
         if volcano_hard_network_topology(spec):
             fields["unmodelled"] = (VOLCANO_HARD_NETWORK,)
     else:
-        min_member = r.integer(spec, "minMember", _SPEC, required=True, minimum=0)
+        min_member = r.integer(spec, "minMember", _SPEC, default=0, minimum=0)
         fields["schedule_timeout_seconds"] = r.integer(
             spec, "scheduleTimeoutSeconds", _SPEC, minimum=0
         )
@@ -791,22 +792,28 @@ def _skipped_label(kind: str, api: str) -> str:
 
 def _add(
     found: tuple[list[Any], ...],
-    first_seen: dict[tuple[str, str, str], tuple[Origin, str]],
+    first_seen: dict[tuple[str, str, str], tuple[Any, str]],
     items: Iterable[tuple[int, str, Any]],
     source: str,
 ) -> None:
-    """Objects into their Snapshot fields; a second object of a kind and name is refused."""
+    """Objects into their Snapshot fields; a second object of a kind and name is refused.
+    Two PodGroups of one name in two API groups can both exist, but groups are known by
+    namespace and name in every output, so they are refused too, saying why."""
     for field, what, item in items:
         key = (what, getattr(item, "namespace", ""), item.name)
         if key in first_seen:
             name = f"{key[1]}/{key[2]}" if key[1] else key[2]
             first, first_source = first_seen[key]
-            raise InputError(
-                f"duplicate {what} {name}{source} (first{first_source} at "
-                f"{_Reader(first).position(_NAME)})",
-                _Reader(item.origin).position(_NAME),
-            )
-        first_seen[key] = (item.origin, source)
+            where = f"first{first_source} at {_Reader(first.origin).position(_NAME)}"
+            apis = [getattr(first, "api", None), getattr(item, "api", None)]
+            if what == "PodGroup" and apis[0] != apis[1] and all(api in POD_GROUP_APIS for api in apis):
+                raise InputError(
+                    f"PodGroup {name}{source} is given as {item.api.value} and as {first.api.value} ({where}): "
+                    "gangplan knows a group by namespace and name only; plan each scheduler's groups in a run of its own",
+                    _Reader(item.origin).position(_NAME),
+                )
+            raise InputError(f"duplicate {what} {name}{source} ({where})", _Reader(item.origin).position(_NAME))
+        first_seen[key] = (item, source)
         found[field].append(item)
 
 
@@ -832,7 +839,7 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
     Pods bound to nodes the snapshot lacks are kept: planning warns about them."""
     found: tuple[list[Any], ...] = ([], [], [], [], [])
     skipped: dict[str, int] = {}
-    first_seen: dict[tuple[str, str, str], tuple[Origin, str]] = {}
+    first_seen: dict[tuple[str, str, str], tuple[Any, str]] = {}
     workloads: list[tuple[Mapping[str, Any], Origin]] = []
     created: list[tuple[Mapping[str, Any], Origin]] = []  # Volcano Jobs its controller has made
     unsent: dict[str, Mapping[str, Any]] = {}  # Pod manifests (no uid, status or nodeName), by key

@@ -427,8 +427,8 @@ spec: {subGroup: pair}
     assert (job1.min_member, dict(job1.min_task_member)) == (3, {"ps": 1, "worker": 2})
     assert job1.min_resources == {"cpu": 1500, "memory": 2**30}
     assert (job1.queue, job1.priority_class_name, job1.sub_group) == ("research", "high", "pair")
-    # Volcano's own defaults: one member, the "default" queue
-    assert (job2.min_member, job2.queue, job2.sub_group) == (1, "default", "pair")
+    # Volcano defaults only the queue (CRD and webhook); an absent minMember is Go's 0
+    assert (job2.min_member, job2.queue, job2.sub_group) == (0, "default", "pair")
     assert job2.priority_class_name is None
 
 
@@ -843,8 +843,18 @@ spec:
 """
 REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 EXPRESSION = f"{REQUIRED}.nodeSelectorTerms[0].matchExpressions[0]"
-MISSING_COUNT = "required field is missing (expected a non-negative integer)"
 GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
+
+
+@pytest.mark.parametrize("api", [a.value for a in PodGroupAPI if a.value.startswith("scheduling.")])
+@pytest.mark.parametrize("spec", ["spec: {scheduleTimeoutSeconds: 5}\n", "spec:\n  minMember:\n", "spec: {}\n", ""])
+def test_a_pod_group_without_min_member_has_min_member_0(api: str, spec: str) -> None:
+    """No dialect's CRD requires or defaults minMember and every Go type omits a 0, so a dump
+    of a group whose minMember is 0 has none: it is read as 0, not refused (which stopped the
+    whole run) nor taken as 1 (Volcano's webhook defaults only the queue)."""
+    text = f"apiVersion: {api}\nkind: PodGroup\nmetadata: {{name: g, namespace: d}}\n" + spec
+    (group,) = load_snapshot([write("g.yaml", text)]).pod_groups
+    assert (group.api.value, group.min_member) == (api, 0)
 
 
 @pytest.mark.parametrize(
@@ -861,8 +871,6 @@ GODEL_PG = GODEL.format(api=PodGroupAPI.GODEL.value)
         (POD_P + "spec:\n  priority: false\n", "5:13: spec.priority: expected an integer, got false"),
         # A required string is a non-empty one (a taint's key is a qualified name, never "").
         (TAINT + '  - {key: "", effect: NoSchedule}\n', '6:11: spec.taints[0].key: expected a non-empty string, got ""'),
-        (POD_GROUP + "  minMember:\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
-        (POD_GROUP + "  scheduleTimeoutSeconds: 5\n", f"6:3: spec.minMember: {MISSING_COUNT}"),
         # scheduler-plugins' CRD: +kubebuilder:validation:Minimum=0 on scheduleTimeoutSeconds
         (
             POD_GROUP + "  minMember: 1\n  scheduleTimeoutSeconds: -1\n",
@@ -1036,9 +1044,15 @@ def test_bad_fields_are_located(text: str, message: str) -> None:
 
 def test_duplicates_name_the_first() -> None:
     one = POD_GROUP + "  minMember: 1\n"
+    assert error([write("a.yaml", one), write("b.yaml", one)]) == (
+        "b.yaml:4:9: duplicate PodGroup default/g (first at a.yaml:4:9)"
+    )
+    # Both can exist in a cluster (two resources), but no output could tell them apart.
     two = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: g\n"
     assert error([write("a.yaml", one), write("b.yaml", two)]) == (
-        "b.yaml:4:9: duplicate PodGroup default/g (first at a.yaml:4:9)"
+        "b.yaml:4:9: PodGroup default/g is given as scheduling.volcano.sh/v1beta1 and as scheduling.x-k8s.io/v1alpha1 "
+        "(first at a.yaml:4:9): gangplan knows a group by namespace and name only; plan each scheduler's groups in "
+        "a run of its own"
     )
     nodes = NODE.format(name="n1") + "---\n" + NODE.format(name="n1")
     assert error([write("nodes.yaml", nodes)]) == (
