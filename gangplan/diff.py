@@ -311,10 +311,13 @@ class PlanDiff:
         return [("header", f"--- {self.old_label}"), ("header", f"+++ {self.new_label}"), *body]
 
 
-def _stale(pod: Pod | None, node: str, nodes: set[str]) -> str:
+def _stale(pod: Pod | None, placement: Placement, nodes: set[str]) -> str:
     """Why a placement made from another snapshot cannot be applied to this one, or ""."""
+    node = placement.node
     if pod is None:
         return "the pod is not in the snapshot"
+    if placement.uid and pod.uid and placement.uid != pod.uid:  # the API server refuses its Binding
+        return f"the pod was made again since (uid {pod.uid}, the plan's {placement.uid})"
     if not is_pending(pod):
         if pod.node_name:
             return f"already bound to {pod.node_name}"
@@ -373,7 +376,7 @@ def diff_snapshot(
     pods = tuple(
         sorted(
             (
-                PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node, _stale(known.get(p.pod), p.node, nodes))
+                PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node, _stale(known.get(p.pod), p, nodes))
                 for p in placements
             ),
             key=lambda c: _key(c.pod),
@@ -614,13 +617,14 @@ def _with_placements(
 ) -> dict[str, dict[str, int]]:
     """``base`` plus the requests of the pending pods ``placements`` bind.
 
-    A placement the snapshot cannot account for (pod missing or not pending, node missing)
-    was made from another snapshot: it is warned about and adds nothing.
+    A placement the snapshot cannot account for (pod missing, made again or not pending, node
+    missing) was made from another snapshot: it is warned about and adds nothing.
     """
     resources = _resources(gpu_resource)
     used = {node: dict(figures) for node, figures in base.items()}
     pods = {pod.key: pod for pod in snapshot.pods}
     missing: list[str] = []
+    remade: list[str] = []
     settled: list[str] = []
     idle: list[str] = []
     elsewhere: list[str] = []
@@ -628,6 +632,8 @@ def _with_placements(
         pod = pods.get(p.pod)
         if pod is None:
             missing.append(p.pod)
+        elif p.uid and pod.uid and p.uid != pod.uid:
+            remade.append(f"{p.pod} (uid {pod.uid}, the plan's {p.uid})")
         elif not is_pending(pod) and pod.node_name:
             settled.append(f"{p.pod} (bound to {pod.node_name})")
         elif not is_pending(pod):
@@ -636,9 +642,10 @@ def _with_placements(
             elsewhere.append(f"{p.pod} on {p.node}")
         else:
             _add(used[p.node], pod, resources)
-    hint = "; was the plan made from this snapshot?" if missing or settled or idle or elsewhere else ""
+    hint = "; was the plan made from this snapshot?" if missing or remade or settled or idle or elsewhere else ""
     for found, what in (
         (missing, "not in the snapshot, so not counted"),
+        (remade, "made again in the snapshot since, so not counted"),
         (settled, "not pending in the snapshot, so not counted again"),
         (idle, "not pending in the snapshot, so not counted"),
         (elsewhere, "on nodes not in the snapshot, so not counted"),

@@ -759,6 +759,25 @@ def test_a_placement_of_a_pod_kube_scheduler_now_leaves_alone_is_stale(change: s
     assert any(w.startswith("plan: 1 placed pod is not pending in the snapshot") for w in diff.warnings)
 
 
+def test_a_placement_of_a_pod_made_again_since_is_stale() -> None:
+    """helper-51: a-0 was deleted and made again under its name (a StatefulSet's pod is): the
+    API server refuses a Binding whose uid is the old pod's, so its placement is stale, adds
+    nothing, and the gang it was part of is not called placed (verify says the same)."""
+    snapshot = tiny()
+    snapshot = replace(snapshot, pods=tuple(replace(p, uid=f"u-{p.name}") for p in snapshot.pods))
+    result = plan(snapshot, Options(solver="greedy"))
+    assert result.placements and all(p.uid for p in result.placements)
+    later = replace(snapshot, pods=tuple(replace(p, uid="u-again") if p.key == "ml/a-0" else p for p in snapshot.pods))
+    diff = diff_snapshot(later, result)
+    (a0,) = [p for p in diff.pods if p.pod == "ml/a-0"]
+    assert (a0.change, a0.stale) == ("stale", "the pod was made again since (uid u-again, the plan's u-a-0)")
+    rack = by_label(diff)[f"{RACK}=b0/r1"]
+    assert (rack.resource("cpu").after, rack.resource(GPU).after) == (500, 2)
+    assert [g.change for g in diff.groups if g.key == "ml/a"] == ["stale"]
+    assert any(w.startswith("plan: 1 placed pod is made again in the snapshot since") for w in diff.warnings)
+    assert not diff_snapshot(snapshot, result).stale
+
+
 def test_pods_and_groups_sort_by_namespace_then_name() -> None:
     """Namespaces "ml" and "ml-b": by namespace then name, ml/... comes first, as the Plan lists
     its placements; sorting the "ns/name" strings would put ml-b first ("-" sorts before "/")."""
