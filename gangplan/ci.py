@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 from xml.etree import ElementTree
 
-from .errors import Position
+from .errors import Position, one_line
 from .loader import STDIN, locate_all
 from .model import Origin, Snapshot
 from .plan import GroupOutcome, Plan, SolverReport
@@ -114,7 +114,7 @@ def made_in(snapshot: Snapshot) -> dict[str, list[str]]:
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:
@@ -223,6 +223,12 @@ def _case(suite: ElementTree.Element, classname: str, name: str, position: Optio
 
 
 def _xml_document(root: ElementTree.Element) -> str:
+    """The report as text; input quoted in it is escaped as on stderr, line by line (ElementTree
+    writes a control character as it is, and XML 1.0 cannot hold one: reporters refuse the file)."""
+    for element in root.iter():
+        element.attrib = {name: one_line(value) for name, value in element.attrib.items()}
+        if element.text:
+            element.text = "\n".join(map(one_line, element.text.split("\n")))
     ElementTree.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 

@@ -38,7 +38,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from . import __version__
-from .errors import GangplanError, InputError, OutputError, Position, UsageError
+from .errors import GangplanError, InputError, OutputError, Position, UsageError, one_line
 from .loader import STDIN, SUFFIXES, Limits, check_snapshot, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .kube import label_problem
 from .manifests import gang_from_objects, with_gang
@@ -157,7 +157,7 @@ class _Commands(TyperGroup):
                     said = f"explain {group}: name the group to explain too (explain GROUP SNAPSHOT...)"
                 elif _snapshot_piped_unnamed(exc) and ctx is not None:
                     hint = f" (give - to read it from stdin; see '{ctx.command_path} --help')"
-                _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(said)}{hint}\n"))
+                _to_stderr(lambda: sys.stderr.write(f"error: {one_line(said)}{hint}\n"))
             sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -227,22 +227,9 @@ class _State:
     warned: list[str] = []  # warnings about the inputs, said before planning: check reports them too
 
 
-# Control characters, line breaks and bidi overrides: input text shown on stderr is escaped, so
-# a message stays one line and cannot drive the terminal.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
-
-
-def _one_line(text: str) -> str:
-    def escape(match: re.Match[str]) -> str:
-        char = match.group()
-        return json.dumps(char)[1:-1] if char in "\n\t\r" else f"\\u{ord(char):04x}"
-
-    return _UNPRINTABLE.sub(escape, text)
-
-
 def _say(message: str) -> None:
     if not _State.quiet:
-        _to_stderr(lambda: sys.stderr.write(_one_line(message) + "\n"))  # not rich: it exits 1 on a broken pipe
+        _to_stderr(lambda: sys.stderr.write(one_line(message) + "\n"))  # not rich: it exits 1 on a broken pipe
 
 
 def _warn(message: str) -> None:
@@ -251,7 +238,7 @@ def _warn(message: str) -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    _to_stderr(lambda: sys.stderr.write(f"error: {_one_line(message)}\n"))
+    _to_stderr(lambda: sys.stderr.write(f"error: {one_line(message)}\n"))
     raise typer.Exit(code)
 
 

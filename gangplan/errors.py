@@ -12,11 +12,27 @@ The CLI catches ``GangplanError`` only and prints ``error: <str(exc)>``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .model import Origin
+
+# Control characters, line breaks and bidi overrides: input text shown on stderr, in CI
+# annotations or in JUnit XML is escaped, so a message stays one line, cannot drive the
+# terminal, and is a character XML 1.0 can hold.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with what ``_UNPRINTABLE`` names written as JSON escapes (\\n, \\u0001)."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return json.dumps(char)[1:-1] if char in "\n\t\r" else f"\\u{ord(char):04x}"
+
+    return _UNPRINTABLE.sub(escape, text)
 
 
 def dotted(path: tuple[str | int, ...]) -> str:

@@ -121,6 +121,25 @@ def test_the_junit_report_carries_the_plans_warnings(tmp_path: Path) -> None:
     assert "warning: pod ml/p runs on node gone, not in the snapshot" in result.stderr
 
 
+def test_control_characters_quoted_from_input_are_escaped_in_junit_and_annotations(tmp_path: Path) -> None:
+    """helper-51: a priorityClassName holding U+0001 reached JUnit's system-err as it was, and
+    XML 1.0 cannot hold it even as &#1;: the reporter step refused the file. It is written as
+    on stderr (\\u0001), in the report and in the GitHub warning alike."""
+    cluster, odd = tmp_path / "cluster.yaml", tmp_path / "odd.yaml"
+    cluster.write_text(CLUSTER)
+    odd.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  priorityClassName: \"hi\\x01gh\"\n"
+        "  containers: [{name: c, image: x}]\n---\napiVersion: v1\nkind: \"Odd\\x02Kind\"\nmetadata: {name: o}\n"
+    )
+    said = "PriorityClass hi\\u0001gh is not in the snapshot"
+    result = invoke("check", str(cluster), str(odd), "-o", "junit")
+    assert "\x01" not in result.stdout and "\x02" not in result.stdout
+    suite = ElementTree.fromstring(result.stdout)
+    assert said in (suite.findtext("system-err") or "") and said in result.stderr
+    github = invoke("check", str(cluster), str(odd), "-o", "github")
+    assert "\x01" not in github.stdout and said in github.stdout
+
+
 def test_what_is_said_of_the_inputs_before_planning_reaches_ci_too(tmp_path: Path) -> None:
     """An empty input file (a kubectl that failed in the step before) and a cluster whose
     GPUs go by another name were said on stderr only: GitHub's annotations and JUnit's
