@@ -1315,18 +1315,43 @@ def _plan_among(paths: list[str], command: str) -> tuple[list[str], str, list[An
     the snapshot is not parsed twice; a second plan among the others shows when they are
     loaded (_plans_beside)."""
     files = [p for p in reversed(paths) if p != "-" and os.path.isfile(p)]
+    read: dict[str, list[Any]] = {}
     for path in files + (["-"] if "-" in paths else []):
-        documents = read_documents(path, limits=_State.limits, stdin=_read_stdin() if path == "-" else None)
-        if len(documents) == 1 and _is_plan(documents[0]):
-            rest = [p for p in paths if p != path]
-            if not rest:
-                raise UsageError(f"{command} {path}: give the snapshot the plan was made from too")
-            return rest, path, documents
+        read[path] = read_documents(path, limits=_State.limits, stdin=_read_stdin() if path == "-" else None)
+        if len(read[path]) == 1 and _is_plan(read[path][0]):
+            return _beside_plan(paths, path, read[path], command)
+    # -o json of a plan that only creates pods (every group new: Gangs, Jobs) has no Binding.
+    to_create = [path for path, documents in read.items() if len(documents) == 1 and _pods_to_create(documents[0])]
+    if len(to_create) == 1 and len(paths) > 1:
+        return _beside_plan(paths, to_create[0], read[to_create[0]], command)
     why = [*(["- (stdin) holds neither"] if "-" in paths else []),
            *(["a folder is read as snapshot files, not searched for one"] if any(os.path.isdir(p) for p in paths) else [])]
     raise UsageError(
         f"{command} needs a plan: {command} SNAPSHOT... PLAN, or --plan FILE (a Plan or a List of Bindings; - for stdin)"
         + "".join(f"; {reason}" for reason in why)
+    )
+
+
+def _beside_plan(paths: list[str], path: str, documents: list[Any], command: str) -> tuple[list[str], str, list[Any]]:
+    rest = [p for p in paths if p != path]
+    if not rest:
+        raise UsageError(f"{command} {path}: give the snapshot the plan was made from too")
+    return rest, path, documents
+
+
+def _pods_to_create(document: Any) -> bool:
+    """A List of Pods each given a node and none yet made (no uid, no status), as -o json
+    writes the pods a plan creates: no snapshot's pods look so."""
+    items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
+    return isinstance(items, list) and bool(items) and all(
+        isinstance(item, dict)
+        and item.get("kind") == "Pod"
+        and "status" not in item
+        and isinstance(item.get("metadata"), dict)
+        and not item["metadata"].get("uid")
+        and isinstance(item.get("spec"), dict)
+        and bool(item["spec"].get("nodeName"))
+        for item in items
     )
 
 

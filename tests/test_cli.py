@@ -878,6 +878,28 @@ spec:
 """
 
 
+def test_verify_and_diff_find_a_plan_that_only_creates_pods(tmp_path: Path) -> None:
+    """helper-51: `plan S -o json | verify S -` said "verify needs a plan" when every group was
+    new (a Job's pods to create, no Binding), though --plan read the same text. A List of Pods
+    each given a node and none made yet (no uid, no status) is such a plan; a snapshot's is not."""
+    nodes, job = tmp_path / "nodes.yaml", tmp_path / "job.yaml"
+    nodes.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0])
+    job.write_text(job_manifest("train", 2, 4))
+    made = invoke("plan", str(nodes), str(job), "-o", "json")
+    kinds = {item["kind"] for item in json.loads(made.stdout)["items"]}
+    assert made.exit_code == 0 and kinds == {"Pod"}, made.stderr
+    (tmp_path / "made.json").write_text(made.stdout)
+    for command in ("verify", "diff"):
+        for given in ("-", str(tmp_path / "made.json")):
+            expected = invoke(command, str(nodes), str(job), "--plan", given, input=made.stdout)
+            found = invoke(command, str(nodes), str(job), given, input=made.stdout)
+            assert expected.exit_code == found.exit_code == 0 and found.stdout == expected.stdout, found.stderr
+    # Pods that exist (a uid) are a snapshot's, whatever their nodeName: still no plan there.
+    running = made.stdout.replace('"namespace": "ml"', '"namespace": "ml", "uid": "u"')
+    wrong = invoke("verify", str(nodes), "-", input=running)
+    assert wrong.exit_code == 2 and "verify needs a plan" in wrong.stderr, wrong.stderr
+
+
 @pytest.mark.parametrize("gpus", [4, 64])
 def test_check_groups_from_checks_a_job_whose_podgroup_the_cluster_already_has(gpus: int, tmp_path: Path) -> None:
     """Session 22's workload review F3: a job folder's Job whose pods join a PodGroup already in
