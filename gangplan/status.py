@@ -154,8 +154,8 @@ def group_status(
         phase = PHASE_RUNNING if volcano else PHASE_SCHEDULED
     elif running > 0:
         phase = PHASE_UNKNOWN  # some run, the rest cannot be placed; succeeded ones are done
-    elif pg.api in _PRE_SCHEDULING and outcome.counted + outcome.pending >= min_member:
-        phase = PHASE_PRE_SCHEDULING
+    elif pg.api in _PRE_SCHEDULING and len(members) + (len(gang.blocked) if gang else 0) >= min_member:
+        phase = PHASE_PRE_SCHEDULING  # the controller counts every pod with the label, gated ones too
     elif volcano and old.get("phase") == PHASE_INQUEUE:
         phase = PHASE_INQUEUE  # Volcano keeps an enqueued gang it cannot allocate yet Inqueue
     else:

@@ -110,6 +110,18 @@ def test_placeable_group_is_scheduled_with_its_count() -> None:
     }
 
 
+def test_a_gang_whose_pods_all_exist_but_one_is_gated_is_pre_scheduling() -> None:
+    """helper-51: scheduler-plugins' controller moves a group to PreScheduling once the pods
+    carrying its label reach minMember, gated ones included (len(pods) >= minMember); gangplan
+    said Pending. Too few pods is still Pending; either way the gated pod cannot be placed."""
+    gated = replace(pod("g-0", "g", cpu=1000), scheduling_gates=("example.com/hold",))
+    for pods, phase in (((gated, pod("g-1", "g", cpu=1000)), "PreScheduling"), ((gated,), "Pending")):
+        snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("g", 2),))
+        [item] = run(snapshot)["items"]
+        assert item["status"]["phase"] == phase
+        assert [c["reason"] for c in item["status"]["conditions"]] == ["NotEnoughTasks"]
+
+
 @pytest.mark.parametrize("first", [True, False])
 def test_a_pod_named_like_a_podgroup_does_not_lend_it_its_outcome(first: bool) -> None:
     """A bare pod (a group of one) ns/g beside the PodGroup ns/g: the PodGroup cannot fit, the
