@@ -255,8 +255,9 @@ def reason(
             )
         most = _most_requested(problem, g)
         unmet = [
-            f"minResources {name} cannot be met: it needs {describe_amount(name, gang.min_resources[k])} more and all "
-            f"its pending pods together request {describe_amount(name, most[k])}"
+            "minResources {} cannot be met: it needs {} more and all its pending pods together request {}".format(
+                name, *describe_apart(name, gang.min_resources[k], most[k])
+            )
             for k, name in enumerate(problem.resources) if most[k] < gang.min_resources[k]
         ]
         if unmet:
@@ -926,11 +927,12 @@ def _minimums_short(
         proven = all(bound <= best for bound in bounds)
         if short and best >= 0:
             cut = "" if proven else _CUT_SHORT
-            amount = f"{describe_amount(name, best)} {name} ({problem.domain_name(level, best_d)}{cut})"
+            shown, needed = describe_apart(name, best, deficit)
+            amount = f"{shown} {name} ({problem.domain_name(level, best_d)}{cut})"
             fit = f"the pods that {then_}fit in one {noun} request at most {amount}" if proven else (
                 f"the pods {then_}found room in one {noun} request only {amount}"
             )
-            return f"required {key}: {fit}, and minResources needs {describe_amount(name, deficit)} more"
+            return f"required {key}: {fit}, and minResources needs {needed} more"
     return ""
 
 
@@ -946,13 +948,14 @@ def _requests_short(problem: Problem, g: int, exact: _Exact, room: np.ndarray | 
         if most.bound >= deficit:
             continue
         name = problem.resources[k]
-        amount = f"{describe_amount(name, most.found)} {name}"
+        shown, needed = describe_apart(name, most.found, deficit)
+        amount = f"{shown} {name}"
         then, alone = ("then ", "") if room is not None else ("", " even with nothing else planned")
         fit = f"the pods that {then}fit request at most {amount}" if most.proven else (
             f"the pods {then}found room request only {amount}"
         )
         cut = "" if most.proven else f" ({_CUT_SHORT[2:]})"
-        said = f"{fit}{alone}{cut}, and minResources needs {describe_amount(name, deficit)} more"
+        said = f"{fit}{alone}{cut}, and minResources needs {needed} more"
         return said + _fits_nowhere(problem, g, room)
     return ""
 
@@ -989,9 +992,10 @@ def _tied_short(problem: Problem, g: int, exact: _Exact) -> str:
         if deficit and (requested := most(k)) is not None and requested < deficit:
             name = problem.resources[k]
             held = f"minMember {gang.min_member}" + (" and the task minimums" if tasks else "")
+            shown, needed = describe_apart(name, requested, deficit)
             said = (
-                f"with {held} met, the pods that fit{where} request at most {describe_amount(name, requested)} {name} "
-                f"even with nothing else planned, and minResources needs {describe_amount(name, deficit)} more"
+                f"with {held} met, the pods that fit{where} request at most {shown} {name} "
+                f"even with nothing else planned, and minResources needs {needed} more"
             )
             break
     resources = any(gang.min_resources)

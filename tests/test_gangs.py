@@ -746,6 +746,19 @@ def test_min_resources_that_cannot_be_met_says_what_is_short(tmp_path: Path) -> 
     )
 
 
+@pytest.mark.parametrize("count,reason", [
+    (2, "minResources cpu cannot be met: it needs 1500m more and all its pending pods together request 1460m"),
+    (3, "the pods that fit request at most 1460m cpu even with nothing else planned, and minResources needs 1500m more"),
+])
+def test_a_min_resources_reason_never_prints_both_figures_alike(count: int, reason: str, tmp_path: Path) -> None:
+    """helper-53: 1460m against 1500m both read "1.5", so the reason said the group needs 1.5
+    and its pods request 1.5. Its two figures are told apart as insufficient's are. Three pods:
+    each 1-cpu node holds one 730m pod, so two fit, 1460m."""
+    objects = [node("n0", gpus=0, cpu="1"), node("n1", gpus=0, cpu="1"), pod_group("pg", 1, minResources={"cpu": "1500m"})]
+    groups = plan_of(write(tmp_path, [*objects, *pods("pg", count, 0, cpu="730m")]))
+    assert not groups["ml/pg"]["placed"] and groups["ml/pg"]["reason"] == reason
+
+
 @pytest.mark.parametrize("labelled_gpus,min_member,reason", [
     (1, 3, "task worker: at most 1 of minTaskMember 2 pods fit even with nothing else planned (nvidia.com/gpu)"),
     (None, 3, "insufficient nvidia.com/gpu (quorum needs 2, 1 free) on Ready, schedulable nodes"),
