@@ -390,7 +390,13 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
     candidates = len({n for r in gang.roles for n in problem.roles[r].nodes.tolist()})
     if candidates == len(problem.nodes):
         return ""
-    parts = [_excluded(gang)] if gang.excluded else []
+    # gang.excluded is one pod's, the first with no candidate: the breakdown of them all only
+    # when no pod has one.
+    parts = [_excluded(gang)] if gang.excluded and not candidates else []
+    nowhere = "" if not gang.excluded or not candidates else next(
+        f"; for {problem.roles[r].pods[0].name}, 0/{len(problem.nodes)} nodes are available: {_excluded(gang)}"
+        for r in gang.roles if not len(problem.roles[r].nodes)
+    )
     tree = problem.tree
     if not parts and (gang.topology is not None or gang.unconstrained) and tree is not None and tree.outside:
         # A node lacking a level's label is no candidate of a group with a topology term.
@@ -399,7 +405,7 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
         if rest := len(problem.nodes) - candidates - len(tree.outside):
             parts.append(f"{rest} other ({_ANY_FILTER})")
     why = ", ".join(parts) or _ANY_FILTER
-    return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters ({why})"
+    return f"; only {candidates} of {len(problem.nodes)} nodes pass its filters ({why}){nowhere}"
 
 
 def _fit(count: int, what: str, proven: bool, where: str = "") -> str:

@@ -202,6 +202,23 @@ def test_the_nodes_outside_the_topology_are_counted_not_their_missing_labels(tmp
     )
 
 
+def test_the_filter_breakdown_of_a_pod_that_fits_nowhere_is_told_as_its_own(tmp_path: Path) -> None:
+    """helper-53: three 3-cpu pods fit on n0 and n1 (n2 is tainted), a fourth 1-cpu pod selects
+    a label no node has. The reason said "only 2 of 3 nodes pass its filters (2 nodeSelector,
+    1 taint dedicated)": the fourth pod's breakdown, counting 3 nodes left out of 2. The count
+    is every pod's; the breakdown is said for the pod it is of."""
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    objects = [node("n0", gpus=0, cpu="4"), node("n1", gpus=0, cpu="4"), node("n2", gpus=0, cpu="4", taints=taint)]
+    objects += [pod_group("g", 3), *pods("g", 3, 0, cpu="3")]
+    odd = pods("g", 1, 0, prefix="odd")
+    odd[0]["spec"]["nodeSelector"] = {"foo": "bar"}
+    assert plan_of(write(tmp_path, [*objects, *odd]))["ml/g"]["reason"] == (
+        "at most 2 of minMember 3 pods fit even with nothing else planned (cpu; quorum gap 33%); "
+        "only 2 of 3 nodes pass its filters (selectors, affinity, taints, readiness, room for one pod); "
+        "for odd-0, 0/3 nodes are available: 2 nodeSelector, 1 taint dedicated"
+    )
+
+
 @pytest.mark.parametrize(
     "tainted, said",
     [
