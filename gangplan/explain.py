@@ -138,10 +138,14 @@ class _Placed:
 
     def _room_left_holds(self, j: int) -> str:
         """What of JobGroup ``j``'s quorum the room the plan leaves holds, pod by pod: the best
-        domain of a required term, or how many pods fit on the nodes; '' when all of it does."""
+        domain of a required term, how many pods (of a task) fit on the nodes, what the pods
+        that fit request against minResources, or which member's quorum does not fit beside
+        the others'; '' when all of it does."""
         problem = self.problem
-        for g in problem.job_groups[j].gangs:
+        gangs = problem.job_groups[j].gangs
+        for g in gangs:
             gang = problem.gangs[g]
+            member = f" of {gang.key}" if len(gangs) > 1 else ""
             if gang.topology is not None and gang.topology.required:
                 if text := _required_reason(problem, g, self.exact, self.free, then=True):
                     return text
@@ -149,10 +153,24 @@ class _Placed:
             fit = self.exact.most(j, gang.roles, self.free)
             total = gang.counted + fit.found
             if total < gang.min_member:
-                member = f" of {gang.key}" if len(problem.job_groups[j].gangs) > 1 else ""
                 blocking = _blocking(fit.state, gang.roles, fit.state.gang_nodes(g))
                 cut = "" if fit.proven else _CUT_SHORT
                 return f"{_fit(total, f'minMember {gang.min_member} pods{member}', fit.proven, ' in it')} ({blocking}{cut})"
+            for task in gang.tasks:
+                fit = self.exact.most(j, task.roles, self.free)
+                if (total := task.counted + fit.found) < task.minimum:
+                    blocking = _blocking(fit.state, task.roles, fit.state.gang_nodes(g))
+                    cut = "" if fit.proven else _CUT_SHORT
+                    what = f"minTaskMember {task.minimum} pods of task {task.task}{member}"
+                    return f"{_fit(total, what, fit.proven, ' in it')} ({blocking}{cut})"
+            if short := _requests_short(problem, g, self.exact, self.free):
+                return short + member
+        if len(gangs) > 1:
+            state, before = _state(problem, self.free), []
+            for g in gangs:
+                if not self.exact.quorum(j, g, state):
+                    return _member_short(problem, j, g, before, state, self.exact)
+                before.append(problem.gangs[g].key)
         return ""
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:

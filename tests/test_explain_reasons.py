@@ -188,6 +188,36 @@ def test_lost_to_names_the_pod_count_when_it_alone_is_short(tmp_path: Path) -> N
     )
 
 
+def _classes() -> list[dict]:
+    return [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+            for name, value in (("high", 100), ("low", 10))]
+
+
+@pytest.mark.parametrize("case", ["minResources", "task", "JobGroup"])
+def test_room_left_that_is_enough_in_all_says_what_it_holds_of_every_minimum(tmp_path: Path, case: str) -> None:
+    """helper-53: "3.7 free there after the plan, its minResources needs 3" read as if the room
+    held it: the check of what that room holds counted pods against minMember alone, member by
+    member. It now also asks the task minimums, minResources and the members together. ns/h
+    (high) leaves 1.5 or 1.85 cpu on each of two 4-cpu nodes."""
+    high = pod_group("h", 2, priorityClassName="high")
+    big = "2500m" if case != "minResources" else "2150m"
+    objects = [*_classes(), node("n0", gpus=0, cpu="4"), node("n1", gpus=0, cpu="4"), high, *pods("h", 2, 0, cpu=big)]
+    if case == "minResources":
+        objects += [pod_group("l", 1, priorityClassName="low", minResources={"cpu": "3"}), *pods("l", 4, 0)]
+        said = "3.7 free there after the plan, but the pods that then fit request at most 2 cpu, and minResources needs 3 more"
+    elif case == "task":
+        objects += [pod_group("l", 3, priorityClassName="low", minTaskMember={"ps": 1, "worker": 2})]
+        objects += [*pods("l", 1, 0, task="ps", cpu="2"), *pods("l", 4, 0, task="worker", cpu="500m")]
+        said = "3 free there after the plan, but at most 0 of minTaskMember 1 pods of task ps fit in it (cpu)"
+    else:
+        job = {"subGroup": "job", "queue": "q", "priorityClassName": "low"}
+        objects += [pod_group("a", 1, **job), *pods("a", 1, 0), pod_group("l", 2, **job), *pods("l", 2, 0)]
+        said = "3 free there after the plan, but beside the quorum of ml/a, member ml/l fits at most 1 of minMember 2 pods (cpu)"
+    holder = "ml/h (4.3)" if case == "minResources" else "ml/h (5)"
+    reason = plan_of(write(tmp_path, objects))["ml/l"]["reason"]
+    assert reason.endswith(f"lost to higher-priority groups holding cpu on its 2 candidate nodes: {holder}; {said}"), reason
+
+
 def test_the_nodes_outside_the_topology_are_counted_not_their_missing_labels(tmp_path: Path) -> None:
     """Two of three nodes lack the tor label a group's tor term needs (one label, two nodes):
     both are outside the topology and no candidate, so 1 of 3 nodes pass its filters; the one
