@@ -166,7 +166,8 @@ class _Placed:
             if short := _requests_short(problem, g, self.exact, self.free):
                 return short + member
         if len(gangs) > 1:
-            state, before = _state(problem, self.free), []
+            state = _state(problem, self.free)
+            before: list[str] = []
             for g in gangs:
                 if not self.exact.quorum(j, g, state):
                     return _member_short(problem, j, g, before, state, self.exact)
