@@ -164,7 +164,7 @@ class _Placed:
                     what = f"minTaskMember {task.minimum} pods of task {task.task}{member}"
                     return f"{_fit(total, what, fit.proven, ' in it')} ({blocking}{cut})"
             if short := _requests_short(problem, g, self.exact, self.free):
-                return short + member
+                return (f"member {gang.key}: " if len(gangs) > 1 else "") + short
         if len(gangs) > 1:
             state = _state(problem, self.free)
             before: list[str] = []
