@@ -412,10 +412,10 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
     # gang.excluded is one pod's, the first with no candidate: the breakdown of them all only
     # when no pod has one.
     parts = [_excluded(gang)] if gang.excluded and not candidates else []
-    nowhere = "" if not gang.excluded or not candidates else next(
+    nowhere = "" if not gang.excluded or not candidates else next((
         f"; for {problem.roles[r].pods[0].name}, 0/{len(problem.nodes)} nodes are available: {_excluded(gang)}"
         for r in gang.roles if not len(problem.roles[r].nodes)
-    )
+    ), "")
     tree = problem.tree
     if not parts and (gang.topology is not None or gang.unconstrained) and tree is not None and tree.outside:
         # A node lacking a level's label is no candidate of a group with a topology term.
