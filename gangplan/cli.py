@@ -1315,15 +1315,15 @@ def _plan_among(paths: list[str], command: str) -> tuple[list[str], str, list[An
     the snapshot is not parsed twice; a second plan among the others shows when they are
     loaded (_plans_beside)."""
     files = [p for p in reversed(paths) if p != "-" and os.path.isfile(p)]
-    read: dict[str, list[Any]] = {}
+    to_create: list[tuple[str, list[Any]]] = []  # -o json of a plan whose groups are all new has no Binding
     for path in files + (["-"] if "-" in paths else []):
-        read[path] = read_documents(path, limits=_State.limits, stdin=_read_stdin() if path == "-" else None)
-        if len(read[path]) == 1 and _is_plan(read[path][0]):
-            return _beside_plan(paths, path, read[path], command)
-    # -o json of a plan that only creates pods (every group new: Gangs, Jobs) has no Binding.
-    to_create = [path for path, documents in read.items() if len(documents) == 1 and _pods_to_create(documents[0])]
+        documents = read_documents(path, limits=_State.limits, stdin=_read_stdin() if path == "-" else None)
+        if len(documents) == 1 and _is_plan(documents[0]):
+            return _beside_plan(paths, path, documents, command)
+        if len(documents) == 1 and _pods_to_create(documents[0]):
+            to_create.append((path, documents))
     if len(to_create) == 1 and len(paths) > 1:
-        return _beside_plan(paths, to_create[0], read[to_create[0]], command)
+        return _beside_plan(paths, *to_create[0], command)
     why = [*(["- (stdin) holds neither"] if "-" in paths else []),
            *(["a folder is read as snapshot files, not searched for one"] if any(os.path.isdir(p) for p in paths) else [])]
     raise UsageError(

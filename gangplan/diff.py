@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Container, Iterable, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
@@ -311,23 +311,37 @@ class PlanDiff:
         return [("header", f"--- {self.old_label}"), ("header", f"+++ {self.new_label}"), *body]
 
 
+def _snag(pod: Pod | None, placement: Placement, nodes: Container[str]) -> str:
+    """Why a placement made from another snapshot cannot be applied to this one, in a word (''
+    when it can): the pod "missing" or "remade" (another uid: the API server refuses a Binding
+    of the old one), "settled" on a node, "idle" (gated, being deleted or finished: kube-scheduler
+    leaves it alone), or its node missing ("elsewhere")."""
+    if pod is None:
+        return "missing"
+    if placement.uid and pod.uid and placement.uid != pod.uid:
+        return "remade"
+    if not is_pending(pod):
+        return "settled" if pod.node_name else "idle"
+    return "elsewhere" if placement.node not in nodes else ""
+
+
 def _stale(pod: Pod | None, placement: Placement, nodes: set[str]) -> str:
     """Why a placement made from another snapshot cannot be applied to this one, or ""."""
-    node = placement.node
+    snag = _snag(pod, placement, nodes)
+    if not snag:
+        return ""
     if pod is None:
         return "the pod is not in the snapshot"
-    if placement.uid and pod.uid and placement.uid != pod.uid:  # the API server refuses its Binding
+    if snag == "remade":
         return f"the pod was made again since (uid {pod.uid}, the plan's {placement.uid})"
-    if not is_pending(pod):
-        if pod.node_name:
-            return f"already bound to {pod.node_name}"
+    if snag == "settled":
+        return f"already bound to {pod.node_name}"
+    if snag == "idle":
         if pod.deleting:  # the API server refuses its Binding
             return "the pod is being deleted"
         held = blocked_by(pod)  # gated: kube-scheduler leaves it alone
         return f"the pod has {held}" if held else f"the pod is {pod.phase.value}"
-    if node not in nodes:
-        return f"node {node} is not in the snapshot"
-    return ""
+    return f"node {placement.node} is not in the snapshot"
 
 
 def _pod_summary(diff: PlanDiff) -> str:
@@ -607,6 +621,16 @@ def _add(target: dict[str, int], pod: Pod, resources: Iterable[str]) -> None:
         target[name] += requests.get(name, 0)
 
 
+# What _with_placements says of the placements it does not count, by their _snag.
+_NOT_COUNTED = {
+    "missing": "not in the snapshot, so not counted",
+    "remade": "made again in the snapshot since, so not counted",
+    "settled": "not pending in the snapshot, so not counted again",
+    "idle": "not pending in the snapshot, so not counted",
+    "elsewhere": "on nodes not in the snapshot, so not counted",
+}
+
+
 def _with_placements(
     snapshot: Snapshot,
     base: Usage,
@@ -623,33 +647,25 @@ def _with_placements(
     resources = _resources(gpu_resource)
     used = {node: dict(figures) for node, figures in base.items()}
     pods = {pod.key: pod for pod in snapshot.pods}
-    missing: list[str] = []
-    remade: list[str] = []
-    settled: list[str] = []
-    idle: list[str] = []
-    elsewhere: list[str] = []
+    snagged: dict[str, list[str]] = {kind: [] for kind in _NOT_COUNTED}
     for p in sorted(placements, key=lambda p: (p.namespace, p.name)):
         pod = pods.get(p.pod)
+        snag = _snag(pod, p, used)
         if pod is None:
-            missing.append(p.pod)
-        elif p.uid and pod.uid and p.uid != pod.uid:
-            remade.append(f"{p.pod} (uid {pod.uid}, the plan's {p.uid})")
-        elif not is_pending(pod) and pod.node_name:
-            settled.append(f"{p.pod} (bound to {pod.node_name})")
-        elif not is_pending(pod):
-            idle.append(f"{p.pod} ({blocked_by(pod) or f'phase {pod.phase.value}'})")
-        elif p.node not in used:
-            elsewhere.append(f"{p.pod} on {p.node}")
-        else:
+            snagged[snag].append(p.pod)
+        elif not snag:
             _add(used[p.node], pod, resources)
-    hint = "; was the plan made from this snapshot?" if missing or remade or settled or idle or elsewhere else ""
-    for found, what in (
-        (missing, "not in the snapshot, so not counted"),
-        (remade, "made again in the snapshot since, so not counted"),
-        (settled, "not pending in the snapshot, so not counted again"),
-        (idle, "not pending in the snapshot, so not counted"),
-        (elsewhere, "on nodes not in the snapshot, so not counted"),
-    ):
+        elif snag == "remade":
+            snagged[snag].append(f"{p.pod} (uid {pod.uid}, the plan's {p.uid})")
+        elif snag == "settled":
+            snagged[snag].append(f"{p.pod} (bound to {pod.node_name})")
+        elif snag == "idle":
+            snagged[snag].append(f"{p.pod} ({blocked_by(pod) or f'phase {pod.phase.value}'})")
+        else:
+            snagged[snag].append(f"{p.pod} on {p.node}")
+    hint = "; was the plan made from this snapshot?" if any(snagged.values()) else ""
+    for kind, what in _NOT_COUNTED.items():
+        found = snagged[kind]
         if found:
             warnings.append(
                 f"{label}: {plural(len(found), 'placed pod')} {'is' if len(found) == 1 else 'are'} {what} "

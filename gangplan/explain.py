@@ -266,11 +266,9 @@ def reason(
             if not room:
                 return f"{who}0/{len(problem.nodes)} nodes are available: {excluded}"
             # Some of its pods have nodes: the count is short, and the rest say why, as kube-scheduler would.
-            nowhere = [pod.name for r in gang.roles if not len(problem.roles[r].nodes) for pod in problem.roles[r].pods]
-            more = f" (and {plural(len(nowhere) - 1, 'more pod')})" if len(nowhere) > 1 else ""
             return (
                 f"{who}only {room} of its pending pods {'has' if room == 1 else 'have'} a node to go to, {gang.need} needed; "
-                f"for {nowhere[0]}{more}, 0/{len(problem.nodes)} nodes are available: {excluded}"
+                f"{_no_node(problem, gang)}"
             )
         most = _most_requested(problem, g)
         unmet = [
@@ -403,6 +401,14 @@ def _excluded(gang: GangSpec) -> str:
 _ANY_FILTER = "selectors, affinity, taints, readiness, room for one pod"
 
 
+def _no_node(problem: Problem, gang: GangSpec) -> str:
+    """'for ns-0 (and 1 more pod), 0/3 nodes are available: 3 nodeSelector': the pods with no
+    candidate node, and the filters that refused the first, as kube-scheduler says it."""
+    nowhere = [pod.name for r in gang.roles if not len(problem.roles[r].nodes) for pod in problem.roles[r].pods]
+    more = f" (and {plural(len(nowhere) - 1, 'more pod')})" if len(nowhere) > 1 else ""
+    return f"for {nowhere[0]}{more}, 0/{len(problem.nodes)} nodes are available: {_excluded(gang) or 'the input has no Node objects'}"
+
+
 def _filtered(problem: Problem, gang: GangSpec) -> str:
     """'; only 2 of 16 nodes pass its filters ...' when the filters left out any node: the
     room was there, the pods could not use it."""
@@ -412,10 +418,7 @@ def _filtered(problem: Problem, gang: GangSpec) -> str:
     # gang.excluded is one pod's, the first with no candidate: the breakdown of them all only
     # when no pod has one.
     parts = [_excluded(gang)] if gang.excluded and not candidates else []
-    nowhere = "" if not gang.excluded or not candidates else next((
-        f"; for {problem.roles[r].pods[0].name}, 0/{len(problem.nodes)} nodes are available: {_excluded(gang)}"
-        for r in gang.roles if not len(problem.roles[r].nodes)
-    ), "")
+    nowhere = f"; {_no_node(problem, gang)}" if gang.excluded and candidates else ""
     tree = problem.tree
     if not parts and (gang.topology is not None or gang.unconstrained) and tree is not None and tree.outside:
         # A node lacking a level's label is no candidate of a group with a topology term.

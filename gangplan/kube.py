@@ -805,8 +805,7 @@ def _add(
             name = f"{key[1]}/{key[2]}" if key[1] else key[2]
             first, first_source = first_seen[key]
             where = f"first{first_source} at {_Reader(first.origin).position(_NAME)}"
-            apis = [getattr(first, "api", None), getattr(item, "api", None)]
-            if what == "PodGroup" and apis[0] != apis[1] and all(api in POD_GROUP_APIS for api in apis):
+            if what == "PodGroup" and first.api != item.api and {first.api, item.api} <= set(POD_GROUP_APIS):
                 raise InputError(
                     f"PodGroup {name}{source} is given as {item.api.value} and as {first.api.value} ({where}): "
                     "gangplan knows a group by namespace and name only; plan each scheduler's groups in a run of its own",
