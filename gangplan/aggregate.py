@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Collection, TypeVar
 
 import numpy as np
-from ortools.sat.python import cp_model
+from .sat import cp_model
 
 from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, repair, repair_by_worth

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ortools.sat.python import cp_model
+from .sat import cp_model
 
 from .errors import SolverError
 from .objective import Assignment, Counts, Term, candidate_domains, used_domains

@@ -719,3 +719,45 @@ def test_a_stage_stopped_by_a_gap_limit_short_of_its_bound_is_not_proven() -> No
     assert stage.status == "FEASIBLE" and result.status == "FEASIBLE"
     assert result.gap is not None and result.gap > 0
     assert result.gap == pytest.approx((stage.bound - stage.value) / stage.bound)
+
+
+_IMPORTS = """
+import importlib.abc, importlib.machinery, sys
+class Wanting(importlib.abc.MetaPathFinder):
+    '''cp_model as if its OR-Tools also used pd.DataFrame when imported.'''
+    def find_spec(self, name, path, target=None):
+        if name != 'ortools.sat.python.cp_model' or not WANT:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+        def exec_module(module):
+            import pandas
+            pandas.DataFrame
+            run(module)
+        spec.loader.exec_module = exec_module
+        return spec
+WANT = sys.argv[1] == 'wanting'
+sys.meta_path.insert(0, Wanting())
+from gangplan.sat import cp_model
+before = 'pandas' in sys.modules
+model = cp_model.CpModel()
+x = model.new_int_var(0, 7, 'x')
+model.add(2 * x <= 9)
+model.maximize(x)
+solver = cp_model.CpSolver()
+assert solver.solve(model) == cp_model.OPTIMAL and solver.value(x) == 4
+import pandas
+print(before, pandas.DataFrame({'a': [1, 2]}).shape)
+"""
+
+
+@pytest.mark.parametrize("ortools, expected", [("as-is", "False (2, 1)"), ("wanting", "True (2, 1)")])
+def test_cp_model_is_imported_without_pandas_and_pandas_stays_importable(ortools: str, expected: str) -> None:
+    """gangplan.sat imports cp_model with a stand-in for pandas: it must solve, pandas must not
+    be loaded by it, and an ``import pandas`` after it must get the real one. Were an OR-Tools
+    to use more of pandas while importing, the import falls back to the ordinary one."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _IMPORTS, ortools], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == expected, run.stderr
