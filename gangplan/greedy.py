@@ -323,12 +323,17 @@ def _quorum_orders(state: _State, g: int) -> Iterator[list[int]]:
 
 
 def _meet_min_resources(state: _State, g: int) -> bool:
-    """More pods, all of a role at a time in the gang's order, until minResources is met."""
+    """More pods, role by role in the gang's order, until minResources is met: of each role
+    only as many as what is still owed asks, since pods beyond that are beyond the quorum and
+    must not take room another group's quorum could have."""
     problem = state.problem
     for r in problem.gangs[g].roles:
-        if _meets_min_resources(state, g):
+        owed = _min_resources_owed(state, g)
+        if not any(owed):
             break
-        _place_more(state, g, r, problem.roles[r].count - state.placed_of(r))
+        request = problem.roles[r].request
+        wanted = max((-(-o // request[k]) for k, o in enumerate(owed) if o and request[k]), default=0)
+        _place_more(state, g, r, min(wanted, problem.roles[r].count - state.placed_of(r)))
     return _meets_min_resources(state, g)
 
 
@@ -669,17 +674,22 @@ def _holds_no_domain(state: _State, g: int) -> bool:
     return not any(c for r in state.problem.gangs[g].roles for c in state.on_nodes[r].values())
 
 
-def _meets_min_resources(state: _State, g: int) -> bool:
+def _min_resources_owed(state: _State, g: int) -> list[int]:
+    """What of its minResources the gang's placed pods do not request yet, per resource."""
     problem = state.problem
     gang = problem.gangs[g]
     if not any(gang.min_resources):
-        return True
+        return [0] * len(problem.resources)
     added = [0] * len(problem.resources)
     for r in gang.roles:
         n = state.placed_of(r)
         for k, want in enumerate(problem.roles[r].request):
             added[k] += want * n
-    return all(a >= m for a, m in zip(added, gang.min_resources))
+    return [max(0, m - a) for a, m in zip(added, gang.min_resources)]
+
+
+def _meets_min_resources(state: _State, g: int) -> bool:
+    return not any(_min_resources_owed(state, g))
 
 
 class Placer:

@@ -204,12 +204,18 @@ EXTRAS_LAST = {
         (Node("n0", {}, {"cpu": 3000, "pods": 110}),),
         [("a", 1, {"cpu": 1000}, [{"cpu": 1000}] * 4), ("b", 1, {}, [{"cpu": 2000}])],
     ),
-    # a's minResources (3 cpu) is met as greedy's rule says, more pods a whole kind at a time in
-    # the gang's order: its quorum (a 1-cpu pod, the smallest), then both 2-cpu pods (listed
-    # first), 5 cpu; b's 1 cpu fits beside them on the 6-cpu node.
+    # a's minResources (3 cpu) is met as greedy's rule says, more pods kind by kind in the
+    # gang's order: its quorum (a 1-cpu pod, the smallest), then one 2-cpu pod (listed first),
+    # 3 cpu; b's 1 cpu fits beside them on the 6-cpu node.
     "minResources in the gang's order": _queue(
         (Node("n0", {}, {"cpu": 6000, "pods": 110}),),
         [("a", 1, {"cpu": 3000}, [{"cpu": 2000}, {"cpu": 2000}, {"cpu": 1000}, {"cpu": 1000}]), ("b", 1, {}, [{"cpu": 1000}])],
+    ),
+    # a's minResources (4 cpu) owes 2 cpu after its one-pod quorum: one more of its 2-cpu pods,
+    # not the whole kind (helper-54's review: all three took 6 of the 8 cpu, and b's 4 lost).
+    "minResources takes only the pods of a kind it still owes": _queue(
+        (Node("n0", {}, {"cpu": 8000, "pods": 110}),),
+        [("a", 1, {"cpu": 4000}, [{"cpu": 2000}] * 3), ("b", 1, {}, [{"cpu": 4000}])],
     ),
 }
 
