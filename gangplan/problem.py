@@ -17,7 +17,7 @@ from typing import AbstractSet, Mapping, Sequence
 import numpy as np
 
 from . import kueue
-from .model import Node, Pod, PodPhase, SortRule, Snapshot, Topology
+from .model import Node, NodeSelector, Pod, PodPhase, SortRule, Snapshot, Topology
 from .quantity import listed
 from .semantics import (
     TIMED_OUT,
@@ -28,6 +28,7 @@ from .semantics import (
     consumes_capacity,
     filter_reason,
     group_pods,
+    node_selector_matches,
     node_allocatable,
     node_usable,
     pod_requests,
@@ -103,6 +104,9 @@ class GangTopology:
     held: frozenset[tuple[int, int]] = frozenset()  # (level, domain) running members occupy
     enclosing: tuple[int, ...] = ()  # levels above its smallest preferred one, free of any term
     sort: tuple[RankRule, ...] = ()  # what ``ranks`` were computed from
+    # The nodes its Godel nodeSelector matches, which alone its ranks sum (seed 003: NodeCircles
+    # are divided with the nodeSelector, so sorting reads the nodes the group may use); None: all.
+    selected: np.ndarray | None = field(default=None, compare=False)
 
     @property
     def live(self) -> bool:
@@ -304,6 +308,7 @@ def build_problem(
     filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
     rank_cache: dict[tuple, tuple[int, ...]] = {}
+    selected_cache: dict[NodeSelector, np.ndarray] = {}
     shape = (len(nodes), len(resources))
     allocatable_matrix = np.array(allocatable, dtype=np.int64).reshape(shape)
     free_matrix = np.array(free, dtype=np.int64).reshape(shape)
@@ -333,6 +338,7 @@ def build_problem(
             topology = _gang_topology(
                 gang, tree, nodes, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies, ignored=ignored,
+                selected_cache=selected_cache,
             )
             # Kueue's unconstrained topology: no level to share, but only the Topology's nodes.
             unconstrained = topology is None and tree is not None and any(
@@ -823,6 +829,7 @@ def _gang_topology(
     kueue_topologies: Sequence[Topology] = (),
     *,
     ignored: dict[str, list[str]],
+    selected_cache: dict[NodeSelector, np.ndarray],
 ) -> GangTopology | None:
     required, preferred, broken = _terms(
         gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topologies, ignored=ignored
@@ -852,11 +859,17 @@ def _gang_topology(
         elif running_domains:
             pinned[level] = running_domains.pop()
     sort = tuple(_rank_rule(rule, resources, gpu_resource) for rule in gang.group.sort_rules or DEFAULT_SORT)
+    selector = gang.group.node_selector
+    selected = None
+    if selector is not None:
+        if (selected := selected_cache.get(selector)) is None:
+            matches = (node_selector_matches(selector, node) for node in nodes)
+            selected = selected_cache[selector] = np.fromiter(matches, dtype=bool, count=len(nodes))
     ranks = {}
     for level in sorted({*required, *preferred}):
-        if (level, sort) not in rank_cache:
-            rank_cache[level, sort] = rank_domains(tree, level, sort, allocatable, free)
-        ranks[level] = rank_cache[level, sort]
+        if (level, sort, selector) not in rank_cache:
+            rank_cache[level, sort, selector] = rank_domains(tree, level, sort, allocatable, free, selected)
+        ranks[level] = rank_cache[level, sort, selector]
     held: set[tuple[int, int]] = set()
     for n in running_on:
         for level in range(len(tree.levels) + 1):
@@ -870,7 +883,7 @@ def _gang_topology(
         for level in range(max(required, default=-1) + 1, max(preferred, default=0))
         if level not in preferred
     )
-    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held), enclosing, sort)
+    return GangTopology(required, preferred, compact, ranks, pinned, broken, frozenset(held), enclosing, sort, selected)
 
 
 def _running_domain(tree: TopologyTree, node: Node, n: int, level: int) -> int:
@@ -899,16 +912,20 @@ def _rank_rule(rule: SortRule, resources: tuple[str, ...], gpu_resource: str) ->
 
 
 def rank_domains(
-    tree: TopologyTree, level: int, sort: Sequence[RankRule], allocatable: np.ndarray, free: np.ndarray
+    tree: TopologyTree, level: int, sort: Sequence[RankRule], allocatable: np.ndarray, free: np.ndarray,
+    selected: np.ndarray | None = None,
 ) -> tuple[int, ...]:
-    """Godel's NodeGroup order: each sort rule in turn on the domain's total, then the domain
-    path (determinism). ``allocatable`` and ``free`` are nodes x resources."""
+    """Godel's NodeGroup order: each sort rule in turn on the domain's total over the
+    ``selected`` nodes (all when None), then the domain path (determinism). ``allocatable``
+    and ``free`` are nodes x resources."""
     nodes_by_domain, starts, by_path = _domain_layout(tree, level)
     keys = []
     for rule in sort:
         if rule.column < 0:
             continue
         column = (free if rule.available else allocatable)[:, rule.column]
+        if selected is not None:
+            column = np.where(selected, column, 0)
         total = np.add.reduceat(column[nodes_by_domain], starts) if len(starts) else np.zeros(0, np.int64)
         keys.append(-total if rule.descending else total)
     order = np.lexsort((by_path, *reversed(keys)))
@@ -942,7 +959,10 @@ def on_room(problem: Problem, topology: GangTopology, free: np.ndarray) -> GangT
     allocatable = problem.matrix("allocatable")
     if problem.sort_only is not None:
         allocatable, free = np.hstack([allocatable, problem.sort_only[0]]), np.hstack([free, problem.sort_only[1]])
-    ranks = {level: rank_domains(problem.tree, level, topology.sort, allocatable, free) for level in topology.ranks}
+    ranks = {
+        level: rank_domains(problem.tree, level, topology.sort, allocatable, free, topology.selected)
+        for level in topology.ranks
+    }
     return replace(topology, ranks=ranks)
 
 

@@ -18,7 +18,10 @@ from hypothesis import strategies as st
 
 from gangplan.greedy import Placer, greedy
 from gangplan.loader import load_snapshot
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, SortRule
+from gangplan.model import (
+    Container, Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodGroup, PodGroupAPI, PodPhase,
+    Snapshot, SortRule,
+)
 from gangplan.plan import GroupOutcome, Plan
 from gangplan.planner import Options, name_pods, plan
 from gangplan.problem import RankRule, build_problem, rank_domains
@@ -346,6 +349,25 @@ def test_sort_rule_order_chooses_the_domain(order: str, expected: str) -> None:
     for solver in ("cp-sat", "greedy"):
         ranked = outcome(planned(snapshot, solver), "ml/ranked")
         assert ranked.placed and minipod_of(ranked.domains[TOR][0]) == expected, solver
+
+
+@pytest.mark.parametrize("policy", ["optimal", "ordered"])
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("dimension", ["Capacity", "Available"])
+def test_sort_rules_sum_only_the_nodes_the_groups_node_selector_matches(solver: str, policy: str, dimension: str) -> None:
+    """Seed 003 divides NodeCircles with the PodGroup's nodeSelector so that sorting reads the
+    nodes the group may use (helper-54's review): rack ra holds 4 of the 12 selected cpu and
+    a 64-cpu node of another pool, which had ranked it last under CPU Ascending."""
+    pool = lambda name, rack, value, cpu: Node(name, {"rack": rack, "pool": value}, {"cpu": cpu, "pods": 110})  # noqa: E731
+    nodes = (pool("a1", "ra", "train", 4000), pool("a2", "ra", "serve", 64000), pool("b1", "rb", "train", 8000))
+    train = NodeSelector((NodeSelectorTerm((NodeSelectorRequirement("pool", "In", ("train",)),)),))
+    group = PodGroup("ml", "g", PodGroupAPI.GODEL_BYTEDANCE, min_member=2, required_topology=("rack",),
+                     sort_rules=(SortRule("CPU", dimension, "Ascending"),), node_selector=train)
+    pods = tuple(Pod("ml", f"g-{i}", labels={GROUP: "g"}, containers=(Container("c", {"cpu": 1000}),)) for i in range(2))
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    result = plan(snapshot, Options(solver=solver, policy=policy, levels=("rack",)))
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    assert outcome(result, "ml/g").domains["rack"] == ("ra",)
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
