@@ -1202,7 +1202,7 @@ def explain_command(
         if g.scheduled:
             lines.append(f"placed: {plural(g.scheduled, 'pending pod')} on {plural(len(nodes), 'node')} ({shown})")
         else:
-            already = f", {g.running + g.succeeded} members already count" if g.running + g.succeeded else ""
+            already = f", {g.counted} members already count" if g.counted else ""
             lines.append(f"placed: its quorum needs no pending pod (minMember {g.min_member}{already})")
         for level, names in g.domains.items():
             lines.append(f"  {level}: {', '.join(names)}")

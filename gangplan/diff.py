@@ -113,11 +113,13 @@ class GroupChange:
     scheduled: int
     reason: str = ""
     succeeded: int = 0
+    counts_succeeded: bool = True  # GroupOutcome.counts_succeeded
 
     @property
     def members(self) -> int:
-        """Members counting toward minMember once the plan is applied: running, succeeded, placed."""
-        return self.running + self.succeeded + self.scheduled
+        """Members counting toward minMember once the plan is applied: running, succeeded
+        where they count, placed."""
+        return self.running + (self.succeeded if self.counts_succeeded else 0) + self.scheduled
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -293,7 +295,7 @@ class PlanDiff:
             elif g.change == "pending":  # pending before and after: context, not a removal
                 groups.append(("context", f"  group {g.key} stays pending: {g.reason or 'not placed'}"))
             elif g.change == "grown":  # what runs now: the plan's pods are the "+"
-                text = f"  group {g.key} already running ({g.running + g.succeeded}/{g.min_member}): +{plural(g.scheduled, 'pod')}"
+                text = f"  group {g.key} already running ({g.members - g.scheduled}/{g.min_member}): +{plural(g.scheduled, 'pod')}"
                 groups.append(("context", text))
         if groups:
             body += [("header", "@@ groups @@"), *groups]
@@ -494,7 +496,9 @@ def diff_plans(
         elif ga is not None and ga.placed and ga.counted < ga.min_member and not ga.finished:
             reason = f"not in {new_label}"
             groups.append(
-                GroupChange(ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason, ga.succeeded)
+                GroupChange(
+                    ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason, ga.succeeded, ga.counts_succeeded
+                )
             )
 
     utilisation: tuple[DomainUse, ...] = ()
@@ -593,7 +597,9 @@ def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
 
 
 def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:
-    return GroupChange(g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason, g.succeeded)
+    return GroupChange(
+        g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason, g.succeeded, g.counts_succeeded
+    )
 
 
 # ---------------------------------------------------------------- utilisation

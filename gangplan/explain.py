@@ -229,7 +229,11 @@ def _too_few(problem: Problem, j: int) -> str:
         if exist < gang.min_member:
             there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
             blocked = f" ({gang.blocked})" if gang.blocked else ""
-            failed = f" ({gang.failed} failed, which do not count)" if gang.failed else ""
+            uncounted = gang.succeeded - gang.counted_succeeded
+            failed = ", ".join(
+                [f"{gang.failed} failed"] * bool(gang.failed) + [f"{uncounted} succeeded"] * bool(uncounted)
+            )
+            failed = f" ({failed}, which do not count)" if failed else ""
             unmade = ""
             if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
                 unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"

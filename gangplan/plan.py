@@ -11,6 +11,7 @@ from typing import Any, Container, Iterable, Mapping, Sequence
 
 from .errors import dotted
 from .model import PodGroupAPI
+from .semantics import succeeded_count
 
 API_VERSION = "gangplan.io/v1alpha1"
 SCHEMA_VERSION = 1
@@ -49,7 +50,7 @@ class GroupOutcome:
     api: str = ""
     domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # level -> domains used
     preferred: tuple[str, ...] = ()  # its preferred levels, largest first
-    succeeded: int = 0  # finished members, which count toward minMember and hold nothing
+    succeeded: int = 0  # finished members: they hold nothing, and count as ``counts_succeeded`` says
     blocked: int = 0  # unbound members kube-scheduler leaves alone (gated, being deleted)
     unmade: bool = False  # a PodGroup manifest none of whose pods runs or waits: check takes it
     finished: bool = False  # its PodGroup is Completed or Finished and no pod of it waits: done
@@ -60,9 +61,19 @@ class GroupOutcome:
         return bool(self.pending or self.blocked or self.unmade)
 
     @property
+    def counts_succeeded(self) -> bool:
+        """Whether its succeeded members count toward minMember (``succeeded_count``); a plan
+        written without the group's API counts them, as plans did before the rule was known."""
+        try:
+            return succeeded_count(PodGroupAPI(self.api), bool(self.pending))
+        except ValueError:
+            return True
+
+    @property
     def counted(self) -> int:
-        """Members counting toward minMember before the plan: running and succeeded ones."""
-        return self.running + self.succeeded
+        """Members counting toward minMember before the plan: running ones, and succeeded
+        ones where its scheduler counts them."""
+        return self.running + (self.succeeded if self.counts_succeeded else 0)
 
     @property
     def spans(self) -> dict[str, int]:

@@ -70,7 +70,7 @@ class TaskMinimum:
     minimum: int
     running: int
     pending: int
-    succeeded: int = 0
+    succeeded: int = 0  # those that count (Gang.counted_succeeded)
 
     @property
     def counted(self) -> int:
@@ -139,7 +139,8 @@ class GangSpec:
     topology: GangTopology | None = None
     tasks: tuple[TaskMinimum, ...] = ()
     blocked: str = ""  # members kube-scheduler leaves alone: the first, why, and how many more
-    succeeded: int = 0  # finished members: they count toward minMember, hold nothing
+    succeeded: int = 0  # finished members: they hold nothing
+    counted_succeeded: int = 0  # those of them that count toward minMember (succeeded_count)
     failed: int = 0  # members that failed: they do not count
     # Free per resource on the nodes that pass its pods' filters (room aside), and how many
     # nodes those are; None when that is every Ready, schedulable node.
@@ -150,8 +151,9 @@ class GangSpec:
 
     @property
     def counted(self) -> int:
-        """Members already counting toward minMember: running and succeeded ones."""
-        return self.running + self.succeeded
+        """Members already counting toward minMember: running ones and the succeeded ones
+        its scheduler counts."""
+        return self.running + self.counted_succeeded
 
     @property
     def met(self) -> bool:
@@ -355,11 +357,11 @@ def build_problem(
                 room = tuple(int(v) for v in free_matrix[passing, : len(resources)].sum(axis=0)) if count < usable_nodes else None
                 filtered = filtered_room[filter_keys] = (count, room)
             counted_usage: defaultdict[str, int] = defaultdict(int)
-            for pod in [*gang.running, *gang.succeeded]:
+            for pod in [*gang.running, *gang.counted_succeeded]:
                 for name, amount in requests[id(pod)].items():
                     counted_usage[name] += amount
             min_member = 0 if gang.done else gang.group.min_member
-            need = max(0, min_member - len(gang.running) - len(gang.succeeded))
+            need = max(0, min_member - len(gang.running) - len(gang.counted_succeeded))
             asked = {} if gang.done else gang.group.min_resources
             min_resources = tuple(max(0, asked.get(r, 0) - counted_usage.get(r, 0)) for r in resources)
             tasks = _task_minimums(gang, role_ids, roles)
@@ -378,6 +380,7 @@ def build_problem(
                 tasks=tasks,
                 blocked=_blocked(gang),
                 succeeded=len(gang.succeeded),
+                counted_succeeded=len(gang.counted_succeeded),
                 failed=len(gang.finished) - len(gang.succeeded),
                 filtered_free=filtered[1],
                 passing=filtered[0],
@@ -640,7 +643,7 @@ def _quorum_shares(
     sum, and weights rounded per pod keep equal totals of the same pods equal."""
     alike: dict[tuple[tuple[str, int], ...], int] = defaultdict(int)
     for gang in jg.gangs:
-        members = [p for pods in (gang.running, gang.succeeded, gang.pending) for p in sorted(pods, key=lambda p: p.name)]
+        members = [p for pods in (gang.running, gang.counted_succeeded, gang.pending) for p in sorted(pods, key=lambda p: p.name)]
         for pod in members[: gang.group.min_member]:
             alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and total.get(k)))] += 1
     shares: dict[Fraction, int] = defaultdict(int)
@@ -713,7 +716,9 @@ def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -
     by_task: dict[str, list[int]] = defaultdict(list)
     for r in role_ids:
         by_task[roles[r].task].append(r)
-    running, pending, succeeded = (Counter(map(task_of, pods)) for pods in (gang.running, gang.pending, gang.succeeded))
+    running, pending, succeeded = (
+        Counter(map(task_of, pods)) for pods in (gang.running, gang.pending, gang.counted_succeeded)
+    )
     return tuple(
         TaskMinimum(
             task=task, roles=tuple(by_task.get(task, ())), minimum=minimum,

@@ -270,9 +270,13 @@ class Gang:
 
     @property
     def succeeded(self) -> list[Pod]:
-        """Members that finished well: they count toward its minimums, as Volcano's ready tasks
-        and scheduler-plugins' assigned pods do, but hold no room and pin no domain."""
+        """Members that finished well: they hold no room and pin no domain."""
         return [p for p in self.finished if p.phase == PodPhase.SUCCEEDED]
+
+    @property
+    def counted_succeeded(self) -> list[Pod]:
+        """The succeeded members that count toward its minimums (``succeeded_count``)."""
+        return self.succeeded if succeeded_count(self.group.api, bool(self.pending)) else []
 
     @property
     def done(self) -> bool:
@@ -281,6 +285,21 @@ class Gang:
         (garbage-collected once finished), so it holds no JobGroup back. Failed is not done:
         scheduler-plugins' group goes back to Scheduling once its workload makes the pods again."""
         return self.group.finished and not self.pending and not self.blocked
+
+
+# Schedulers whose gang check counts members that finished well: Volcano's ready tasks
+# (JobInfo.ReadyTaskNum) and Kueue's pod group, admitted as a whole.
+_SUCCEEDED_COUNT = frozenset({PodGroupAPI.VOLCANO, PodGroupAPI.VOLCANO_JOB, PodGroupAPI.KUEUE_POD_GROUP})
+
+
+def succeeded_count(api: PodGroupAPI, pending: bool) -> bool:
+    """Whether a group's Succeeded members count toward minMember. In Volcano and Kueue they
+    do. kube-scheduler's framework (scheduler-plugins' Coscheduling, Godel, the Gang proposal)
+    lists pods through an informer that leaves Succeeded and Failed pods out, so while the
+    group has pods to place its quorum is its bound pods and the placed ones alone
+    (Coscheduling's PreFilter and Permit); with none pending the scheduler has nothing to
+    judge, and its controller's phase (Running, Finished) counts them."""
+    return api in _SUCCEEDED_COUNT or not pending
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ from gangplan.model import (
     NodeSelectorTerm,
     Pod,
     PodGroup,
+    PodGroupAPI,
     PodPhase,
     Snapshot,
     Taint,
@@ -382,15 +383,30 @@ def _role(pod: Pod) -> str:
     return pod.annotations.get(_VOLCANO_TASK, "")
 
 
+# Where Succeeded members count toward minMember while the group has pods to place: Volcano
+# (its ready tasks) and Kueue (a pod group admitted whole; its gangs here have no PodGroup).
+# kube-scheduler's framework never sees them: its pod informer leaves Succeeded and Failed out.
+_SUCCEEDED_COUNTS = {PodGroupAPI.VOLCANO, PodGroupAPI.VOLCANO_JOB}
+
+
 def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
-    """(rule, message) for each minimum the gang misses with its running, succeeded and placed
-    members (Succeeded ones count, as Volcano's ready tasks do; Failed ones do not). A PodGroup
-    its controller calls Completed or Finished, none of whose pods waits, misses none: its job
-    ran to the end, though its pods may be gone from the snapshot."""
+    """(rule, message) for each minimum the gang misses with its running and placed members,
+    and its succeeded ones where they count (Failed ones never do). A PodGroup its controller
+    calls Completed or Finished, none of whose pods waits, misses none: its job ran to the
+    end, though its pods may be gone from the snapshot."""
     group = gang.pod_group
     if group is not None and group.finished and not any(_is_pending(p) for p in gang.members):
         return []
-    counted = [p for p in gang.members if _is_running(p) or p.phase == PodPhase.SUCCEEDED or p.key in placed]
+    # A scheduler judges the quorum only while it has a pod to bind (not gated, not being deleted).
+    bindable = any(
+        _is_pending(p) and not p.deleting and all(g.startswith(_KUEUE_GATES) for g in p.scheduling_gates)
+        for p in gang.members
+    )
+    finished_count = group is None or group.api in _SUCCEEDED_COUNTS or not bindable
+    counted = [
+        p for p in gang.members
+        if _is_running(p) or (finished_count and p.phase == PodPhase.SUCCEEDED) or p.key in placed
+    ]
     running = sum(1 for p in counted if _is_running(p))
     succeeded = sum(1 for p in counted if p.phase == PodPhase.SUCCEEDED)
     found: list[tuple[str, str]] = []

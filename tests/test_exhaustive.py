@@ -160,12 +160,17 @@ def exhaustive_best(
                 free[pod.node_name][k] = free[pod.node_name].get(k, 0) - v
     usable = [n for n in snapshot.nodes if n.ready and not n.unschedulable]
     total = {r: sum(n.allocatable.get(r, 0) for n in usable) for r in RESOURCES}
-    info = []
+    info: list[tuple[PodGroup, list[Pod], Fraction, int]] = []
+    too_few: set[int] = set()
     for group in snapshot.pod_groups:
         members = [p for p in snapshot.pods if p.labels.get("scheduling.x-k8s.io/pod-group") == group.name]
-        running = sum(1 for p in members if p.node_name)
         pending = [p for p in members if not p.node_name]
+        # scheduler-plugins' Coscheduling counts bound pods that are not finished: a Succeeded
+        # member counts only where no pod waits (its controller's Running or Finished).
+        running = sum(1 for p in members if p.node_name and (p.phase is PodPhase.RUNNING or not pending))
         need = max(0, group.min_member - running)
+        if need > len(pending):
+            too_few.add(len(info))  # no plan places it
         request = _request(members[0])
         demand = sum(
             (Fraction(group.min_member * request.get(r, 0), total[r]) for r in RESOURCES if total[r] and request.get(r)),
@@ -190,6 +195,8 @@ def exhaustive_best(
             racks.setdefault(name, set()).add(domain_of(required[name], by_name[pod.node_name]))
 
     def fits(chosen: tuple[int, ...]) -> bool:
+        if too_few.intersection(chosen):
+            return False
         pods = [p for c in chosen for p in info[c][1]]
         room = {k: dict(v) for k, v in free.items()}
         rack_of = {g: set(r) for g, r in racks.items()}

@@ -259,7 +259,8 @@ def assert_short_adds_up(snapshot: Snapshot, name: str, short: re.Match) -> None
     pods = [p for p in snapshot.pods if p.labels.get(GROUP_LABEL) == name]
     pending = next(p for p in pods if not p.node_name)
     group = next(g for g in snapshot.pod_groups if g.name == name)
-    need = group.min_member - sum(1 for p in pods if p.node_name)
+    # Succeeded members do not count while it has pods to place (scheduler-plugins' Coscheduling).
+    need = group.min_member - sum(1 for p in pods if p.node_name and p.phase is PodPhase.RUNNING)
     ready = [n for n in snapshot.nodes if n.ready and not n.unschedulable]
     nodes = ready
     if passing is not None:  # its pods' own filters: selectors and taints, not the topology

@@ -1142,16 +1142,51 @@ def test_a_godel_group_in_phase_timeout_is_not_planned() -> None:
         assert "phase Timeout" in outcome["ns/late"].reason
 
 
-@pytest.mark.parametrize("phase, placed", [(PodPhase.SUCCEEDED, True), (PodPhase.FAILED, False)])
-def test_a_succeeded_member_counts_toward_min_member_and_a_failed_one_does_not(phase: PodPhase, placed: bool) -> None:
-    """Succeeded members count, as Volcano's ready tasks do; Failed ones do not (verify reads
-    it so): counting a Failed member would place one pending pod as if it completed a gang of two."""
-    member = {"scheduling.x-k8s.io/pod-group": "g"}
-    pods = (mkpod("g-0", labels=member, node_name="n1", phase=phase), mkpod("g-1", labels=member))
-    snapshot = Snapshot(nodes=(mknode("n1"),), pods=pods, pod_groups=(pg("g", min_member=2),))
+@pytest.mark.parametrize(
+    "api, phase, placed",
+    [
+        (PodGroupAPI.VOLCANO, PodPhase.SUCCEEDED, True),
+        (PodGroupAPI.VOLCANO, PodPhase.FAILED, False),
+        (PodGroupAPI.SCHEDULER_PLUGINS, PodPhase.SUCCEEDED, False),
+        (PodGroupAPI.SCHEDULER_PLUGINS, PodPhase.FAILED, False),
+        (PodGroupAPI.GODEL_BYTEDANCE, PodPhase.SUCCEEDED, False),
+    ],
+)
+def test_a_succeeded_member_counts_toward_min_member_in_volcano_and_a_failed_one_nowhere(
+    api: PodGroupAPI, phase: PodPhase, placed: bool
+) -> None:
+    """Succeeded members count in Volcano, as its ready tasks do; Failed ones never do (verify
+    reads it so): counting a Failed member would place one pending pod as if it completed a
+    gang of two. scheduler-plugins' Coscheduling (and Godel, on the same framework) lists pods
+    through kube-scheduler's informer, which leaves Succeeded ones out: its PreFilter finds one
+    sibling of minMember 2 and the pending pod waits (helper-55's review)."""
+    label, annotation = {
+        PodGroupAPI.VOLCANO: ({}, {"scheduling.k8s.io/group-name": "g"}),
+        PodGroupAPI.SCHEDULER_PLUGINS: ({"scheduling.x-k8s.io/pod-group": "g"}, {}),
+        PodGroupAPI.GODEL_BYTEDANCE: ({}, {"godel.bytedance.com/pod-group-name": "g"}),
+    }[api]
+    pods = (
+        mkpod("g-0", labels=label, annotations=annotation, node_name="n1", phase=phase),
+        mkpod("g-1", labels=label, annotations=annotation),
+    )
+    snapshot = Snapshot(nodes=(mknode("n1"),), pods=pods, pod_groups=(pg("g", api=api, min_member=2),))
     for outcome in planned(snapshot):
+        assert outcome["ns/g"].pending == 1 and outcome["ns/g"].succeeded == int(phase is PodPhase.SUCCEEDED)
         assert outcome["ns/g"].placed is placed
         assert outcome["ns/g"].scheduled == int(placed)
+
+
+def test_a_succeeded_member_counts_in_scheduler_plugins_once_no_pod_of_its_group_waits() -> None:
+    """With nothing to place the scheduler judges nothing, and the group is what its controller
+    says: one member running and one succeeded meet minMember 2 (Running), not a group short."""
+    member = {"scheduling.x-k8s.io/pod-group": "g"}
+    pods = (
+        mkpod("g-0", labels=member, node_name="n1", phase=PodPhase.SUCCEEDED),
+        mkpod("g-1", labels=member, node_name="n1", phase=PodPhase.RUNNING),
+    )
+    snapshot = Snapshot(nodes=(mknode("n1"),), pods=pods, pod_groups=(pg("g", min_member=2),))
+    for outcome in planned(snapshot):
+        assert outcome["ns/g"].placed and outcome["ns/g"].counted == 2
 
 
 def test_a_finished_group_whose_pods_wait_still_needs_its_quorum() -> None:
