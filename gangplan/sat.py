@@ -32,7 +32,8 @@ try:
 except Exception:
     if _pandas is None:
         raise
-    del sys.modules["pandas"]
+    if sys.modules.get("pandas") is _pandas:
+        del sys.modules["pandas"]
     from ortools.sat.python import cp_model
 finally:
     if _pandas is not None and sys.modules.get("pandas") is _pandas:
