@@ -401,25 +401,27 @@ def diff_snapshot(
     groups = []
     fresh = Counter(p.group for p in pods if not p.stale)
     stale = Counter(p.group for p in pods if p.stale)
-    gangs: dict[str, Gang] | None = None
+    # Each group as this snapshot has it: members may have finished, failed or gone since the plan.
+    gangs = {gang.key: gang for jg in group_pods(snapshot).job_groups for gang in jg.gangs}
     for g in plan.groups:
         if g.placed and stale[g.key] and not fresh[g.key]:
             # Every placement of it is one this snapshot cannot take: not placed by this plan here.
             groups.append(_group_change(g, "stale", "this snapshot can take none of the plan's placements of it"))
             continue
-        if g.placed and stale[g.key]:
-            # Some placements apply: the group is placed only if they, with the members this
-            # snapshot runs (some may be the plan's pods, bound since), reach minMember.
-            if gangs is None:
-                gangs = {gang.key: gang for jg in group_pods(snapshot).job_groups for gang in jg.gangs}
-            g = _as_in(g, gangs.get(g.key), fresh[g.key])
-            if g.counted + g.scheduled < g.min_member:
-                reason = (
-                    f"this snapshot can take {g.scheduled} of the plan's {g.scheduled + stale[g.key]} placements of it: "
-                    f"{g.counted + g.scheduled}/{g.min_member} with the members it runs, short of minMember"
-                )
-                groups.append(_group_change(g, "stale", reason))
-                continue
+        gang = gangs.get(g.key)
+        if not g.placed and gang is not None and not gang.pending and not gang.blocked:
+            continue  # no pod of it waits here any more: nothing stays pending
+        g = _as_in(g, gang, fresh[g.key])
+        if g.placed and g.counted + g.scheduled < g.min_member and not g.finished:
+            # The placements that apply, with the members this snapshot runs, must reach minMember.
+            taken = (
+                f"this snapshot can take {g.scheduled} of the plan's {g.scheduled + stale[g.key]} placements of it"
+                if stale[g.key]
+                else "the plan's placements of it apply"
+            )
+            reason = f"{taken}: {g.counted + g.scheduled}/{g.min_member} with the members it runs, short of minMember"
+            groups.append(_group_change(g, "stale", reason))
+            continue
         if g.placed and g.counted < g.min_member and not g.finished:
             change = "placed"
         elif g.placed and g.scheduled > 0:
@@ -429,6 +431,7 @@ def diff_snapshot(
         else:
             continue
         groups.append(_group_change(g, change, g.reason if change == "pending" else ""))
+    groups = _job_groups_whole(groups)
     groups.sort(key=lambda c: _key(c.key))
 
     base = _running_usage(snapshot, gpu_resource)
@@ -594,6 +597,21 @@ def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
     if gang is None:
         return replace(g, scheduled=applies)
     return replace(g, running=len(gang.running), succeeded=len(gang.succeeded), scheduled=applies)
+
+
+def _job_groups_whole(groups: list[GroupChange]) -> list[GroupChange]:
+    """A JobGroup is placed all or nothing (seed 004): where this snapshot leaves one member
+    short, the plan places none of its others here either."""
+    short: dict[str, str] = {}
+    for c in groups:
+        if c.change == "stale":
+            short.setdefault(c.job_group, c.key)
+    return [
+        replace(c, change="stale", reason=f"JobGroup {c.job_group} is placed all or nothing, and member {short[c.job_group]} falls short here")
+        if c.change in ("placed", "grown") and c.job_group in short and c.key != short[c.job_group]
+        else c
+        for c in groups
+    ]
 
 
 def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:

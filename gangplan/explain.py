@@ -1126,10 +1126,15 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
     problem = state.problem
     pending = [r for r in roles if state.placed_of(r) < problem.roles[r].count] or list(roles)
     short = np.zeros(len(problem.resources), dtype=np.int64)
+    reachable = False
     for r in pending:
         on = state.candidates(r, nodes)
+        reachable |= bool(len(on))
         short += (state.free[on] < state.request(r)).sum(axis=0)
     named = sorted((-int(c), name) for c, name in zip(short.tolist(), problem.resources) if c)
+    if not named and not reachable:
+        # No resource is short: the pods left have no candidate there at all.
+        return "no node there passes the filters of the pods left: selectors, affinity, taints"
     return ", ".join(name for _, name in named) or "pods"
 
 

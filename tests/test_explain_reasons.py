@@ -278,6 +278,23 @@ def test_a_required_group_names_the_nodes_another_groups_level_keeps_it_off(tmp_
     )
 
 
+def test_a_required_group_whose_pods_left_pass_no_node_of_the_best_domain_says_so(tmp_path: Path) -> None:
+    """Required rack; g-0 may use pool a only (rack r0), g-1 pool b only (rack r1): the best rack
+    holds one, and nothing is short there, r0's node has 7 of 8 cpu left. The reason named
+    'pods' as the blocking resource (helper-57's review); it is g-1's selector."""
+    objects = [node("n0", gpus=0, cpu="8", labels={"rack": "r0", "pool": "a"}),
+               node("n1", gpus=0, cpu="8", labels={"rack": "r1", "pool": "b"})]
+    godel = "scheduling.godel.kubewharf.io/v1alpha1"
+    objects.append(pod_group("g", 2, api=godel, affinity={"podGroupAffinity": {"required": [{"topologyKey": "rack"}]}}))
+    for made, pool in zip(pods("g", 2, 0), "ab"):
+        made["spec"]["nodeSelector"] = {"pool": pool}
+        objects.append(made)
+    assert plan_of(write(tmp_path, objects))["ml/g"]["reason"] == (
+        "required rack: the best rack (r0) holds 1 of 2 pods "
+        "(no node there passes the filters of the pods left: selectors, affinity, taints)"
+    )
+
+
 def test_a_task_short_of_pods_counts_its_running_ones(tmp_path: Path) -> None:
     """Volcano minTaskMember worker 3 (minMember 3, so Volcano checks it): one worker runs on
     n0, one is pending. 2 of the task's pods exist, one short of its minimum; the task is said
