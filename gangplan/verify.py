@@ -516,6 +516,12 @@ def verify(
             why = "a Binding for a pod that does not exist yet (the API server answers NotFound); create it as a Pod with spec.nodeName"
             violations.append(Violation("pod-object", key, why))
             continue
+        if objects and placement.manifest is None and pod.scheduling_gates:
+            # A Plan may place a pod Kueue holds (bound once admitted); a Binding of it now is refused.
+            gates = ", ".join(pod.scheduling_gates)
+            why = f"a Binding for a gated pod (scheduling gates {gates}): the API server answers Conflict until they are lifted"
+            violations.append(Violation("not-schedulable", key, why))
+            continue
         if key in placed:
             violations.append(
                 Violation(

@@ -187,6 +187,14 @@ def test_a_pod_kueue_gates_is_planned_through() -> None:
     assert check([node()], [pod("a", scheduling_gates=("kueue.x-k8s.io/admission",))], place(("a", "n1"))).ok
 
 
+def test_a_binding_of_a_pod_kueue_gates_is_one_the_api_server_refuses() -> None:
+    """A plan may place it; a List of Bindings to apply now may not: the API server answers a
+    Binding of any gated pod with Conflict (helper-56's review; verify said ok)."""
+    snapshot = Snapshot(nodes=(node(),), pods=(pod("a", scheduling_gates=("kueue.x-k8s.io/admission",)),))
+    violation = only(verify(snapshot, place(("a", "n1")), objects=True), "not-schedulable")
+    assert "kueue.x-k8s.io/admission" in violation.message and "Conflict" in violation.message
+
+
 def test_a_pod_of_a_timed_out_godel_group_is_not_schedulable() -> None:
     """Godel's final phase Timeout: its scheduler takes the group's pods no more, so a plan
     binding one asks for what no scheduler will do (the planner leaves them unplanned)."""
