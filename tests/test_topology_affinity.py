@@ -473,8 +473,10 @@ def test_a_group_that_needs_no_pod_stands_though_its_terms_cannot_hold(
 ) -> None:
     """A term binds the pods still to place: a PodGroup whose quorum has finished, or whose
     minMember is 0, is placed with none of its pending pods, as its README rule (Succeeded
-    members count, and pin no domain) says. It was left out as unplaceable, so `check` failed a
-    finished job (found by the exhaustive cross-check on seeds 200 to 1,199)."""
+    members count in Volcano, and pin no domain) says. It was left out as unplaceable, so
+    `check` failed a finished job (found by the exhaustive cross-check on seeds 200 to 1,199).
+    In Godel, whose scheduler sees no Succeeded pod, the same group still needs its pending pod,
+    which its term keeps out (session 50)."""
     import gangplan.planner as planner
 
     if path == "buckets":
@@ -483,18 +485,23 @@ def test_a_group_that_needs_no_pod_stands_though_its_terms_cannot_hold(
     rack = "example.com/rack"  # no node carries it
     finished, finished_pods = gang("finished", 2, 1, required=(rack,), min_member=1)
     finished_pods[0] = replace(finished_pods[0], node_name="n0", phase=PodPhase.SUCCEEDED)
+    godel, godel_pods = gang("godel", 2, 1, required=(rack,), min_member=1)
+    godel_pods[0] = replace(godel_pods[0], node_name="n0", phase=PodPhase.SUCCEEDED)
+    finished = replace(finished, api=PodGroupAPI.VOLCANO)
     zero, zero_pods = gang("zero", 2, 1, required=(rack,))
     zero = replace(zero, min_member=0)
     short, short_pods = gang("short", 2, 1, required=(rack,))
     short_pods[0] = replace(short_pods[0], node_name="n0", phase=PodPhase.SUCCEEDED)
+    short = replace(short, api=PodGroupAPI.VOLCANO)  # its succeeded member counts: 2 pods exist
     split, split_pods = gang("split", 2, 1, required=(TOR,), min_member=1, running_on=("n0", "n1"))
-    result = planned(Snapshot(nodes=nodes, pods=(*finished_pods, *zero_pods, *short_pods, *split_pods),
-                              pod_groups=(finished, zero, short, split)), solver)
+    result = planned(Snapshot(nodes=nodes, pods=(*finished_pods, *godel_pods, *zero_pods, *short_pods, *split_pods),
+                              pod_groups=(finished, godel, zero, short, split)), solver)
     for key in ("ml/finished", "ml/zero"):
         assert outcome(result, key).placed and outcome(result, key).scheduled == 0, key
     assert not result.placements
-    assert not outcome(result, "ml/short").placed
-    assert outcome(result, "ml/short").reason == f"required {rack}: no node carries that label"
+    for key in ("ml/short", "ml/godel"):
+        assert not outcome(result, key).placed
+        assert outcome(result, key).reason == f"required {rack}: no node carries that label"
     # Running members that already break a term are not settled by it: the group stays out.
     assert not outcome(result, "ml/split").placed
     assert outcome(result, "ml/split").reason == f"required {TOR}: running members already span 2 domains"
