@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Container, Iterable, Mapping, Sequence
+from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
 from .model import Pod, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
@@ -386,7 +386,9 @@ def diff_snapshot(
     chosen, said = diff_levels(snapshot, {new_label: plan}, levels)
     warnings: list[str] = list(said)
     placements = _first_bindings(plan.placements, new_label, warnings)
-    member_of = _member_of(snapshot, placements)
+    # Each group as this snapshot has it: members may have finished, failed or gone since the plan.
+    gangs = {gang.key: gang for gang in _gangs(snapshot)}
+    member_of = _member_of(gangs.values(), placements)
     known = {pod.key: pod for pod in snapshot.pods}
     nodes = {node.name for node in snapshot.nodes}
     pods = tuple(
@@ -401,8 +403,6 @@ def diff_snapshot(
     groups = []
     fresh = Counter(p.group for p in pods if not p.stale)
     stale = Counter(p.group for p in pods if p.stale)
-    # Each group as this snapshot has it: members may have finished, failed or gone since the plan.
-    gangs = {gang.key: gang for jg in group_pods(snapshot).job_groups for gang in jg.gangs}
     for g in plan.groups:
         if g.placed and stale[g.key] and not fresh[g.key]:
             # Every placement of it is one this snapshot cannot take: not placed by this plan here.
@@ -469,7 +469,7 @@ def diff_plans(
     warnings: list[str] = list(said)
     placed_a = _first_bindings(a.placements, old_label, warnings)
     placed_b = _first_bindings(b.placements, new_label, warnings)
-    member_of = _member_of(snapshot, (*placed_a, *placed_b)) if snapshot is not None else {}
+    member_of = _member_of(_gangs(snapshot), (*placed_a, *placed_b)) if snapshot is not None else {}
     in_a = {p.pod: p for p in placed_a}
     in_b = {p.pod: p for p in placed_b}
     pods = []
@@ -578,17 +578,18 @@ def _first_bindings(placements: Sequence[Placement], label: str, warnings: list[
     return tuple(first.values())
 
 
-def _member_of(snapshot: Snapshot, placements: Sequence[Placement]) -> dict[str, str]:
+def _gangs(snapshot: Snapshot) -> Iterator[Gang]:
+    """The snapshot's groups, grouped only once iterated (a Plan's placements name theirs)."""
+    for jg in group_pods(snapshot).job_groups:
+        yield from jg.gangs
+
+
+def _member_of(gangs: Iterable[Gang], placements: Sequence[Placement]) -> dict[str, str]:
     """Each member pod's group, for placements (a List of Bindings) that do not name it; a
-    Plan's all do, so then the snapshot is not grouped again."""
+    Plan's all do."""
     if all(p.group for p in placements):
         return {}
-    return {
-        pod.key: gang.key
-        for jg in group_pods(snapshot).job_groups
-        for gang in jg.gangs
-        for pod in (*gang.running, *gang.pending)
-    }
+    return {pod.key: gang.key for gang in gangs for pod in (*gang.running, *gang.pending)}
 
 
 def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:

@@ -150,18 +150,16 @@ class _Placed:
                 if text := _required_reason(problem, g, self.exact, self.free, then=True):
                     return text
                 continue
-            fit = self.exact.most(j, gang.roles, self.free)
-            total = gang.counted + fit.found
-            if total < gang.min_member:
-                blocking = _blocking(fit.state, gang.roles, fit.state.gang_nodes(g))
-                cut = "" if fit.proven else _CUT_SHORT
-                return f"{_fit(total, f'minMember {gang.min_member} pods{member}', fit.proven, ' in it')} ({blocking}{cut})"
-            for task in gang.tasks:
-                fit = self.exact.most(j, task.roles, self.free)
-                if (total := task.counted + fit.found) < task.minimum:
-                    blocking = _blocking(fit.state, task.roles, fit.state.gang_nodes(g))
+            minimums = [(gang.roles, gang.counted, gang.min_member, f"minMember {gang.min_member} pods{member}")]
+            minimums += [
+                (task.roles, task.counted, task.minimum, f"minTaskMember {task.minimum} pods of task {task.task}{member}")
+                for task in gang.tasks
+            ]
+            for roles, counted, minimum, what in minimums:
+                fit = self.exact.most(j, roles, self.free)
+                if (total := counted + fit.found) < minimum:
+                    blocking = _blocking(fit.state, roles, fit.state.gang_nodes(g))
                     cut = "" if fit.proven else _CUT_SHORT
-                    what = f"minTaskMember {task.minimum} pods of task {task.task}{member}"
                     return f"{_fit(total, what, fit.proven, ' in it')} ({blocking}{cut})"
             if short := _requests_short(problem, g, self.exact, self.free):
                 return (f"member {gang.key}: " if len(gangs) > 1 else "") + short
@@ -229,11 +227,10 @@ def _too_few(problem: Problem, j: int) -> str:
         if exist < gang.min_member:
             there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
             blocked = f" ({gang.blocked})" if gang.blocked else ""
-            uncounted = gang.succeeded - gang.counted_succeeded
-            failed = ", ".join(
-                [f"{gang.failed} failed"] * bool(gang.failed) + [f"{uncounted} succeeded"] * bool(uncounted)
-            )
-            failed = f" ({failed}, which do not count)" if failed else ""
+            uncounted = [f"{gang.failed} failed"] if gang.failed else []
+            if gang.succeeded > gang.counted_succeeded:
+                uncounted.append(f"{gang.succeeded - gang.counted_succeeded} succeeded")
+            failed = f" ({', '.join(uncounted)}, which do not count)" if uncounted else ""
             unmade = ""
             if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
                 unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
