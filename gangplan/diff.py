@@ -27,11 +27,21 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
-from .model import Pod, Snapshot
+from .model import Pod, PodGroupAPI, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
 from .quantity import describe_amount, percent_apart, plural
-from .semantics import Gang, blocked_by, consumes_capacity, group_pods, is_pending, node_allocatable, pod_requests
+from .semantics import (
+    Gang,
+    blocked_by,
+    consumes_capacity,
+    group_pods,
+    is_pending,
+    node_allocatable,
+    pod_requests,
+    succeeded_count,
+)
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
+from .verify import verify
 
 __all__ = [
     "DomainUse",
@@ -46,6 +56,9 @@ __all__ = [
 
 KINDS = ("header", "add", "remove", "change", "context")
 TOTAL = "total"
+_IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
+# The verifier's rules about a group as a whole: what keeps a plan's group from starting here.
+_GROUP_RULES = frozenset({"min-member", "min-resources", "min-task-member", "job-group", "required-topology"})
 
 
 # ---------------------------------------------------------------- data
@@ -96,9 +109,11 @@ class GroupChange:
     - ``grown``: snapshot mode only, a group already running to minMember that the plan gives
       more pods. Its pods are in ``pods``; shown as context.
     - ``stale``: snapshot mode only, a group the plan places that this snapshot no longer lets
-      it place: none of its placements apply (its pods bound since, or gone), or those that
-      do, with the members the snapshot runs, fall short of minMember. The plan was made
-      from another snapshot.
+      it place: none of its placements apply (its pods gone) and it does not run to minMember,
+      or those that do apply, with the members the snapshot runs, miss a minimum of the
+      snapshot's PodGroup as the verifier judges it; or a JobGroup member short here (one the
+      plan never saw included), and with it the JobGroup's others. The plan was made from
+      another snapshot.
 
     Counts are the newer side's (the plan; B, or A when B lacks the group); in snapshot mode,
     for a group some of whose placements are stale, the snapshot's members and the
@@ -114,6 +129,11 @@ class GroupChange:
     reason: str = ""
     succeeded: int = 0
     counts_succeeded: bool = True  # GroupOutcome.counts_succeeded
+    kind: str = ""  # "pod" or "Kueue pod group" where a PodGroup goes by the same name, else ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.key} ({self.kind})" if self.kind else self.key
 
     @property
     def members(self) -> int:
@@ -131,6 +151,7 @@ class GroupChange:
             **({"succeeded": self.succeeded} if self.succeeded else {}),
             "scheduled": self.scheduled,
             "reason": self.reason,
+            **({"kind": self.kind} if self.kind else {}),
         }
 
 
@@ -240,7 +261,7 @@ class PlanDiff:
         and do not count."""
         return (
             not self.pods
-            and not any(g.change in ("placed", "unplaced") for g in self.groups)
+            and not any(g.change in ("placed", "unplaced", "stale") for g in self.groups)
             and not self.changed_domains
         )
 
@@ -286,16 +307,16 @@ class PlanDiff:
         for g in self.groups:
             count = f"({g.members}/{g.min_member})"
             if g.change == "placed":
-                groups.append(("add", f"+ group {g.key} placed {count}"))
+                groups.append(("add", f"+ group {g.label} placed {count}"))
             elif g.change == "unplaced":
                 reason = g.reason or "not placed"
-                groups.append(("remove", f"- group {g.key} no longer placeable: {reason}"))
+                groups.append(("remove", f"- group {g.label} no longer placeable: {reason}"))
             elif g.change == "stale":
-                groups.append(("remove", f"! group {g.key}: {g.reason}"))
+                groups.append(("remove", f"! group {g.label}: {g.reason}"))
             elif g.change == "pending":  # pending before and after: context, not a removal
-                groups.append(("context", f"  group {g.key} stays pending: {g.reason or 'not placed'}"))
+                groups.append(("context", f"  group {g.label} stays pending: {g.reason or 'not placed'}"))
             elif g.change == "grown":  # what runs now: the plan's pods are the "+"
-                text = f"  group {g.key} already running ({g.members - g.scheduled}/{g.min_member}): +{plural(g.scheduled, 'pod')}"
+                text = f"  group {g.label} already running ({g.members - g.scheduled}/{g.min_member}): +{plural(g.scheduled, 'pod')}"
                 groups.append(("context", text))
         if groups:
             body += [("header", "@@ groups @@"), *groups]
@@ -387,52 +408,64 @@ def diff_snapshot(
     warnings: list[str] = list(said)
     placements = _first_bindings(plan.placements, new_label, warnings)
     # Each group as this snapshot has it: members may have finished, failed or gone since the plan.
-    gangs = {gang.key: gang for gang in _gangs(snapshot)}
-    member_of = _member_of(gangs.values(), placements)
+    gangs = {_gang_id(gang): (job_group, gang) for job_group, gang in _gangs(snapshot)}
+    group_of = {pod.key: gid for gid, (_, gang) in gangs.items() for pod in gang.members}
     known = {pod.key: pod for pod in snapshot.pods}
     nodes = {node.name for node in snapshot.nodes}
-    pods = tuple(
-        sorted(
-            (
-                PodChange(p.pod, p.group or member_of.get(p.pod, ""), None, p.node, _stale(known.get(p.pod), p, nodes))
-                for p in placements
-            ),
-            key=lambda c: _key(c.pod),
-        )
-    )
+    shared = _shared(plan.groups)
+    kind_of = {g.key: _gang_id(g)[0] for g in plan.groups if g.key not in shared}
+
+    def owner(p: Placement) -> tuple[str, str]:
+        """The group a placement counts for: the plan's, of the kind the snapshot gives it."""
+        there = group_of.get(p.pod)
+        key = p.group or (there[1] if there else "")
+        return there if there is not None and there[1] == key else (kind_of.get(key, ""), key)
+
+    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes)) for p in placements]
+    pods = tuple(sorted((PodChange(p.pod, gid[1], None, p.node, why) for p, gid, why in changes), key=lambda c: _key(c.pod)))
+    applies = [p for p, _, why in changes if not why]
+    fresh = Counter(gid for _, gid, why in changes if not why)
+    stale = Counter(gid for _, gid, why in changes if why)
+    # What the placements that apply leave short, as the verifier derives it from this snapshot:
+    # minimums raised, members failed, or JobGroup members added since the plan.
+    short: dict[str, list[tuple[str, str]]] = {}
+    for v in verify(snapshot, applies, chosen).violations:
+        if v.rule in _GROUP_RULES:
+            short.setdefault(v.subject, []).append((v.rule, v.message))
     groups = []
-    fresh = Counter(p.group for p in pods if not p.stale)
-    stale = Counter(p.group for p in pods if p.stale)
+    told: set[str] = set()
     for g in plan.groups:
-        if g.placed and stale[g.key] and not fresh[g.key]:
-            # Every placement of it is one this snapshot cannot take: not placed by this plan here.
-            groups.append(_group_change(g, "stale", "this snapshot can take none of the plan's placements of it"))
+        gid = _gang_id(g)
+        kind = gid[0] if g.key in shared else ""
+        gang = gangs[gid][1] if gid in gangs else None
+        if not g.placed:
+            if gang is not None and not gang.pending and not gang.blocked:
+                continue  # no pod of it waits here any more: nothing stays pending
+            groups.append(_group_change(_as_in(g, gang, 0), "pending", g.reason, kind))
             continue
-        gang = gangs.get(g.key)
-        if not g.placed and gang is not None and not gang.pending and not gang.blocked:
-            continue  # no pod of it waits here any more: nothing stays pending
-        g = _as_in(g, gang, fresh[g.key])
-        if g.placed and g.counted + g.scheduled < g.min_member and not g.finished:
-            # The placements that apply, with the members this snapshot runs, must reach minMember.
-            taken = (
-                f"this snapshot can take {g.scheduled} of the plan's {g.scheduled + stale[g.key]} placements of it"
-                if stale[g.key]
-                else "the plan's placements of it apply"
+        g = _as_in(g, gang, fresh[gid])
+        reason = _shortfall(g, fresh[gid], stale[gid], short.get(g.key, []))
+        if reason:
+            groups.append(_group_change(g, "stale", reason, kind))
+            told.add(g.key)
+        elif g.counted < g.min_member and not g.finished and g.scheduled:
+            groups.append(_group_change(g, "placed", "", kind))
+        elif g.scheduled:
+            groups.append(_group_change(g, "grown", "", kind))
+    for gid, (job_group, gang) in gangs.items():
+        # A JobGroup member the plan never saw (or left out) that now holds the others back.
+        found = [text for rule, text in short.get(gang.key, []) if rule == "job-group"]
+        if found and gang.key not in told:
+            groups = [c for c in groups if c.key != gang.key]
+            counts = succeeded_count(gang.group.api, bool(gang.pending))
+            change = GroupChange(
+                gang.key, job_group, "stale", gang.group.min_member, len(gang.running), 0, found[0], len(gang.succeeded), counts
             )
-            reason = f"{taken}: {g.counted + g.scheduled}/{g.min_member} with the members it runs, short of minMember"
-            groups.append(_group_change(g, "stale", reason))
-            continue
-        if g.placed and g.counted < g.min_member and not g.finished:
-            change = "placed"
-        elif g.placed and g.scheduled > 0:
-            change = "grown"
-        elif not g.placed:
-            change = "pending"
-        else:
-            continue
-        groups.append(_group_change(g, change, g.reason if change == "pending" else ""))
-    groups = _job_groups_whole(groups)
-    groups.sort(key=lambda c: _key(c.key))
+            groups.append(change)
+            told.add(gang.key)
+    alone = {gang.key for _, gang in gangs.values() if not gang.group.sub_group}
+    groups = _job_groups_whole(groups, alone)
+    groups.sort(key=lambda c: (*_key(c.key), c.kind))
 
     base = _running_usage(snapshot, gpu_resource)
     after = _with_placements(snapshot, base, placements, gpu_resource, new_label, warnings)
@@ -483,26 +516,23 @@ def diff_plans(
 
     # A List of Bindings carries no group outcomes: groups are compared only between Plans.
     both = not a.placements_only and not b.placements_only
-    groups_a = {g.key: g for g in a.groups} if both else {}
-    groups_b = {g.key: g for g in b.groups} if both else {}
+    groups_a = {_gang_id(g): g for g in a.groups} if both else {}
+    groups_b = {_gang_id(g): g for g in b.groups} if both else {}
+    shared = _shared((*groups_a.values(), *groups_b.values()))
     groups = []
-    for key in sorted(set(groups_a) | set(groups_b), key=_key):
-        ga, gb = groups_a.get(key), groups_b.get(key)
+    for gid in sorted(set(groups_a) | set(groups_b), key=lambda gid: (*_key(gid[1]), gid[0])):
+        ga, gb = groups_a.get(gid), groups_b.get(gid)
+        kind = gid[0] if gid[1] in shared else ""
         if ga is not None and gb is not None:
             if gb.placed and not ga.placed:
-                groups.append(_group_change(gb, "placed"))
+                groups.append(_group_change(gb, "placed", "", kind))
             elif ga.placed and not gb.placed:
-                groups.append(_group_change(gb, "unplaced", gb.reason))
+                groups.append(_group_change(gb, "unplaced", gb.reason, kind))
         elif gb is not None:  # only in B: compare with "not placed", unless nothing was to do
             if gb.placed and gb.counted < gb.min_member and not gb.finished:
-                groups.append(_group_change(gb, "placed"))
+                groups.append(_group_change(gb, "placed", "", kind))
         elif ga is not None and ga.placed and ga.counted < ga.min_member and not ga.finished:
-            reason = f"not in {new_label}"
-            groups.append(
-                GroupChange(
-                    ga.key, ga.job_group, "unplaced", ga.min_member, ga.running, 0, reason, ga.succeeded, ga.counts_succeeded
-                )
-            )
+            groups.append(_group_change(replace(ga, scheduled=0), "unplaced", f"not in {new_label}", kind))
 
     utilisation: tuple[DomainUse, ...] = ()
     if snapshot is not None:
@@ -578,18 +608,55 @@ def _first_bindings(placements: Sequence[Placement], label: str, warnings: list[
     return tuple(first.values())
 
 
-def _gangs(snapshot: Snapshot) -> Iterator[Gang]:
-    """The snapshot's groups, grouped only once iterated (a Plan's placements name theirs)."""
+def _gangs(snapshot: Snapshot) -> Iterator[tuple[str, Gang]]:
+    """The snapshot's groups with their JobGroup's key, grouped only once iterated (a Plan's
+    placements name theirs)."""
     for jg in group_pods(snapshot).job_groups:
-        yield from jg.gangs
+        for gang in jg.gangs:
+            yield jg.key, gang
 
 
-def _member_of(gangs: Iterable[Gang], placements: Sequence[Placement]) -> dict[str, str]:
+def _gang_id(group: Gang | GroupOutcome) -> tuple[str, str]:
+    """(kind, namespace/name): a bare pod or a Kueue pod group may share a PodGroup's name in
+    its namespace (both are planned, with a warning), so the kind tells them apart."""
+    api = group.group.api.value if isinstance(group, Gang) else group.api
+    return _IMPLICIT_KINDS.get(api, ""), group.key
+
+
+def _shared(groups: Iterable[GroupOutcome]) -> set[str]:
+    """Keys both a PodGroup and a bare pod or Kueue pod group go by: their lines say which."""
+    kinds: dict[str, set[str]] = {}
+    for g in groups:
+        kinds.setdefault(g.key, set()).add(_gang_id(g)[0])
+    return {key for key, found in kinds.items() if len(found) > 1}
+
+
+def _shortfall(g: GroupOutcome, applies: int, stale: int, found: Sequence[tuple[str, str]]) -> str:
+    """Why this snapshot does not let the plan place ``g`` (counted as the snapshot has it),
+    or "": the placements that apply must bring it to its minimums, as the verifier judges
+    them; a group none of whose placements apply must already run to minMember."""
+    if applies:
+        taken = (
+            f"this snapshot can take {applies} of the plan's {applies + stale} placements of it"
+            if stale
+            else "the plan's placements of it apply"
+        )
+        if g.counted + g.scheduled < g.min_member and not g.finished:
+            return f"{taken}: {g.counted + g.scheduled}/{g.min_member} with the members it runs, short of minMember"
+        return f"{taken}, but {found[0][0]}: {found[0][1]}" if found else ""
+    if g.finished or g.counted >= g.min_member:
+        return ""  # it runs to minMember without them; the pods' own lines say why they do not apply
+    if stale:
+        return "this snapshot can take none of the plan's placements of it"
+    return f"the plan places no pod of it: {g.counted}/{g.min_member} with the members the snapshot runs, short of minMember"
+
+
+def _member_of(gangs: Iterable[tuple[str, Gang]], placements: Sequence[Placement]) -> dict[str, str]:
     """Each member pod's group, for placements (a List of Bindings) that do not name it; a
     Plan's all do."""
     if all(p.group for p in placements):
         return {}
-    return {pod.key: gang.key for gang in gangs for pod in (*gang.running, *gang.pending)}
+    return {pod.key: gang.key for _, gang in gangs for pod in (*gang.running, *gang.pending)}
 
 
 def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
@@ -597,27 +664,30 @@ def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
     the snapshot lacks the group) and ``applies`` pods placed."""
     if gang is None:
         return replace(g, scheduled=applies)
-    return replace(g, running=len(gang.running), succeeded=len(gang.succeeded), scheduled=applies)
+    return replace(
+        g, running=len(gang.running), succeeded=len(gang.succeeded), scheduled=applies, min_member=gang.group.min_member
+    )
 
 
-def _job_groups_whole(groups: list[GroupChange]) -> list[GroupChange]:
+def _job_groups_whole(groups: list[GroupChange], alone: Container[str]) -> list[GroupChange]:
     """A JobGroup is placed all or nothing (seed 004): where this snapshot leaves one member
-    short, the plan places none of its others here either."""
+    short, the plan places none of its others here either. A PodGroup with no subGroup
+    (``alone``) is a JobGroup of its own, though its name may be another JobGroup's subGroup."""
     short: dict[str, str] = {}
     for c in groups:
-        if c.change == "stale":
+        if c.change == "stale" and c.key not in alone:
             short.setdefault(c.job_group, c.key)
     return [
         replace(c, change="stale", reason=f"JobGroup {c.job_group} is placed all or nothing, and member {short[c.job_group]} falls short here")
-        if c.change in ("placed", "grown") and c.job_group in short and c.key != short[c.job_group]
+        if c.change in ("placed", "grown") and c.job_group in short and c.key != short[c.job_group] and c.key not in alone
         else c
         for c in groups
     ]
 
 
-def _group_change(g: GroupOutcome, change: str, reason: str = "") -> GroupChange:
+def _group_change(g: GroupOutcome, change: str, reason: str = "", kind: str = "") -> GroupChange:
     return GroupChange(
-        g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason, g.succeeded, g.counts_succeeded
+        g.key, g.job_group, change, g.min_member, g.running, g.scheduled, reason, g.succeeded, g.counts_succeeded, kind
     )
 
 

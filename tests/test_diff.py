@@ -264,7 +264,9 @@ def test_a_plan_from_another_snapshot_is_warned_about_and_not_counted() -> None:
 
 
 def test_a_group_whose_placements_are_all_stale_is_not_called_placed() -> None:
-    """review 18 L F10: "+ group ... placed (2/2)" under pod lines that all said "not placed"."""
+    """review 18 L F10: "+ group ... placed (2/2)" under pod lines that all said "not placed".
+    Its pods were bound since, so it runs to minMember here: not placed by the plan, and not
+    short either (helper-58: it was "! group", which held its JobGroup's others back)."""
     snapshot = tiny()
     result = plan(snapshot, Options(solver="greedy"))
     placed = next(g for g in result.groups if g.placed and g.scheduled)
@@ -275,6 +277,11 @@ def test_a_group_whose_placements_are_all_stale_is_not_called_placed() -> None:
         pod_groups=snapshot.pod_groups,
     )
     diff = diff_snapshot(moved, result)
+    assert [g for g in diff.groups if g.key == placed.key] == []
+    assert {p.change for p in diff.pods if p.group == placed.key} == {"stale"}
+    # Gone instead of bound, none of them applies and the group falls short.
+    gone = Snapshot(nodes=snapshot.nodes, pods=tuple(p for p in snapshot.pods if p.key not in bound), pod_groups=snapshot.pod_groups)
+    diff = diff_snapshot(gone, result)
     (change,) = [g for g in diff.groups if g.key == placed.key]
     assert change.change == "stale"
     assert ("remove", f"! group {placed.key}: this snapshot can take none of the plan's placements of it") in diff.unified_lines()
@@ -1308,3 +1315,141 @@ def test_a_null_string_field_of_a_plan_reads_as_empty_not_none() -> None:
     data["solver"]["status"] = None
     again = plan_from_dict(data)
     assert (again.groups[0].job_group, again.solver.status) == ("", "")
+
+
+# ---------------------------------------------------------------- helper-58's review
+
+
+def job_pair() -> Snapshot:
+    """Volcano PodGroups a and b of JobGroup job, minMember 1, a 3-cpu pod each, on two nodes."""
+    nodes = (node("n0", "b0", "r0", 4000, 8 * Gi, 0), node("n1", "b0", "r0", 4000, 8 * Gi, 0))
+    groups = tuple(PodGroup("ml", name, PodGroupAPI.VOLCANO, 1, queue="q", sub_group="job") for name in ("a", "b"))
+    pods = tuple(
+        Pod("ml", f"{name}-0", annotations={"scheduling.k8s.io/group-name": name}, containers=(Container("main", {"cpu": 3000}),))
+        for name in ("a", "b")
+    )
+    return Snapshot(nodes=nodes, pods=pods, pod_groups=groups)
+
+
+def test_a_job_group_member_bound_since_the_plan_does_not_hold_its_siblings_back() -> None:
+    """a-0 was bound where the plan put it (a kubectl create applied in part): a runs 1/1, so
+    b's Binding completes the JobGroup, as verify and a new plan say. It was '! group ml/a:
+    none of the plan's placements' and '! group ml/b: ... member ml/a falls short'."""
+    before = job_pair()
+    result = plan(before, Options(solver="greedy"))
+    where = {p.pod: p.node for p in result.placements}
+    after = replace(
+        before,
+        pods=tuple(replace(p, node_name=where[p.key], phase=PodPhase.RUNNING) if p.name == "a-0" else p for p in before.pods),
+    )
+    diff = diff_snapshot(after, result)
+    assert [(g.key, g.change, g.members) for g in diff.groups] == [("ml/b", "placed", 1)]
+    assert [(p.pod, p.change) for p in diff.pods] == [("ml/a-0", "stale"), ("ml/b-0", "placed")]
+    applies = [p for p in result.placements if p.pod != "ml/a-0"]
+    assert verify(after, applies, result.topology_levels()).ok
+
+
+def test_a_job_group_member_added_since_the_plan_is_short_and_holds_the_others() -> None:
+    """The snapshot has a third member c with no placement: the JobGroup is not placed here,
+    which verify says too. diff called a and b placed and said nothing of c."""
+    before = job_pair()
+    result = plan(before, Options(solver="greedy"))
+    c = Pod("ml", "c-0", annotations={"scheduling.k8s.io/group-name": "c"}, containers=(Container("main", {"cpu": 3000}),))
+    after = replace(
+        before,
+        pods=(*before.pods, c),
+        pod_groups=(*before.pod_groups, PodGroup("ml", "c", PodGroupAPI.VOLCANO, 1, queue="q", sub_group="job")),
+    )
+    changes = {g.key: g for g in diff_snapshot(after, result).groups}
+    assert {key: g.change for key, g in changes.items()} == {"ml/a": "stale", "ml/b": "stale", "ml/c": "stale"}
+    assert changes["ml/a"].reason == "JobGroup ml/job is placed all or nothing, and member ml/c falls short here"
+    assert "this member has no placed pods and falls short (min-member: 0 of minMember 1" in changes["ml/c"].reason
+    assert (changes["ml/c"].job_group, changes["ml/c"].min_member, changes["ml/c"].members) == ("ml/job", 1, 0)
+    assert not verify(after, result.placements, result.topology_levels()).ok
+
+
+def test_the_snapshots_own_minimums_judge_the_placements_that_apply() -> None:
+    """minMember raised since the plan, and a task's only pod gone: diff said '+ placed' where
+    verify refuses. Counts are the snapshot's."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    raised = replace(snapshot, pod_groups=tuple(replace(g, min_member=3) if g.name == "a" else g for g in snapshot.pod_groups))
+    (change,) = [g for g in diff_snapshot(raised, result).groups if g.key == "ml/a"]
+    assert (change.change, change.min_member, change.members) == ("stale", 3, 2)
+    assert change.reason == "the plan's placements of it apply: 2/3 with the members it runs, short of minMember"
+    assert not verify(raised, result.placements, result.topology_levels()).ok
+
+    nodes = (node("n0", "b0", "r0", 8000, 8 * Gi, 0),)
+    tasked = PodGroup("ml", "t", PodGroupAPI.VOLCANO, 2, min_task_member={"ps": 1, "worker": 1})
+    pods = tuple(
+        Pod(
+            "ml", f"t-{task}-{i}",
+            annotations={"scheduling.k8s.io/group-name": "t", "volcano.sh/task-spec": task},
+            containers=(Container("main", {"cpu": 1000}),),
+        )
+        for task, i in (("ps", 0), ("worker", 0), ("worker", 1))
+    )
+    before = Snapshot(nodes=nodes, pods=pods, pod_groups=(tasked,))
+    result = plan(before, Options(solver="greedy"))
+    assert result.by_key()["ml/t"].scheduled == 3
+    after = replace(before, pods=pods[1:])
+    (change,) = diff_snapshot(after, result).groups
+    assert change.change == "stale"
+    assert change.reason == (
+        "this snapshot can take 2 of the plan's 3 placements of it, but min-task-member: "
+        "task ps: 0 running, succeeded and placed < minTaskMember 1"
+    )
+
+
+def test_a_placed_group_the_plan_places_no_pod_of_says_so_and_is_a_difference() -> None:
+    """The plan found g running 2/2 and placed none of it; here its pods wait again. The line
+    said 'the plan's placements of it apply: 0/2' and --exit-code found no difference."""
+    running = GroupOutcome("ml/a", "ml/a", True, 0, 2, 2, 0, 0, api=PodGroupAPI.SCHEDULER_PLUGINS.value)
+    diff = diff_snapshot(tiny(), Plan((), (running,), report()))
+    assert [(g.key, g.change) for g in diff.groups if g.key == "ml/a"] == [("ml/a", "stale")]
+    assert (
+        "remove",
+        "! group ml/a: the plan places no pod of it: 0/2 with the members the snapshot runs, short of minMember",
+    ) in diff.unified_lines()
+    assert not diff.empty and diff.to_dict()["empty"] is False
+
+
+def test_a_pod_named_as_a_podgroup_is_its_own_group_in_both_modes() -> None:
+    """PodGroup ml/x and a bare pod ml/x are both planned: diff kept one line per name, so one
+    overwrote the other's outcome (plans mode) or both counted all three pods (snapshot mode)."""
+    nodes = (node("n0", "b0", "r0", 8000, 8 * Gi, 0), node("n1", "b0", "r0", 8000, 8 * Gi, 0))
+    pods = (pod("x-0", 6000, Gi, group="x"), pod("x-1", 6000, Gi, group="x"), pod("x", 1000, Gi))
+    roomy = Snapshot(nodes=nodes, pods=pods, pod_groups=(PodGroup("ml", "x", PodGroupAPI.SCHEDULER_PLUGINS, 2),))
+    a = plan(roomy, Options(solver="greedy"))
+    b = plan(replace(roomy, nodes=nodes[:1]), Options(solver="greedy"))
+    apis = [PodGroupAPI.SCHEDULER_PLUGINS.value, PodGroupAPI.POD.value]
+    assert [(g.api, g.placed) for g in a.groups if g.key == "ml/x"] == list(zip(apis, (True, True)))
+    assert [(g.api, g.placed) for g in b.groups if g.key == "ml/x"] == list(zip(apis, (False, True)))
+
+    assert [(g.key, g.change, g.kind) for g in diff_plans(a, b).groups] == [("ml/x", "unplaced", "")]
+    assert [(g.key, g.change, g.kind) for g in diff_plans(b, a).groups] == [("ml/x", "placed", "")]
+
+    groups = diff_snapshot(roomy, a).groups
+    assert [(g.label, g.change, g.members, g.min_member) for g in groups] == [
+        ("ml/x", "placed", 2, 2), ("ml/x (pod)", "placed", 1, 1),
+    ]
+    assert [g.to_dict().get("kind") for g in groups] == [None, "pod"]
+
+
+def test_a_lone_podgroup_named_as_a_subgroup_is_not_that_job_groups_member() -> None:
+    """helper-60: PodGroup job (no subGroup) and the JobGroup of subGroup job both go by
+    ml/job. job's pod went away since the plan; a and b were called short with it."""
+    before = job_pair()
+    lone = Pod("ml", "job-0", annotations={"scheduling.k8s.io/group-name": "job"}, containers=(Container("main", {"cpu": 500}),))
+    before = replace(
+        before, pods=(*before.pods, lone), pod_groups=(*before.pod_groups, PodGroup("ml", "job", PodGroupAPI.VOLCANO, 1, queue="q"))
+    )
+    result = plan(before, Options(solver="greedy"))
+    assert {g.key: (g.job_group, g.placed) for g in result.groups} == {
+        "ml/a": ("ml/job", True), "ml/b": ("ml/job", True), "ml/job": ("ml/job", True),
+    }
+    after = replace(before, pods=before.pods[:2])
+    changes = {g.key: g.change for g in diff_snapshot(after, result).groups}
+    assert changes == {"ml/a": "placed", "ml/b": "placed", "ml/job": "stale"}
+    applies = [p for p in result.placements if p.pod != "ml/job-0"]
+    assert not [v for v in verify(after, applies, result.topology_levels()).violations if v.subject != "ml/job"]
