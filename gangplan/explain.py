@@ -7,6 +7,7 @@ and last, which placed groups hold the room it lacks on the nodes it could use.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import replace
 from typing import Iterable, Mapping, NamedTuple, Sequence
@@ -29,12 +30,14 @@ def _usable_free(problem: Problem) -> tuple[list[int], int]:
     return [sum(f[k] for f in usable) for k in range(len(problem.resources))], len(usable)
 
 
-def reasons(problem: Problem, assignment: Assignment) -> dict[int, str]:
+def reasons(problem: Problem, assignment: Assignment, ordered: bool = False) -> dict[int, str]:
+    """Why each JobGroup left out is; ``ordered`` (``--policy ordered``): against what the
+    JobGroups before it in the queue hold, as it met the cluster at its turn."""
     usable = _usable_free(problem)
     exact = _Exact(problem)
     placed = _Placed(problem, assignment, exact)
     return {
-        j: reason(problem, assignment, j, usable, placed, exact)
+        j: reason(problem, assignment, j, usable, placed.at_turn(j) if ordered else placed, exact)
         for j in range(len(problem.job_groups))
         if j not in assignment.placed
     }
@@ -59,6 +62,18 @@ class _Placed:
         # Priorities by rank: a PriorityClass value need not fit in int64 here.
         self._rank = {p: i for i, p in enumerate(sorted({jg.priority for jg in problem.job_groups}))}
         self._ranks = np.array([self._rank[jg.priority] for jg in problem.job_groups], dtype=np.int64)
+        self.turn: int | None = None  # at_turn's JobGroup
+
+    def at_turn(self, j: int) -> _Placed:
+        """The plan as JobGroup ``j`` met it under ``--policy ordered``: only the JobGroups
+        before it in the queue placed (those after it took room it had already lost)."""
+        later = self.job_group > j
+        turn = copy.copy(self)
+        turn.job_group, turn.node, turn.held = self.job_group[~later], self.node[~later], self.held[~later]
+        turn.free = self.free.copy()
+        np.add.at(turn.free, self.node[later], self.held[later])
+        turn._seen, turn.turn = {}, j
+        return turn
 
     def rivals(self, j: int) -> str:
         """Who holds the room JobGroup ``j`` lacks: the placed groups above it (else beside it)
@@ -86,7 +101,10 @@ class _Placed:
         mine = self._rank[jg.priority]
         rivals = (
             ("higher-priority groups", lambda rank: rank > mine),
-            ("groups of the same priority placed instead", lambda rank: rank == mine),
+            (
+                "groups of the same priority placed instead" if self.turn is None else "groups of the same priority before it in the queue",
+                lambda rank: rank == mine,
+            ),
         )
         # The scarcest resource anyone above or beside it holds, and both kinds of holder: a
         # same-priority group placed first was left unnamed when one above also held some.
@@ -110,7 +128,7 @@ class _Placed:
             if len(parts) > 1:
                 lost += f", and to {parts[1][0]}: {parts[1][1]}"
             needed, left = describe_apart(name, need[k], int(free[k]))
-            lost += f"; {left} free there after the plan"
+            lost += f"; {left} free there {'after the plan' if self.turn is None else 'at its turn'}"
             if free[k] >= need[k] and not self._room_for_a_pod(mask, roles):
                 return f"{lost}, but no candidate node has room left for one of its pods{self._pod(roles, mask)}"
             if free[k] >= need[k]:

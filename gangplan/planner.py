@@ -124,6 +124,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         # from the input alone (so the output stays reproducible): it grows with the
         # (pod group, candidate node) pairs: 16 s at 8,192 nodes, 100 s at 20,480.
         options = replace(options, time_limit=options.time_limit - pairs * SECONDS_PER_CANDIDATE)
+    ordered = options.policy == "ordered"
     if options.solver == "cp-sat" and options.time_limit <= 0:
         used_up = requested - options.time_limit
         shown = f"{math.ceil(used_up)}" if used_up >= 1 else f"{used_up:.2g}"
@@ -131,15 +132,22 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
             "building the problem and the greedy plan used up the time limit; the greedy plan is used "
             f"(the solver gets what a --time-limit leaves beyond {shown} s here)"
         )
-    elif options.policy == "ordered":
+        if ordered:  # the scheduler-like greedy in queue order: the default's greedy is not ordered
+            chosen = scheduler = _ordered(problem, terms, replace(options, solver="greedy"), None)[0]
+    elif ordered:
         chosen, solver_name, status, deterministic_time = _ordered(problem, terms, options, reporter)
         if options.solver == "cp-sat":
             # Each step placed by the model can take the room a later group needed where the
             # scheduler's own order (NodeGroups in sort-rule order) leaves it: never worse than that.
             scheduler = _ordered(problem, terms, replace(options, solver="greedy"), None)[0]
-            if score(terms, problem, scheduler) > score(terms, problem, chosen):
+            if _queue_first(terms, problem, scheduler) > _queue_first(terms, problem, chosen):
+                first = [jg.key for j, jg in enumerate(problem.job_groups) if (j in scheduler.placed) != (j in chosen.placed)]
                 chosen, status = scheduler, "GREEDY"
-                note = "the scheduler-like greedy, in the same queue order, places more than the model step by step; its plan is used"
+                note = "the scheduler-like greedy, in the same queue order, " + (
+                    f"places JobGroup {first[0]}, which the model step by step could not place at its turn"
+                    if first
+                    else "places the same JobGroups, with more of the objective"
+                ) + "; its plan is used"
     elif options.solver == "cp-sat" and (
         options.model == "buckets" or (options.model == "auto" and pairs > BUCKET_FROM)
     ):
@@ -178,7 +186,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
     # a proven optimum needs no such check.
     if options.solver == "cp-sat" and options.policy == "optimal" and status != "OPTIMAL":
         scheduler = greedy(problem, as_scheduler=True)
-    if scheduler is not baseline and score(terms, problem, scheduler) > score(terms, problem, chosen):
+    if not ordered and scheduler is not baseline and score(terms, problem, scheduler) > score(terms, problem, chosen):
         if status != "GREEDY":
             note = NOTHING_BETTER
         chosen, status, gap, gap_stage, proven = scheduler, "GREEDY", None, None, set()
@@ -218,7 +226,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         note=note,
         exact_weights=all(t.exact for t in terms),
     )
-    groups = outcomes(problem, chosen)
+    groups = outcomes(problem, chosen, ordered)
     if broken := _broken_claim(snapshot, placements, groups):
         warnings += (f"the plan's record of a group disagrees with the verifier ({broken}); this is a bug in gangplan",)
     return Plan(
@@ -380,6 +388,13 @@ def _bucket_proof(
     return proven, 0.0, None
 
 
+def _queue_first(terms: list[Term], problem: Problem, assignment: Assignment) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+    """How ``--policy ordered`` ranks two of its plans: the one that places the first JobGroup
+    in queue order where they differ, as the scheduler would reach it first; objective 1 then.
+    Trading an earlier JobGroup for more quorum demand later is the default policy's choice."""
+    return tuple(j in assignment.placed for j in range(len(problem.job_groups))), score(terms, problem, assignment)
+
+
 def _ordered(
     problem: Problem, terms: list[Term], options: Options, reporter: Reporter | None
 ) -> tuple[Assignment, str, str, float]:
@@ -453,11 +468,11 @@ def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]
     return tuple(placements)
 
 
-def outcomes(problem: Problem, assignment: Assignment) -> tuple[GroupOutcome, ...]:
+def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) -> tuple[GroupOutcome, ...]:
     placed_pods: dict[int, int] = defaultdict(int)
     for (r, _), n in assignment.counts.items():
         placed_pods[problem.roles[r].gang] += n
-    why = reasons(problem, assignment)
+    why = reasons(problem, assignment, ordered)
     occupied: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
     for g, level, d in used_domains(problem, assignment.counts):
         occupied[g][level].add(d)

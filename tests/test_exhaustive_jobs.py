@@ -326,7 +326,8 @@ def test_the_ordered_policy_places_each_job_group_that_fits_beside_those_before_
     """README's `--policy ordered`: JobGroups one at a time in queue order, each placed when it
     fits beside those before it (their pods beyond minMember included). A JobGroup it leaves
     out must not fit beside what the plan put on nodes before its turn. When the scheduler-like
-    greedy in the same order places more, its plan is returned instead (status GREEDY), and its
+    greedy in the same order places the first JobGroup where the two differ, its plan is
+    returned instead (status GREEDY), and its
     heuristic steps need not keep this rule (rare here: a few seeds in thousands), so those plans
     are only verified."""
     snapshot = random_jobs(seed)
@@ -382,3 +383,26 @@ def test_ordered_steps_past_the_time_limit_keep_greedys_placement_unproven() -> 
     assert verify(snapshot, result.placements, result.topology_levels()).ok
     assert sum(jg.feasible for jg in build_problem(snapshot).job_groups) == 4
     assert result.solver.status == "FEASIBLE" and plan(snapshot, Options(policy="ordered")).solver.status == "OPTIMAL"
+
+
+def test_an_ordered_plan_whose_time_limit_is_used_up_is_still_in_queue_order() -> None:
+    """helper-59: with the limit spent before any step, `--policy ordered` returned the
+    default policy's greedy plan, which places every quorum before any extra pod: b (queued
+    after a) was placed there, where the ordered plan gives a's extra pod b's room."""
+    node = Node("n1", {"kubernetes.io/hostname": "n1"}, {"cpu": 4000, "pods": 110})
+    pods = tuple(
+        Pod("ml", f"{g}-{i}", labels={"scheduling.x-k8s.io/pod-group": g}, containers=(Container("c", {"cpu": 1000}),))
+        for g, n in (("a", 3), ("b", 2))
+        for i in range(n)
+    )
+    groups = (
+        PodGroup("ml", "a", PodGroupAPI.SCHEDULER_PLUGINS, 1, creation_timestamp="2024-01-01T00:00:00Z"),
+        PodGroup("ml", "b", PodGroupAPI.SCHEDULER_PLUGINS, 2, creation_timestamp="2024-01-02T00:00:00Z"),
+    )
+    snapshot = Snapshot(nodes=(node,), pods=pods, pod_groups=groups)
+    for options in (Options(policy="ordered"), Options(policy="ordered", time_limit=1e-6)):
+        result = plan(snapshot, options)
+        assert verify(snapshot, result.placements, result.topology_levels()).ok
+        assert [(g.key, g.placed, g.scheduled) for g in result.groups] == [("ml/a", True, 3), ("ml/b", False, 0)]
+    assert "used up the time limit" in result.solver.note
+    assert [g.placed for g in plan(snapshot, Options(time_limit=1e-6)).groups] == [True, True]
