@@ -481,17 +481,20 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
         jg = problem.grouping.job_groups[j]
         for g, gang in zip(jg_spec.gangs, jg.gangs):
             spec = problem.gangs[g]
+            # A member with nothing to schedule that meets its minimums (finished, or running to
+            # quorum) stands whatever its JobGroup's others do: no scheduler holds it back.
+            settled = spec.met and not spec.pending and not spec.blocked
             result.append(
                 GroupOutcome(
                     key=spec.key,
                     job_group=jg_spec.key,
-                    placed=j in assignment.placed,
+                    placed=j in assignment.placed or settled,
                     priority=jg_spec.priority,
                     min_member=gang.group.min_member,
                     running=spec.running,
                     pending=spec.pending,
                     scheduled=placed_pods[g],
-                    reason="" if j in assignment.placed else _member_reason(why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs)),
+                    reason="" if j in assignment.placed or settled else _member_reason(why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs)),
                     api=gang.group.api.value,
                     domains={
                         problem.level_name(level): tuple(sorted(problem.domain_name(level, d) for d in ds))

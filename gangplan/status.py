@@ -52,8 +52,8 @@ NOT_ENOUGH_PODS_OF_TASK = "NotEnoughPodsOfTask"  # Volcano's, for a task short o
 
 _KEPT_STATUS_FIELDS = ("occupiedBy", "scheduleStartTime")  # scheduleTimeoutSeconds counts from the latter
 # Its own tasks short, or (in a JobGroup) a member's: explain's reasons say which.
-_TASKS_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
-_TASK_SHORT = re.compile(rf"(JobGroup \S+ cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}: task ")
+_TASKS_SHORT = re.compile(rf"(JobGroup .+? cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
+_TASK_SHORT = re.compile(rf"(JobGroup .+? cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}: task ")
 # scheduler-plugins' controller writes Finished once minMember pods succeeded, whatever still runs.
 _FINISHED_WHILE_RUNNING = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both

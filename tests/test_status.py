@@ -11,7 +11,9 @@ import pytest
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.planner import Options, plan
 from gangplan.render import to_json, to_yaml
+from gangplan.plan import claims_of
 from gangplan.status import status_list
+from gangplan.verify import verify
 
 GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 NOW = "2024-05-01T12:00:00Z"
@@ -205,6 +207,43 @@ def test_a_jobgroup_member_held_back_by_a_sibling_short_of_pods_says_not_enough_
     [condition] = items["whole"]["status"]["conditions"]
     assert condition["message"].startswith("JobGroup ns/sg cannot be placed: member ns/short: NotEnoughTasks:")
     assert condition["reason"] == "NotEnoughTasks"  # it was NotEnoughResources, against its own message
+
+
+def test_a_jobgroup_whose_subgroup_has_a_space_still_says_not_enough_tasks() -> None:
+    """helper-60: subGroup is free text; the reason's pattern read the JobGroup's name as one
+    word, so 'my job' gave NotEnoughResources against a NotEnoughTasks message."""
+    whole, short = (replace(podgroup(name, size), sub_group="my job") for name, size in (("whole", 1), ("short", 3)))
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("w-0", "whole"), pod("s-0", "short")), pod_groups=(whole, short))
+    [condition] = items_by_name(run(snapshot))["whole"]["status"]["conditions"]
+    assert condition["message"].startswith("JobGroup ns/my job cannot be placed: member ns/short: NotEnoughTasks:")
+    assert condition["reason"] == "NotEnoughTasks"
+
+
+@pytest.mark.parametrize("phase", [PodPhase.SUCCEEDED, PodPhase.RUNNING])
+def test_a_jobgroup_member_with_nothing_to_place_that_meets_minmember_stands_alone(phase: PodPhase) -> None:
+    """helper-60: member done (its pod succeeded) or running to quorum, nothing pending, in a
+    JobGroup whose other members cannot fit together: it was Unplaced with its JobGroup's
+    reason, so check --group failed it and -o status gave it an Unschedulable condition. The
+    same group with no subGroup was settled. A member with pods to place is still held back."""
+    done = replace(_as(PodGroupAPI.VOLCANO, podgroup("done", 1)), sub_group="sg")
+    b, c = (replace(_as(PodGroupAPI.VOLCANO, podgroup(name, 1)), sub_group="sg") for name in ("b", "c"))
+    pods = (
+        replace(pod("d-0", node_name="n1", phase=phase, cpu=500), annotations={"scheduling.k8s.io/group-name": "done"}),
+        replace(pod("b-0", cpu=3000), annotations={"scheduling.k8s.io/group-name": "b"}),
+        replace(pod("c-0", cpu=3000), annotations={"scheduling.k8s.io/group-name": "c"}),
+    )
+    snapshot = Snapshot(nodes=(node("n1", 5000),), pods=pods, pod_groups=(done, b, c))
+    for options in (Options(solver="greedy"), Options()):
+        result = plan(snapshot, options)
+        outcome = result.by_key()
+        assert (outcome["ns/done"].placed, outcome["ns/done"].reason) == (True, "")
+        assert not outcome["ns/b"].placed and outcome["ns/b"].reason.startswith("JobGroup ns/sg cannot be placed")
+        item = items_by_name(status_list(result, snapshot, now=NOW))["done"]
+        assert item["status"]["phase"] == ("Completed" if phase is PodPhase.SUCCEEDED else "Running")
+        assert "conditions" not in item["status"]
+        assert verify(snapshot, result.placements, result.topology_levels(), claims=claims_of(result.groups)).ok
+    pending = replace(snapshot, pods=(*pods, replace(pod("d-1", cpu=500), annotations={"scheduling.k8s.io/group-name": "done"})))
+    assert not plan(pending, Options()).by_key()["ns/done"].placed
 
 
 def test_group_with_no_pods_at_all_is_pending() -> None:
