@@ -595,6 +595,9 @@ def _writable(path: Optional[Path]) -> Optional[Path]:
         raise typer.BadParameter(f"{path} is a directory")
     if path is not None and not _directory(path).is_dir():
         raise typer.BadParameter(f"no such directory: {_directory(path)}")
+    if path is not None and str(path) != "-" and not _directory(Path(os.path.realpath(path))).is_dir():
+        # A symlink is written through: its target's folder must be there.
+        raise typer.BadParameter(f"no such directory: {_directory(Path(os.path.realpath(path)))} (where {path} links)")
     return path
 
 

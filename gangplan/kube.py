@@ -248,12 +248,15 @@ class _Reader:
         default: int | None = None,
         required: bool = False,
         minimum: int | None = None,
+        maximum: int | None = None,
     ) -> int | None:
         value = d.get(key)
         if value is None and not required:
             return default
-        if type(value) is not int or (minimum is not None and value < minimum):
+        if type(value) is not int or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
             expected = "a non-negative integer" if minimum == 0 else "an integer"
+            if maximum is not None:
+                expected = f"{expected} from {minimum:,} to {maximum:,}" if minimum is not None else f"{expected} up to {maximum:,}"
             self.wrong(at + (key,), expected, value)
         return value
 
@@ -575,7 +578,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
             _toleration(r, t, ("spec", "tolerations", i))
             for i, t in enumerate(r.sequence(spec, "tolerations", _SPEC))
         ),
-        priority=r.integer(spec, "priority", _SPEC),
+        priority=r.integer(spec, "priority", _SPEC, minimum=_INT32_MIN, maximum=_INT32_MAX),
         priority_class_name=r.string(spec, "priorityClassName", _SPEC) or None,
         node_name=r.string(spec, "nodeName", _SPEC) or None,
         phase=_PHASE_OF[r.choice(status, "phase", _STATUS, _PHASES, "Pending")],
@@ -722,11 +725,19 @@ def _volcano_min_resources(r: _Reader, spec: Mapping[str, Any]) -> dict[str, int
     return amounts
 
 
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_HIGHEST_USER_PRIORITY = 1_000_000_000
+
+
 def to_priority_class(obj: Mapping[str, Any], origin: Origin) -> PriorityClass:
+    """The API server refuses a value above 1,000,000,000 but for the system- classes
+    (HighestUserDefinablePriority), and any outside int32."""
     r = _Reader(origin)
+    name = r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True)
+    highest = _INT32_MAX if name.startswith("system-") else _HIGHEST_USER_PRIORITY
     return PriorityClass(
-        name=r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True),
-        value=r.integer(obj, "value", (), required=True),  # type: ignore[arg-type]
+        name=name,
+        value=r.integer(obj, "value", (), required=True, minimum=_INT32_MIN, maximum=highest),  # type: ignore[arg-type]
         global_default=r.boolean(obj, "globalDefault", ()),
         origin=origin,
     )

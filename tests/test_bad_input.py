@@ -46,6 +46,12 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
 # name -> (file text, expected line, expected column or None, a phrase of the message)
 CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     "not-yaml": ("apiVersion: v1\nkind: [Node\n", 3, 1, "not valid YAML"),
+    # int32, as the API server holds them; a class not named system-* at most 1,000,000,000.
+    "priority-beyond-int32": (POD.format(cpu="1") + "  priority: 2147483648\n", 12, 13, "from -2,147,483,648 to 2,147,483,647"),
+    "user-priority-class-too-high": (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: urgent}\nvalue: 1000000001\n",
+        4, 8, "to 1,000,000,000, got 1000000001",
+    ),
     "wrong-type": (NODE.replace('cpu: "4"', "cpu: [4]"), 7, 10, "quantity"),
     "missing-name": ("apiVersion: v1\nkind: Node\nmetadata:\n  labels: {}\n", 4, 3, "metadata.name"),
     "bad-quantity": (POD.format(cpu="1.5.0"), 11, 14, "not a quantity"),

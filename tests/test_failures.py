@@ -345,12 +345,17 @@ def test_ctrl_c_while_writing_leaves_the_old_file(monkeypatch: pytest.MonkeyPatc
     no_files_but(tmp_path, "out.json")
 
 
-@pytest.mark.parametrize("where,phrase", [("missing/out.json", "no such directory"), (".", "is a directory")])
+@pytest.mark.parametrize(
+    "where,phrase", [("missing/out.json", "no such directory"), (".", "is a directory"), ("link.json", "no such directory")]
+)
 @pytest.mark.parametrize("option", ["--output-file", "--report", "--junit-file"])
 def test_an_output_path_that_cannot_be_written_is_bad_usage_before_planning(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str, phrase: str, option: str
 ) -> None:
-    """--junit-file was checked only when written, after planning: exit 3."""
+    """--junit-file was checked only when written, after planning: exit 3. So was a symlink
+    into a missing folder, which is written through (helper-61)."""
+    if where == "link.json":
+        (tmp_path / where).symlink_to(tmp_path / "missing" / "out.json")
 
     def must_not_plan(*args: object, **kwargs: object) -> None:
         raise AssertionError("planned before the output path was checked")
@@ -360,7 +365,7 @@ def test_an_output_path_that_cannot_be_written_is_bad_usage_before_planning(
     command = ["check", str(SMALL)] if option == "--junit-file" else ["plan", str(SMALL), "-o", "json"]
     result = invoke(*command, option, str(tmp_path / where), other, str(tmp_path / "other"))
     only_error(result, 2, phrase)
-    no_files_but(tmp_path)
+    no_files_but(tmp_path, *([where] if where == "link.json" else []))
 
 
 @pytest.mark.parametrize("option", ["--report", "--junit-file"])
