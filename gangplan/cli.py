@@ -48,7 +48,7 @@ from .plan import API_VERSION, GroupOutcome, Plan, PlanFormatError, claims_of, p
 from .planner import Options, plan as make_plan
 from .ci import annotation, check_report, checked_groups, group_origins, junit_error
 from .diff import PlanDiff, diff_plans, diff_snapshot
-from .render import render, to_json, to_yaml
+from .render import held_back, render, to_json, to_yaml
 from .report import render_report
 from .semantics import group_pods, unmodelled_warnings
 from .stages import Reporter, Tuning
@@ -896,16 +896,24 @@ def plan_command(
         text = to_yaml(status_list(result, loaded))
     else:
         text = render(result, output.value, snapshot=loaded)
-        if output in (Output.json, Output.yaml, Output.name) and (held := sorted(p.pod for p in result.placements if p.gated)):
-            gated = sorted({p.group for p in result.placements if p.gated})
-            shown = counted(gated)
-            # Only the gated ones: a group's ungated pods are bound as any others (a partly gated Kueue group).
+        if output in (Output.json, Output.yaml, Output.name) and (held := sorted(held_back(result))):
+            gated = sorted(p.pod for p in result.placements if p.gated)
+            groups = sorted({p.group for p in result.placements if p.gated})
+            waiting = sorted({p.group for p in result.placements if p.pod in held and not p.gated})
+            # A group's ungated pods are bound as any others once it runs to minMember (a partly gated Kueue group).
             _say(
-                f"warning: no Bindings for {plural(len(held), 'placed pod')} of {shown}"
-                f"{'' if held == gated else f' (first: {held[0]})'}: "
+                f"warning: no Bindings for {plural(len(gated), 'placed pod')} of {counted(groups)}"
+                f"{'' if gated == groups else f' (first: {gated[0]})'}: "
                 "they wait for Kueue to admit their workload "
                 "(scheduling gate kueue.x-k8s.io/...), and the API server binds no gated pod (pods to create are "
-                "given unbound, with their gate); the table and -o plan show where they would go"
+                "given unbound, with their gate)"
+                + (
+                    f"; nor for the {plural(len(held) - len(gated), 'ungated pod')} of {counted(waiting)}, "
+                    "whose minMember (or JobGroup) needs them: all or nothing (pods to create are given unbound)"
+                    if waiting
+                    else ""
+                )
+                + "; the table and -o plan show where they would go"
             )
     page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
     if diff:

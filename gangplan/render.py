@@ -7,6 +7,7 @@ is plain data that kubectl or another tool reads.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 import functools
 import io
 import json
@@ -17,7 +18,7 @@ import yaml
 
 from .errors import SolverError
 from .kube import DNS_LABEL, LABEL_LIMIT, name_problem
-from .model import Snapshot
+from .model import PodGroupAPI, Snapshot
 from .plan import Plan, plan_to_dict
 
 # Plain scalars that kubectl's YAML reader (go-yaml v2 under sigs.k8s.io/yaml) takes for a
@@ -56,6 +57,37 @@ def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
 _Dumper.add_representer(str, _represent_str)
 
 
+# Groups a scheduler holds at binding until minMember can be bound (Coscheduling's Permit,
+# Volcano's and Godel's gang): a Kueue pod group is admitted whole and then bound pod by pod,
+# as are a lone pod and a --gang's workloads.
+_GANG_AT_BINDING = frozenset(
+    api.value
+    for api in PodGroupAPI
+    if api not in (PodGroupAPI.KUEUE_POD_GROUP, PodGroupAPI.POD, PodGroupAPI.MANIFESTS)
+)
+
+
+def held_back(plan: Plan) -> frozenset[str]:
+    """The placed pods the List leaves unbound: those behind Kueue's gate (the API server binds
+    no gated pod), and with them every pod of a PodGroup whose quorum needs a gated one, and of
+    the rest of its JobGroup: Bindings skip the gang's Permit, so binding its ungated pods
+    alone would start it short of minMember (all or nothing). A group whose running members and
+    ungated pods reach minMember takes its ungated pods."""
+    gated = {p.group for p in plan.placements if p.gated}
+    if not gated:
+        return frozenset()
+    outcomes = plan.by_key()
+    ungated = Counter(p.group for p in plan.placements if not p.gated)
+    short = {key for key, g in outcomes.items() if g.counted + ungated[key] < g.min_member and g.api in _GANG_AT_BINDING}
+    held = gated & short
+    job_groups = {outcomes[k].job_group for k in held}
+    held |= {
+        key for key, g in outcomes.items()
+        if g.job_group in job_groups and g.counted < g.min_member and g.api in _GANG_AT_BINDING
+    }
+    return frozenset(p.pod for p in plan.placements if p.gated or p.group in held)
+
+
 def bindings_list(plan: Plan) -> dict[str, Any]:
     """A v1 List of v1 Bindings, as kube-scheduler's binder would create them.
 
@@ -64,15 +96,16 @@ def bindings_list(plan: Plan) -> dict[str, Any]:
     nodeName beside a gate), so that applying the list still creates the whole workload.
     """
     items = []
+    held = held_back(plan)
     for p in plan.placements:
         if p.manifest is not None:
             pod = copy.deepcopy(dict(p.manifest))
-            if not p.gated:
+            if p.pod not in held:
                 pod["spec"] = {**pod.get("spec", {}), "nodeName": p.node}
             items.append(pod)
             continue
-        if p.gated:
-            continue  # the API server binds no gated pod: the plan's warning says so
+        if p.pod in held:
+            continue  # gated, or its gang's quorum needs a gated pod: the plan's warning says so
         metadata: dict[str, Any] = {"name": p.name, "namespace": p.namespace}
         if p.uid:
             metadata["uid"] = p.uid
@@ -303,9 +336,10 @@ def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None) -> str:
     if output == "yaml":
         return to_yaml(bindings_list(plan))
     if output == "name":
+        held = held_back(plan)
         return "".join(
             f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n"
-            for p in plan.placements if p.manifest is not None or not p.gated
+            for p in plan.placements if p.manifest is not None or p.pod not in held
         )
     if output == "plan":
         return to_json(plan_to_dict(plan))

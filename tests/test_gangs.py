@@ -1062,6 +1062,34 @@ def test_a_partly_gated_kueue_group_is_warned_about_for_its_gated_pods_only(tmp_
     assert "warning: no Bindings for 1 placed pod of team-a/mix (first: team-a/mix-1): they wait for Kueue" in result.stderr
 
 
+def test_a_podgroup_whose_quorum_needs_a_gated_pod_gets_no_bindings_nor_does_its_job_group(tmp_path: Path) -> None:
+    """helper-60: Volcano PodGroup b (minMember 2) has one pod behind Kueue's gate; -o json bound
+    its other pod, and its JobGroup sibling a, which Volcano's gang would hold until b's quorum
+    can be bound: gangplan's own verify refused the List. Now none of them is bound, the
+    warning says why, and the List passes verify; a group whose running members and ungated
+    pods reach minMember, and a group in another JobGroup, are bound as before."""
+    b = pods("b", 2, 0)
+    b[1]["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    objects = [
+        node("n0"),
+        pod_group("a", 1, subGroup="job"), pod_group("b", 2, subGroup="job"), pod_group("c", 1),
+        *pods("a", 1, 0), *b, *pods("c", 1, 0),
+    ]
+    path = write(tmp_path, objects)
+    result = runner.invoke(app, ["plan", path, "-o", "json"])
+    assert result.exit_code == 0, result.stderr
+    assert [i["metadata"]["name"] for i in json.loads(result.stdout)["items"]] == ["c-0"]
+    assert "nor for the 2 ungated pods of ml/a, ml/b, whose minMember (or JobGroup) needs them: all or nothing" in result.stderr
+    listed = tmp_path / "bindings.json"
+    listed.write_text(result.stdout)
+    assert runner.invoke(app, ["verify", path, "--plan", str(listed)]).exit_code == 0
+    # b-0 runs and b-2 waits ungated: b's quorum needs no gated pod, so b-2 and a-0 are bound.
+    running = [*objects[:5], {**b[0], "spec": {**b[0]["spec"], "nodeName": "n0"}, "status": {"phase": "Running"}}, b[1], objects[-1]]
+    extra = pods("b", 3, 0)[2]
+    result = runner.invoke(app, ["plan", write(tmp_path, [*running, extra]), "-o", "name"])
+    assert result.stdout.splitlines() == ["binding/a-0", "binding/b-2", "binding/c-0"], result.stderr
+
+
 def test_the_hint_for_a_plan_made_with_two_gangs_is_a_command_line_that_reads_both(tmp_path: Path) -> None:
     """README: --gang NAME=FILE[,FILE...] is repeatable, one flag a gang. The hint for a plan
     made with two gangs said "give verify the same --gang ga=FILE,gb=FILE", which gangplan
