@@ -255,7 +255,7 @@ class _Reader:
             return default
         if type(value) is not int or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
             expected = "a non-negative integer" if minimum == 0 else "an integer"
-            if maximum is not None:
+            if maximum is not None and type(value) is int:
                 expected = f"{expected} from {minimum:,} to {maximum:,}" if minimum is not None else f"{expected} up to {maximum:,}"
             self.wrong(at + (key,), expected, value)
         return value
