@@ -602,6 +602,22 @@ def test_membership_is_per_namespace() -> None:
     assert len(grouping.warnings) == 1 and "other/train" in grouping.warnings[0]
 
 
+def test_a_lone_podgroup_named_as_a_subgroup_is_warned_about() -> None:
+    """helper-60: PodGroup job (no subGroup) and the JobGroup of subGroup job are both
+    ns/job: two JobGroups that every listing names alike."""
+    label = "scheduling.x-k8s.io/pod-group"
+    groups = (pg("job"), pg("a", sub_group="job"), pg("b", sub_group="job"))
+    pods = tuple(mkpod(f"{g}-0", labels={label: g}) for g in ("job", "a", "b"))
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=groups))
+    assert sorted((jg.key, len(jg.gangs)) for jg in grouping.job_groups) == [("ns/job", 1), ("ns/job", 2)]
+    assert grouping.warnings == [
+        "PodGroup ns/job has no subGroup and shares its name with the JobGroup of subGroup 'job' (ns/a, ns/b): "
+        "they are two JobGroups, named alike in the table, explain and Plans"
+    ]
+    apart = group_pods(Snapshot(pods=pods, pod_groups=(pg("solo"), *groups[1:]), ))
+    assert not [w for w in apart.warnings if "shares its name" in w]
+
+
 def test_a_missing_podgroup_near_one_that_exists_is_suggested() -> None:
     """A typo in the pods' label ("big-trian") left them groups of one, with no hint of the
     PodGroup meant; a group-of-one check could then pass in CI."""
