@@ -525,9 +525,9 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     )
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
-    lone = {jg.key for jg in job_groups if not jg.top.group.sub_group}
+    alone = {jg.key for jg in job_groups if not jg.top.group.sub_group}
     for jg in job_groups:
-        if jg.top.group.sub_group and jg.key in lone:
+        if jg.top.group.sub_group and jg.key in alone:
             warnings.append(
                 f"PodGroup {jg.key} has no subGroup and shares its name with the JobGroup of subGroup "
                 f"{jg.top.group.sub_group!r} ({listed([g.key for g in jg.gangs])}): they are two JobGroups, "
