@@ -14,7 +14,8 @@ for the caller to show.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -138,7 +139,9 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
     for pod in snapshot.pods:
         keys.update(key for key in kueue.topology_requests(pod.annotations) if key)
     # An order seen before adds nothing (its edges are in, or were refused): 300 groups with the same terms.
-    return sorted(keys), [order for order in dict.fromkeys(orders) if len(order) > 1]
+    # Where orders disagree, the one more groups hint at goes first, then the lesser tuple: not the file's order.
+    counts = Counter(order for order in orders if len(order) > 1)
+    return sorted(keys), sorted(counts, key=lambda order: (-counts[order], order))
 
 
 def _infer(snapshot: Snapshot) -> tuple[str, ...]:
@@ -176,7 +179,30 @@ def _infer(snapshot: Snapshot) -> tuple[str, ...]:
         for above, below in zip(carried, carried[1:]):
             if above != below and not nx.has_path(order, below, above):
                 order.add_edge(above, below)
+    # Last, the level names datacenter networks use, where nothing above told two keys apart
+    # (tor names repeated under each miniPod nest neither way, and no group names both).
+    tiers = {key: tier for key in keys if (tier := _tier(key)) is not None and values[key]}
+    for a, b in sorted((a, b) for a in tiers for b in tiers if tiers[a] < tiers[b]):
+        if not nx.has_path(order, a, b) and not nx.has_path(order, b, a):
+            order.add_edge(a, b)
     return tuple(nx.lexicographical_topological_sort(order, key=lambda k: rank[k]))
+
+
+# Level names, largest first, as Kubernetes, Kueue's topology examples and seed 003 (BigPod,
+# MiniPod, ToR) write them: a label key's last part, split at '-', '_' and '.', is matched word by word.
+_TIERS = (
+    frozenset({"region"}),
+    frozenset({"zone"}),
+    frozenset({"bigpod", "superpod", "spine", "block"}),
+    frozenset({"minipod", "subblock"}),
+    frozenset({"tor", "rack", "leaf"}),
+)
+
+
+def _tier(key: str) -> int | None:
+    words = set(re.split(r"[-_.]", key.rsplit("/", 1)[-1].lower()))
+    found = [i for i, names in enumerate(_TIERS) if words & names]
+    return found[0] if len(found) == 1 else None
 
 
 def _nesting(nodes: Sequence[Node], keys: Sequence[str]) -> np.ndarray:

@@ -114,22 +114,56 @@ def test_where_labels_nest_both_ways_the_key_more_nodes_carry_is_above() -> None
     nodes = (node("n0", {"zone": "b", "rack": "b-r1"}), node("n1", {"zone": "b"}))
     snapshot = Snapshot(nodes=nodes, pod_groups=(group("a", required=("zone",)), group("b", required=("rack",))))
     assert resolve_levels(snapshot)[0] == ("zone", "rack")
-    # The same labels on the same nodes give no evidence: the name decides, as before.
+    # The same labels on the same nodes give no evidence: the level names decide (a zone holds
+    # racks), where the keys' own names put rack first.
     both = (node("n0", {"zone": "b", "rack": "b-r1"}), node("n1", {"zone": "c", "rack": "c-r1"}))
-    assert resolve_levels(replace(snapshot, nodes=both))[0] == ("rack", "zone")
+    assert resolve_levels(replace(snapshot, nodes=both))[0] == ("zone", "rack")
 
 
 def test_when_labels_do_not_nest_the_preferred_order_beats_value_counts() -> None:
-    # Rack names r0/r1 reused under 4 blocks: 2 rack values < 4 block values, yet block is above.
-    nodes = [node(f"n{b}{r}", {"block": f"b{b}", "rack": f"r{r}"}) for b in range(4) for r in range(2)]
-    unhinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", required=("rack", "block")),))
-    assert resolve_levels(unhinted)[0] == ("rack", "block")
-    hinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", preferred=("block", "rack")),))
-    assert resolve_levels(hinted)[0] == ("block", "rack")
+    # Names r0/r1 reused under 4 "b"s: 2 "r" values < 4 "b" values, yet b is above.
+    nodes = [node(f"n{b}{r}", {"b": f"b{b}", "r": f"r{r}"}) for b in range(4) for r in range(2)]
+    unhinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", required=("r", "b")),))
+    assert resolve_levels(unhinted)[0] == ("r", "b")
+    hinted = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", preferred=("b", "r")),))
+    assert resolve_levels(hinted)[0] == ("b", "r")
     # Seed 003's own shape: required into the larger segment, preferred inside it. Rack was
     # put on top, and a gang Godel places in one block was refused (review 19 S F1).
-    required_above = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", required=("block",), preferred=("rack",)),))
-    assert resolve_levels(required_above)[0] == ("block", "rack")
+    required_above = Snapshot(nodes=tuple(nodes), pod_groups=(group("a", required=("b",), preferred=("r",)),))
+    assert resolve_levels(required_above)[0] == ("b", "r")
+
+
+def test_when_nothing_else_tells_two_keys_apart_the_level_names_do() -> None:
+    """helper-64: tor names t1, t2 repeated under three miniPods, and no group naming both: by
+    value counts tor (2) went above miniPod (3), so a required tor spanned miniPods and a group
+    required into one miniPod was refused. Keys named as datacenter levels are (block above
+    rack, zone above block); a preferred order still wins over the names."""
+    mini, tor = "network.example.com/minipod", "network.example.com/tor"
+    nodes = tuple(node(f"n{m}{t}", {mini: f"mp{m}", tor: f"t{t}"}) for m in range(3) for t in range(2))
+    snapshot = Snapshot(nodes=nodes, pod_groups=(group("g", required=(tor,)), group("h", required=(mini,))))
+    assert resolve_levels(snapshot)[0] == (mini, tor)
+    grid = tuple(
+        node(f"n{z}{b}{r}", {"topology.kubernetes.io/zone": f"z{z}", "cloud.example.com/gce-topology-block": f"b{b}", "rack": f"r{r}"})
+        for z in range(2) for b in range(3) for r in range(4)
+    )
+    keys = ("rack", "cloud.example.com/gce-topology-block", "topology.kubernetes.io/zone")
+    named = Snapshot(nodes=grid, pod_groups=tuple(group(f"g{i}", required=(key,)) for i, key in enumerate(keys)))
+    assert resolve_levels(named)[0] == keys[::-1]
+    hinted = replace(named, pod_groups=(*named.pod_groups, group("x", preferred=("rack", "topology.kubernetes.io/zone"))))
+    levels = resolve_levels(hinted)[0]
+    assert levels.index("rack") < levels.index("topology.kubernetes.io/zone")
+
+
+def test_the_order_the_groups_come_in_does_not_choose_the_levels() -> None:
+    """helper-64: two groups hinting opposite orders of keys that do not nest; the first in the
+    file won, so the same objects in another order gave other levels and another plan. The
+    order more groups hint at wins, then the lesser."""
+    nodes = tuple(node(f"n{m}{t}", {"mp": f"mp{m}", "sw": f"s{t}"}) for m in range(3) for t in range(3))
+    a, b, c = group("a", preferred=("mp", "sw")), group("b", preferred=("sw", "mp")), group("c", preferred=("sw", "mp"))
+    for groups in ((a, b), (b, a)):
+        assert resolve_levels(Snapshot(nodes=nodes, pod_groups=groups))[0] == ("mp", "sw")
+    for groups in ((a, b, c), (c, b, a), (b, a, c)):
+        assert resolve_levels(Snapshot(nodes=nodes, pod_groups=groups))[0] == ("sw", "mp")
 
 
 def test_labels_that_nest_both_ways_on_the_same_nodes_leave_the_order_to_the_terms() -> None:
@@ -563,7 +597,7 @@ def test_a_key_no_node_carries_says_nothing_of_how_the_levels_nest() -> None:
         result = plan(snapshot, Options(solver="greedy"))
         outcomes.append((levels, {g.key: g.placed for g in result.groups}))
     assert outcomes[1] == outcomes[0]
-    assert outcomes[0][1]["ml/c"]
+    assert outcomes[0][0] == ("zone", "rack")  # each (zone, rack) one node: c's 3 pods fit no rack
 
 
 def test_a_nesting_warning_names_deep_paths_from_where_they_part() -> None:
