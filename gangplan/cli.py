@@ -896,7 +896,7 @@ def plan_command(
         text = to_yaml(status_list(result, loaded))
     else:
         text = render(result, output.value, snapshot=loaded)
-        if output in (Output.json, Output.yaml, Output.name) and (held := sorted(held_back(result))):
+        if output in (Output.json, Output.yaml, Output.name) and (held := sorted(held_back(result, loaded))):
             gated = sorted(p.pod for p in result.placements if p.gated)
             groups = sorted({p.group for p in result.placements if p.gated})
             waiting = sorted({p.group for p in result.placements if p.pod in held and not p.gated})

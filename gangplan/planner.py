@@ -481,11 +481,12 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
         jg = problem.grouping.job_groups[j]
         for g, gang in zip(jg_spec.gangs, jg.gangs):
             spec = problem.gangs[g]
-            # A member with nothing to schedule that meets its minimums (finished, or running to
-            # quorum) stands whatever its JobGroup's others do: no scheduler holds it back. Running
-            # members that break its required term do not settle it (problem.build_problem).
+            # A member whose members meet its minimums (finished, or running to quorum) stands
+            # whatever its JobGroup's others do, as a lone group does: its pods beyond them wait
+            # with the JobGroup. Running members that break its required term do not settle it
+            # (problem.build_problem).
             broken = spec.topology is not None and bool(spec.topology.broken) and spec.running > 0
-            settled = spec.met and not spec.pending and not spec.blocked and not broken
+            settled = spec.met and not broken
             result.append(
                 GroupOutcome(
                     key=spec.key,

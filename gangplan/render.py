@@ -7,7 +7,6 @@ is plain data that kubectl or another tool reads.
 from __future__ import annotations
 
 import copy
-from collections import Counter
 import functools
 import io
 import json
@@ -20,6 +19,7 @@ from .errors import SolverError
 from .kube import DNS_LABEL, LABEL_LIMIT, name_problem
 from .model import PodGroupAPI, Snapshot
 from .plan import Plan, plan_to_dict
+from .semantics import group_pods
 
 # Plain scalars that kubectl's YAML reader (go-yaml v2 under sigs.k8s.io/yaml) takes for a
 # boolean, null or number where PyYAML's YAML 1.1 resolver sees a string: "y", "1e3", "0o17".
@@ -61,34 +61,36 @@ _Dumper.add_representer(str, _represent_str)
 # Volcano's and Godel's gang): a Kueue pod group is admitted whole and then bound pod by pod,
 # as are a lone pod and a --gang's workloads.
 _GANG_AT_BINDING = frozenset(
-    api.value
-    for api in PodGroupAPI
-    if api not in (PodGroupAPI.KUEUE_POD_GROUP, PodGroupAPI.POD, PodGroupAPI.MANIFESTS)
+    api for api in PodGroupAPI if api not in (PodGroupAPI.KUEUE_POD_GROUP, PodGroupAPI.POD, PodGroupAPI.MANIFESTS)
 )
 
 
-def held_back(plan: Plan) -> frozenset[str]:
+def held_back(plan: Plan, snapshot: Snapshot | None) -> frozenset[str]:
     """The placed pods the List leaves unbound: those behind Kueue's gate (the API server binds
-    no gated pod), and with them every pod of a PodGroup whose quorum needs a gated one, and of
-    the rest of its JobGroup: Bindings skip the gang's Permit, so binding its ungated pods
-    alone would start it short of minMember (all or nothing). A group whose running members and
-    ungated pods reach minMember takes its ungated pods."""
-    gated = {p.group for p in plan.placements if p.gated}
-    if not gated:
-        return frozenset()
-    outcomes = plan.by_key()
-    ungated = Counter(p.group for p in plan.placements if not p.gated)
-    short = {key for key, g in outcomes.items() if g.counted + ungated[key] < g.min_member and g.api in _GANG_AT_BINDING}
-    held = gated & short
-    job_groups = {outcomes[k].job_group for k in held}
-    held |= {
-        key for key, g in outcomes.items()
-        if g.job_group in job_groups and g.counted < g.min_member and g.api in _GANG_AT_BINDING
-    }
-    return frozenset(p.pod for p in plan.placements if p.gated or p.group in held)
+    no gated pod), and with them every pod of a PodGroup whose running members and ungated pods
+    fall short of minMember, and every pod of its JobGroup: Bindings skip the gang's Permit, so
+    binding them would start the gang, or the JobGroup, short (all or nothing). Groups are
+    read from the snapshot (a bare pod may have a PodGroup's name; a lone PodGroup, a
+    subGroup's); without it, only the gated pods."""
+    gated = frozenset(p.pod for p in plan.placements if p.gated)
+    if not gated or snapshot is None:
+        return gated
+    placed = {p.pod for p in plan.placements}
+    held = set(gated)
+    for job_group in group_pods(snapshot).job_groups:
+        short = False
+        for gang in job_group.gangs:
+            if gang.group.api not in _GANG_AT_BINDING:
+                continue
+            mine = {pod.key for pod in gang.pending} & placed
+            counted = len(gang.running) + len(gang.counted_succeeded)
+            short |= bool(mine & gated) and counted + len(mine - gated) < gang.group.min_member
+        if short:
+            held |= {pod.key for gang in job_group.gangs for pod in gang.pending if pod.key in placed}
+    return frozenset(held)
 
 
-def bindings_list(plan: Plan) -> dict[str, Any]:
+def bindings_list(plan: Plan, snapshot: Snapshot | None = None) -> dict[str, Any]:
     """A v1 List of v1 Bindings, as kube-scheduler's binder would create them.
 
     Pods that do not exist yet (Gang, Volcano Job, --gang) come as v1 Pods with spec.nodeName;
@@ -96,7 +98,7 @@ def bindings_list(plan: Plan) -> dict[str, Any]:
     nodeName beside a gate), so that applying the list still creates the whole workload.
     """
     items = []
-    held = held_back(plan)
+    held = held_back(plan, snapshot)
     for p in plan.placements:
         if p.manifest is not None:
             pod = copy.deepcopy(dict(p.manifest))
@@ -332,11 +334,11 @@ def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None) -> str:
     if output in ("json", "yaml", "name", "plan"):
         check_output_names(plan, snapshot)
     if output == "json":
-        return to_json(bindings_list(plan))
+        return to_json(bindings_list(plan, snapshot))
     if output == "yaml":
-        return to_yaml(bindings_list(plan))
+        return to_yaml(bindings_list(plan, snapshot))
     if output == "name":
-        held = held_back(plan)
+        held = held_back(plan, snapshot)
         return "".join(
             f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n"
             for p in plan.placements if p.manifest is not None or p.pod not in held

@@ -1090,6 +1090,39 @@ def test_a_podgroup_whose_quorum_needs_a_gated_pod_gets_no_bindings_nor_does_its
     assert result.stdout.splitlines() == ["binding/a-0", "binding/b-2", "binding/c-0"], result.stderr
 
 
+def test_held_bindings_follow_the_snapshots_groups_not_their_names(tmp_path: Path) -> None:
+    """helper-62: the held groups were found by name. A lone PodGroup ml/job with a gated pod
+    held the JobGroup of subGroup job, a different one; a bare pod ml/x counted toward PodGroup
+    ml/x's quorum, so x-0 was bound alone; and a JobGroup member running to quorum had its
+    extra pod bound while its sibling was held, which verify refuses (job-group)."""
+    gate = [{"name": "kueue.x-k8s.io/admission"}]
+
+    def bound(objects: list[dict]) -> list[str]:
+        path = write(tmp_path, objects)
+        result = runner.invoke(app, ["plan", path, "-o", "json"])
+        assert result.exit_code == 0, result.stderr
+        (tmp_path / "list.json").write_text(result.stdout)
+        assert runner.invoke(app, ["verify", path, "--plan", str(tmp_path / "list.json")]).exit_code == 0
+        return [i["metadata"]["name"] for i in json.loads(result.stdout)["items"]]
+
+    lone = pods("job", 2, 0)
+    lone[1]["spec"]["schedulingGates"] = gate
+    objects = [node("n0"), pod_group("a", 1, subGroup="job"), pod_group("b", 1, subGroup="job"), pod_group("job", 2)]
+    assert bound([*objects, *pods("a", 1, 0), *pods("b", 1, 0), *lone]) == ["a-0", "b-0"]
+
+    x = pods("x", 2, 0)
+    x[1]["spec"]["schedulingGates"] = gate
+    bare = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x", "namespace": "ml"},
+            "spec": {"containers": [{"name": "main", "resources": {"requests": {"cpu": "1"}}}]}}
+    assert bound([node("n0"), pod_group("x", 2), *x, bare]) == ["x"]
+
+    a = pods("a", 2, 0)
+    a[0]["spec"]["nodeName"], a[0]["status"] = "n0", {"phase": "Running"}
+    b = pods("b", 2, 0)
+    b[1]["spec"]["schedulingGates"] = gate
+    assert bound([node("n0"), pod_group("a", 1, subGroup="job"), pod_group("b", 2, subGroup="job"), *a, *b]) == []
+
+
 def test_the_hint_for_a_plan_made_with_two_gangs_is_a_command_line_that_reads_both(tmp_path: Path) -> None:
     """README: --gang NAME=FILE[,FILE...] is repeatable, one flag a gang. The hint for a plan
     made with two gangs said "give verify the same --gang ga=FILE,gb=FILE", which gangplan

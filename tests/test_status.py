@@ -220,7 +220,7 @@ def test_a_jobgroup_whose_subgroup_has_a_space_still_says_not_enough_tasks() -> 
 
 
 @pytest.mark.parametrize("phase", [PodPhase.SUCCEEDED, PodPhase.RUNNING])
-def test_a_jobgroup_member_with_nothing_to_place_that_meets_minmember_stands_alone(phase: PodPhase) -> None:
+def test_a_jobgroup_member_that_meets_minmember_stands_alone(phase: PodPhase) -> None:
     """helper-60: member done (its pod succeeded) or running to quorum, nothing pending, in a
     JobGroup whose other members cannot fit together: it was Unplaced with its JobGroup's
     reason, so check --group failed it and -o status gave it an Unschedulable condition. The
@@ -242,8 +242,14 @@ def test_a_jobgroup_member_with_nothing_to_place_that_meets_minmember_stands_alo
         assert item["status"]["phase"] == ("Completed" if phase is PodPhase.SUCCEEDED else "Running")
         assert "conditions" not in item["status"]
         assert verify(snapshot, result.placements, result.topology_levels(), claims=claims_of(result.groups)).ok
-    pending = replace(snapshot, pods=(*pods, replace(pod("d-1", cpu=500), annotations={"scheduling.k8s.io/group-name": "done"})))
-    assert not plan(pending, Options()).by_key()["ns/done"].placed
+    # helper-62: a pod beyond minMember waiting, or one kube-scheduler leaves alone (gated), kept
+    # it out; those wait with the JobGroup, and the member stands.
+    for extra in (pod("d-1", cpu=500), replace(pod("d-1", cpu=500), scheduling_gates=("example.com/hold",))):
+        more = replace(snapshot, pods=(*pods, replace(extra, annotations={"scheduling.k8s.io/group-name": "done"})))
+        for options in (Options(solver="greedy"), Options()):
+            result = plan(more, options)
+            assert (result.by_key()["ns/done"].placed, result.by_key()["ns/done"].scheduled) == (True, 0)
+            assert verify(more, result.placements, result.topology_levels(), claims=claims_of(result.groups)).ok
 
 
 def test_group_with_no_pods_at_all_is_pending() -> None:
