@@ -85,7 +85,7 @@ def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[s
                 continue  # a bare pod named like a PodGroup: the name is the PodGroup's, as in Plan.by_key
             origin = gang.group.origin
             if groups_from and not inside(origin.file):
-                origin = next((pod.origin for pod in gang.pending if pod.manifest is not None and inside(pod.origin.file)), origin)
+                origin = next((pod.origin for pod in (*gang.pending, *gang.blocked) if inside(pod.origin.file)), origin)
             origins[gang.key] = origin
             if gang.implicit:
                 implicit.add(gang.key)
@@ -102,12 +102,12 @@ def group_positions(origins: Mapping[str, Origin], keys: Iterable[str]) -> dict[
 
 
 def made_in(snapshot: Snapshot) -> dict[str, list[str]]:
-    """The files that write the workloads making each group's pods still to create: a job
-    folder's Job whose pods join a PodGroup the cluster already has is that group's change."""
+    """The files that write each group's pods to place, or the workloads making them: a job
+    folder's Job, or Pods, joining a PodGroup the cluster already has is that group's change."""
     made: dict[str, list[str]] = {}
     for job_group in group_pods(snapshot).job_groups:
         for gang in job_group.gangs:
-            found = [pod.origin.file for pod in gang.pending if pod.manifest is not None]
+            found = sorted({pod.origin.file for pod in (*gang.pending, *gang.blocked)})
             if found:
                 made[gang.key] = found
     return made

@@ -196,13 +196,14 @@ PR_POD = (
 )
 
 
-def test_groups_from_takes_a_groups_first_pod_there_but_not_a_pod_joining_a_podgroup_elsewhere(
+def test_groups_from_takes_a_groups_first_pod_there_and_a_pod_joining_a_podgroup_elsewhere(
     tmp_path: Path,
 ) -> None:
     """README, 'In CI': --groups-from checks the groups written there: a PodGroup's object, the
-    first pod of a group without one, or a workload there that makes a group's pods. A bare
-    Pod in the folder is a group of one written there (it fits nowhere: FAIL); a Pod there
-    that joins a PodGroup of the cluster's file is none of the three, so nothing is checked."""
+    first pod of a group without one, or a pod to place there (or a workload making some). A
+    bare Pod in the folder is a group of one written there (it fits nowhere: FAIL); a Pod
+    there that joins a PodGroup of the cluster's file is that group's change: it was not
+    checked, and a job that fits nowhere passed the gate (helper-65)."""
     cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
     podgroup = job_manifest("train", 1, 1).split("---\n", 1)[0]
     cluster.write_text(CLUSTER + "---\n" + podgroup)
@@ -213,9 +214,9 @@ def test_groups_from_takes_a_groups_first_pod_there_but_not_a_pod_joining_a_podg
     assert alone.stdout.startswith("FAIL ml/solo: ") and alone.stdout.endswith("0/1 groups placed\n")
     joining = PR_POD.format(name="train-0", labels=", labels: {scheduling.x-k8s.io/pod-group: train}")
     (jobs / "pod.yaml").write_text(joining)
-    member = invoke("check", str(cluster), "--groups-from", str(jobs))
-    assert member.exit_code == 0 and member.stdout == "0/0 groups placed\n", member.output
-    assert f"warning: no group written in {jobs} to check" in member.stderr
+    member = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github")
+    assert member.exit_code == 1, member.output
+    assert member.stdout.startswith(f"::error file={jobs / 'pod.yaml'},line=1,col=1,title=ml/train cannot be placed::")
 
 
 def test_a_junit_failure_counts_the_members_running_toward_min_member(tmp_path: Path) -> None:
