@@ -214,6 +214,8 @@ def junit_report(
 
 def _case(suite: ElementTree.Element, classname: str, name: str, position: Optional[Position]) -> ElementTree.Element:
     """A test case that names the file and line the group (or the bad input) was written at."""
+    if position is not None and position.file in ("-", STDIN):
+        position = None  # standard input has no file, as in annotations
     case = ElementTree.SubElement(
         suite, "testcase", classname=classname, name=name, time="0", file=from_workspace(position.file) if position else ""
     )

@@ -990,8 +990,11 @@ def check_command(
     unread = "" if selected else _nothing_to_check(loaded, groups_from or ())
     if unread:
         _say(f"warning: {unread}")
-    # What was said of the inputs before planning goes where CI looks too, first, as on stderr.
-    result = replace(result, warnings=(*_State.warned, *result.warnings))
+    # What was said of the inputs before planning goes where CI looks too, first, as on stderr;
+    # so do the pull request's workloads gangplan skipped, beside the groups it checked.
+    skipped = _skipped_in(loaded, groups_from) if groups_from and selected else ""
+    said = [f"gangplan does not read these inputs of {', '.join(groups_from or ())}, so they are not checked: {skipped}"] if skipped else []
+    result = replace(result, warnings=(*_State.warned, *said, *result.warnings))
     text, junit = check_report(format.value, selected, result, origins, unread, junit_file is not None)
     write_output(text, output_file, *([(junit, junit_file)] if junit is not None and junit_file is not None else []))
     if any(not g.placed for g in selected):
@@ -1002,16 +1005,20 @@ def _nothing_to_check(loaded: Snapshot, groups_from: Sequence[str]) -> str:
     """A CI gate green for want of anything to check says so, and what it did not read: of
     --groups-from's files, the kinds they hold, not the snapshot's ConfigMaps."""
     unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
-    skipped = loaded.skipped_kinds
-    if groups_from:
-        try:
-            kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
-        except GangplanError:
-            kinds = set()
-        skipped = {label: n for label, n in skipped.items() if label.split(" (")[0] in kinds}
+    skipped = _skipped_in(loaded, groups_from) if groups_from else ", ".join(sorted(loaded.skipped_kinds))
     if skipped:
-        unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
+        unread += f"; gangplan does not read these inputs: {skipped}"
     return unread
+
+
+def _skipped_in(loaded: Snapshot, groups_from: Sequence[str]) -> str:
+    """The kinds gangplan skipped, of those --groups-from's files hold (not the snapshot's
+    ConfigMaps)."""
+    try:
+        kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
+    except GangplanError:
+        kinds = set()
+    return ", ".join(sorted(label for label in loaded.skipped_kinds if label.split(" (")[0] in kinds))
 
 
 def _input_error_for_ci(

@@ -58,6 +58,17 @@ def test_an_annotation_of_standard_input_names_no_file(stream: str) -> None:
     assert annotation("t", Position(stream, 4, 29), "bad") == "::error title=t::bad\n"
 
 
+def test_a_junit_case_of_standard_input_names_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """helper-65: the case's file was '<stdin>' resolved against the workspace, a path that
+    does not exist, where the annotation of the same run had none."""
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    result = invoke("check", "cluster.yaml", "-", "-o", "junit", input=job_manifest("train", 1, 1))
+    cases = {case.get("name"): case for case in ElementTree.fromstring(result.stdout).iter("testcase")}
+    assert (cases["ml/train"].get("file"), cases["ml/train"].get("line")) == ("", None), result.stdout
+
+
 def test_an_annotation_gives_line_and_col_only_when_known_and_col_1_for_a_line_alone() -> None:
     """A position without a line is a file alone (no 'line=None'); a line without a column
     starts at column 1."""
