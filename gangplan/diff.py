@@ -432,11 +432,15 @@ def diff_snapshot(
     for v in verify(snapshot, applies, chosen).violations:
         if v.rule in _GROUP_RULES:
             short.setdefault(v.subject, []).append((v.rule, v.message))
+    # The verifier names a group by namespace/name: where a bare pod or a Kueue pod group shares
+    # a PodGroup's, what it says is the PodGroup's, as a name asks for the PodGroup.
+    shown = {gid: (gid[0] if gid[1] in shared else "", gid[1]) for gid in (*gangs, *map(_gang_id, plan.groups))}
+    judged = {gid: short.get(gid[1], []) if not gid[0] or (("", gid[1]) not in gangs) else [] for gid in shown}
     groups = []
-    told: set[str] = set()
+    told: set[tuple[str, str]] = set()
     for g in plan.groups:
         gid = _gang_id(g)
-        kind = gid[0] if g.key in shared else ""
+        kind = shown[gid][0]
         gang = gangs[gid][1] if gid in gangs else None
         if not g.placed:
             if gang is not None and not gang.pending and not gang.blocked:
@@ -444,26 +448,27 @@ def diff_snapshot(
             groups.append(_group_change(_as_in(g, gang, 0), "pending", g.reason, kind))
             continue
         g = _as_in(g, gang, fresh[gid])
-        reason = _shortfall(g, fresh[gid], stale[gid], short.get(g.key, []))
+        reason = _shortfall(g, fresh[gid], stale[gid], judged[gid])
         if reason:
             groups.append(_group_change(g, "stale", reason, kind))
-            told.add(g.key)
+            told.add(shown[gid])
         elif g.counted < g.min_member and not g.finished and g.scheduled:
             groups.append(_group_change(g, "placed", "", kind))
         elif g.scheduled:
             groups.append(_group_change(g, "grown", "", kind))
     for gid, (job_group, gang) in gangs.items():
         # A JobGroup member the plan never saw (or left out) that now holds the others back.
-        found = [text for rule, text in short.get(gang.key, []) if rule == "job-group"]
-        if found and gang.key not in told:
-            groups = [c for c in groups if c.key != gang.key]
+        found = [text for rule, text in judged[gid] if rule == "job-group"]
+        if found and shown[gid] not in told:
+            groups = [c for c in groups if (c.kind, c.key) != shown[gid]]
             counts = succeeded_count(gang.group.api, bool(gang.pending))
             change = GroupChange(
-                gang.key, job_group, "stale", gang.group.min_member, len(gang.running), 0, found[0], len(gang.succeeded), counts
+                gang.key, job_group, "stale", gang.group.min_member, len(gang.running), 0, found[0], len(gang.succeeded), counts,
+                shown[gid][0],
             )
             groups.append(change)
-            told.add(gang.key)
-    alone = {gang.key for _, gang in gangs.values() if not gang.group.sub_group}
+            told.add(shown[gid])
+    alone = {shown[gid] for gid, (_, gang) in gangs.items() if not gang.group.sub_group}
     groups = _job_groups_whole(groups, alone)
     groups.sort(key=lambda c: (*_key(c.key), c.kind))
 
@@ -669,17 +674,18 @@ def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
     )
 
 
-def _job_groups_whole(groups: list[GroupChange], alone: Container[str]) -> list[GroupChange]:
+def _job_groups_whole(groups: list[GroupChange], alone: Container[tuple[str, str]]) -> list[GroupChange]:
     """A JobGroup is placed all or nothing (seed 004): where this snapshot leaves one member
-    short, the plan places none of its others here either. A PodGroup with no subGroup
-    (``alone``) is a JobGroup of its own, though its name may be another JobGroup's subGroup."""
+    short, the plan places none of its others here either. A group with no subGroup
+    (``alone``, by (kind, key)) is a JobGroup of its own, though its name may be a member's or
+    another JobGroup's subGroup."""
     short: dict[str, str] = {}
     for c in groups:
-        if c.change == "stale" and c.key not in alone:
+        if c.change == "stale" and (c.kind, c.key) not in alone:
             short.setdefault(c.job_group, c.key)
     return [
         replace(c, change="stale", reason=f"JobGroup {c.job_group} is placed all or nothing, and member {short[c.job_group]} falls short here")
-        if c.change in ("placed", "grown") and c.job_group in short and c.key != short[c.job_group] and c.key not in alone
+        if c.change in ("placed", "grown") and c.job_group in short and c.key != short[c.job_group] and (c.kind, c.key) not in alone
         else c
         for c in groups
     ]

@@ -1453,3 +1453,18 @@ def test_a_lone_podgroup_named_as_a_subgroup_is_not_that_job_groups_member() -> 
     assert changes == {"ml/a": "placed", "ml/b": "placed", "ml/job": "stale"}
     applies = [p for p in result.placements if p.pod != "ml/job-0"]
     assert not [v for v in verify(after, applies, result.topology_levels()).violations if v.subject != "ml/job"]
+
+
+def test_a_bare_pod_named_as_a_podgroup_is_not_judged_by_its_verdict_nor_alone_for_its_job_group() -> None:
+    """helper-62: the verifier names groups by namespace/name, so PodGroup ml/a's min-member
+    was read as the bare pod ml/a's too ('! group ml/a (pod)'); and the bare pod, a JobGroup of
+    its own, made member ml/a of JobGroup job count as one, so ml/b was '+ placed'."""
+    before = job_pair()
+    bare = Pod("ml", "a", containers=(Container("main", {"cpu": 500}),))
+    before = replace(before, pods=(*before.pods, bare))
+    result = plan(before, Options(solver="greedy"))
+    raised = replace(before, pod_groups=tuple(replace(g, min_member=2) if g.name == "a" else g for g in before.pod_groups))
+    changes = {(g.kind, g.key): (g.change, g.reason) for g in diff_snapshot(raised, result).groups}
+    assert changes[("pod", "ml/a")] == ("placed", "")
+    assert changes[("", "ml/a")][0] == "stale"
+    assert changes[("", "ml/b")] == ("stale", "JobGroup ml/job is placed all or nothing, and member ml/a falls short here")
