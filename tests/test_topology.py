@@ -160,10 +160,10 @@ def test_the_order_the_groups_come_in_does_not_choose_the_levels() -> None:
     order more groups hint at wins, then the lesser."""
     nodes = tuple(node(f"n{m}{t}", {"mp": f"mp{m}", "sw": f"s{t}"}) for m in range(3) for t in range(3))
     a, b, c = group("a", preferred=("mp", "sw")), group("b", preferred=("sw", "mp")), group("c", preferred=("sw", "mp"))
-    for groups in ((a, b), (b, a)):
-        assert resolve_levels(Snapshot(nodes=nodes, pod_groups=groups))[0] == ("mp", "sw")
-    for groups in ((a, b, c), (c, b, a), (b, a, c)):
-        assert resolve_levels(Snapshot(nodes=nodes, pod_groups=groups))[0] == ("sw", "mp")
+    for pair in ((a, b), (b, a)):
+        assert resolve_levels(Snapshot(nodes=nodes, pod_groups=pair))[0] == ("mp", "sw")
+    for three in ((a, b, c), (c, b, a), (b, a, c)):
+        assert resolve_levels(Snapshot(nodes=nodes, pod_groups=three))[0] == ("sw", "mp")
 
 
 def test_labels_that_nest_both_ways_on_the_same_nodes_leave_the_order_to_the_terms() -> None:
