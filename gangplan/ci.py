@@ -105,11 +105,13 @@ def made_in(snapshot: Snapshot) -> dict[str, list[str]]:
     """The files that write each group's pods to place, or the workloads making them: a job
     folder's Job, or Pods, joining a PodGroup the cluster already has is that group's change."""
     made: dict[str, list[str]] = {}
-    for job_group in group_pods(snapshot).job_groups:
-        for gang in job_group.gangs:
-            found = sorted({pod.origin.file for pod in (*gang.pending, *gang.blocked)})
-            if found:
-                made[gang.key] = found
+    gangs = [gang for job_group in group_pods(snapshot).job_groups for gang in job_group.gangs]
+    # A bare pod or a Kueue pod group named like a PodGroup: the key is the PodGroup's.
+    named = {gang.key for gang in gangs if not gang.implicit}
+    for gang in gangs:
+        found = sorted({pod.origin.file for pod in (*gang.pending, *gang.blocked)})
+        if found and not (gang.implicit and gang.key in named):
+            made[gang.key] = found
     return made
 
 

@@ -990,11 +990,8 @@ def check_command(
     unread = "" if selected else _nothing_to_check(loaded, groups_from or ())
     if unread:
         _say(f"warning: {unread}")
-    # What was said of the inputs before planning goes where CI looks too, first, as on stderr;
-    # so do the pull request's workloads gangplan skipped, beside the groups it checked.
-    skipped = _skipped_in(loaded, groups_from) if groups_from and selected else ""
-    said = [f"gangplan does not read these inputs of {', '.join(groups_from or ())}, so they are not checked: {skipped}"] if skipped else []
-    result = replace(result, warnings=(*_State.warned, *said, *result.warnings))
+    # What was said of the inputs before planning goes where CI looks too, first, as on stderr.
+    result = replace(result, warnings=(*_State.warned, *result.warnings))
     text, junit = check_report(format.value, selected, result, origins, unread, junit_file is not None)
     write_output(text, output_file, *([(junit, junit_file)] if junit is not None and junit_file is not None else []))
     if any(not g.placed for g in selected):

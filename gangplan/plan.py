@@ -420,8 +420,10 @@ def plan_from_document(data: Any) -> Plan:
         if not isinstance(item.get(holder) or {}, dict):
             raise _wrong((*at, holder), "an object", item.get(holder))
         node = (item.get(holder) or {}).get(key)
-        if holder == "spec" and not node and (item.get("spec") or {}).get("schedulingGates"):
-            continue  # a gated pod to create comes unbound (-o json): no placement to check
+        if holder == "spec" and node is None and isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            # A pod to create that -o json leaves unbound (gated, or its gang waits for a gated
+            # pod): created for the scheduler to place, no placement to check.
+            continue
         target_kind = (item.get(holder) or {}).get("kind") if holder == "target" else None
         if target_kind not in (None, "", "Node"):
             # The API server refuses it: "must be empty or Node".

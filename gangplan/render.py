@@ -17,9 +17,10 @@ import yaml
 
 from .errors import SolverError
 from .kube import DNS_LABEL, LABEL_LIMIT, name_problem
-from .model import PodGroupAPI, Snapshot
+from .model import Snapshot
 from .plan import Plan, plan_to_dict
 from .semantics import group_pods
+from .verify import verify
 
 # Plain scalars that kubectl's YAML reader (go-yaml v2 under sigs.k8s.io/yaml) takes for a
 # boolean, null or number where PyYAML's YAML 1.1 resolver sees a string: "y", "1e3", "0o17".
@@ -57,37 +58,38 @@ def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
 _Dumper.add_representer(str, _represent_str)
 
 
-# Groups a scheduler holds at binding until minMember can be bound (Coscheduling's Permit,
-# Volcano's and Godel's gang): a Kueue pod group is admitted whole and then bound pod by pod,
-# as are a lone pod and a --gang's workloads.
-_GANG_AT_BINDING = frozenset(
-    api for api in PodGroupAPI if api not in (PodGroupAPI.KUEUE_POD_GROUP, PodGroupAPI.POD, PodGroupAPI.MANIFESTS)
-)
+# The verifier's rules about a group as a whole, which a List without some of a plan's pods can break.
+_GROUP_RULES = frozenset({"min-member", "min-resources", "min-task-member", "job-group"})
 
 
 def held_back(plan: Plan, snapshot: Snapshot | None) -> frozenset[str]:
     """The placed pods the List leaves unbound: those behind Kueue's gate (the API server binds
-    no gated pod), and with them every pod of a PodGroup whose running members and ungated pods
-    fall short of minMember, and every pod of its JobGroup: Bindings skip the gang's Permit, so
-    binding them would start the gang, or the JobGroup, short (all or nothing). Groups are
-    read from the snapshot (a bare pod may have a PodGroup's name; a lone PodGroup, a
-    subGroup's); without it, only the gated pods."""
+    no gated pod), and with them every pod of a JobGroup the rest would start short of a
+    minimum (minMember, a task's minTaskMember, minResources), as the verifier judges the
+    List: Bindings skip the scheduler's gang check, and the List gangplan writes is one its
+    own verify accepts. Without the snapshot, only the gated pods."""
     gated = frozenset(p.pod for p in plan.placements if p.gated)
     if not gated or snapshot is None:
         return gated
     placed = {p.pod for p in plan.placements}
-    held = set(gated)
+    # A group's key -> the placed pods of its JobGroup; a key a bare pod or a Kueue pod group
+    # shares with a PodGroup is the PodGroup's, as the verifier names it.
+    implicit: dict[str, set[str]] = {}
+    pods_of: dict[str, set[str]] = {}
     for job_group in group_pods(snapshot).job_groups:
-        short = False
+        mine = {pod.key for gang in job_group.gangs for pod in gang.pending if pod.key in placed}
         for gang in job_group.gangs:
-            if gang.group.api not in _GANG_AT_BINDING:
-                continue
-            mine = {pod.key for pod in gang.pending} & placed
-            counted = len(gang.running) + len(gang.counted_succeeded)
-            short |= bool(mine & gated) and counted + len(mine - gated) < gang.group.min_member
-        if short:
-            held |= {pod.key for gang in job_group.gangs for pod in gang.pending if pod.key in placed}
-    return frozenset(held)
+            (implicit if gang.implicit else pods_of)[gang.key] = mine
+    pods_of = {**implicit, **pods_of}
+    held = set(gated)
+    levels = plan.topology_levels()
+    while True:
+        bound = [p for p in plan.placements if p.pod not in held]
+        short = {v.subject for v in verify(snapshot, bound, levels).violations if v.rule in _GROUP_RULES}
+        more = set().union(*(pods_of.get(key, set()) for key in short)) - held
+        if not more:
+            return frozenset(held)
+        held |= more
 
 
 def bindings_list(plan: Plan, snapshot: Snapshot | None = None) -> dict[str, Any]:

@@ -228,6 +228,12 @@ def test_groups_from_takes_a_groups_first_pod_there_and_a_pod_joining_a_podgroup
     member = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github")
     assert member.exit_code == 1, member.output
     assert member.stdout.startswith(f"::error file={jobs / 'pod.yaml'},line=1,col=1,title=ml/train cannot be placed::")
+    # A bare Pod there named like the cluster's PodGroup is not that PodGroup's change: the
+    # PodGroup's pod that fits nowhere is not blamed on the pull request (helper-66).
+    cluster.write_text(cluster.read_text() + "---\n" + PR_POD.format(name="train-0", labels=", labels: {scheduling.x-k8s.io/pod-group: train}"))
+    (jobs / "pod.yaml").write_text(PR_POD.format(name="train", labels="").replace("'64'", "'1'"))
+    named_alike = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert named_alike.exit_code == 0, named_alike.output
 
 
 def test_a_junit_failure_counts_the_members_running_toward_min_member(tmp_path: Path) -> None:

@@ -1063,15 +1063,6 @@ def test_check_groups_from_checks_only_the_jobs_a_pr_adds(tmp_path: Path) -> Non
     created = invoke("check", str(cluster), "--groups-from", str(jobs))
     assert created.exit_code == 0
     assert f"warning: no group written in {jobs} to check; gangplan does not read these inputs: Job (batch/v1, its group ml/train has pods in the cluster already)" in created.stderr
-    # Beside a group it checks, the skipped Job was said on stderr only: not in the annotations
-    # or the JUnit report a reviewer reads (helper-65).
-    (jobs / "solo.yaml").write_text(job_manifest("solo", 1, 1))
-    beside = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github")
-    assert beside.exit_code == 0, beside.output
-    assert beside.stdout.startswith(
-        f"::warning title=gangplan check::gangplan does not read these inputs of {jobs}, so they are not checked: "
-        "Job (batch/v1, its group ml/train has pods in the cluster already)\n"
-    ), beside.stdout
 
 
 def test_check_says_a_bad_option_and_warnings_where_ci_looks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
