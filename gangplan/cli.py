@@ -909,7 +909,7 @@ def plan_command(
                 "given unbound, with their gate)"
                 + (
                     f"; nor for the {plural(len(held) - len(gated), 'ungated pod')} of {counted(waiting)}, "
-                    "whose minMember (or JobGroup) needs them: all or nothing (pods to create are given unbound)"
+                    "whose minimums (or JobGroup) need them: all or nothing (pods to create are given unbound)"
                     if waiting
                     else ""
                 )

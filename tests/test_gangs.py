@@ -1062,7 +1062,7 @@ def test_a_partly_gated_kueue_group_is_warned_about_for_its_gated_pods_and_the_r
     result = runner.invoke(app, ["plan", path, "-o", "name"])
     assert result.exit_code == 0 and result.stdout == ""
     assert "warning: no Bindings for 1 placed pod of team-a/mix (first: team-a/mix-1): they wait for Kueue" in result.stderr
-    assert "nor for the 1 ungated pod of team-a/mix, whose minMember (or JobGroup) needs them" in result.stderr
+    assert "nor for the 1 ungated pod of team-a/mix, whose minimums (or JobGroup) need them" in result.stderr
     listed = tmp_path / "list.json"
     listed.write_text(runner.invoke(app, ["plan", path, "-o", "json"]).stdout)
     assert runner.invoke(app, ["verify", path, "--plan", str(listed)]).exit_code == 0
@@ -1085,7 +1085,7 @@ def test_a_podgroup_whose_quorum_needs_a_gated_pod_gets_no_bindings_nor_does_its
     result = runner.invoke(app, ["plan", path, "-o", "json"])
     assert result.exit_code == 0, result.stderr
     assert [i["metadata"]["name"] for i in json.loads(result.stdout)["items"]] == ["c-0"]
-    assert "nor for the 2 ungated pods of ml/a, ml/b, whose minMember (or JobGroup) needs them: all or nothing" in result.stderr
+    assert "nor for the 2 ungated pods of ml/a, ml/b, whose minimums (or JobGroup) need them: all or nothing" in result.stderr
     listed = tmp_path / "bindings.json"
     listed.write_text(result.stdout)
     assert runner.invoke(app, ["verify", path, "--plan", str(listed)]).exit_code == 0
@@ -1127,6 +1127,27 @@ def test_held_bindings_follow_the_snapshots_groups_not_their_names(tmp_path: Pat
     b = pods("b", 2, 0)
     b[1]["spec"]["schedulingGates"] = gate
     assert bound([node("n0"), pod_group("a", 1, subGroup="job"), pod_group("b", 2, subGroup="job"), *a, *b]) == []
+
+
+def test_a_task_minimum_or_min_resources_that_needs_a_gated_pod_holds_the_group(tmp_path: Path) -> None:
+    """helper-66: the workers reach minMember 2, but task master's minTaskMember 1 needs the
+    gated master; and minResources cpu 4 needs the gated 3-cpu pod. Their ungated pods were
+    bound, starting the gang short, and verify refused the List."""
+    gate = [{"name": "kueue.x-k8s.io/admission"}]
+    master, workers = pods("g", 1, 0, task="master"), pods("g", 2, 0, task="worker")
+    master[0]["spec"]["schedulingGates"] = gate
+    tasks = [node("n0"), pod_group("g", 2, minTaskMember={"master": 1, "worker": 1}), *master, *workers]
+    big, small = pods("r", 1, 0, cpu="3"), pods("r", 2, 0, prefix="s")
+    big[0]["spec"]["schedulingGates"] = gate
+    small[0]["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = "r"
+    resources = [node("n0"), pod_group("r", 1, minResources={"cpu": "4"}), *big, small[0]]
+    for objects in (tasks, resources):
+        path = write(tmp_path, objects)
+        result = runner.invoke(app, ["plan", path, "-o", "json"])
+        assert result.exit_code == 0 and json.loads(result.stdout)["items"] == [], result.output
+        assert "whose minimums (or JobGroup) need them" in result.stderr
+        (tmp_path / "list.json").write_text(result.stdout)
+        assert runner.invoke(app, ["verify", path, "--plan", str(tmp_path / "list.json")]).exit_code == 0
 
 
 def test_the_hint_for_a_plan_made_with_two_gangs_is_a_command_line_that_reads_both(tmp_path: Path) -> None:
