@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
-from .model import Pod, PodGroupAPI, Snapshot
+from .model import Node, Pod, PodGroupAPI, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan
 from .quantity import describe_amount, percent_apart, plural
 from .semantics import (
@@ -39,6 +39,7 @@ from .semantics import (
     node_allocatable,
     pod_requests,
     succeeded_count,
+    untolerated_taint,
 )
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
 from .verify import verify
@@ -348,9 +349,20 @@ def _snag(pod: Pod | None, placement: Placement, nodes: Container[str]) -> str:
     return "elsewhere" if placement.node not in nodes else ""
 
 
-def _stale(pod: Pod | None, placement: Placement, nodes: set[str]) -> str:
-    """Why a placement made from another snapshot cannot be applied to this one, or ""."""
+def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node]) -> str:
+    """Why a placement made from another snapshot cannot be applied to this one, or "": a
+    node cordoned, NotReady or tainted since takes the pod no more (its Binding would be made,
+    and the kubelet would refuse or evict the pod)."""
     snag = _snag(pod, placement, nodes)
+    node = nodes.get(placement.node)
+    if not snag and pod is not None and node is not None:
+        if not node.ready:
+            return f"node {node.name} is not Ready"
+        if node.unschedulable:
+            return f"node {node.name} is cordoned (unschedulable)"
+        if (taint := untolerated_taint(node, pod.tolerations)) is not None:
+            shown = f"{taint.key}={taint.value}" if taint.value else taint.key
+            return f"node {node.name} has taint {shown}:{taint.effect}, which the pod does not tolerate"
     if not snag:
         return ""
     if pod is None:
@@ -411,8 +423,8 @@ def diff_snapshot(
     gangs = {_gang_id(gang): (job_group, gang) for job_group, gang in _gangs(snapshot)}
     group_of = {pod.key: gid for gid, (_, gang) in gangs.items() for pod in gang.members}
     known = {pod.key: pod for pod in snapshot.pods}
-    nodes = {node.name for node in snapshot.nodes}
-    shared = _shared(plan.groups)
+    nodes = {node.name: node for node in snapshot.nodes}
+    shared = _shared((*map(_gang_id, plan.groups), *gangs))
     kind_of = {g.key: _gang_id(g)[0] for g in plan.groups if g.key not in shared}
 
     def owner(p: Placement) -> tuple[str, str]:
@@ -426,6 +438,9 @@ def diff_snapshot(
     applies = [p for p, _, why in changes if not why]
     fresh = Counter(gid for _, gid, why in changes if not why)
     stale = Counter(gid for _, gid, why in changes if why)
+    # Pods bound since as the plan said, of groups the snapshot no longer lists (a bare pod
+    # once bound is no group to place): they run.
+    bound_since = Counter(gid for p, gid, _ in changes if (pod := known.get(p.pod)) is not None and pod.node_name and gid not in gangs)
     # What the placements that apply leave short, as the verifier derives it from this snapshot:
     # minimums raised, members failed, or JobGroup members added since the plan.
     short: dict[str, list[tuple[str, str]]] = {}
@@ -445,9 +460,9 @@ def diff_snapshot(
         if not g.placed:
             if gang is not None and not gang.pending and not gang.blocked:
                 continue  # no pod of it waits here any more: nothing stays pending
-            groups.append(_group_change(_as_in(g, gang, 0), "pending", g.reason, kind))
+            groups.append(_group_change(_as_in(g, gang, 0, 0), "pending", g.reason, kind))
             continue
-        g = _as_in(g, gang, fresh[gid])
+        g = _as_in(g, gang, fresh[gid], bound_since[gid])
         reason = _shortfall(g, fresh[gid], stale[gid], judged[gid])
         if reason:
             groups.append(_group_change(g, "stale", reason, kind))
@@ -457,8 +472,9 @@ def diff_snapshot(
         elif g.scheduled:
             groups.append(_group_change(g, "grown", "", kind))
     for gid, (job_group, gang) in gangs.items():
-        # A JobGroup member the plan never saw (or left out) that now holds the others back.
-        found = [text for rule, text in judged[gid] if rule == "job-group"]
+        # A JobGroup member the plan never saw (or left out) that now holds the others back; a
+        # List of Bindings says nothing of groups, so none are listed for it.
+        found = [text for rule, text in judged[gid] if rule == "job-group" and not plan.placements_only]
         if found and shown[gid] not in told:
             groups = [c for c in groups if (c.kind, c.key) != shown[gid]]
             counts = succeeded_count(gang.group.api, bool(gang.pending))
@@ -468,12 +484,17 @@ def diff_snapshot(
             )
             groups.append(change)
             told.add(shown[gid])
-    alone = {shown[gid] for gid, (_, gang) in gangs.items() if not gang.group.sub_group}
+    # A group with no subGroup is a JobGroup of its own; one the snapshot no longer has, or
+    # whose job is done, holds no member back (the verifier counts the members there are).
+    alone = {shown[gid] for gid, (_, gang) in gangs.items() if not gang.group.sub_group or gang.done}
+    alone |= {shown[gid] for gid in map(_gang_id, plan.groups) if gid not in gangs}
     groups = _job_groups_whole(groups, alone)
     groups.sort(key=lambda c: (*_key(c.key), c.kind))
 
     base = _running_usage(snapshot, gpu_resource)
-    after = _with_placements(snapshot, base, placements, gpu_resource, new_label, warnings)
+    # A node that takes the pod no more (cordoned, NotReady, tainted since) gets none of it either.
+    refused = {p.pod for p, _, why in changes if why and not _snag(known.get(p.pod), p, nodes)}
+    after = _with_placements(snapshot, base, [p for p in placements if p.pod not in refused], gpu_resource, new_label, warnings)
     utilisation = _utilisation(snapshot, chosen, base, after, gpu_resource)
     return PlanDiff(
         mode="snapshot",
@@ -523,7 +544,7 @@ def diff_plans(
     both = not a.placements_only and not b.placements_only
     groups_a = {_gang_id(g): g for g in a.groups} if both else {}
     groups_b = {_gang_id(g): g for g in b.groups} if both else {}
-    shared = _shared((*groups_a.values(), *groups_b.values()))
+    shared = _shared((*groups_a, *groups_b))
     groups = []
     for gid in sorted(set(groups_a) | set(groups_b), key=lambda gid: (*_key(gid[1]), gid[0])):
         ga, gb = groups_a.get(gid), groups_b.get(gid)
@@ -628,11 +649,11 @@ def _gang_id(group: Gang | GroupOutcome) -> tuple[str, str]:
     return _IMPLICIT_KINDS.get(api, ""), group.key
 
 
-def _shared(groups: Iterable[GroupOutcome]) -> set[str]:
+def _shared(ids: Iterable[tuple[str, str]]) -> set[str]:
     """Keys both a PodGroup and a bare pod or Kueue pod group go by: their lines say which."""
     kinds: dict[str, set[str]] = {}
-    for g in groups:
-        kinds.setdefault(g.key, set()).add(_gang_id(g)[0])
+    for kind, key in ids:
+        kinds.setdefault(key, set()).add(kind)
     return {key for key, found in kinds.items() if len(found) > 1}
 
 
@@ -664,13 +685,20 @@ def _member_of(gangs: Iterable[tuple[str, Gang]], placements: Sequence[Placement
     return {pod.key: gang.key for _, gang in gangs for pod in (*gang.running, *gang.pending)}
 
 
-def _as_in(g: GroupOutcome, gang: Gang | None, applies: int) -> GroupOutcome:
-    """``g`` as this snapshot has it: its running and succeeded members here (the plan's when
-    the snapshot lacks the group) and ``applies`` pods placed."""
+def _as_in(g: GroupOutcome, gang: Gang | None, applies: int, bound: int) -> GroupOutcome:
+    """``g`` as this snapshot has it: its members here, running, succeeded and pending (the
+    plan's when the snapshot lacks the group, with ``bound`` of its pods bound since) and
+    ``applies`` pods placed."""
     if gang is None:
-        return replace(g, scheduled=applies)
+        return replace(g, scheduled=applies, running=g.running + bound)
     return replace(
-        g, running=len(gang.running), succeeded=len(gang.succeeded), scheduled=applies, min_member=gang.group.min_member
+        g,
+        running=len(gang.running),
+        succeeded=len(gang.succeeded),
+        pending=len(gang.pending),
+        scheduled=applies,
+        min_member=gang.group.min_member,
+        finished=gang.done,
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from gangplan.diff import KINDS, DomainUse, PlanDiff, diff_plans, diff_snapshot
 from gangplan.loader import load_snapshot
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Topology
+from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology
 from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport, plan_from_dict, plan_to_dict
 from gangplan.planner import Options, plan
 from gangplan.semantics import blocked_by, pod_requests
@@ -1468,3 +1468,80 @@ def test_a_bare_pod_named_as_a_podgroup_is_not_judged_by_its_verdict_nor_alone_f
     assert changes[("pod", "ml/a")] == ("placed", "")
     assert changes[("", "ml/a")][0] == "stale"
     assert changes[("", "ml/b")] == ("stale", "JobGroup ml/job is placed all or nothing, and member ml/a falls short here")
+
+
+def test_a_job_group_member_gone_or_done_since_the_plan_holds_no_sibling_back() -> None:
+    """helper-67: member a deleted since the plan, or its job done (Completed, pods cleaned up):
+    '! group ml/b: ... member ml/a falls short here', where verify finds nothing wrong with b
+    and a new plan places it."""
+    before = job_pair()
+    result = plan(before, Options(solver="greedy"))
+    gone = replace(before, pods=before.pods[1:], pod_groups=before.pod_groups[1:])
+    done = replace(
+        before, pods=before.pods[1:], pod_groups=(replace(before.pod_groups[0], finished=True), before.pod_groups[1])
+    )
+    for after in (gone, done):
+        changes = {g.key: g.change for g in diff_snapshot(after, result).groups}
+        assert changes["ml/b"] == "placed", changes
+        applies = [p for p in result.placements if p.pod != "ml/a-0"]
+        assert not [v for v in verify(after, applies, result.topology_levels()).violations if v.subject == "ml/b"]
+
+
+def test_groups_that_ran_or_finished_since_the_plan_have_no_group_line() -> None:
+    """helper-67: a bare pod bound where the plan put it ('! group ml/solo: none of the
+    plan's placements'), and a scheduler-plugins group all of whose pods succeeded since (its
+    succeeded members count once nothing of it waits)."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    where = {p.pod: p.node for p in result.placements}
+    for phase in (PodPhase.RUNNING, PodPhase.SUCCEEDED):
+        after = replace(
+            snapshot,
+            pods=tuple(replace(p, node_name=where[p.key], phase=phase) if p.key in where else p for p in snapshot.pods),
+        )
+        diff = diff_snapshot(after, result)
+        assert [g.key for g in diff.groups if g.change != "pending"] == [], diff.groups
+        assert {p.change for p in diff.pods} == {"stale"}
+
+
+def test_a_node_cordoned_tainted_or_not_ready_since_the_plan_takes_its_placements_no_more() -> None:
+    """helper-67: '+ group placed' with no word, where verify refuses every placement and the
+    kubelet would refuse or evict the pods; and what it does not take is not in the figures."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    (node_of_a,) = {p.node for p in result.placements if p.group == "ml/a"}
+
+    def changed(**fields: object) -> Snapshot:
+        return replace(snapshot, nodes=tuple(replace(n, **fields) if n.name == node_of_a else n for n in snapshot.nodes))  # type: ignore[arg-type]
+
+    for after, said in (
+        (changed(unschedulable=True), "is cordoned (unschedulable)"),
+        (changed(ready=False), "is not Ready"),
+        (changed(taints=(Taint("maint", "x", "NoSchedule"),)), "has taint maint=x:NoSchedule, which the pod does not tolerate"),
+    ):
+        diff = diff_snapshot(after, result)
+        assert {p.stale for p in diff.pods if p.group == "ml/a"} == {f"node {node_of_a} {said}"}
+        (change,) = [g for g in diff.groups if g.key == "ml/a"]
+        assert change.change == "stale"
+        assert not verify(after, result.placements, result.topology_levels()).ok
+        assert by_label(diff)[f"{RACK}=b0/r1"].resource(GPU).after == by_label(diff)[f"{RACK}=b0/r1"].resource(GPU).before
+
+
+def test_a_list_of_bindings_gets_no_group_lines_even_for_a_job_group_member_added_since() -> None:
+    """helper-67: README, a List of Bindings compares placements and utilisation only; a
+    JobGroup member added since the plan was a group line all the same."""
+    before = job_pair()
+    import yaml
+
+    from gangplan.plan import plan_from_document
+    from gangplan.render import render
+
+    result = plan(before, Options(solver="greedy"))
+    bindings = plan_from_document(yaml.safe_load(render(result, "json", snapshot=before)))
+    c = Pod("ml", "c-0", annotations={"scheduling.k8s.io/group-name": "c"}, containers=(Container("main", {"cpu": 3000}),))
+    after = replace(
+        before,
+        pods=(*before.pods, c),
+        pod_groups=(*before.pod_groups, PodGroup("ml", "c", PodGroupAPI.VOLCANO, 1, queue="q", sub_group="job")),
+    )
+    assert diff_snapshot(after, bindings).groups == ()
