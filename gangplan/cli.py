@@ -1221,7 +1221,12 @@ def explain_command(
             lines.append(f"placed: its quorum needs no pending pod (minMember {g.min_member}{already})")
         for level, names in g.domains.items():
             lines.append(f"  {level}: {', '.join(names)}")
-        if left := g.pending - g.scheduled:
+        held = next((o for o in result.groups if o.job_group == g.job_group and not o.placed), None)
+        if (left := g.pending - g.scheduled) and held is not None:
+            # A settled member: its quorum runs, and its other pods wait with its JobGroup.
+            wait = "waits" if left == 1 else "wait"
+            lines.append(f"not placed: {plural(left, 'pending pod')} beyond minMember, which {wait} with its JobGroup: {held.reason}")
+        elif left:
             lines.append(f"not placed: {plural(left, 'pending pod')} beyond minMember, for which the plan found no room")
     else:
         lines.append(f"not placed: {g.reason}")

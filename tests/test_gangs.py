@@ -1150,6 +1150,17 @@ def test_a_task_minimum_or_min_resources_that_needs_a_gated_pod_holds_the_group(
         assert runner.invoke(app, ["verify", path, "--plan", str(tmp_path / "list.json")]).exit_code == 0
 
 
+def test_explain_says_a_settled_members_extra_pods_wait_with_its_job_group(tmp_path: Path) -> None:
+    """helper-67: member a runs to quorum and its extra pod waits because b and c do not fit
+    together; explain said the plan 'found no room' for it, where there is room."""
+    a = pods("a", 2, 0)
+    a[0]["spec"]["nodeName"], a[0]["status"] = "n0", {"phase": "Running"}
+    objects = [node("n0", cpu="13"), *(pod_group(name, 1, subGroup="sg") for name in "abc"), *a, *pods("b", 1, 0, cpu="6"), *pods("c", 1, 0, cpu="7")]
+    result = runner.invoke(app, ["explain", "ml/a", write(tmp_path, objects)])
+    assert result.exit_code == 0, result.output
+    assert "not placed: 1 pending pod beyond minMember, which waits with its JobGroup: JobGroup ml/sg cannot be placed: " in result.stdout
+
+
 def test_the_hint_for_a_plan_made_with_two_gangs_is_a_command_line_that_reads_both(tmp_path: Path) -> None:
     """README: --gang NAME=FILE[,FILE...] is repeatable, one flag a gang. The hint for a plan
     made with two gangs said "give verify the same --gang ga=FILE,gb=FILE", which gangplan
