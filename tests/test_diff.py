@@ -1545,3 +1545,18 @@ def test_a_list_of_bindings_gets_no_group_lines_even_for_a_job_group_member_adde
         pod_groups=(*before.pod_groups, PodGroup("ml", "c", PodGroupAPI.VOLCANO, 1, queue="q", sub_group="job")),
     )
     assert diff_snapshot(after, bindings).groups == ()
+
+
+def test_a_bare_pod_new_since_the_plan_named_as_a_member_does_not_split_its_job_group() -> None:
+    """helper-67: the names shared by a PodGroup and a bare pod were read from the plan alone,
+    so a bare pod ml/a made since the plan made member ml/a a JobGroup of its own, and ml/b,
+    whose JobGroup falls short with a's minMember raised, was '+ placed'."""
+    before = job_pair()
+    result = plan(before, Options(solver="greedy"))
+    after = replace(
+        before,
+        pods=(*before.pods, Pod("ml", "a", containers=(Container("main", {"cpu": 500}),))),
+        pod_groups=tuple(replace(g, min_member=2) if g.name == "a" else g for g in before.pod_groups),
+    )
+    changes = {(g.kind, g.key): g.change for g in diff_snapshot(after, result).groups}
+    assert changes[("", "ml/b")] == "stale", changes
