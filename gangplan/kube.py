@@ -727,14 +727,15 @@ def _volcano_min_resources(r: _Reader, spec: Mapping[str, Any]) -> dict[str, int
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _HIGHEST_USER_PRIORITY = 1_000_000_000
+_SYSTEM_PRIORITIES = {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
 
 
 def to_priority_class(obj: Mapping[str, Any], origin: Origin) -> PriorityClass:
-    """The API server refuses a value above 1,000,000,000 but for the system- classes
-    (HighestUserDefinablePriority), and any outside int32."""
+    """The API server refuses a value above 1,000,000,000 (HighestUserDefinablePriority) but
+    for its own two system classes, and any outside int32."""
     r = _Reader(origin)
     name = r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True)
-    highest = _INT32_MAX if name.startswith("system-") else _HIGHEST_USER_PRIORITY
+    highest = _SYSTEM_PRIORITIES.get(name, _HIGHEST_USER_PRIORITY)
     return PriorityClass(
         name=name,
         value=r.integer(obj, "value", (), required=True, minimum=_INT32_MIN, maximum=highest),  # type: ignore[arg-type]

@@ -48,6 +48,10 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
     "not-yaml": ("apiVersion: v1\nkind: [Node\n", 3, 1, "not valid YAML"),
     # int32, as the API server holds them; a class not named system-* at most 1,000,000,000.
     "priority-beyond-int32": (POD.format(cpu="1") + "  priority: 2147483648\n", 12, 13, "from -2,147,483,648 to 2,147,483,647"),
+    "system-named-priority-class-too-high": (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 2000000000\n",
+        4, 8, "to 1,000,000,000, got 2000000000",
+    ),
     "user-priority-class-too-high": (
         "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: urgent}\nvalue: 1000000001\n",
         4, 8, "to 1,000,000,000, got 1000000001",
