@@ -228,31 +228,36 @@ def _who(problem: Problem, j: int, g: int) -> str:
 def _too_few(problem: Problem, j: int) -> str:
     """NotEnoughTasks (or a lone pod's gate) for the first member of JobGroup ``j`` with fewer
     pods than a task's minTaskMember or its minMember; '' when every member has enough."""
+    return next((text for g in problem.job_groups[j].gangs if (text := too_few(problem, j, g))), "")
+
+
+def too_few(problem: Problem, j: int, g: int) -> str:
+    """NotEnoughTasks (or a lone pod's gate) for member ``g`` of JobGroup ``j``, when it has
+    fewer pods than a task's minTaskMember or its minMember; '' when it has enough."""
     jg = problem.job_groups[j]
-    for g in jg.gangs:
-        gang = problem.gangs[g]
-        who = _who(problem, j, g)
-        exist = gang.counted + gang.pending
-        group = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group
-        lone = group.api == PodGroupAPI.POD
-        if lone and gang.blocked and not exist:
-            return f"SchedulingGated: {gang.blocked.split(': ', 1)[1]}"  # the pod's own condition reason
-        if exist:
-            # Volcano's gang plugin checks each task's minTaskMember before minMember.
-            for task in gang.tasks:
-                if (have := task.counted + task.pending) < task.minimum:
-                    return f"{who}NotEnoughTasks: task {task.task}: {_exist(have)}, minTaskMember is {task.minimum}"
-        if exist < gang.min_member:
-            there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
-            blocked = f" ({gang.blocked})" if gang.blocked else ""
-            uncounted = [f"{gang.failed} failed"] if gang.failed else []
-            if gang.succeeded > gang.counted_succeeded:
-                uncounted.append(f"{gang.succeeded - gang.counted_succeeded} succeeded")
-            failed = f" ({', '.join(uncounted)}, which do not count)" if uncounted else ""
-            unmade = ""
-            if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
-                unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
-            return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}{unmade}"
+    gang = problem.gangs[g]
+    who = _who(problem, j, g)
+    exist = gang.counted + gang.pending
+    group = problem.grouping.job_groups[j].gangs[jg.gangs.index(g)].group
+    lone = group.api == PodGroupAPI.POD
+    if lone and gang.blocked and not exist:
+        return f"SchedulingGated: {gang.blocked.split(': ', 1)[1]}"  # the pod's own condition reason
+    if exist:
+        # Volcano's gang plugin checks each task's minTaskMember before minMember.
+        for task in gang.tasks:
+            if (have := task.counted + task.pending) < task.minimum:
+                return f"{who}NotEnoughTasks: task {task.task}: {_exist(have)}, minTaskMember is {task.minimum}"
+    if exist < gang.min_member:
+        there = f"{plural(exist, 'pod')} can be scheduled" if gang.blocked else _exist(exist)
+        blocked = f" ({gang.blocked})" if gang.blocked else ""
+        uncounted = [f"{gang.failed} failed"] if gang.failed else []
+        if gang.succeeded > gang.counted_succeeded:
+            uncounted.append(f"{gang.succeeded - gang.counted_succeeded} succeeded")
+        failed = f" ({', '.join(uncounted)}, which do not count)" if uncounted else ""
+        unmade = ""
+        if not exist and not gang.blocked and not gang.failed and group.manifest and group.api != PodGroupAPI.POD:
+            unmade = "; give the workload that creates its pods (a Job or Deployment whose pod template names the group) beside it"
+        return f"{who}NotEnoughTasks: {there}{failed}, minMember is {gang.min_member}{blocked}{unmade}"
     return ""
 
 

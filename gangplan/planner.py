@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from .errors import SolverError, UsageError
-from .explain import reasons
+from .explain import reasons, too_few
 from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexicographic_greedy
 from .model import Snapshot
 from .objective import Assignment, DomainWeights, Term, UsedDomains, objective_terms, score, term_value, used_domains
@@ -497,7 +497,9 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
                     running=spec.running,
                     pending=spec.pending,
                     scheduled=placed_pods[g],
-                    reason="" if j in assignment.placed or settled else _member_reason(why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs)),
+                    reason="" if j in assignment.placed or settled else _member_reason(
+                        why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs), too_few(problem, j, g)
+                    ),
                     api=gang.group.api.value,
                     domains={
                         problem.level_name(level): tuple(sorted(problem.domain_name(level, d) for d in ds))
@@ -516,11 +518,15 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
     return tuple(result)
 
 
-def _member_reason(reason: str, member: str, job_group: str, members: int) -> str:
-    """A JobGroup's reason as one member sees it: its own blocker, or its JobGroup's."""
+def _member_reason(reason: str, member: str, job_group: str, members: int, short: str = "") -> str:
+    """A JobGroup's reason as one member sees it: its own blocker, or its JobGroup's. A member
+    with too few pods of its own (``short``, NotEnoughTasks) says so first, whichever member
+    the JobGroup's reason names."""
     if members == 1:
         return reason
     own = f"member {member}: "
+    if short.startswith(own) and not reason.startswith(own):
+        return f"{short[len(own):]}; and JobGroup {job_group} cannot be placed: {reason}"
     return reason[len(own):] if reason.startswith(own) else f"JobGroup {job_group} cannot be placed: {reason}"
 
 

@@ -209,6 +209,22 @@ def test_a_jobgroup_member_held_back_by_a_sibling_short_of_pods_says_not_enough_
     assert condition["reason"] == "NotEnoughTasks"  # it was NotEnoughResources, against its own message
 
 
+def test_a_jobgroup_member_short_of_pods_itself_says_so_first() -> None:
+    """helper-63: members c (1 pod, minMember 2) and d (2 pods, minMember 3): d's reason was
+    only c's shortage, hiding its own, which stops it whatever c does."""
+    c, d = (replace(podgroup(name, size), sub_group="sg") for name, size in (("c", 2), ("d", 3)))
+    pods = (pod("c-0", "c"), pod("d-0", "d"), pod("d-1", "d"))
+    result = plan(Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(c, d)), Options(solver="greedy"))
+    reasons = {g.key: g.reason for g in result.groups}
+    assert reasons["ns/c"] == "NotEnoughTasks: 1 pod exists, minMember is 2"
+    assert reasons["ns/d"] == (
+        "NotEnoughTasks: 2 pods exist, minMember is 3; and JobGroup ns/sg cannot be placed: "
+        "member ns/c: NotEnoughTasks: 1 pod exists, minMember is 2"
+    )
+    [condition] = items_by_name(status_list(result, Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(c, d)), now=NOW))["d"]["status"]["conditions"]
+    assert condition["reason"] == "NotEnoughTasks"
+
+
 def test_a_jobgroup_whose_subgroup_has_a_space_still_says_not_enough_tasks() -> None:
     """helper-60: subGroup is free text; the reason's pattern read the JobGroup's name as one
     word, so 'my job' gave NotEnoughResources against a NotEnoughTasks message."""
