@@ -595,9 +595,9 @@ def _writable(path: Optional[Path]) -> Optional[Path]:
         raise typer.BadParameter(f"{path} is a directory")
     if path is not None and not _directory(path).is_dir():
         raise typer.BadParameter(f"no such directory: {_directory(path)}")
-    if path is not None and str(path) != "-" and not _directory(Path(os.path.realpath(path))).is_dir():
+    if path is not None and str(path) != "-" and not (linked := _directory(Path(os.path.realpath(path)))).is_dir():
         # A symlink is written through: its target's folder must be there.
-        raise typer.BadParameter(f"no such directory: {_directory(Path(os.path.realpath(path)))} (where {path} links)")
+        raise typer.BadParameter(f"no such directory: {linked} (where {path} links)")
     return path
 
 
@@ -895,12 +895,13 @@ def plan_command(
     elif output is Output.status:
         text = to_yaml(status_list(result, loaded))
     else:
-        text = render(result, output.value, snapshot=loaded)
-        if output in (Output.json, Output.yaml, Output.name) and (held := sorted(held_back(result, loaded))):
+        held = held_back(result, loaded) if output in (Output.json, Output.yaml, Output.name) else frozenset()
+        text = render(result, output.value, snapshot=loaded, held=held)
+        if held:
             gated = sorted(p.pod for p in result.placements if p.gated)
             groups = sorted({p.group for p in result.placements if p.gated})
             waiting = sorted({p.group for p in result.placements if p.pod in held and not p.gated})
-            # A group's ungated pods are bound as any others once it runs to minMember (a partly gated Kueue group).
+            # Ungated pods wait too where the List would start their JobGroup short without the gated ones.
             _say(
                 f"warning: no Bindings for {plural(len(gated), 'placed pod')} of {counted(groups)}"
                 f"{'' if gated == groups else f' (first: {gated[0]})'}: "
@@ -1002,20 +1003,16 @@ def _nothing_to_check(loaded: Snapshot, groups_from: Sequence[str]) -> str:
     """A CI gate green for want of anything to check says so, and what it did not read: of
     --groups-from's files, the kinds they hold, not the snapshot's ConfigMaps."""
     unread = f"no group written in {', '.join(groups_from)} to check" if groups_from else "no pending group to check"
-    skipped = _skipped_in(loaded, groups_from) if groups_from else ", ".join(sorted(loaded.skipped_kinds))
+    skipped = loaded.skipped_kinds
+    if groups_from:
+        try:
+            kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
+        except GangplanError:
+            kinds = set()
+        skipped = {label: n for label, n in skipped.items() if label.split(" (")[0] in kinds}
     if skipped:
-        unread += f"; gangplan does not read these inputs: {skipped}"
+        unread += f"; gangplan does not read these inputs: {', '.join(sorted(skipped))}"
     return unread
-
-
-def _skipped_in(loaded: Snapshot, groups_from: Sequence[str]) -> str:
-    """The kinds gangplan skipped, of those --groups-from's files hold (not the snapshot's
-    ConfigMaps)."""
-    try:
-        kinds = {str(obj.get("kind")) for obj, _ in read_objects(list(groups_from), limits=_State.limits)}
-    except GangplanError:
-        kinds = set()
-    return ", ".join(sorted(label for label in loaded.skipped_kinds if label.split(" (")[0] in kinds))
 
 
 def _input_error_for_ci(

@@ -42,7 +42,7 @@ from .semantics import (
     untolerated_taint,
 )
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
-from .verify import verify
+from .verify import MINIMUM_RULES, verify
 
 __all__ = [
     "DomainUse",
@@ -59,7 +59,7 @@ KINDS = ("header", "add", "remove", "change", "context")
 TOTAL = "total"
 _IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
 # The verifier's rules about a group as a whole: what keeps a plan's group from starting here.
-_GROUP_RULES = frozenset({"min-member", "min-resources", "min-task-member", "job-group", "required-topology"})
+_GROUP_RULES = MINIMUM_RULES | {"required-topology"}
 
 
 # ---------------------------------------------------------------- data
@@ -474,7 +474,7 @@ def diff_snapshot(
     for gid, (job_group, gang) in gangs.items():
         # A JobGroup member the plan never saw (or left out) that now holds the others back; a
         # List of Bindings says nothing of groups, so none are listed for it.
-        found = [text for rule, text in judged[gid] if rule == "job-group" and not plan.placements_only]
+        found = [] if plan.placements_only else [text for rule, text in judged[gid] if rule == "job-group"]
         if found and shown[gid] not in told:
             groups = [c for c in groups if (c.kind, c.key) != shown[gid]]
             counts = succeeded_count(gang.group.api, bool(gang.pending))

@@ -20,7 +20,7 @@ from .kube import DNS_LABEL, LABEL_LIMIT, name_problem
 from .model import Snapshot
 from .plan import Plan, plan_to_dict
 from .semantics import group_pods
-from .verify import verify
+from .verify import MINIMUM_RULES, verify
 
 # Plain scalars that kubectl's YAML reader (go-yaml v2 under sigs.k8s.io/yaml) takes for a
 # boolean, null or number where PyYAML's YAML 1.1 resolver sees a string: "y", "1e3", "0o17".
@@ -58,10 +58,6 @@ def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
 _Dumper.add_representer(str, _represent_str)
 
 
-# The verifier's rules about a group as a whole, which a List without some of a plan's pods can break.
-_GROUP_RULES = frozenset({"min-member", "min-resources", "min-task-member", "job-group"})
-
-
 def held_back(plan: Plan, snapshot: Snapshot | None) -> frozenset[str]:
     """The placed pods the List leaves unbound: those behind Kueue's gate (the API server binds
     no gated pod), and with them every pod of a JobGroup the rest would start short of a
@@ -85,14 +81,14 @@ def held_back(plan: Plan, snapshot: Snapshot | None) -> frozenset[str]:
     levels = plan.topology_levels()
     while True:
         bound = [p for p in plan.placements if p.pod not in held]
-        short = {v.subject for v in verify(snapshot, bound, levels).violations if v.rule in _GROUP_RULES}
+        short = {v.subject for v in verify(snapshot, bound, levels).violations if v.rule in MINIMUM_RULES}
         more = set().union(*(pods_of.get(key, set()) for key in short)) - held
         if not more:
             return frozenset(held)
         held |= more
 
 
-def bindings_list(plan: Plan, snapshot: Snapshot | None = None) -> dict[str, Any]:
+def bindings_list(plan: Plan, snapshot: Snapshot | None = None, held: frozenset[str] | None = None) -> dict[str, Any]:
     """A v1 List of v1 Bindings, as kube-scheduler's binder would create them.
 
     Pods that do not exist yet (Gang, Volcano Job, --gang) come as v1 Pods with spec.nodeName;
@@ -100,7 +96,7 @@ def bindings_list(plan: Plan, snapshot: Snapshot | None = None) -> dict[str, Any
     nodeName beside a gate), so that applying the list still creates the whole workload.
     """
     items = []
-    held = held_back(plan, snapshot)
+    held = held_back(plan, snapshot) if held is None else held
     for p in plan.placements:
         if p.manifest is not None:
             pod = copy.deepcopy(dict(p.manifest))
@@ -331,16 +327,19 @@ def _folded(text: str, style: str, column: int, indent: int) -> str:
     return "".join(parts) + ("'" if quoted else "")
 
 
-def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None) -> str:
-    """Every non-table output format; bindings and pods only after ``check_output_names``."""
+def render(plan: Plan, output: str, *, snapshot: Snapshot | None = None, held: frozenset[str] | None = None) -> str:
+    """Every non-table output format; bindings and pods only after ``check_output_names``.
+    ``held``: ``held_back``'s answer, when the caller has it already (it runs the verifier)."""
     if output in ("json", "yaml", "name", "plan"):
         check_output_names(plan, snapshot)
-    if output == "json":
-        return to_json(bindings_list(plan, snapshot))
-    if output == "yaml":
-        return to_yaml(bindings_list(plan, snapshot))
-    if output == "name":
+    if output in ("json", "yaml", "name") and held is None:
         held = held_back(plan, snapshot)
+    if output == "json":
+        return to_json(bindings_list(plan, snapshot, held))
+    if output == "yaml":
+        return to_yaml(bindings_list(plan, snapshot, held))
+    if output == "name":
+        assert held is not None
         return "".join(
             f"{'pod' if p.manifest is not None else 'binding'}/{p.name}\n"
             for p in plan.placements if p.manifest is not None or p.pod not in held

@@ -34,6 +34,7 @@ from gangplan.plan import Claim, Placement
 from gangplan.quantity import MILLI_RESOURCES, format_amount, plural
 
 __all__ = [
+    "MINIMUM_RULES",
     "Violation",
     "VerificationSummary",
     "Verification",
@@ -382,6 +383,10 @@ def _role(pod: Pod) -> str:
     """The task Volcano's getTaskID reads: from the annotation alone."""
     return pod.annotations.get(_VOLCANO_TASK, "")
 
+
+# The rules a group's members must meet together: a List without some of a plan's pods, or a
+# newer snapshot, can break them where every pod's own placement still holds.
+MINIMUM_RULES = frozenset({"min-member", "min-resources", "min-task-member", "job-group"})
 
 # Where Succeeded members count toward minMember while the group has pods to place: Volcano
 # (its ready tasks) and Kueue (a pod group admitted whole; its gangs here have no PodGroup).
