@@ -283,7 +283,8 @@ class Gang:
         """Its controller wrote that its job ran to the end (Completed, Finished) and no pod of
         it waits: it needs no member any more, not even those the snapshot no longer has
         (garbage-collected once finished), so it holds no JobGroup back. Failed is not done:
-        scheduler-plugins' group goes back to Scheduling once its workload makes the pods again."""
+        its workload may make the pods again, and the coscheduling plugin schedules them
+        whatever the phase (which its controller leaves at Failed)."""
         return self.group.finished and not self.pending and not self.blocked
 
 

@@ -9,24 +9,25 @@ and are left out), in the Plan's group order:
 
 - ``scheduled``: members bound after the plan (bound, unfinished members + pods the plan places);
   ``running`` / ``succeeded`` / ``failed``: members in that pod phase.
-- ``phase``: Running when running + succeeded >= minMember (Succeeded members count, as in
-  Volcano's scheduler and scheduler-plugins' controller); Scheduled when the plan places the
-  group but fewer run yet (Running for Volcano, whose scheduler says so once minMember pods
-  are allocated, and which has no Scheduled phase); Unknown when some run but the rest
-  cannot be placed; Pending otherwise. A group whose members all succeeded, with nothing
-  running or pending, is Finished (scheduler-plugins) or Completed (Volcano), as their
-  controllers write (scheduler-plugins' once minMember succeeded, whatever still runs; Volcano's
-  once nothing runs or is placed, whatever waits); it
-  keeps a terminal phase already given (Finished, Completed, Failed).
-  scheduler-plugins and Godel call a group whose minMember pods all exist and wait, none
-  placed, PreScheduling (Volcano: Pending).
+- ``phase``: as each API's controller writes it. scheduler-plugins (its PodGroupReconciler):
+  Running when running + succeeded >= minMember; Finished once minMember succeeded, whatever
+  still runs; Failed once a member failed and failed + running + succeeded reach minMember;
+  Finished and Failed kept as given, since it touches such a group no more; Pending while
+  fewer than minMember pods exist; else Scheduling, which the older scheduling.sigs.k8s.io
+  API called Scheduled (placed) and PreScheduling (waiting). Volcano (its scheduler's
+  jobStatus): Running once minMember pods are allocated, Completed once nothing runs or is
+  placed and minMember succeeded, Inqueue kept for a gang it cannot allocate, else Pending.
+  Both: Unknown when some run but the rest cannot be placed (seed 001), and a terminal phase
+  given (Finished, Completed, Failed) kept once nothing runs or waits. Godel (its binder's
+  PodGroup controller): Pending, PreScheduling, then Scheduled for good (``_godel_phase``).
 - ``scheduled`` only for scheduler-plugins (seed 001's count; Volcano's status has none);
   Godel's status has ``pending`` (members in phase Pending) instead.
 - ``conditions``: a group the plan cannot place gets ``Unschedulable`` (reason NotEnoughTasks
-  when fewer pods exist than minMember, or than a Volcano task's minTaskMember, else
+  when fewer pods exist than minMember, or than a Volcano task's minTaskMember, PodFailed or
+  PodDeleted when its failed or deleting members are what it is short of, else
   NotEnoughResources; message = the plan's reason); Godel keys it by ``phase`` instead of
-  ``type``. Stale ones are dropped from placed groups; other conditions are kept, and so are
-  ``occupiedBy`` and ``scheduleStartTime``.
+  ``type`` and in place of that phase's own. Stale ones are dropped from placed groups; other
+  conditions are kept, and so are ``occupiedBy`` and ``scheduleStartTime``.
 """
 
 from __future__ import annotations
@@ -43,35 +44,31 @@ PHASE_SCHEDULED = "Scheduled"
 PHASE_RUNNING = "Running"
 PHASE_UNKNOWN = "Unknown"
 PHASE_PRE_SCHEDULING = "PreScheduling"
+PHASE_SCHEDULING = "Scheduling"  # scheduler-plugins' x-k8s.io API, which dropped the two above
+PHASE_FAILED = "Failed"
 PHASE_INQUEUE = "Inqueue"  # Volcano's: admitted to its queue, its resources reserved
 
 UNSCHEDULABLE = "Unschedulable"
 NOT_ENOUGH_RESOURCES = "NotEnoughResources"
 NOT_ENOUGH_TASKS = "NotEnoughTasks"
 NOT_ENOUGH_PODS_OF_TASK = "NotEnoughPodsOfTask"  # Volcano's, for a task short of its minTaskMember
+POD_FAILED = "PodFailed"
+POD_DELETED = "PodDeleted"
 
 _KEPT_STATUS_FIELDS = ("occupiedBy", "scheduleStartTime")  # scheduleTimeoutSeconds counts from the latter
 # Its own tasks short, or (in a JobGroup) a member's: explain's reasons say which.
 _TASKS_SHORT = re.compile(rf"(JobGroup .+? cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}:")
 _TASK_SHORT = re.compile(rf"(JobGroup .+? cannot be placed: member \S+: )?{NOT_ENOUGH_TASKS}: task ")
-# scheduler-plugins' controller writes Finished once minMember pods succeeded, whatever still runs.
-_FINISHED_WHILE_RUNNING = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
+_SCHEDULER_PLUGINS = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
+_SP_FINAL_PHASES = ("Finished", "Failed")  # its reconciler touches such a group no more
 _TERMINAL_PHASES = ("Finished", "Completed", "Failed")  # scheduler-plugins', Volcano's, both
 # Every member succeeded: the phase each API's controller writes then.
 _FINISHED_PHASE = {
     PodGroupAPI.VOLCANO: "Completed",
     PodGroupAPI.SCHEDULER_PLUGINS: "Finished",
     PodGroupAPI.SCHEDULER_PLUGINS_LEGACY: "Finished",
-    PodGroupAPI.GODEL: "Finished",
-    PodGroupAPI.GODEL_BYTEDANCE: "Finished",
 }
 _GODEL = (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE)
-# scheduler-plugins' controller: Failed once a member failed and the failed, running and
-# succeeded ones reach minMember (Finished, all succeeded, wins; too few pods stays Pending).
-PHASE_FAILED = "Failed"
-_FAILED_PHASE_RULE = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
-# All of minMember's pods exist and wait, none placed: the controllers' PreScheduling.
-_PRE_SCHEDULING = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY, *_GODEL)
 # Counts beyond running, succeeded and failed: seed 001's scheduled for scheduler-plugins (its
 # current CRD has none, nor conditions: the API server drops them on apply), Godel's pending.
 _SCHEDULED_COUNT = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
@@ -138,55 +135,40 @@ def group_status(
         # Final (Godel schedules a timed-out group no more), or done with its pods gone: the
         # plan changes nothing, and the controller's counts are all there is.
         return _plain(old)
-    volcano = pg.api is PodGroupAPI.VOLCANO
-    # Nothing runs or waits; for Volcano's getPodGroupPhase, nothing runs or is bound or placed
-    # (completed == scheduled): members it cannot place do not hold off Completed.
-    settled = not running and (bound == 0 and not outcome.scheduled if volcano else not outcome.pending)
-    if settled and old.get("phase") in _TERMINAL_PHASES:
-        phase = old["phase"]
-    elif succeeded >= min_member and pg.api in _FINISHED_PHASE and (settled or pg.api in _FINISHED_WHILE_RUNNING):
-        phase = _FINISHED_PHASE[pg.api]
-    elif running + succeeded >= min_member:
-        phase = PHASE_RUNNING
-    elif outcome.placed:
-        # Volcano's scheduler calls a gang Running once minMember pods are allocated; it has
-        # no Scheduled phase (seed 001's phases are Pending, Running, Unknown).
-        phase = PHASE_RUNNING if volcano else PHASE_SCHEDULED
-    elif running > 0:
-        phase = PHASE_UNKNOWN  # some run, the rest cannot be placed; succeeded ones are done
-    elif pg.api in _PRE_SCHEDULING and len(members) + (len(gang.blocked) if gang else 0) >= min_member:
-        phase = PHASE_PRE_SCHEDULING  # the controller counts every pod with the label, gated ones too
-    elif volcano and old.get("phase") == PHASE_INQUEUE:
-        phase = PHASE_INQUEUE  # Volcano keeps an enqueued gang it cannot allocate yet Inqueue
+    created = len(members) + (len(gang.blocked) if gang else 0)  # the controllers count gated pods too
+    if pg.api in _GODEL:
+        phase = _godel_phase(old.get("phase"), running + succeeded + failed, created, scheduled, min_member)
     else:
-        phase = PHASE_PENDING
-    if (
-        pg.api in _FAILED_PHASE_RULE and failed and failed + running + succeeded >= min_member
-        and succeeded < min_member and len(members) + (len(gang.blocked) if gang else 0) >= min_member
-    ):
-        phase = PHASE_FAILED  # the controller's final state once a member failed (seed 000)
+        phase = _phase(pg.api, old.get("phase"), outcome, running, succeeded, failed, bound, created, min_member)
     godel = pg.api in _GODEL
-    old_conditions = old.get("conditions")
+    given = old.get("conditions")
+    old_conditions = [c for c in given if isinstance(c, Mapping)] if isinstance(given, (list, tuple)) else []
+    # Godel keeps one condition per phase: the one written below replaces its phase's.
+    replaced = phase if godel and not outcome.placed else None
     conditions = [
-        _plain(c)
-        for c in (old_conditions if isinstance(old_conditions, (list, tuple)) else ())
-        if isinstance(c, Mapping) and not _ours(c, godel)
+        _plain(c) for c in old_conditions if not _ours(c, godel) and (replaced is None or c.get("phase") != replaced)
     ]
     if not outcome.placed:
         exist = outcome.counted + outcome.pending
+        reason = _unschedulable_reason(pg, outcome, exist < min_member)
+        gone = failed + (sum(1 for p in gang.blocked if p.deleting) if gang else 0)
+        if reason == NOT_ENOUGH_TASKS and exist < min_member <= exist + gone:
+            reason = POD_FAILED if failed else POD_DELETED  # seed 001's words for why it is short
         condition: dict[str, Any] = {
             **({"phase": phase} if godel else {"type": UNSCHEDULABLE}),  # Godel keys its conditions by phase
             "status": "True",
-            "reason": _unschedulable_reason(pg, outcome, exist < min_member),
+            "reason": reason,
             "message": outcome.reason,
         }
         # Still true: when it became so, and Volcano's transitionID, stay (seed 001: the time
         # of the last transition from one status to another).
         previous = next(
             (
-                c for c in (old_conditions if isinstance(old_conditions, (list, tuple)) else ())
-                if isinstance(c, Mapping) and _ours(c, godel) and c.get("status") == "True"
-                and (not godel or c.get("phase") == phase)
+                c for c in old_conditions
+                if c.get("status") == "True" and (
+                    c.get("phase") == phase and (_ours(c, godel) or old.get("phase") == phase)
+                    if godel else _ours(c, godel)
+                )
             ),
             None,
         )
@@ -213,6 +195,62 @@ def group_status(
     return status
 
 
+def _phase(
+    api: PodGroupAPI,
+    old_phase: object,
+    outcome: GroupOutcome,
+    running: int,
+    succeeded: int,
+    failed: int,
+    bound: int,
+    created: int,
+    min_member: int,
+) -> str:
+    """The phase as scheduler-plugins' PodGroupReconciler or Volcano's scheduler writes it,
+    with seed 001's Unknown for a group whose members run but whose rest cannot be placed."""
+    sp = api in _SCHEDULER_PLUGINS
+    if sp and old_phase in _SP_FINAL_PHASES:
+        return str(old_phase)  # its reconciler returns early on these, whatever runs now
+    volcano = api is PodGroupAPI.VOLCANO
+    # Nothing runs or waits; for Volcano's getPodGroupPhase, nothing runs or is bound or placed
+    # (completed == scheduled): members it cannot place do not hold off Completed.
+    settled = not running and (bound == 0 and not outcome.scheduled if volcano else not outcome.pending)
+    if settled and old_phase in _TERMINAL_PHASES:
+        return str(old_phase)
+    if sp and failed and failed + running + succeeded >= min_member and succeeded < min_member and created >= min_member:
+        return PHASE_FAILED  # the controller's final state once a member failed (seed 000)
+    if succeeded >= min_member and api in _FINISHED_PHASE and (settled or sp):
+        return _FINISHED_PHASE[api]  # scheduler-plugins': whatever still runs
+    if running + succeeded >= min_member:
+        return PHASE_RUNNING
+    waiting = PHASE_SCHEDULING if api is PodGroupAPI.SCHEDULER_PLUGINS else None
+    if outcome.placed:
+        # Volcano's scheduler calls a gang Running once minMember pods are allocated.
+        return PHASE_RUNNING if volcano else waiting or PHASE_SCHEDULED
+    if running > 0:
+        return PHASE_UNKNOWN  # some run, the rest cannot be placed; succeeded ones are done
+    if sp and created >= min_member:
+        return waiting or PHASE_PRE_SCHEDULING
+    if volcano and old_phase == PHASE_INQUEUE:
+        return PHASE_INQUEUE  # Volcano keeps an enqueued gang it cannot allocate yet Inqueue
+    return PHASE_PENDING
+
+
+def _godel_phase(old_phase: object, started: int, created: int, scheduled: int, min_member: int) -> str:
+    """As Godel's PodGroup controller (pkg/binder/controller) steps it: Scheduled once minMember
+    members are bound or any member has started (its final phase, like Timeout, handled before);
+    PreScheduling while all of minMember's pods exist and fewer are bound; else Pending. It
+    reads Running, Finished and Failed, which it no longer writes, as Scheduled, and keeps a
+    phase it does not know."""
+    if old_phase in (PHASE_SCHEDULED, PHASE_RUNNING, "Finished", PHASE_FAILED) or started:
+        return PHASE_SCHEDULED
+    if old_phase not in (None, "", PHASE_PENDING, PHASE_PRE_SCHEDULING):
+        return str(old_phase)
+    if created < min_member:
+        return PHASE_PENDING
+    return PHASE_SCHEDULED if scheduled >= min_member else PHASE_PRE_SCHEDULING
+
+
 def _unschedulable_reason(pg: PodGroup, outcome: GroupOutcome, too_few: bool) -> str:
     """NotEnoughTasks (too few pods), NotEnoughResources; Volcano says NotEnoughPodsOfTask
     when a task has fewer pods than its minTaskMember."""
@@ -224,7 +262,7 @@ def _unschedulable_reason(pg: PodGroup, outcome: GroupOutcome, too_few: bool) ->
 def _ours(condition: Mapping[str, Any], godel: bool) -> bool:
     """A condition gangplan writes, replaced on every plan (stale once the group is placed)."""
     if godel:
-        return condition.get("reason") in (NOT_ENOUGH_RESOURCES, NOT_ENOUGH_TASKS)
+        return condition.get("reason") in (NOT_ENOUGH_RESOURCES, NOT_ENOUGH_TASKS, POD_FAILED, POD_DELETED)
     return condition.get("type") == UNSCHEDULABLE
 
 

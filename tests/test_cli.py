@@ -603,7 +603,7 @@ def test_succeeded_members_count_toward_min_member_and_hold_nothing(tmp_path: Pa
     assert "conditions" not in status["done"] and status["done"]["succeeded"] == 2
     # Volcano's scheduler calls an allocated gang Running, and its status has no `scheduled`
     assert status["half"]["phase"] == "Running" and "scheduled" not in status["half"]
-    assert status["broken"]["conditions"][0]["reason"] == "NotEnoughTasks"
+    assert status["broken"]["conditions"][0]["reason"] == "PodFailed"  # seed 001: short for its failed member
 
     explained = invoke("explain", "ml/done", str(snapshot))
     assert "pods: 0 running, 2 succeeded, 0 pending, minMember 2" in explained.output

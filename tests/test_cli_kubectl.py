@@ -318,11 +318,11 @@ def test_status_output_is_each_podgroup_with_its_status() -> None:
     items = {i["metadata"]["name"]: i for i in yaml.safe_load(result.stdout)["items"]}
     assert all(i["kind"] == "PodGroup" for i in items.values())
     stuck = items["llm-pretrain"]["status"]
-    assert stuck["phase"] == "PreScheduling"  # all 5 pods exist and wait, as its controller says
+    assert stuck["phase"] == "Scheduling"  # all 5 pods exist and wait, as its controller says
     (condition,) = [c for c in stuck["conditions"] if c["type"] == "Unschedulable"]
     assert condition["status"] == "True" and condition["reason"] == "NotEnoughResources"
     assert "nvidia.com/gpu" in condition["message"]
-    assert items["pytorch-ddp"]["status"]["phase"] == "Scheduled"
+    assert items["pytorch-ddp"]["status"]["phase"] == "Scheduling"
     assert items["pytorch-ddp"]["status"]["scheduled"] == 4
 
 

@@ -94,7 +94,9 @@ def items_by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {item["metadata"]["name"]: item for item in result["items"]}
 
 
-def test_placeable_group_is_scheduled_with_its_count() -> None:
+def test_placeable_group_is_scheduling_with_its_count() -> None:
+    """Bound, not running yet: scheduler-plugins' current controller says Scheduling (its API
+    has no Scheduled since it dropped the scheduled count)."""
     snapshot = Snapshot(
         nodes=(node("n1"),),
         pods=tuple(pod(f"a-{i}", "a") for i in range(3)),
@@ -104,7 +106,7 @@ def test_placeable_group_is_scheduled_with_its_count() -> None:
     assert result["apiVersion"] == "v1" and result["kind"] == "List"
     [item] = result["items"]
     assert item["status"] == {
-        "phase": "Scheduled",
+        "phase": "Scheduling",
         "scheduled": 3,
         "running": 0,
         "succeeded": 0,
@@ -112,12 +114,13 @@ def test_placeable_group_is_scheduled_with_its_count() -> None:
     }
 
 
-def test_a_gang_whose_pods_all_exist_but_one_is_gated_is_pre_scheduling() -> None:
-    """helper-51: scheduler-plugins' controller moves a group to PreScheduling once the pods
-    carrying its label reach minMember, gated ones included (len(pods) >= minMember); gangplan
-    said Pending. Too few pods is still Pending; either way the gated pod cannot be placed."""
+def test_a_gang_whose_pods_all_exist_but_one_is_gated_is_scheduling() -> None:
+    """helper-51: scheduler-plugins' controller moves a group on from Pending (to Scheduling)
+    once the pods carrying its label reach minMember, gated ones included (len(pods) >=
+    minMember); gangplan said Pending. Too few pods is still Pending; either way the gated pod
+    cannot be placed."""
     gated = replace(pod("g-0", "g", cpu=1000), scheduling_gates=("example.com/hold",))
-    for pods, phase in (((gated, pod("g-1", "g", cpu=1000)), "PreScheduling"), ((gated,), "Pending")):
+    for pods, phase in (((gated, pod("g-1", "g", cpu=1000)), "Scheduling"), ((gated,), "Pending")):
         snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("g", 2),))
         [item] = run(snapshot)["items"]
         assert item["status"]["phase"] == phase
@@ -134,7 +137,7 @@ def test_a_pod_named_like_a_podgroup_does_not_lend_it_its_outcome(first: bool) -
     pods = (lone, *members) if first else (*members, lone)
     snapshot = Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(podgroup("g", 2),))
     [item] = run(snapshot)["items"]
-    assert item["status"]["phase"] == "PreScheduling" and item["status"].get("scheduled", 0) == 0
+    assert item["status"]["phase"] == "Scheduling" and item["status"].get("scheduled", 0) == 0
     assert [c["reason"] for c in item["status"]["conditions"]] == ["NotEnoughResources"]
 
 
@@ -308,7 +311,7 @@ def test_bound_but_not_yet_running_members_count_as_scheduled_not_running() -> N
         pod_groups=(podgroup("e", 2),),
     )
     [item] = run(snapshot)["items"]
-    assert item["status"]["phase"] == "Scheduled"
+    assert item["status"]["phase"] == "Scheduling"
     assert (item["status"]["scheduled"], item["status"]["running"]) == (2, 1)
 
 
@@ -336,7 +339,7 @@ def test_input_other_than_status_is_preserved_exactly_and_not_mutated() -> None:
     without_status = {k: v for k, v in before.items() if k != "status"}
     assert {k: v for k, v in item.items() if k != "status"} == without_status
     status = item["status"]
-    assert status["phase"] == "Scheduled"
+    assert status["phase"] == "Scheduling"
     assert status["occupiedBy"] == "ns/deploy-x"
     # the stale Unschedulable condition goes; the foreign one stays
     assert status["conditions"] == [{"type": "Custom", "status": "True", "reason": "Other"}]
@@ -441,7 +444,7 @@ def test_succeeded_members_alone_are_not_unknown_and_finish_a_scheduler_plugins_
     )
     status = {item["metadata"]["name"]: item["status"] for item in run(snapshot)["items"]}
     assert (status["v"]["phase"], status["v"]["succeeded"]) == ("Inqueue", 1)
-    assert status["u"]["phase"] == "PreScheduling"
+    assert status["u"]["phase"] == "Scheduling"
     assert (status["f"]["phase"], status["f"]["running"], status["f"]["succeeded"]) == ("Finished", 1, 2)
 
 
@@ -459,9 +462,10 @@ def _as(api: PodGroupAPI, group: PodGroup) -> PodGroup:
 )
 def test_each_api_gets_the_phase_and_fields_its_controller_writes(api: PodGroupAPI) -> None:
     """Godel's status (under both its API groups) has pending but no scheduled, and keys its
-    conditions by phase; all of minMember's pods waiting is PreScheduling for scheduler-plugins
-    and Godel, Pending for Volcano; scheduleStartTime, which scheduleTimeoutSeconds counts from,
-    is kept."""
+    conditions by phase; all of minMember's pods waiting is Scheduling for scheduler-plugins,
+    PreScheduling for Godel and Pending for Volcano; a group whose member succeeded is Finished,
+    Completed in Volcano, and Scheduled in Godel, whose controller has no later phase;
+    scheduleStartTime, which scheduleTimeoutSeconds counts from, is kept."""
     started = {"scheduleStartTime": "2024-01-01T00:05:00Z"}
     big = _as(api, podgroup("big", 2, started))
     done = _as(api, podgroup("done", 1))
@@ -476,13 +480,15 @@ def test_each_api_gets_the_phase_and_fields_its_controller_writes(api: PodGroupA
     items = items_by_name(run(snapshot))
     status = items["big"]["status"]
     assert status["scheduleStartTime"] == "2024-01-01T00:05:00Z"
-    assert status["phase"] == ("Pending" if api is PodGroupAPI.VOLCANO else "PreScheduling")
+    assert status["phase"] == {PodGroupAPI.VOLCANO: "Pending", PodGroupAPI.SCHEDULER_PLUGINS: "Scheduling"}.get(
+        api, "PreScheduling"
+    )
     [condition] = status["conditions"]
     assert condition["reason"] == "NotEnoughResources" and condition["status"] == "True"
     if api in GODEL_APIS:
         assert condition["phase"] == "PreScheduling" and "type" not in condition
         assert status["pending"] == 2 and "scheduled" not in status
-        assert items["done"]["status"]["phase"] == "Finished"
+        assert items["done"]["status"]["phase"] == "Scheduled"
     else:
         assert condition["type"] == "Unschedulable" and "pending" not in status
         assert ("scheduled" in status) is (api is PodGroupAPI.SCHEDULER_PLUGINS)
@@ -812,3 +818,128 @@ def test_a_volcano_group_whose_min_member_succeeded_and_whose_extra_pods_fit_now
     assert item["status"] == {"phase": "Completed", "running": 0, "succeeded": 2, "failed": 0}
     [item] = run(replace(snapshot, nodes=(node("n1", cpu=8000),)))["items"]
     assert item["status"]["phase"] == "Running"
+
+
+@pytest.mark.parametrize(
+    ("api", "placed", "waiting"),
+    [
+        (PodGroupAPI.SCHEDULER_PLUGINS, "Scheduling", "Scheduling"),
+        (PodGroupAPI.SCHEDULER_PLUGINS_LEGACY, "Scheduled", "PreScheduling"),
+    ],
+)
+def test_scheduler_plugins_phases_are_those_of_its_api_group(api: PodGroupAPI, placed: str, waiting: str) -> None:
+    """helper-71 F1: scheduling.x-k8s.io's PodGroupPhase has Pending, Running, Scheduling,
+    Unknown, Finished and Failed, and its reconciler writes Scheduling from Pending on, until
+    minMember run; gangplan wrote the Scheduled and PreScheduling of the older
+    scheduling.sigs.k8s.io API there too, phases no client of the current one switches on."""
+    fits, full = _as(api, podgroup("fits", 2)), _as(api, podgroup("full", 2))
+    snapshot = Snapshot(
+        nodes=(node("n1", cpu=2000),),
+        pods=(*(pod(f"fits-{i}", "fits") for i in range(2)), *(pod(f"full-{i}", "full", cpu=3000) for i in range(2))),
+        pod_groups=(fits, full),
+    )
+    status = {name: item["status"] for name, item in items_by_name(run(snapshot)).items()}
+    assert (status["fits"]["phase"], status["full"]["phase"]) == (placed, waiting)
+    assert [c["reason"] for c in status["full"]["conditions"]] == ["NotEnoughResources"]
+
+
+@pytest.mark.parametrize("api", [PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY])
+@pytest.mark.parametrize(("given", "phases"), [("Failed", (RUNNING, RUNNING)), ("Finished", (PodPhase.PENDING,) * 2)])
+def test_a_scheduler_plugins_group_already_failed_or_finished_keeps_that_phase(
+    api: PodGroupAPI, given: str, phases: tuple[PodPhase, ...]
+) -> None:
+    """helper-71 F4: scheduler-plugins' reconciler returns at once for a group in Failed or
+    Finished, in both API groups, so the phase stays whatever its pods do after; gangplan wrote
+    Running for a Failed group whose pods run again, a status its controller never would."""
+    group = _as(api, podgroup("g", 2, {"phase": given, "failed": 1}))
+    pods = tuple(
+        pod(f"g-{i}", "g", node_name="n1" if phase is RUNNING else None, phase=phase) for i, phase in enumerate(phases)
+    )
+    [item] = run(Snapshot(nodes=(node("n1"),), pods=pods, pod_groups=(group,)))["items"]
+    assert item["status"]["phase"] == given
+    assert item["status"]["running"] == phases.count(RUNNING)
+
+
+def _godel(name: str, min_member: int, phases: tuple[PodPhase | None, ...], given: str | None = None,
+           cpu: int = 1000) -> Snapshot:
+    """One Godel PodGroup; None is a pending pod, any other phase a member bound to n1."""
+    group = _as(PodGroupAPI.GODEL, podgroup(name, min_member, {"phase": given} if given else None))
+    pods = tuple(
+        pod(f"{name}-{i}", name, cpu=cpu, node_name=None if phase is None else "n1", phase=phase)
+        for i, phase in enumerate(phases)
+    )
+    return replace_pods(
+        Snapshot(nodes=(node("n1", cpu=2000),), pods=pods, pod_groups=(group,)),
+        {"godel.bytedance.com/pod-group-name": None},
+    )
+
+
+@pytest.mark.parametrize(
+    ("phases", "given", "cpu", "expected"),
+    [
+        ((None, None), None, 1000, "Scheduled"),  # minMember placed, so bound
+        ((None, None), None, 3000, "PreScheduling"),  # all exist, none fits
+        ((None,), None, 1000, "Pending"),  # fewer than minMember exist
+        ((None,), "PreScheduling", 1000, "Pending"),  # back to Pending, as the controller steps it
+        ((SUCCEEDED, SUCCEEDED, None), None, 3000, "Scheduled"),  # a member started: not Running with none running
+        ((RUNNING, FAILED), None, 1000, "Scheduled"),
+        ((FAILED, FAILED), None, 1000, "Scheduled"),
+        ((None, None), "Running", 3000, "Scheduled"),  # Running, Finished, Failed are read as Scheduled
+        ((None, None), "Scheduled", 3000, "Scheduled"),  # final: restarted pods that do not fit change nothing
+        ((None, None), "Unknown", 3000, "Unknown"),  # a phase the controller does not know is kept
+    ],
+)
+def test_godel_phases_are_those_its_podgroup_controller_steps_to(
+    phases: tuple[PodPhase | None, ...], given: str | None, cpu: int, expected: str
+) -> None:
+    """helper-71 F2: Godel's PodGroup controller (godel-scheduler's binder) writes Pending,
+    PreScheduling, Scheduled and Timeout only, Scheduled and Timeout final, and any member
+    running, succeeded or failed makes a group Scheduled. gangplan wrote Running (with none
+    running once members had succeeded), Finished, and PreScheduling for a group whose
+    members had run and failed."""
+    [item] = run(_godel("g", 2, phases, given, cpu))["items"]
+    assert item["status"]["phase"] == expected
+
+
+def test_a_godel_condition_replaces_its_phases_own_and_keeps_when_the_group_entered_it() -> None:
+    """Godel keeps one condition per phase, with the time the group moved to it: a group still
+    PreScheduling gets the condition gangplan writes in place of the controller's PreScheduling
+    one, dated from then, not a second condition of the same phase."""
+    given = {
+        "phase": "PreScheduling",
+        "conditions": [
+            {"phase": "Pending", "status": "True", "reason": "Pending", "lastTransitionTime": "2024-06-13T08:00:00Z"},
+            {"phase": "PreScheduling", "status": "True", "reason": "PreScheduling",
+             "lastTransitionTime": "2024-06-13T08:50:00Z", "message": "More than 2 pods has been created"},
+        ],
+    }
+    snapshot = _godel("g", 2, (None, None), None, 3000)
+    group = replace(snapshot.pod_groups[0], raw={**snapshot.pod_groups[0].raw, "status": given})
+    [item] = run(replace(snapshot, pod_groups=(group,)))["items"]
+    conditions = item["status"]["conditions"]
+    assert [(c["phase"], c["reason"]) for c in conditions] == [("Pending", "Pending"), ("PreScheduling", "NotEnoughResources")]
+    assert conditions[1]["lastTransitionTime"] == "2024-06-13T08:50:00Z"
+
+
+@pytest.mark.parametrize(
+    ("api", "make", "reason"),
+    [
+        (PodGroupAPI.SCHEDULER_PLUGINS, lambda: pod("g-1", "g", node_name="n1", phase=FAILED), "PodFailed"),
+        (PodGroupAPI.VOLCANO, lambda: pod("g-1", "g", node_name="n1", phase=FAILED), "PodFailed"),
+        (PodGroupAPI.SCHEDULER_PLUGINS, lambda: replace(pod("g-1", "g"), deleting=True), "PodDeleted"),
+        (PodGroupAPI.GODEL, lambda: replace(pod("g-1", "g"), deleting=True), "PodDeleted"),
+        (PodGroupAPI.SCHEDULER_PLUGINS, lambda: None, "NotEnoughTasks"),  # never there: too few pods
+    ],
+)
+def test_a_group_short_of_pods_because_one_failed_or_is_deleted_says_so(api: PodGroupAPI, make: Any, reason: str) -> None:
+    """helper-71 F5: seed 001's PodFailed and PodDeleted reasons are for a group whose pod
+    failed or was deleted; gangplan said NotEnoughTasks for all three, leaving the why to the
+    message."""
+    lost = make()
+    group = _as(api, podgroup("g", 2))
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("g-0", "g"), *((lost,) if lost else ())), pod_groups=(group,))
+    if api in GODEL_APIS:
+        snapshot = replace_pods(snapshot, {"godel.bytedance.com/pod-group-name": None})
+    [item] = run(snapshot)["items"]
+    [condition] = item["status"]["conditions"]
+    assert condition["reason"] == reason
