@@ -13,16 +13,18 @@ from xml.etree import ElementTree
 from .errors import Position, one_line
 from .loader import STDIN, locate_all
 from .model import Origin, Snapshot
-from .plan import GroupOutcome, Plan, SolverReport
-from .semantics import group_pods
+from .plan import IMPLICIT_KINDS, GroupOutcome, Plan, SolverReport
+from .semantics import Gang, group_pods
 
 __all__ = [
+    "GroupId",
     "annotation",
     "check_report",
     "checked_groups",
     "escape_data",
     "from_workspace",
     "github_annotation",
+    "group_id",
     "group_positions",
     "junit_error",
     "junit_report",
@@ -31,9 +33,32 @@ __all__ = [
     "written_in",
 ]
 
+# (kind, namespace/name), kind "" for a PodGroup and "pod" or "Kueue pod group" for a group
+# with no PodGroup object: a bare pod may have a PodGroup's name in its namespace, and check
+# selects, annotates and judges each by this, as plan and diff tell them apart.
+GroupId = tuple[str, str]
+
+
+def group_id(group: Gang | GroupOutcome) -> GroupId:
+    """The group's kind and namespace/name: a bare Pod of a pull request named like the
+    cluster's PodGroup is a group of its own, checked as itself."""
+    api = group.group.api.value if isinstance(group, Gang) else group.api
+    return IMPLICIT_KINDS.get(api, ""), group.key
+
+
+def _names(groups: Iterable[GroupOutcome]) -> dict[GroupId, str]:
+    """The name each group goes by in check's output: its namespace/name, and for a bare pod or
+    a Kueue pod group with a PodGroup's name in its namespace, its kind too (`ns/name (pod)`),
+    as in plan's table and diff."""
+    ids = [group_id(g) for g in groups]
+    kinds: dict[str, set[str]] = {}
+    for kind, key in ids:
+        kinds.setdefault(key, set()).add(kind)
+    return {(kind, key): f"{key} ({kind})" if kind and len(kinds[key]) > 1 else key for kind, key in ids}
+
 
 def checked_groups(
-    result: Plan, snapshot: Snapshot, origins: Mapping[str, Origin], named: Sequence[str], groups_from: Sequence[str],
+    result: Plan, snapshot: Snapshot, origins: Mapping[GroupId, Origin], named: Sequence[str], groups_from: Sequence[str],
     *, chosen: bool,
 ) -> list[GroupOutcome]:
     """The groups `check` answers for. Those ``named`` (--group), then those written in
@@ -43,75 +68,73 @@ def checked_groups(
     if not chosen:
         return [g for g in result.groups if g.waiting]
     written = written_in(groups_from, origins, made_in(snapshot))
-    # A bare pod may have a PodGroup's name: the key is asked once, and by_key gives the PodGroup.
-    keys = dict.fromkeys([*named, *(g.key for g in result.groups if g.key in written)])
+    # A name asked (--group) is the PodGroup where a bare pod has its name too (Plan.by_key); a
+    # group written there is taken by its kind as well: a pull request's bare Pod named like the
+    # cluster's PodGroup is checked, and the PodGroup, not the pull request's, is not.
     by_key = result.by_key()
-    return [by_key[key] for key in keys]
+    found = {group_id(by_key[key]): by_key[key] for key in named}
+    for g in result.groups:
+        if group_id(g) in written:
+            found.setdefault(group_id(g), g)
+    return list(found.values())
 
 
 def check_report(
-    format: str, selected: Sequence[GroupOutcome], result: Plan, origins: Mapping[str, Origin], unread: str,
+    format: str, selected: Sequence[GroupOutcome], result: Plan, origins: Mapping[GroupId, Origin], unread: str,
     with_junit: bool,
 ) -> tuple[str, str | None]:
     """What `check` prints in ``format`` (text, github or junit), and the JUnit report when
     ``with_junit`` asks for one as well. Lines are looked up only for the groups a report
     shows, in one read of each file."""
     failed = [g for g in selected if not g.placed]
+    names = _names(result.groups)
     with_junit = with_junit or format == "junit"
     shown = selected if with_junit else failed if format == "github" else []
-    where = group_positions(origins, (g.key for g in shown))
-    report = junit_report(list(selected), where, result.solver, unread, result.warnings) if with_junit else None
+    where = group_positions(origins, (group_id(g) for g in shown))
+    report = junit_report(list(selected), where, result.solver, unread, result.warnings, names) if with_junit else None
     if format == "junit":
         assert report is not None
         return report, report
     if format == "github":
         # A gate that passes on a stale snapshot should say so where reviewers look.
         text = "".join(warning_annotation("gangplan check", w) for w in [unread, *result.warnings] if w)
-        return text + "".join(github_annotation(g, where.get(g.key)) for g in failed), report
-    text = "".join(f"FAIL {g.key}: {g.reason}\n" for g in failed)
+        return text + "".join(github_annotation(g, where.get(group_id(g)), names.get(group_id(g))) for g in failed), report
+    text = "".join(f"FAIL {names.get(group_id(g), g.key)}: {g.reason}\n" for g in failed)
     return text + f"{len(selected) - len(failed)}/{len(selected)} groups placed\n", report
 
 
-def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[str, Origin]:
-    """Where each group was written: its PodGroup object, or its first pod for implicit groups;
-    for a group a workload in ``groups_from`` joins (a pull request's Job joining a PodGroup the
-    cluster has), that workload, which is where a reviewer wants the annotation."""
+def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[GroupId, Origin]:
+    """Where each group was written, by (kind, key): its PodGroup object, or its first pod for
+    implicit groups (a bare pod named like a PodGroup has its own); for a group a workload in
+    ``groups_from`` joins (a pull request's Job joining a PodGroup the cluster has), that
+    workload, which is where a reviewer wants the annotation."""
     inside = _under(groups_from)
     origins = {}
-    implicit: set[str] = set()
     for job_group in group_pods(snapshot).job_groups:
         for gang in job_group.gangs:
-            if gang.key in origins and gang.key not in implicit:
-                continue  # a bare pod named like a PodGroup: the name is the PodGroup's, as in Plan.by_key
             origin = gang.group.origin
             if groups_from and not inside(origin.file):
                 origin = next((pod.origin for pod in (*gang.pending, *gang.blocked) if inside(pod.origin.file)), origin)
-            origins[gang.key] = origin
-            if gang.implicit:
-                implicit.add(gang.key)
-            else:
-                implicit.discard(gang.key)
+            origins[group_id(gang)] = origin
     return origins
 
 
-def group_positions(origins: Mapping[str, Origin], keys: Iterable[str]) -> dict[str, Position]:
-    """The file, line and column of the groups ``keys`` names, found together: locating each
+def group_positions(origins: Mapping[GroupId, Origin], ids: Iterable[GroupId]) -> dict[GroupId, Position]:
+    """The file, line and column of the groups ``ids`` names, found together: locating each
     one alone composed a big dump into nodes (33 s at L)."""
-    chosen = [key for key in dict.fromkeys(keys) if key in origins]
-    return dict(zip(chosen, locate_all([(origins[key], ()) for key in chosen])))
+    chosen = [gid for gid in dict.fromkeys(ids) if gid in origins]
+    return dict(zip(chosen, locate_all([(origins[gid], ()) for gid in chosen])))
 
 
-def made_in(snapshot: Snapshot) -> dict[str, list[str]]:
+def made_in(snapshot: Snapshot) -> dict[GroupId, list[str]]:
     """The files that write each group's pods to place, or the workloads making them: a job
-    folder's Job, or Pods, joining a PodGroup the cluster already has is that group's change."""
-    made: dict[str, list[str]] = {}
-    gangs = [gang for job_group in group_pods(snapshot).job_groups for gang in job_group.gangs]
-    # A bare pod or a Kueue pod group named like a PodGroup: the key is the PodGroup's.
-    named = {gang.key for gang in gangs if not gang.implicit}
-    for gang in gangs:
-        found = sorted({pod.origin.file for pod in (*gang.pending, *gang.blocked)})
-        if found and not (gang.implicit and gang.key in named):
-            made[gang.key] = found
+    folder's Job, or Pods, joining a PodGroup the cluster already has is that group's change.
+    By (kind, key): a bare Pod named like a PodGroup makes its own group, not the PodGroup's."""
+    made: dict[GroupId, list[str]] = {}
+    for job_group in group_pods(snapshot).job_groups:
+        for gang in job_group.gangs:
+            if found := sorted({pod.origin.file for pod in (*gang.pending, *gang.blocked)}):
+                made[group_id(gang)] = found
     return made
 
 
@@ -123,9 +146,10 @@ def _escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotation(g: GroupOutcome, position: Optional[Position]) -> str:
-    """A GitHub Actions workflow command that marks the PodGroup's document in the diff."""
-    return annotation(f"{g.key} cannot be placed", position, g.reason or "not placed")
+def github_annotation(g: GroupOutcome, position: Optional[Position], name: Optional[str] = None) -> str:
+    """A GitHub Actions workflow command that marks the PodGroup's document in the diff;
+    ``name`` the group goes by, its key unless a PodGroup shares it (`ns/name (pod)`)."""
+    return annotation(f"{name or g.key} cannot be placed", position, g.reason or "not placed")
 
 
 def from_workspace(file: str) -> str:
@@ -164,9 +188,11 @@ def _under(paths: Sequence[str]) -> Callable[[str], bool]:
     return inside
 
 
-def written_in(paths: Sequence[str], origins: Mapping[str, Origin], made: Mapping[str, Sequence[str]] = {}) -> set[str]:
-    """The groups whose object (or first pod), or a workload making their pods, is written in
-    one of ``paths`` or under it."""
+def written_in(
+    paths: Sequence[str], origins: Mapping[GroupId, Origin], made: Mapping[GroupId, Sequence[str]] = {}
+) -> set[GroupId]:
+    """The groups, by (kind, key), whose object (or first pod), or a workload making their
+    pods, is written in one of ``paths`` or under it."""
     inside = _under(paths)
     return {key for key, origin in origins.items() if inside(origin.file)} | {
         key for key, files in made.items() if any(map(inside, files))
@@ -174,11 +200,13 @@ def written_in(paths: Sequence[str], origins: Mapping[str, Origin], made: Mappin
 
 
 def junit_report(
-    groups: list[GroupOutcome], where: dict[str, Position], solver: SolverReport, skipped: str = "", warnings: Sequence[str] = ()
+    groups: list[GroupOutcome], where: Mapping[GroupId, Position], solver: SolverReport, skipped: str = "",
+    warnings: Sequence[str] = (), names: Mapping[GroupId, str] = {},
 ) -> str:
     """One JUnit test case per group, failed when the group is not placed; the solver's
     status and gap as properties, since which groups fail can depend on the time limit. An
-    empty selection is one skipped case that says why."""
+    empty selection is one skipped case that says why. A case is named as ``names`` has the
+    group (`ns/name (pod)` beside a PodGroup of that name), else by its key."""
     # The deterministic time, not the wall time: the same input gives the same report.
     seconds = solver.deterministic_time if solver.workers <= 1 else solver.wall_time
     suite = ElementTree.Element(
@@ -205,10 +233,11 @@ def junit_report(
         case = ElementTree.SubElement(suite, "testcase", classname="gangplan", name="selection", time="0")
         ElementTree.SubElement(case, "skipped", message=skipped)
     for g in groups:
-        case = _case(suite, g.key.split("/", 1)[0], g.key, where.get(g.key))
+        name = names.get(group_id(g), g.key)
+        case = _case(suite, g.key.split("/", 1)[0], name, where.get(group_id(g)))
         if not g.placed:
             failure = ElementTree.SubElement(case, "failure", message=g.reason or "not placed", type="Unplaced")
-            failure.text = f"{g.key}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
+            failure.text = f"{name}: {g.counted + g.scheduled}/{g.min_member} pods; {g.reason}"
     if warnings:
         ElementTree.SubElement(suite, "system-err").text = "".join(f"warning: {w}\n" for w in warnings)
     return _xml_document(suite)

@@ -27,8 +27,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
-from .model import Node, Pod, PodGroupAPI, Snapshot
-from .plan import API_VERSION, GroupOutcome, Placement, Plan
+from .model import Node, Pod, Snapshot
+from .plan import API_VERSION, IMPLICIT_KINDS, GroupOutcome, Placement, Plan
 from .quantity import describe_amount, percent_apart, plural
 from .semantics import (
     Gang,
@@ -57,7 +57,6 @@ __all__ = [
 
 KINDS = ("header", "add", "remove", "change", "context")
 TOTAL = "total"
-_IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
 # The verifier's rules about a group as a whole: what keeps a plan's group from starting here.
 _GROUP_RULES = MINIMUM_RULES | {"required-topology"}
 
@@ -646,7 +645,7 @@ def _gang_id(group: Gang | GroupOutcome) -> tuple[str, str]:
     """(kind, namespace/name): a bare pod or a Kueue pod group may share a PodGroup's name in
     its namespace (both are planned, with a warning), so the kind tells them apart."""
     api = group.group.api.value if isinstance(group, Gang) else group.api
-    return _IMPLICIT_KINDS.get(api, ""), group.key
+    return IMPLICIT_KINDS.get(api, ""), group.key
 
 
 def _shared(ids: Iterable[tuple[str, str]]) -> set[str]:

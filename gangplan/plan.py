@@ -152,6 +152,9 @@ class Plan:
 
 
 _IMPLICIT_APIS = frozenset({PodGroupAPI.POD.value, PodGroupAPI.KUEUE_POD_GROUP.value})
+# What a group with no PodGroup object is called beside a PodGroup of its namespace/name:
+# plan's table and report, diff and check name it `ns/name (pod)` so.
+IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .model import Node, Pod, PodGroupAPI, Snapshot
-from .plan import GroupOutcome, Placement, Plan
+from .model import Node, Pod, Snapshot
+from .plan import IMPLICIT_KINDS, GroupOutcome, Placement, Plan
 from .semantics import consumes_capacity, group_pods, node_allocatable, node_usable, pod_requests
 from .topology import Domain, TopologyTree, build_tree
 
@@ -71,9 +71,6 @@ class _Figures:
         return used / capacity
 
 
-_IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
-
-
 class _Names:
     """The name each group goes by on the page. A bare pod or a Kueue pod group may have a
     PodGroup's name in its namespace, and both are planned (with a warning): the page tells
@@ -81,19 +78,19 @@ class _Names:
     groups' pods. A placement names only the key, so its pod's group comes from the snapshot."""
 
     def __init__(self, snapshot: Snapshot, plan: Plan) -> None:
-        implicit = {g.key for g in plan.groups if g.api in _IMPLICIT_KINDS}
-        self.shared = implicit & {g.key for g in plan.groups if g.api not in _IMPLICIT_KINDS}
+        implicit = {g.key for g in plan.groups if g.api in IMPLICIT_KINDS}
+        self.shared = implicit & {g.key for g in plan.groups if g.api not in IMPLICIT_KINDS}
         self.of_pod: dict[str, str] = {}
         if self.shared:
             for job_group in group_pods(snapshot).job_groups:
                 for gang in job_group.gangs:
                     if gang.implicit and gang.key in self.shared:
-                        shown = f"{gang.key} ({_IMPLICIT_KINDS[gang.group.api.value]})"
+                        shown = f"{gang.key} ({IMPLICIT_KINDS[gang.group.api.value]})"
                         for pod in (*gang.pending, *gang.running, *gang.blocked, *gang.finished):
                             self.of_pod[pod.key] = shown
 
     def group(self, g: GroupOutcome) -> str:
-        return f"{g.key} ({_IMPLICIT_KINDS[g.api]})" if g.key in self.shared and g.api in _IMPLICIT_KINDS else g.key
+        return f"{g.key} ({IMPLICIT_KINDS[g.api]})" if g.key in self.shared and g.api in IMPLICIT_KINDS else g.key
 
     def placed(self, p: Placement) -> str:
         return self.of_pod.get(p.pod) or p.group or p.pod

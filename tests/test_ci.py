@@ -321,3 +321,75 @@ def test_check_annotates_the_podgroup_a_bare_pod_queued_before_it_is_named_like(
     assert result.exit_code == 1
     document = path.read_text().splitlines()[line - 1 : line + 1]
     assert document == ["apiVersion: scheduling.x-k8s.io/v1alpha1", "kind: PodGroup"]
+
+
+def test_a_pull_requests_bare_pod_named_like_the_clusters_podgroup_is_checked_as_itself(tmp_path: Path) -> None:
+    """check --groups-from selects and judges groups by kind and name, as plan and diff tell
+    them apart: a bare Pod in the pull request named like a PodGroup of the cluster is a group
+    of one written there, checked (FAIL with its reason, annotated on its own document, a JUnit
+    case `ml/train (pod)`) or passed; the cluster's PodGroup, whose pod fits nowhere, is not
+    the pull request's. It was not checked at all: '0/0 groups placed', exit 0, with 'no group
+    written in jobs to check' (after 1b4b771 stopped it selecting the PodGroup)."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    podgroup = job_manifest("train", 1, 1).split("---\n", 1)[0]
+    member = PR_POD.format(name="train-0", labels=", labels: {scheduling.x-k8s.io/pod-group: train}")
+    cluster.write_text(CLUSTER + "---\n" + podgroup + "---\n" + member)
+    jobs.mkdir()
+    pod = jobs / "pod.yaml"
+    pod.write_text(PR_POD.format(name="train", labels=""))
+    text = invoke("check", str(cluster), "--groups-from", str(jobs))
+    assert text.exit_code == 1, text.output
+    [failed, count] = text.stdout.splitlines()
+    assert failed.startswith("FAIL ml/train (pod): ") and "nvidia.com/gpu" in failed and count == "0/1 groups placed"
+    github = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "github")
+    [error] = [line for line in github.stdout.splitlines() if line.startswith("::error")]
+    assert error.startswith(f"::error file={pod},line=1,col=1,title=ml/train (pod) cannot be placed::"), github.output
+    junit = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "junit")
+    [case] = ElementTree.fromstring(junit.stdout).iter("testcase")
+    assert (case.get("name"), case.get("file"), case.get("line")) == ("ml/train (pod)", str(pod), "1")
+    failure = case.find("failure")
+    assert failure is not None and (failure.text or "").startswith("ml/train (pod): 0/1 pods; ")
+    # It fits: the gate passes, and the cluster's PodGroup that fits nowhere is not blamed.
+    pod.write_text(PR_POD.format(name="train", labels="").replace("'64'", "'1'"))
+    fits = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "junit")
+    assert fits.exit_code == 0, fits.output
+    assert junit_cases(fits.stdout) == ["ml/train (pod)"]
+
+
+def test_a_pull_requests_podgroup_named_like_a_clusters_bare_pod_is_checked_and_not_the_pod(tmp_path: Path) -> None:
+    """The other way round: the pull request's PodGroup and Job ml/train fit, and the
+    cluster's pending bare pod ml/train, which fits nowhere, is not the pull request's."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER + "---\n" + PR_POD.format(name="train", labels=""))
+    jobs.mkdir()
+    (jobs / "train.yaml").write_text(job_manifest("train", 2, 4))
+    result = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "junit")
+    assert result.exit_code == 0, result.output
+    [case] = ElementTree.fromstring(result.stdout).iter("testcase")
+    assert (case.get("name"), case.get("file"), case.get("line")) == ("ml/train", str(jobs / "train.yaml"), "1")
+
+
+def test_a_bare_pod_and_a_podgroup_of_one_name_fail_apart_where_each_is_written(tmp_path: Path) -> None:
+    """Without a selection both are checked: each FAIL line, annotation and JUnit case names
+    its own group (`ml/train (pod)` for the bare pod) and points at its own document; both
+    read 'ml/train' and pointed at the PodGroup."""
+    cluster = tmp_path / "cluster.yaml"
+    podgroup = job_manifest("train", 1, 1).split("---\n", 1)[0]
+    member = PR_POD.format(name="train-0", labels=", labels: {scheduling.x-k8s.io/pod-group: train}")
+    cluster.write_text(CLUSTER + "---\n" + podgroup + "---\n" + member + "---\n" + PR_POD.format(name="train", labels=""))
+    lines = cluster.read_text().splitlines()
+    text = invoke("check", str(cluster))
+    assert text.exit_code == 1
+    assert sorted(line.split(":")[0] for line in text.stdout.splitlines() if line.startswith("FAIL ml/")) == [
+        "FAIL ml/train", "FAIL ml/train (pod)"
+    ]
+    github = invoke("check", str(cluster), "-o", "github")
+    errors = {
+        line.split("title=")[1].split("::")[0]: int(line.split(",line=")[1].split(",")[0])
+        for line in github.stdout.splitlines() if line.startswith("::error") and "ml/train" in line
+    }
+    assert set(errors) == {"ml/train cannot be placed", "ml/train (pod) cannot be placed"}
+    assert lines[errors["ml/train cannot be placed"] :][:2] == ["kind: PodGroup", "metadata: {name: train, namespace: ml}"]
+    assert lines[errors["ml/train (pod) cannot be placed"] :][:2] == ["kind: Pod", "metadata: {name: train, namespace: ml}"]
+    junit = invoke("check", str(cluster), "-o", "junit")
+    assert sorted(n for n in junit_cases(junit.stdout) if n.startswith("ml/")) == ["ml/train", "ml/train (pod)"]
