@@ -848,7 +848,8 @@ def _gang_topology(
     lowest = max((*required, *preferred))
     compact = tuple(range(lowest + 1, len(tree.levels) + 1))
     pinned: dict[int, int] = {}
-    away = next((p for p in gang.running if p.node_name not in node_index), None)
+    # The first by name, not in the dump's order: the same cluster gives the same reason.
+    away = min((p for p in gang.running if p.node_name not in node_index), key=lambda p: p.name, default=None)
     running_on = [node_index[p.node_name] for p in gang.running if p.node_name is not None and p.node_name in node_index]
     for level in required:
         running_domains = {_running_domain(tree, nodes[n], n, level) for n in running_on}

@@ -894,6 +894,7 @@ def _topology_checks(
             elif where is not None and pod.key not in placed:
                 unknown.append(pod)
         required, preferred = _binding(named_required, levels), _binding(named_preferred, levels)
+        unknown.sort(key=lambda pod: pod.name)  # the same member named whatever the dump's order
         for key in required:
             if unknown:
                 found.append(

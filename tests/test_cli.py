@@ -701,6 +701,35 @@ def test_pods_on_nodes_the_snapshot_lacks_are_a_warning_and_gang_members_among_t
     assert "required-topology ml/racked: required rack: running member ml/racked-0 is on node cpu-8" in refused.stdout
 
 
+def test_the_running_member_off_the_snapshot_a_reason_names_does_not_follow_the_input_order(tmp_path: Path) -> None:
+    """Two running members of a required-term group on nodes the snapshot lacks: the reason (and
+    verify's violation) names the first by name, whichever the dump lists first, so the same
+    cluster gives the same output (DESIGN, Determinism)."""
+    node = "- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {rack: a}}, status: {allocatable: {cpu: '8'}}}\n"
+    group = (
+        "- {apiVersion: scheduling.godel.kubewharf.io/v1alpha1, kind: PodGroup, metadata: {name: racked, namespace: ml},"
+        " spec: {minMember: 3, affinity: {podGroupAffinity: {required: [{topologyKey: rack}]}}}}\n"
+    )
+    running = [_pod_yaml("racked-0", "racked", "gone-b"), _pod_yaml("racked-1", "racked", "gone-a")]
+    bindings = tmp_path / "bindings.json"
+    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "racked-2", "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}}
+    ]}))
+    seen = []
+    for order in (running, running[::-1]):
+        snapshot = tmp_path / "snapshot.yaml"
+        snapshot.write_text("apiVersion: v1\nkind: List\nitems:\n" + node + group + "".join(order) + _pod_yaml("racked-2", "racked", None))
+        planned = invoke("plan", str(snapshot), "-o", "plan")
+        assert planned.exit_code == 0, planned.output
+        (outcome,) = [g for g in json.loads(planned.stdout)["groups"] if g["name"] == "ml/racked"]
+        refused = invoke("verify", str(snapshot), "--plan", str(bindings))
+        assert refused.exit_code == 1, refused.output
+        seen.append((outcome["reason"], [line for line in refused.output.splitlines() if "racked-" in line]))
+    assert seen[0][0] == "required rack: running member ml/racked-0 is on node gone-b, which is not in the snapshot"
+    assert seen[0][1] and any("ml/racked-0 is on node gone-b" in line for line in seen[0][1])
+    assert seen[0] == seen[1]
+
 def test_stdin_feeds_a_plan_once_and_an_input_without_nodes_is_said(tmp_path: Path) -> None:
     """`plan -o json | verify SNAPSHOT --plan -` works as kubectl's `-f -` does; `-` twice is a
     usage error, not a duplicate Node; pods with no Node objects get a warning and a reason."""
