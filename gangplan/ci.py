@@ -114,7 +114,8 @@ def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[G
         for gang in job_group.gangs:
             origin = gang.group.origin
             if groups_from and not inside(origin.file):
-                origin = next((pod.origin for pod in (*gang.pending, *gang.blocked) if inside(pod.origin.file)), origin)
+                joining = [pod for pod in (*gang.pending, *gang.blocked) if inside(pod.origin.file)]
+                origin = min(joining, key=lambda pod: pod.name).origin if joining else origin  # not by dump order
             origins[group_id(gang)] = origin
     return origins
 

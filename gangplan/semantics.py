@@ -374,6 +374,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     missing: dict[str, list[str]] = defaultdict(list)
     unplanned: dict[str, list[str]] = defaultdict(list)  # why -> the pods it keeps out of the plan
     named_twice: dict[tuple[str, ...], list[str]] = defaultdict(list)  # (namespace, *groups) -> pods
+    kueue_first: dict[str, str] = {}  # Kueue group -> its member first by name, where it is written
     for pod in snapshot.pods:
         names = group_names_of(pod)
         gang = next((gangs[k] for n in names if (k := f"{pod.namespace}/{n}") in gangs), None)
@@ -398,11 +399,18 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                     implicit=True,
                 )
                 kueue_gangs[gang.key] = gang
+                kueue_first[gang.key] = pod.name
             else:
                 # Every member carries the count (Kueue requires it); the largest is the quorum. The
-                # group queues by its earliest member, whichever the snapshot lists first.
+                # group queues by its earliest member, and is written where its first by name is,
+                # whichever the snapshot lists first.
                 created = min(filter(None, (gang.group.creation_timestamp, pod.creation_timestamp)), default="")
-                gang.group = replace(gang.group, min_member=max(total, gang.group.min_member), creation_timestamp=created)
+                origin = gang.group.origin
+                if pod.name < kueue_first[gang.key]:
+                    kueue_first[gang.key], origin = pod.name, pod.origin
+                gang.group = replace(
+                    gang.group, min_member=max(total, gang.group.min_member), creation_timestamp=created, origin=origin
+                )
             totals[gang.key].add(total)
         elif gang is None and names:
             missing[f"{pod.namespace}/{names[0]}"].append(pod.name)

@@ -393,3 +393,26 @@ def test_a_bare_pod_and_a_podgroup_of_one_name_fail_apart_where_each_is_written(
     assert lines[errors["ml/train (pod) cannot be placed"] :][:2] == ["kind: Pod", "metadata: {name: train, namespace: ml}"]
     junit = invoke("check", str(cluster), "-o", "junit")
     assert sorted(n for n in junit_cases(junit.stdout) if n.startswith("ml/")) == ["ml/train", "ml/train (pod)"]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_group_split_over_files_is_annotated_at_its_first_pod_by_name_whatever_the_file_order(
+    tmp_path: Path, reverse: bool
+) -> None:
+    """A Kueue pod group (no object of its own) and a pull request's pods joining a cluster
+    PodGroup, each with pods in two files: the annotation is at the pod first by name, not the
+    one the files given first list (helper-68: swapping the files moved it)."""
+    kueue = ", labels: {{kueue.x-k8s.io/pod-group-name: grp}}, annotations: {{kueue.x-k8s.io/pod-group-total-count: '2'}}"
+    joining = ", labels: {{scheduling.x-k8s.io/pod-group: train}}"
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER + "---\n" + job_manifest("train", 2, 1).split("---\n", 1)[0])
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    for file, suffix in (("b.yaml", "b"), ("z.yaml", "a")):  # the pods first by name are in z.yaml
+        pods = (PR_POD.format(name=f"{group}-{suffix}", labels=labels.format()) for group, labels in (("grp", kueue), ("train", joining)))
+        (jobs / file).write_text("---\n".join(pods))
+    files = [str(jobs / "b.yaml"), str(jobs / "z.yaml")]
+    result = invoke("check", str(cluster), *(files[::-1] if reverse else files), "--groups-from", str(jobs), "-o", "github")
+    assert result.exit_code == 1, result.output
+    titles = {line.split("title=")[1].split(" cannot")[0]: line.split(",")[0] for line in result.stdout.splitlines()}
+    assert titles == {"ml/grp": f"::error file={jobs / 'z.yaml'}", "ml/train": f"::error file={jobs / 'z.yaml'}"}
