@@ -151,8 +151,12 @@ def group_status(
     if not outcome.placed:
         exist = outcome.counted + outcome.pending
         reason = _unschedulable_reason(pg, outcome, exist < min_member)
-        gone = failed + (sum(1 for p in gang.blocked if p.deleting) if gang else 0)
-        if reason == NOT_ENOUGH_TASKS and exist < min_member <= exist + gone:
+        # Gated pods are there, only held: failed or deleting members are what it is short of
+        # only when the live ones, gated included, do not reach minMember.
+        blocked = [] if gang is None else gang.blocked
+        live = exist + sum(1 for p in blocked if not p.deleting)
+        gone = failed + sum(1 for p in blocked if p.deleting)
+        if reason == NOT_ENOUGH_TASKS and live < min_member <= live + gone:
             reason = POD_FAILED if failed else POD_DELETED  # seed 001's words for why it is short
         condition: dict[str, Any] = {
             **({"phase": phase} if godel else {"type": UNSCHEDULABLE}),  # Godel keys its conditions by phase

@@ -943,3 +943,19 @@ def test_a_group_short_of_pods_because_one_failed_or_is_deleted_says_so(api: Pod
     [item] = run(snapshot)["items"]
     [condition] = item["status"]["conditions"]
     assert condition["reason"] == reason
+
+
+def test_a_failed_pod_beside_enough_live_ones_one_gated_is_not_the_reason() -> None:
+    """Review of helper-71 F5: a Failed pod of an earlier attempt beside minMember live pods,
+    one of them held by a scheduling gate, is not what the group is short of (the gate is,
+    as the message says): NotEnoughTasks as before, not PodFailed. With the gated pod gone
+    the failed one is the reason."""
+    gated = replace(pod("g-1", "g"), scheduling_gates=("example.com/hold",))
+    old = pod("g-2", "g", node_name="n1", phase=FAILED)
+    snapshot = Snapshot(nodes=(node("n1"),), pods=(pod("g-0", "g"), gated, old), pod_groups=(podgroup("g", 2),))
+    [item] = run(snapshot)["items"]
+    [condition] = item["status"]["conditions"]
+    assert condition["reason"] == "NotEnoughTasks" and "scheduling gates" in condition["message"]
+    [item] = run(replace(snapshot, pods=(pod("g-0", "g"), old)))["items"]
+    [condition] = item["status"]["conditions"]
+    assert condition["reason"] == "PodFailed"
