@@ -69,6 +69,8 @@ _FINISHED_PHASE = {
     PodGroupAPI.SCHEDULER_PLUGINS_LEGACY: "Finished",
 }
 _GODEL = (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE)
+# Phases Godel's controller no longer writes and reads as its final Scheduled.
+_GODEL_AS_SCHEDULED = ("Scheduled", PHASE_RUNNING, "Finished", PHASE_FAILED)
 # Counts beyond running, succeeded and failed: seed 001's scheduled for scheduler-plugins (its
 # current CRD has none, nor conditions: the API server drops them on apply), Godel's pending.
 _SCHEDULED_COUNT = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
@@ -133,8 +135,12 @@ def group_status(
     old = old if isinstance(old, Mapping) else {}
     if pg.timed_out or (gang is not None and gang.done and not members):
         # Final (Godel schedules a timed-out group no more), or done with its pods gone: the
-        # plan changes nothing, and the controller's counts are all there is.
-        return _plain(old)
+        # plan changes nothing, and the controller's counts are all there is. Godel's reads a
+        # Finished group, pods or none, as Scheduled (``_godel_phase``).
+        kept = _plain(old)
+        if pg.api in _GODEL and not pg.timed_out and kept.get("phase") in _GODEL_AS_SCHEDULED:
+            kept["phase"] = PHASE_SCHEDULED
+        return kept
     created = len(members) + (len(gang.blocked) if gang else 0)  # the controllers count gated pods too
     if pg.api in _GODEL:
         phase = _godel_phase(old.get("phase"), running + succeeded + failed, created, scheduled, min_member)
@@ -246,7 +252,7 @@ def _godel_phase(old_phase: object, started: int, created: int, scheduled: int, 
     PreScheduling while all of minMember's pods exist and fewer are bound; else Pending. It
     reads Running, Finished and Failed, which it no longer writes, as Scheduled, and keeps a
     phase it does not know."""
-    if old_phase in (PHASE_SCHEDULED, PHASE_RUNNING, "Finished", PHASE_FAILED) or started:
+    if old_phase in _GODEL_AS_SCHEDULED or started:
         return PHASE_SCHEDULED
     if old_phase not in (None, "", PHASE_PENDING, PHASE_PRE_SCHEDULING):
         return str(old_phase)

@@ -959,3 +959,15 @@ def test_a_failed_pod_beside_enough_live_ones_one_gated_is_not_the_reason() -> N
     [item] = run(replace(snapshot, pods=(pod("g-0", "g"), old)))["items"]
     [condition] = item["status"]["conditions"]
     assert condition["reason"] == "PodFailed"
+
+
+def test_a_godel_group_finished_with_its_pods_gone_reads_scheduled_as_with_them() -> None:
+    """Review of helper-71 F2: Godel's controller reads a Finished group as Scheduled (its final
+    phase) whether or not its pods are still there; gangplan kept Finished for one whose pods
+    were gone, and wrote Scheduled for the same group with its succeeded pods."""
+    with_pods = _godel("g", 2, (SUCCEEDED, SUCCEEDED), "Finished")
+    with_pods = replace(with_pods, pod_groups=(replace(with_pods.pod_groups[0], finished=True),))  # as the loader reads it
+    [item] = run(with_pods)["items"]
+    assert item["status"]["phase"] == "Scheduled"
+    [item] = run(replace(with_pods, pods=()))["items"]
+    assert item["status"]["phase"] == "Scheduled"
