@@ -254,8 +254,8 @@ def _godel_phase(old_phase: object, started: int, created: int, scheduled: int, 
     phase it does not know."""
     if old_phase in _GODEL_AS_SCHEDULED or started:
         return PHASE_SCHEDULED
-    if old_phase not in (None, "", PHASE_PENDING, PHASE_PRE_SCHEDULING):
-        return str(old_phase)
+    if isinstance(old_phase, str) and old_phase not in ("", PHASE_PENDING, PHASE_PRE_SCHEDULING):
+        return old_phase
     if created < min_member:
         return PHASE_PENDING
     return PHASE_SCHEDULED if scheduled >= min_member else PHASE_PRE_SCHEDULING

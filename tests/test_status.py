@@ -971,3 +971,14 @@ def test_a_godel_group_finished_with_its_pods_gone_reads_scheduled_as_with_them(
     assert item["status"]["phase"] == "Scheduled"
     [item] = run(replace(with_pods, pods=()))["items"]
     assert item["status"]["phase"] == "Scheduled"
+
+
+@pytest.mark.parametrize("given", [5, ["Unknown"], {"x": 1}])
+def test_a_godel_phase_that_is_no_string_is_not_kept_as_its_python_repr(given: Any) -> None:
+    """Review of helper-71 F2: a phase Godel's controller does not know is kept, but one that is
+    no string at all was written back as Python's repr of it ('5', "['Unknown']"); it is read
+    as no phase, as a CRD whose phase is a string would never hold it."""
+    snapshot = _godel("g", 2, (None, None), None, 3000)
+    group = replace(snapshot.pod_groups[0], raw={**snapshot.pod_groups[0].raw, "status": {"phase": given}})
+    [item] = run(replace(snapshot, pod_groups=(group,)))["items"]
+    assert item["status"]["phase"] == "PreScheduling"
