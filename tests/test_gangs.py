@@ -166,8 +166,9 @@ def test_a_completed_member_whose_pods_are_gone_does_not_hold_its_job_group_back
 
 
 def test_a_finished_podgroup_without_pods_is_done_and_a_failed_one_is_not(tmp_path: Path) -> None:
-    """scheduler-plugins' Finished is final; its Failed is not (the workload's controller makes
-    the pods again and the group goes back to Scheduling), so a Failed group with no pods is short."""
+    """scheduler-plugins' Finished is done; its Failed is not (the workload's controller may make
+    the pods again, and the coscheduling plugin schedules them whatever the phase, which its
+    controller leaves at Failed), so a Failed group with no pods is short."""
     finished, failed = pod_group("fin", 2, api=SP), pod_group("bad", 2, api=SP)
     finished["status"], failed["status"] = {"phase": "Finished"}, {"phase": "Failed"}
     path = write(tmp_path, [node("n0"), finished, failed])
