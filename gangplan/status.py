@@ -150,7 +150,8 @@ def group_status(
     given = old.get("conditions")
     old_conditions = [c for c in given if isinstance(c, Mapping)] if isinstance(given, (list, tuple)) else []
     # Godel keeps one condition per phase: the one written below replaces its phase's.
-    replaced = phase if godel and not outcome.placed else None
+    # Not in Scheduled, its final phase: the controller would never write that record again.
+    replaced = phase if godel and not outcome.placed and phase != PHASE_SCHEDULED else None
     conditions = [
         _plain(c) for c in old_conditions if not _ours(c, godel) and (replaced is None or c.get("phase") != replaced)
     ]
@@ -176,7 +177,7 @@ def group_status(
             (
                 c for c in old_conditions
                 if c.get("status") == "True" and (
-                    c.get("phase") == phase and (_ours(c, godel) or old.get("phase") == phase)
+                    c.get("phase") == phase and (_ours(c, godel) or (replaced is not None and old.get("phase") == phase))
                     if godel else _ours(c, godel)
                 )
             ),

@@ -982,3 +982,23 @@ def test_a_godel_phase_that_is_no_string_is_not_kept_as_its_python_repr(given: A
     group = replace(snapshot.pod_groups[0], raw={**snapshot.pod_groups[0].raw, "status": {"phase": given}})
     [item] = run(replace(snapshot, pod_groups=(group,)))["items"]
     assert item["status"]["phase"] == "PreScheduling"
+
+
+def test_a_godel_group_in_its_final_scheduled_phase_keeps_the_controllers_own_condition() -> None:
+    """helper-72 F4: Godel writes no condition once a group is Scheduled, its final phase, so
+    gangplan's NotEnoughResources for pods that restarted and fit nowhere goes beside the
+    controller's Scheduled record, not in its place: replaced, it was gone for good once the
+    group was placed again."""
+    own = {"phase": "Scheduled", "status": "True", "reason": "Scheduled", "message": "More than 2 pods has been scheduled",
+           "lastTransitionTime": "2024-06-13T08:50:00Z"}
+    snapshot = _godel("g", 2, (None, None), "Scheduled", 3000)
+    group = replace(snapshot.pod_groups[0], raw={**snapshot.pod_groups[0].raw, "status": {"phase": "Scheduled", "conditions": [own]}})
+    [item] = run(replace(snapshot, pod_groups=(group,)))["items"]
+    status = item["status"]
+    assert status["phase"] == "Scheduled"
+    assert [(c["phase"], c["reason"]) for c in status["conditions"]] == [("Scheduled", "Scheduled"), ("Scheduled", "NotEnoughResources")]
+    assert status["conditions"][0] == own and status["conditions"][1]["lastTransitionTime"] == NOW
+    again = replace(group, raw={**group.raw, "status": status})
+    fits = replace(_godel("g", 2, (None, None), "Scheduled", 1000), pod_groups=(again,))
+    [item] = run(fits)["items"]
+    assert item["status"]["conditions"] == [own]
