@@ -934,7 +934,7 @@ def pytorchjob_gang(c: Cluster, g: Gang, min_member: int | None = None,
         spec["minResources"] = fmt_resources(min_resources)
     if timeout:
         spec["scheduleTimeoutSeconds"] = timeout
-    phase = "Running" if running >= min_member else "Scheduling" if running else "PreScheduling"
+    phase = ("Running" if running >= min_member else "Scheduling") if g.count >= min_member else "Pending"  # its reconciler's
     status: Json = {
         "occupiedBy": f"{g.namespace}/{g.name}",
         "phase": phase,
@@ -1297,7 +1297,7 @@ def build_small() -> Cluster:
                            owners=[ray_owner], generation=1),
         "spec": {"minMember": 5, "minResources": {"cpu": "18", "memory": "72Gi"},
                  "scheduleTimeoutSeconds": 300},
-        "status": {"occupiedBy": "analytics/ray-tune", "phase": "PreScheduling",
+        "status": {"occupiedBy": "analytics/ray-tune", "phase": "Scheduling",
                    "scheduleStartTime": ts(ray_created + dt.timedelta(seconds=3))},
     })
     # Volcano: a TF job, 1 CPU parameter server + 2 GPU workers, in queue research.
