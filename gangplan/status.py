@@ -70,7 +70,7 @@ _FINISHED_PHASE = {
 }
 _GODEL = (PodGroupAPI.GODEL, PodGroupAPI.GODEL_BYTEDANCE)
 # Phases Godel's controller no longer writes and reads as its final Scheduled.
-_GODEL_AS_SCHEDULED = ("Scheduled", PHASE_RUNNING, "Finished", PHASE_FAILED)
+_GODEL_AS_SCHEDULED = (PHASE_SCHEDULED, PHASE_RUNNING, "Finished", PHASE_FAILED)
 # Counts beyond running, succeeded and failed: seed 001's scheduled for scheduler-plugins (its
 # current CRD has none, nor conditions: the API server drops them on apply), Godel's pending.
 _SCHEDULED_COUNT = (PodGroupAPI.SCHEDULER_PLUGINS, PodGroupAPI.SCHEDULER_PLUGINS_LEGACY)
