@@ -424,7 +424,7 @@ def _ordered(
             sub_terms = objective_terms(sub)
             result = solve_cpsat(
                 sub, sub_terms, start, time_limit=budget, workers=options.workers, seed=options.seed, reporter=reporter,
-                tuning=options.tuning, symmetry=False,
+                tuning=options.tuning, symmetry=False, unreached=False,  # a step's gap is not reported
             )
             spent += result.deterministic_time + SECONDS_PER_ORDERED_STEP + SECONDS_PER_ORDERED_VARIABLE * result.variables
             if result.assignment is None or score(sub_terms, sub, result.assignment) < score(sub_terms, sub, start):
