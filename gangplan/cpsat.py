@@ -498,8 +498,8 @@ def staged_solve(
         result.gap = 0.0  # every objective-1 stage was proven
     elif unreached and result.gap is None and result.assignment is not None:
         solved = sum(st.value is not None for st in result.stages)
-        if unreached := _unreached_gap(model, stages[solved:], expression, set_hint, current):
-            result.gap, result.gap_stage = unreached
+        if bound_gap := _unreached_gap(model, stages[solved:], expression, set_hint, current):
+            result.gap, result.gap_stage = bound_gap
     return result
 
 
