@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
 from .sat import cp_model
 
 from .errors import SolverError
@@ -211,11 +213,10 @@ def solve_cpsat(
     def set_hint(assignment: Assignment) -> None:
         hint_counts(model, count, placed, assignment.counts, assignment.placed)
         used = {n for (r, n), c in assignment.counts.items() if c}
-        for node, var in opened.items():
-            model.add_hint(var, node in used)
         occupied = used_domains(problem, assignment.counts)
-        for t, var in uses.items():
-            model.add_hint(var, t in occupied)
+        hint = model.proto.solution_hint  # in bulk, as hint_counts: add_hint was a third of an ordered step
+        hint.vars.extend([var.index for var in opened.values()] + [var.index for var in uses.values()])
+        hint.values.extend([int(node in used) for node in opened] + [int(t in occupied) for t in uses])
 
     if fixed is not None:
         terms = [t for t in terms if not t.primary]
@@ -260,13 +261,16 @@ def read_counts(
 def _hinted_value(model: cp_model.CpModel) -> int | None:
     """The objective's value at the model's hint (None when the hint leaves a term unset)."""
     proto = model.proto
-    hint = dict(zip(proto.solution_hint.vars, proto.solution_hint.values))
-    total = proto.objective.offset
-    for ref, coef in zip(proto.objective.vars, proto.objective.coeffs):
-        value = hint.get(ref if ref >= 0 else -ref - 1)
-        if value is None:
-            return None
-        total += coef * (value if ref >= 0 else 1 - value)
+    # Arrays, not a dict of the whole hint per call (a tenth of an ordered step at 8,192 nodes).
+    known, hinted = np.zeros(len(proto.variables), dtype=bool), np.zeros(len(proto.variables), dtype=np.int64)
+    where = np.asarray(proto.solution_hint.vars, dtype=np.int64)
+    known[where], hinted[where] = True, np.asarray(proto.solution_hint.values, dtype=np.int64)
+    refs = np.asarray(proto.objective.vars, dtype=np.int64)
+    index = np.where(refs >= 0, refs, -refs - 1)
+    if not known[index].all():
+        return None
+    values = np.where(refs >= 0, hinted[index], 1 - hinted[index]).tolist()
+    total = proto.objective.offset + sum(coef * value for coef, value in zip(proto.objective.coeffs, values))
     return round(proto.objective.scaling_factor * total) if proto.objective.scaling_factor else round(total)
 
 
