@@ -46,8 +46,12 @@ SECONDS_PER_POLISHED_PAIR = 8e-5
 # the solver's own time (3 s of 5 s at 1,000 groups on 512 nodes, where only the solver's
 # time was charged and a 1 s limit took 4 s), and per variable of it: on 1,024 nodes, 166
 # steps of 3,500 variables on average took 21 s for a 10 s limit (24 us a variable uncharged).
-SECONDS_PER_ORDERED_STEP = 3e-3
+SECONDS_PER_ORDERED_STEP = 5e-3
 SECONDS_PER_ORDERED_VARIABLE = 30e-6
+# ... and per node of the cluster, which each step's problem is made on (session 52, fitted to
+# 400 steps on 2,048 nodes and 1,500 on 8,192, whose wall time was 2.3x and 1.8x their charge
+# with 3 ms a step and nothing per node).
+SECONDS_PER_ORDERED_NODE = 5e-6
 # The share of the time limit the later terms get at scale, after objective 1.
 POLISH_SHARE = 0.25
 # Up to this many, the solver's start is the best of several greedy orders (a pass each).
@@ -426,7 +430,10 @@ def _ordered(
                 sub, sub_terms, start, time_limit=budget, workers=options.workers, seed=options.seed, reporter=reporter,
                 tuning=options.tuning, symmetry=False, unreached=False,  # a step's gap is not reported
             )
-            spent += result.deterministic_time + SECONDS_PER_ORDERED_STEP + SECONDS_PER_ORDERED_VARIABLE * result.variables
+            spent += (
+                result.deterministic_time + SECONDS_PER_ORDERED_STEP + SECONDS_PER_ORDERED_VARIABLE * result.variables
+                + SECONDS_PER_ORDERED_NODE * len(problem.nodes)
+            )
             if result.assignment is None or score(sub_terms, sub, result.assignment) < score(sub_terms, sub, start):
                 status = "FEASIBLE"
             else:
