@@ -56,6 +56,8 @@ MODES = {
     # node model, both forced (`--modes greedy,nodes,buckets`).
     "nodes": ["--model", "nodes"],
     "buckets": ["--model", "buckets"],
+    # `--policy ordered`, one JobGroup at a time: its time limit is charged per step, not timed.
+    "ordered": ["--policy", "ordered"],
 }
 DEFAULT_MODES = "greedy,cp-sat,cp-sat -w2"
 PRIMARY_KINDS = ("quorum-demand", "job-groups", "queue-order")  # objective 1's terms, per priority level
@@ -73,6 +75,7 @@ def one(path: str, mode: str, time_limit: float) -> None:
         workers=int(args[args.index("--workers") + 1]) if "--workers" in args else 1,
         time_limit=time_limit,
         model=args[args.index("--model") + 1] if "--model" in args else "auto",
+        policy=args[args.index("--policy") + 1] if "--policy" in args else "optimal",
         tuning=solver_tuning(),  # GANGPLAN_CPSAT_LOG and _PARAMS, as the CLI reads them
     )
     start = time.perf_counter()
