@@ -534,11 +534,14 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     )
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
-    alone = {jg.key for jg in job_groups if not jg.top.group.sub_group}
+    alone = {jg.key: jg.top for jg in job_groups if not jg.top.group.sub_group}
     for jg in job_groups:
         if jg.top.group.sub_group and jg.key in alone:
+            kind = {PodGroupAPI.POD: "pod", PodGroupAPI.KUEUE_POD_GROUP: "Kueue pod group"}.get(
+                alone[jg.key].group.api, "PodGroup"
+            )
             warnings.append(
-                f"PodGroup {jg.key} has no subGroup and shares its name with the JobGroup of subGroup "
+                f"{kind} {jg.key} has no subGroup and shares its name with the JobGroup of subGroup "
                 f"{jg.top.group.sub_group!r} ({listed([g.key for g in jg.gangs])}): they are two JobGroups, "
                 "named alike in the table, explain and Plans"
             )

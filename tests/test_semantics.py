@@ -616,6 +616,9 @@ def test_a_lone_podgroup_named_as_a_subgroup_is_warned_about() -> None:
     ]
     apart = group_pods(Snapshot(pods=pods, pod_groups=(pg("solo"), *groups[1:]), ))
     assert not [w for w in apart.warnings if "shares its name" in w]
+    # helper-72's nit: a bare pod of that name is a group of one, not a PodGroup
+    bare = group_pods(Snapshot(pods=(mkpod("job"), *pods[1:]), pod_groups=groups[1:]))
+    assert [w.split(" has no")[0] for w in bare.warnings if "shares its name" in w] == ["pod ns/job"]
 
 
 def test_a_missing_podgroup_near_one_that_exists_is_suggested() -> None:
