@@ -205,6 +205,8 @@ class Problem:
         """``free``, ``allocatable`` or ``idle`` as a read-only numpy array, built once per
         problem: greedy and explain start many states from it."""
         values = getattr(self, name)
+        if isinstance(values, _Rows):  # a JobGroup's own problem (alone, beside): its array
+            return values.array
         hit = _MATRICES.get(id(values))
         if hit is None or hit[0] is not values:
             array = np.array(values, dtype=bool if name == "idle" else np.int64)
@@ -1053,19 +1055,20 @@ class _Rows(Sequence):
         return iter(map(tuple, self.array.tolist()) if self.array.ndim == 2 else self.array.tolist())
 
     def __eq__(self, other: object) -> bool:
-        return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
+        # As the tuple it stands for: equal to a tuple (or rows) of the same values, not a list.
+        if isinstance(other, (tuple, _Rows)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
 
 def _rows(array: np.ndarray) -> tuple:
-    """``array`` (read-only from now on) as a ``_Rows``, which ``Problem.matrix`` hands back as is."""
+    """``array`` (read-only from now on) as a ``_Rows``, which ``Problem.matrix`` hands back as
+    is. Not in ``_MATRICES``: that kept each step's room until it held 64 entries, and then
+    cleared the whole problem's arrays with it."""
     array.flags.writeable = False
-    rows = _Rows(array)
-    if len(_MATRICES) > 64:
-        _MATRICES.clear()
-    _MATRICES[id(rows)] = (rows, array)
-    return rows  # type: ignore[return-value]
+    return _Rows(array)  # type: ignore[return-value]
 
 
 def restrict(problem: Problem, keep: Mapping[tuple[int, int], int], *, per_role: int = 16, room: int = 2) -> Problem:

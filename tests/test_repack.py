@@ -135,6 +135,39 @@ def test_a_jobgroup_alone_on_the_room_left() -> None:
     assert sum(c for (r, _), c in counts.items() if r in origin) >= 3
 
 
+def test_a_jobgroups_own_room_reads_as_tuples_and_is_not_kept_once_it_is_gone() -> None:
+    """An ordered step's problem holds the room in arrays read as Problem's tuples (fd51631):
+    equal to those tuples and, as a tuple is, not to a list; its matrix is that array, read
+    only; and nothing keeps it once the problem is gone. The matrix cache kept every step's
+    room until 64 entries (about 160 MB at 2,048 nodes and 300 resources), and cleared the
+    whole problem's arrays with it."""
+    import gc
+    import weakref
+
+    import numpy as np
+
+    from gangplan.problem import alone
+
+    nodes = tuple(Node(f"n{i}", {}, {"cpu": 8000, GPU: 4, "pods": 110}) for i in range(3))
+    groups = (PodGroup("default", "g", PodGroupAPI.SCHEDULER_PLUGINS, min_member=1),)
+    pods = (Pod("default", "g-0", labels={"scheduling.x-k8s.io/pod-group": "g"},
+                containers=(Container("main", {"cpu": 1000, GPU: 2}),)),)
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=groups))
+    free = problem.matrix("free").copy()
+    free[1] -= free[1]
+    sub, _ = alone(problem, 0, free, {1})
+    rows = tuple(map(tuple, free.tolist()))
+    assert sub.free == rows and rows == sub.free and sub.idle == (True, False, True)
+    assert sub.free != list(rows) and sub.idle != [True, False, True]
+    array = sub.matrix("free")
+    assert array.tolist() == free.tolist() and not array.flags.writeable
+    assert sub.matrix("idle").tolist() == [True, False, True]
+    kept = weakref.ref(array)
+    del sub, array
+    gc.collect()
+    assert kept() is None
+
+
 def test_the_levels_below_are_completed_greedily_after_the_repack() -> None:
     """repack_level: the levels below the one placed again "are then completed greedily", and
     only the levels above are held. A CPU-only pod of priority 1 sits, in the plan given, on
