@@ -46,6 +46,7 @@ SECONDS_PER_POLISHED_PAIR = 8e-5
 # the solver's own time (3 s of 5 s at 1,000 groups on 512 nodes, where only the solver's
 # time was charged and a 1 s limit took 4 s), and per variable of it: on 1,024 nodes, 166
 # steps of 3,500 variables on average took 21 s for a 10 s limit (24 us a variable uncharged).
+# 3 ms a step then; 5 ms since session 52, fitted with the per-node charge below.
 SECONDS_PER_ORDERED_STEP = 5e-3
 SECONDS_PER_ORDERED_VARIABLE = 30e-6
 # ... and per node of the cluster, which each step's problem is made on (session 52, fitted to

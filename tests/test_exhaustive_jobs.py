@@ -379,9 +379,9 @@ def test_the_ordered_policys_scheduler_like_plan_is_reported_as_greedys() -> Non
 
 
 def test_ordered_steps_past_the_time_limit_keep_greedys_placement_unproven() -> None:
-    """README's `--policy ordered`: each step is charged its solver's time and 3 ms plus 30 µs
-    a variable for building its model, and "steps past it keep greedy's placement". Seed 3's
-    four JobGroups are charged at least 12 ms: with 5 ms some step keeps greedy's placement,
+    """README's `--policy ordered`: each step is charged its solver's time and 5 ms plus 30 µs
+    a variable and 5 µs a node, and "steps past it keep greedy's placement". Seed 3's four
+    JobGroups are charged at least 20 ms: with 5 ms some step keeps greedy's placement,
     so the plan is not proven (DESIGN: the status says OPTIMAL only for a plan the solver
     proved), where the default 10 s proves every step."""
     snapshot = random_jobs(3)
