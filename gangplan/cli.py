@@ -663,7 +663,14 @@ ModelOpt = Annotated[
         "bucket of alike nodes in a tor, then put on nodes), or auto (buckets above 8,000 candidate pairs)."
     ),
 ]
-TimeLimitOpt = Annotated[float, typer.Option("--time-limit", metavar="SECONDS", help="Solver budget in seconds.")]
+TimeLimitOpt = Annotated[
+    float,
+    typer.Option(
+        "--time-limit", metavar="SECONDS",
+        help="Solver budget in seconds: CP-SAT's deterministic time with one worker (wall time follows the machine), "
+        "wall time with --workers 2 or more; loading is not counted.",
+    ),
+]
 WorkersOpt = Annotated[int, typer.Option(help="CP-SAT workers; 2 or more is the parallel, non-deterministic mode.")]
 SeedOpt = Annotated[int, typer.Option(help="CP-SAT random seed.")]
 GangOpt = Annotated[
@@ -1107,8 +1114,8 @@ def diff_command(
 
     The plan is --plan FILE, or else the one file named among the arguments that holds a Plan
     or a List of Bindings, as for `verify`. Topology levels come from the snapshot's Topology
-    object, else --levels, else the levels the plans agree on, else as for `plan`, whichever
-    plan is given first.
+    object, else --levels, else the levels the plans agree on, else as for `plan`: the same
+    whichever plan is given first.
 
     \b
     Examples:
@@ -1171,7 +1178,7 @@ def _emit_diff(result: PlanDiff, output: DiffOutput, output_file: Optional[Path]
 @_run
 def explain_command(
     group: Annotated[
-        str, typer.Argument(metavar="GROUP", help="The PodGroup: namespace/name, or a name unique across namespaces.")
+        str, typer.Argument(metavar="GROUP", help="The group (a PodGroup, a Kueue pod group, a lone pod, a --gang): namespace/name, or a name unique across namespaces.")
     ],
     snapshot: SnapshotArg,
     solver: SolverOpt = Solver.cp_sat,
@@ -1266,11 +1273,12 @@ def verify_command(
     levels: LevelsOpt = None,
     gang: GangOpt = None,
 ) -> None:
-    """Check a placement against every rule, independently of the solver; report spans. Exit 1 on a violation.
+    """Check a placement against every rule gangplan models, independently of the solver; report spans. Exit 1 on a violation.
 
-    The plan is --plan FILE, or else the one file named among the arguments that holds a Plan
-    or a List of Bindings. Topology levels come from the snapshot's Topology object when it has
-    one, else from the Plan when it records them, else as for `plan`.
+    The plan is --plan FILE, or else the one file named among the arguments that holds a Plan,
+    a List of Bindings, one Binding, or `-o json`'s Pods to create. Topology levels come from
+    the snapshot's Topology object when it has one, else --levels, else from the Plan when it
+    records them, else as for `plan`.
 
     \b
     Examples:
@@ -1664,7 +1672,9 @@ def generate_command(
     ] = None,
     output: Annotated[GenerateOutput, typer.Option("--output", "-o", help="json (fastest to load) or yaml.")] = GenerateOutput.json,
     output_file: OutputFileOpt = None,
-    gpu_resource: GpuOpt = DEFAULT_GPU_RESOURCE,
+    gpu_resource: Annotated[
+        str, typer.Option("--gpu-resource", metavar="RESOURCE", help="The GPU resource name the generated nodes and pods use.")
+    ] = DEFAULT_GPU_RESOURCE,
 ) -> None:
     """Write a synthetic cluster snapshot in kubectl-dump form (one v1 List).
 
