@@ -49,7 +49,7 @@ from .planner import Options, plan as make_plan
 from .ci import annotation, check_report, checked_groups, group_origins, junit_error
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import held_back, render, to_json, to_yaml
-from .report import render_report
+from .report import GroupNames, render_report
 from .semantics import group_pods, unmodelled_warnings
 from .stages import Reporter, Tuning
 from .status import status_list
@@ -898,7 +898,7 @@ def plan_command(
     loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     # Everything is rendered before anything is written: a failure leaves no file behind.
     if output in (Output.table, Output.wide):
-        text = _table(result, output_file is None, wide=output is Output.wide)
+        text = _table(result, output_file is None, wide=output is Output.wide, snapshot=loaded)
     elif output is Output.status:
         text = to_yaml(status_list(result, loaded))
     else:
@@ -1483,8 +1483,9 @@ _API_SHORT = {
 }
 
 
-def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
-    """kubectl-style columns; ``wide`` adds the JobGroup, pod counts and nodes, like ``-o wide``."""
+def _table(result: Plan, to_terminal: bool, wide: bool = False, snapshot: Snapshot | None = None) -> str:
+    """kubectl-style columns; ``wide`` adds the JobGroup, pod counts and nodes, like ``-o wide``
+    (with ``snapshot``, a bare pod or Kueue pod group with a PodGroup's name has its own nodes)."""
     columns = ["GROUP", "KIND", "PRIORITY", "STATUS", "PODS"]
     if wide:
         columns += ["JOBGROUP", "RUNNING", "PENDING", "SCHEDULED", "NODES"]
@@ -1493,15 +1494,16 @@ def _table(result: Plan, to_terminal: bool, wide: bool = False) -> str:
         columns.append("TOPOLOGY")
     columns.append("REASON")
     nodes_of: dict[str, set[str]] = defaultdict(set)
+    names = GroupNames(snapshot, result) if wide and snapshot is not None else None
     for p in result.placements if wide else ():
-        nodes_of[p.group].add(p.node)
+        nodes_of[names.placed(p) if names else p.group].add(p.node)
     rows: list[tuple[list[str], str | None]] = []
     for g in result.groups:
         status = ("Placed" if g.placed else "Unplaced") if g.pending else _settled(g)
         pods = f"{g.counted + g.scheduled}/{g.min_member}"
         cells = [g.key, _API_SHORT.get(g.api, g.api), str(g.priority), status, pods]
         if wide:
-            nodes = sorted(nodes_of[g.key])
+            nodes = sorted(nodes_of[names.group(g) if names else g.key])
             shown = ",".join(nodes[:4]) + (f",+{len(nodes) - 4}" if len(nodes) > 4 else "")
             cells += [g.job_group, str(g.running), str(g.pending), str(g.scheduled), shown or "-"]
         if with_topology:

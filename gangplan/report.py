@@ -20,7 +20,7 @@ from .plan import IMPLICIT_KINDS, GroupOutcome, Placement, Plan
 from .semantics import consumes_capacity, group_pods, node_allocatable, node_usable, pod_requests
 from .topology import Domain, TopologyTree, build_tree
 
-__all__ = ["render_report"]
+__all__ = ["GroupNames", "render_report"]
 
 _POD_LIST_LIMIT = 8  # pod names per group in a node's tooltip
 _LABELLED_TREE = 64  # at most this many nodes: tiles carry their names (in a tree)
@@ -71,7 +71,7 @@ class _Figures:
         return used / capacity
 
 
-class _Names:
+class GroupNames:
     """The name each group goes by on the page. A bare pod or a Kueue pod group may have a
     PodGroup's name in its namespace, and both are planned (with a warning): the page tells
     the one with no PodGroup object apart by its kind, where one legend entry counted both
@@ -97,7 +97,7 @@ class _Names:
 
 
 def _node_figures(
-    snapshot: Snapshot, plan: Plan, resources: tuple[str, ...], names: _Names
+    snapshot: Snapshot, plan: Plan, resources: tuple[str, ...], names: GroupNames
 ) -> tuple[dict[str, _Figures], list[str]]:
     """Per node name; running pods' requests are the use before (over allocatable on an
     over-committed node, as ``kubectl describe nodes`` and the summary line show it), the
@@ -326,7 +326,7 @@ def render_report(
     """
     level_keys = plan.topology_levels(levels)
     resources = (gpu_resource, "cpu", "memory")
-    names = _Names(snapshot, plan)
+    names = GroupNames(snapshot, plan)
     figures, problems = _node_figures(snapshot, plan, resources, names)
     tree = build_tree(snapshot.nodes, level_keys) if level_keys else None
 
@@ -468,7 +468,7 @@ def _where(page: _Page, key: str, figures: Mapping[str, _Figures]) -> str:
     return " · ".join(bits)
 
 
-def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Figures], names: _Names) -> str:
+def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Figures], names: GroupNames) -> str:
     outcome: dict[str, GroupOutcome] = {}
     for g in plan.groups:
         outcome.setdefault(names.group(g), g)

@@ -1914,3 +1914,34 @@ def test_the_topology_tree_marks_cordoned_and_not_ready_nodes() -> None:
     assert result.exit_code == 0, result.stderr
     marked = {line.split()[1]: line.split()[-1] for line in result.stdout.splitlines() if line.endswith(")") and "node-" in line}
     assert marked == {"node-cpu-08": "(cordoned)", "node-gpu-04": "(NotReady)"}
+
+
+@pytest.mark.parametrize("kueue", [False, True], ids=["bare-pod", "kueue-pod-group"])
+def test_wide_nodes_keep_a_podgroup_and_a_same_named_implicit_group_apart(kueue: bool, tmp_path: Path) -> None:
+    """A bare pod (or a Kueue pod group) default/g beside the PodGroup default/g: both are
+    planned, one 2-cpu pod each on its own 2-cpu node, and -o wide gave both rows both nodes
+    (its NODES column was keyed by the group's name alone). The report tells them apart."""
+    member = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "g-0", "namespace": "default",
+              "labels": {"scheduling.x-k8s.io/pod-group": "g"}},
+              "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    other: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "g" if not kueue else "k-0", "namespace": "default"},
+                             "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}
+    if kueue:
+        other["metadata"]["labels"] = {"kueue.x-k8s.io/managed": "true", "kueue.x-k8s.io/pod-group-name": "g"}
+        other["metadata"]["annotations"] = {"kueue.x-k8s.io/pod-group-total-count": "1"}
+    snapshot = {"apiVersion": "v1", "kind": "List", "items": [
+        *({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "status": {"allocatable": {"cpu": "2", "pods": "110"}}}
+          for name in ("n1", "n2")),
+        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+         "metadata": {"name": "g", "namespace": "default"}, "spec": {"minMember": 1}},
+        member, other,
+    ]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(snapshot))
+    placed = {p["pod"]: p["node"] for p in plan_json(str(path))["placements"]}
+    result = invoke("plan", str(path), "-o", "wide")
+    assert result.exit_code == 0, result.output
+    header, *rows = result.stdout.splitlines()
+    nodes = header.index("NODES")
+    shown = sorted(row[nodes:].split()[0] for row in rows)
+    assert shown == sorted(placed.values()) and len(set(shown)) == 2, result.stdout
