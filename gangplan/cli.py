@@ -1771,9 +1771,19 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
     title = " > ".join(tree.levels) if tree.levels else "no levels"
     root = Tree(f"topology: {title}  ({plural(inside, 'node')} inside, {len(tree.outside)} outside; free/allocatable)")
 
-    def add_nodes(parent: Tree, indices: list[int]) -> None:
+    def summed(indices: list[int]) -> str:
+        parts = [per_node[tree.node_names[i]] for i in indices]
+        names = ("cpu", "memory", gpu_resource)
+        return _figures(Usage(
+            nodes=len(parts), usable=sum(p.usable for p in parts),
+            allocatable={name: sum(p.allocatable[name] for p in parts) for name in names},
+            free={name: sum(p.free[name] for p in parts) for name in names},
+        ), gpu_resource)
+
+    def add_nodes(parent: Tree, indices: list[int], figures: bool = False) -> None:
         if len(indices) > _LEAVES_SHOWN:
-            parent.add(f"… {len(indices)} nodes")
+            # the sums, where the line above has none: a flat cluster said only how many nodes
+            parent.add(f"… {len(indices)} nodes" + (f"  {summed(indices)}" if figures else ""))
             return
         for i in indices:
             name = tree.node_names[i]
@@ -1790,11 +1800,12 @@ def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to
             branch = parent.add(f"{tree.levels[level]}={path[-1]}  {_figures(figures, gpu_resource, domain=True)}")
             add_domains(branch, child)
         if leaves:
-            add_nodes(parent, leaves)
+            add_nodes(parent, leaves, figures=graph_id == "")  # the root
 
     add_domains(root, "")
     if tree.outside:
-        add_nodes(root.add(f"outside the topology: {plural(len(tree.outside), 'node')}"), sorted(tree.outside))
+        outside = sorted(tree.outside)
+        add_nodes(root.add(f"outside the topology: {plural(len(outside), 'node')}  {summed(outside)}"), outside)
     return _rendered(root, to_terminal)
 
 

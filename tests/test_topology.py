@@ -700,3 +700,23 @@ def test_level_inference_is_the_pair_by_pair_nesting_rule(snapshot: Snapshot) ->
     event(f"pairs nesting: {sum(map(sum, expected))} of {len(keys) ** 2}")
     assert nests.tolist() == expected
     assert _infer(snapshot) == _infer_by_rule(snapshot)
+
+
+def test_cli_topology_a_collapsed_list_of_nodes_keeps_their_figures(tmp_path: Path) -> None:
+    """A flat cluster of more nodes than the tree lists (no levels), or as many outside the
+    topology, printed '… 20 nodes' and no figure at all: the one thing `topology` is for.
+    The line carries the nodes' sums where the line above it has none (the root); the outside
+    branch's line carries them as a domain's line does."""
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text("---\n".join(
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: n{i:02}}}\nstatus: {{allocatable: {{cpu: '4', nvidia.com/gpu: '2'}}}}\n"
+        for i in range(20)
+    ) + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n"
+        "spec: {nodeName: n00, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Running}\n")
+    flat = runner.invoke(app, ["topology", str(snapshot)])
+    assert flat.exit_code == 0, flat.output
+    assert flat.stdout.splitlines()[1].endswith("… 20 nodes  cpu 79/80  memory 0/0  gpu 40/40")
+    outside = runner.invoke(app, ["topology", str(snapshot), "--levels", "tor"])
+    lines = outside.stdout.splitlines()
+    assert lines[1].endswith("outside the topology: 20 nodes  cpu 79/80  memory 0/0  gpu 40/40")
+    assert lines[2].endswith("… 20 nodes")  # the line above says it, as a domain's line does
