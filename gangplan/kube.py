@@ -751,7 +751,11 @@ def to_topology(obj: Mapping[str, Any], origin: Origin) -> Topology:
     spec = r.mapping(obj, "spec", ())
     for index, raw in enumerate(r.sequence(spec, "levels", _SPEC, required=True)):
         path = ("spec", "levels", index)
-        levels.append(r.string(r.entry(raw, path), "nodeLabel", path, required=True))
+        key = r.string(r.entry(raw, path), "nodeLabel", path, required=True)
+        # Kueue's CRD holds it to a qualified name, as node label keys are: it is printed everywhere
+        if (problem := _qualified_name_problem("label key", key)) is not None:
+            r.fail(path + ("nodeLabel",), problem)
+        levels.append(key)
     return Topology(
         name=r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True),
         levels=tuple(levels),

@@ -664,6 +664,18 @@ def test_every_topology_version_in_the_design_is_read(api: str) -> None:
     assert (topology.name, topology.levels) == ("dc", ("rack", "kubernetes.io/hostname"))
 
 
+@pytest.mark.parametrize("key", ["rack\x1b[31m", "a b", "<b>", "/rack"])
+def test_a_topology_level_must_be_a_label_key(key: str) -> None:
+    """Kueue's CRD holds nodeLabel to a qualified name, as a node's label keys are held; a
+    level key with an escape in it went to the terminal raw in `topology`'s first line."""
+    text = (
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: dc}\nspec:\n"
+        f"  levels: [{{nodeLabel: zone}}, {{nodeLabel: {json.dumps(key)}}}]\n"
+    )
+    said = error([write("t.yaml", text)])
+    assert said.startswith("t.yaml:5:") and f"spec.levels[1].nodeLabel: label key {key!r}" in said, said
+
+
 # --- input errors: each names FILE:LINE:COL of the offending field -------------------------
 
 
