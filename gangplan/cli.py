@@ -623,6 +623,13 @@ GpuOpt = Annotated[
 ]
 
 
+def _gpu_resource(name: str) -> str:
+    """Refused as the planner's Options refuse it, for the commands that plan nothing."""
+    if not name.strip():
+        raise UsageError("--gpu-resource must not be empty")
+    return name
+
+
 def _levels(levels: Optional[str]) -> tuple[str, ...] | None:
     if levels is None:
         return None
@@ -1122,6 +1129,7 @@ def diff_command(
       gangplan diff snapshots/gpu-cluster.yaml plan.json
       gangplan diff --plan ordered.json --plan optimal.json --exit-code
     """
+    _gpu_resource(gpu_resource)
     documents = None
     if not plan_files and snapshot:
         snapshot, found, documents = _plan_among(snapshot, "diff")
@@ -1580,6 +1588,7 @@ def topology_command(
     Example:
       gangplan topology snapshots/gpu-cluster.yaml --levels network.example.com/minipod,network.example.com/tor
     """
+    _gpu_resource(gpu_resource)
     _claim_outputs(snapshot, output_file)
     _refuse_objects_in_inputs(output_file, snapshot)  # no kind: the next run could not read it
     loaded = _load(snapshot)

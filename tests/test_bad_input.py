@@ -392,3 +392,16 @@ def test_generate_refuses_a_zero_in_the_shape_and_a_weight_that_is_not_positive(
     result = CliRunner().invoke(app, ["generate", "--groups", "2", *args])
     assert result.exit_code == 2 and result.stdout == "", result.stderr
     assert result.stderr.splitlines()[-1].startswith(f"error: {phrase}")
+
+
+@pytest.mark.parametrize("command", ["topology", "diff"])
+def test_an_empty_gpu_resource_is_refused_by_every_command_that_takes_it(command: str, tmp_path: Path) -> None:
+    """plan, check and explain refused --gpu-resource '' (and generate); topology and diff took
+    it, and counted no GPU under a nameless resource ('warning: no node has ; give ...')."""
+    node = tmp_path / "node.yaml"
+    node.write_text(NODE)
+    plan = tmp_path / "plan.json"
+    plan.write_text(runner.invoke(app, ["plan", str(node), "-o", "plan"]).stdout)
+    files = [str(node)] + ([str(plan)] if command == "diff" else [])
+    result = runner.invoke(app, [command, *files, "--gpu-resource", " "])
+    assert result.exit_code == 2 and result.stderr == "error: --gpu-resource must not be empty\n", result.stderr
