@@ -1768,8 +1768,8 @@ def _figures(usage: Usage, gpu_resource: str, domain: bool = False) -> str:
 
 
 def _node_line(node: Node, usage: Usage, gpu_resource: str) -> str:
-    state = "" if node.ready and not node.unschedulable else ("  (NotReady)" if not node.ready else "  (cordoned)")
-    return f"{node.name}  {_figures(usage, gpu_resource)}{state}"
+    state = ", ".join(word for word, is_so in (("NotReady", not node.ready), ("cordoned", node.unschedulable)) if is_so)
+    return f"{node.name}  {_figures(usage, gpu_resource)}" + (f"  ({state})" if state else "")
 
 
 def _topology_tree(tree: TopologyTree, snapshot: Snapshot, gpu_resource: str, to_terminal: bool) -> str:

@@ -720,3 +720,16 @@ def test_cli_topology_a_collapsed_list_of_nodes_keeps_their_figures(tmp_path: Pa
     lines = outside.stdout.splitlines()
     assert lines[1].endswith("outside the topology: 20 nodes  cpu 79/80  memory 0/0  gpu 40/40")
     assert lines[2].endswith("… 20 nodes")  # the line above says it, as a domain's line does
+
+
+def test_cli_topology_says_a_node_is_both_not_ready_and_cordoned(tmp_path: Path) -> None:
+    """The tree said '(NotReady)' of a node that was cordoned too, where -o json and the report
+    say both: uncordoning it alone would not bring it back."""
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {unschedulable: true}\n"
+        "status: {allocatable: {cpu: '4'}, conditions: [{type: Ready, status: 'False'}]}\n"
+    )
+    result = runner.invoke(app, ["topology", str(snapshot)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1].endswith("a  cpu 0/4  memory 0/0  gpu 0/0  (NotReady, cordoned)")
