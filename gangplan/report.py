@@ -459,7 +459,10 @@ def _where(page: _Page, key: str, figures: Mapping[str, _Figures]) -> str:
             )
             if not names:
                 continue
-            shown = ", ".join(n.rsplit("/", 1)[-1] for n in names) if len(names) <= 3 else f"×{len(names)}"
+            short = [n.rsplit("/", 1)[-1] for n in names]
+            if len(set(short)) < len(short):  # rack r1 under two blocks: 'r1, r1' told them not apart
+                short = names
+            shown = ", ".join(short) if len(names) <= 3 else f"×{len(names)}"
             bits.append(f'<span title="{_title(names)}">{_e(_short(level))} {_e(shown)}</span>')
         outside = sum(1 for n in nodes if n in index and index[n] in tree.outside)
         if outside:

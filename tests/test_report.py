@@ -728,3 +728,25 @@ def test_a_group_at_quorum_whose_extra_pod_fits_nowhere_is_still_listed() -> Non
     assert outcome.placed and outcome.waiting
     page = render_report(snapshot, result)
     assert '<b>ml/job</b> <span class="muted">1 running · minMember 1 · priority 0</span>' in page
+
+
+def test_where_a_group_landed_tells_repeated_rack_names_apart(tmp_path: Path) -> None:
+    """Racks named alike under two blocks (a Topology's levels, which Kueue reads as paths): a
+    group on b1/r1 and b2/r1 was said to be on 'rack r1, r1'. Names that repeat are shown whole."""
+    objects = [
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: dc}\n"
+        "spec: {levels: [{nodeLabel: block}, {nodeLabel: rack}]}\n",
+        *(f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}, labels: {{block: {b}, rack: r1}}}}\n"
+          "status: {allocatable: {cpu: '1', pods: '110'}}\n" for n, b in (("a", "b1"), ("b", "b2"))),
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g, namespace: ml}\nspec: {minMember: 2}\n",
+        *(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: g-{i}, namespace: ml, labels: {{scheduling.x-k8s.io/pod-group: g}}}}\n"
+          "spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n" for i in range(2)),
+    ]
+    path = tmp_path / "s.yaml"
+    path.write_text("---\n".join(objects))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy"))
+    page = render_report(snapshot, result)
+    parse(page)
+    assert '<span title="b1/r1&#10;b2/r1">rack b1/r1, b2/r1</span>' in page
+    assert '<span title="b1&#10;b2">block b1, b2</span>' in page  # names that do not repeat stay short
