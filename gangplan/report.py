@@ -17,6 +17,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .model import Node, Pod, Snapshot
 from .plan import IMPLICIT_KINDS, GroupOutcome, Placement, Plan
+from .render import held_back
 from .semantics import consumes_capacity, group_pods, node_allocatable, node_usable, pod_requests
 from .topology import Domain, TopologyTree, build_tree
 
@@ -304,6 +305,7 @@ class _Page:
     figures: Mapping[str, _Figures]
     colours: Mapping[str, str]
     index: Mapping[str, int]  # group key -> legend number, for the hover highlight
+    held: frozenset[str] = frozenset()  # placed pods -o json gives no Binding (gated, or all or nothing with them)
     labelled: bool = False  # few enough nodes for tiles wide enough to carry their names
 
     def primary(self, f: _Figures) -> str:
@@ -342,6 +344,7 @@ def render_report(
         figures=figures,
         colours=colours,
         index={key: i for i, key in enumerate(legend_order)},
+        held=held_back(plan, snapshot),
         labelled=len(figures) <= (_LABELLED_FLAT if tree is None else _LABELLED_TREE),
     )
     total = _sum(figures.values())
@@ -387,9 +390,11 @@ def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tup
     groups = len(waiting)
     placed = sum(1 for g in waiting if g.placed)
     settled = len(plan.groups) - groups
-    # What -o json binds: a pod a Kueue gate holds gets no Binding until its workload is admitted.
-    bound = sum(1 for p in plan.placements if not p.gated)
-    held = len(plan.placements) - bound
+    # What -o json binds: a pod a Kueue gate holds gets no Binding until its workload is admitted,
+    # nor do the others of its group (or JobGroup) that would start short of a minimum without it.
+    bound = sum(1 for p in plan.placements if p.pod not in page.held)
+    held = sum(1 for p in plan.placements if p.gated)
+    with_them = len(plan.placements) - bound - held
     s = plan.solver
     solver_bits = [f"solver <b>{_e(s.solver or '?')}</b>", f"policy <b>{_e(s.policy or '?')}</b>",
                    f"status <b>{_e(s.status or '?')}</b>"]  # fmt: skip
@@ -427,7 +432,8 @@ def _header(page: _Page, plan: Plan, total: _Figures, title: str, resources: tup
         f"<div>groups placed{f' · {unplaced} not' if unplaced else ''}"
         f"{f' · {settled} more with nothing to place' if settled else ''}</div></div>\n"
         f'<div class="card"><div class="big">{bound}</div><div>pod{_s(bound)} bound by this plan'
-        f"{f' · {held} placed but held by a Kueue gate' if held else ''}</div></div>\n"
+        f"{f' · {held} placed but held by a Kueue gate' if held else ''}"
+        f"{f' · {with_them} held back with them, all or nothing' if with_them else ''}</div></div>\n"
         f'<div class="card"><div class="big">{total.nodes}</div><div>node{_s(total.nodes)} · {shape}</div></div>\n'
         f'<div class="card solver"><div>{" · ".join(solver_bits)}</div>'
         + (f'<div class="note">{_e(s.note)}</div>' if s.note else "")
@@ -480,19 +486,22 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         for key, pods in f.pods.items():
             placed[key] += len(pods)
     held: dict[str, int] = defaultdict(int)  # no Binding for these until Kueue admits them
+    with_them: dict[str, int] = defaultdict(int)  # nor for these, which need them
     for p in plan.placements:
-        if p.gated and p.node in figures:
-            held[names.placed(p)] += 1
+        if p.pod in page.held and p.node in figures:
+            (held if p.gated else with_them)[names.placed(p)] += 1
     out = [
         f'<section class="panel"><h2>Placed groups <small>({len(order)}) · hover or click to find'
         '</small></h2>\n<ul class="groups">\n'
     ]
     for i, key in enumerate(order):
         known = outcome.get(key)
-        bound = placed[key] - held[key]
-        facts = [f"{bound} pod{_s(bound)} bound"] if bound or not held[key] else []
+        bound = placed[key] - held[key] - with_them[key]
+        facts = [f"{bound} pod{_s(bound)} bound"] if bound or not (held[key] or with_them[key]) else []
         if held[key]:
             facts.append(f"{held[key]} placed but held by a Kueue gate")
+        if with_them[key]:
+            facts.append(f"{with_them[key]} held back with gated pods, all or nothing")
         if known is not None:
             facts.append(f"minMember {known.min_member}")
             if known.running:

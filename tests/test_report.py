@@ -372,6 +372,35 @@ def test_pods_a_kueue_gate_holds_are_not_counted_as_bound(tmp_path: Path) -> Non
     assert "pods bound" not in page.split("</header>", 1)[1]  # nor in the legend
 
 
+def test_pods_held_back_with_gated_ones_are_not_counted_as_bound(tmp_path: Path) -> None:
+    """A PodGroup (minMember 2) of one pod behind Kueue's gate and one not: -o json binds
+    neither (the ungated one alone would start the gang short), and the card said '1 pod bound
+    by this plan'. It counts what -o json binds, and says why the other waits."""
+    import json
+
+    from gangplan.render import render
+
+    path = tmp_path / "snapshot.yaml"
+    path.write_text("---\n".join([
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n",
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g, namespace: default}\nspec: {minMember: 2}\n",
+        *(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: g-{i}, namespace: default, uid: u{i}, "
+          "labels: {scheduling.x-k8s.io/pod-group: g}}\n"
+          f"spec: {{{gate}containers: [{{name: c, resources: {{requests: {{cpu: '1'}}}}}}]}}\nstatus: {{phase: Pending}}\n"
+          for i, gate in ((0, "schedulingGates: [{name: kueue.x-k8s.io/admission}], "), (1, ""))),
+    ]))
+    snapshot = load_snapshot([str(path)])
+    result = plan(snapshot, Options(solver="greedy"))
+    assert len(result.placements) == 2 and json.loads(render(result, "json", snapshot=snapshot))["items"] == []
+    page = render_report(snapshot, result)
+    parse(page)
+    assert (
+        '<div class="big">0</div><div>pods bound by this plan · 1 placed but held by a Kueue gate'
+        " · 1 held back with them, all or nothing</div>"
+    ) in page
+    assert "default/g</b> <span class=\"muted\">1 placed but held by a Kueue gate · 1 held back with gated pods, all or nothing · minMember 2" in page
+
+
 # ---------------------------------------------------------------- hand-made mutation audit
 
 
