@@ -210,6 +210,9 @@ class Output(str, Enum):
     status = "status"
 
 
+_BINDINGS = (Output.json, Output.yaml, Output.name)  # the outputs that bind pods (held_back applies)
+
+
 class Solver(str, Enum):
     cp_sat = "cp-sat"
     greedy = "greedy"
@@ -903,13 +906,14 @@ def plan_command(
     if output in (Output.status, Output.json, Output.yaml):
         _refuse_objects_in_inputs(output_file, snapshot)
     loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
+    held: frozenset[str] = frozenset()
     # Everything is rendered before anything is written: a failure leaves no file behind.
     if output in (Output.table, Output.wide):
         text = _table(result, output_file is None, wide=output is Output.wide, snapshot=loaded)
     elif output is Output.status:
         text = to_yaml(status_list(result, loaded))
     else:
-        held = held_back(result, loaded) if output in (Output.json, Output.yaml, Output.name) else frozenset()
+        held = held_back(result, loaded) if output in _BINDINGS else frozenset()
         text = render(result, output.value, snapshot=loaded, held=held)
         if held:
             gated = sorted(p.pod for p in result.placements if p.gated)
@@ -930,7 +934,11 @@ def plan_command(
                 )
                 + "; the table and -o plan show where they would go"
             )
-    page = render_report(loaded, result, gpu_resource=gpu_resource) if report is not None else None
+    page = (
+        render_report(loaded, result, gpu_resource=gpu_resource, held=held if output in _BINDINGS else None)
+        if report is not None
+        else None
+    )
     if diff:
         _emit_diff(diff_snapshot(loaded, result, gpu_resource=gpu_resource), DiffOutput.diff, None, to_stderr=True)
     write_output(text, output_file, *([(page, report)] if page is not None and report is not None else []))

@@ -320,11 +320,13 @@ def render_report(
     levels: Sequence[str] = (),
     gpu_resource: str = "nvidia.com/gpu",
     title: str = "gangplan",
+    held: frozenset[str] | None = None,
 ) -> str:
     """The plan as one HTML page that opens with no network access.
 
     ``levels`` is used when the plan names none (a plan read back without them); with no
-    levels at all the nodes are drawn as one flat grid.
+    levels at all the nodes are drawn as one flat grid. ``held`` is ``render.held_back``'s
+    answer when the caller has it already (it runs the verifier when pods are gated).
     """
     level_keys = plan.topology_levels(levels)
     resources = (gpu_resource, "cpu", "memory")
@@ -344,7 +346,7 @@ def render_report(
         figures=figures,
         colours=colours,
         index={key: i for i, key in enumerate(legend_order)},
-        held=held_back(plan, snapshot),
+        held=held_back(plan, snapshot) if held is None else held,
         labelled=len(figures) <= (_LABELLED_FLAT if tree is None else _LABELLED_TREE),
     )
     total = _sum(figures.values())
