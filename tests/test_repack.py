@@ -158,7 +158,8 @@ def test_a_jobgroups_own_room_reads_as_tuples_and_is_not_kept_once_it_is_gone() 
     sub, _ = alone(problem, 0, free, {1})
     rows = tuple(map(tuple, free.tolist()))
     assert sub.free == rows and rows == sub.free and sub.idle == (True, False, True)
-    assert sub.free != list(rows) and sub.idle != [True, False, True]
+    as_lists: tuple[object, object] = (list(rows), [True, False, True])  # a tuple is no list, nor are they
+    assert sub.free != as_lists[0] and sub.idle != as_lists[1]
     array = sub.matrix("free")
     assert array.tolist() == free.tolist() and not array.flags.writeable
     assert sub.matrix("idle").tolist() == [True, False, True]
