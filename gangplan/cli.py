@@ -1330,9 +1330,9 @@ def verify_command(
     result = verify(loaded, placements, keys, claims, objects=given.placements_only)
     write_stdout("".join(line + "\n" for line in [*format_verification(result), *format_spans(result)]))
     if not result.ok:
-        _say(f"{len(result.violations)} violation(s) in {len(placements)} placements")
+        _say(f"{plural(len(result.violations), 'violation')} in {plural(len(placements), 'placement')}")
         raise typer.Exit(1)
-    _say(f"ok: {len(placements)} placements satisfy every rule gangplan checks")
+    _say(f"ok: {plural(len(placements), 'placement')} {'satisfies' if len(placements) == 1 else 'satisfy'} every rule gangplan checks")
 
 
 def _read_stdin() -> bytes:

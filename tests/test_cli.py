@@ -730,6 +730,22 @@ def test_the_running_member_off_the_snapshot_a_reason_names_does_not_follow_the_
     assert seen[0][1] and any("ml/racked-0 is on node gone-b" in line for line in seen[0][1])
     assert seen[0] == seen[1]
 
+
+def test_verify_counts_in_words(tmp_path: Path) -> None:
+    """One placement, one violation: 'ok: 1 placement satisfies', '1 violation in 1
+    placement', not '1 violation(s) in 1 placements' (helper-74's nit)."""
+    snapshot = tmp_path / "s.yaml"
+    snapshot.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '2', pods: '110'}}}\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: ns}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}\n"
+    )
+    bindings = invoke("plan", str(snapshot), "-o", "json").stdout
+    assert "ok: 1 placement satisfies every rule" in invoke("verify", str(snapshot), "--plan", "-", input=bindings).stderr
+    refused = invoke("verify", str(snapshot), "--plan", "-", input=bindings.replace('"n1"', '"n9"'))
+    assert refused.exit_code == 1 and "1 violation in 1 placement\n" in refused.stderr, refused.stderr
+
+
 def test_stdin_feeds_a_plan_once_and_an_input_without_nodes_is_said(tmp_path: Path) -> None:
     """`plan -o json | verify SNAPSHOT --plan -` works as kubectl's `-f -` does; `-` twice is a
     usage error, not a duplicate Node; pods with no Node objects get a warning and a reason."""
