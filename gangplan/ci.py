@@ -13,8 +13,8 @@ from xml.etree import ElementTree
 from .errors import Position, one_line
 from .loader import STDIN, locate_all
 from .model import Origin, Snapshot
-from .plan import IMPLICIT_KINDS, GroupOutcome, Plan, SolverReport
-from .semantics import Gang, group_pods
+from .plan import GroupId, GroupOutcome, Plan, SolverReport, group_id, group_name, shared_keys
+from .semantics import group_pods
 
 __all__ = [
     "GroupId",
@@ -33,28 +33,13 @@ __all__ = [
     "written_in",
 ]
 
-# (kind, namespace/name), kind "" for a PodGroup and "pod" or "Kueue pod group" for a group
-# with no PodGroup object: a bare pod may have a PodGroup's name in its namespace, and check
-# selects, annotates and judges each by this, as plan and diff tell them apart.
-GroupId = tuple[str, str]
-
-
-def group_id(group: Gang | GroupOutcome) -> GroupId:
-    """The group's kind and namespace/name: a bare Pod of a pull request named like the
-    cluster's PodGroup is a group of its own, checked as itself."""
-    api = group.group.api.value if isinstance(group, Gang) else group.api
-    return IMPLICIT_KINDS.get(api, ""), group.key
-
-
 def _names(groups: Iterable[GroupOutcome]) -> dict[GroupId, str]:
-    """The name each group goes by in check's output: its namespace/name, and for a bare pod or
-    a Kueue pod group with a PodGroup's name in its namespace, its kind too (`ns/name (pod)`),
-    as in plan's table and diff."""
+    """The name each group goes by in check's output, as in plan's table and diff: a bare pod
+    or a Kueue pod group with a PodGroup's name in its namespace says its kind (`ns/name (pod)`).
+    Check selects, annotates and judges each by its (kind, key)."""
     ids = [group_id(g) for g in groups]
-    kinds: dict[str, set[str]] = {}
-    for kind, key in ids:
-        kinds.setdefault(key, set()).add(kind)
-    return {(kind, key): f"{key} ({kind})" if kind and len(kinds[key]) > 1 else key for kind, key in ids}
+    shared = shared_keys(ids)
+    return {gid: group_name(gid, shared) for gid in ids}
 
 
 def checked_groups(

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
 from .model import Node, Pod, Snapshot
-from .plan import API_VERSION, IMPLICIT_KINDS, GroupOutcome, Placement, Plan
+from .plan import API_VERSION, GroupOutcome, Placement, Plan, group_id as _gang_id, shared_keys as _shared
 from .quantity import describe_amount, percent_apart, plural
 from .semantics import (
     Gang,
@@ -639,21 +639,6 @@ def _gangs(snapshot: Snapshot) -> Iterator[tuple[str, Gang]]:
     for jg in group_pods(snapshot).job_groups:
         for gang in jg.gangs:
             yield jg.key, gang
-
-
-def _gang_id(group: Gang | GroupOutcome) -> tuple[str, str]:
-    """(kind, namespace/name): a bare pod or a Kueue pod group may share a PodGroup's name in
-    its namespace (both are planned, with a warning), so the kind tells them apart."""
-    api = group.group.api.value if isinstance(group, Gang) else group.api
-    return IMPLICIT_KINDS.get(api, ""), group.key
-
-
-def _shared(ids: Iterable[tuple[str, str]]) -> set[str]:
-    """Keys both a PodGroup and a bare pod or Kueue pod group go by: their lines say which."""
-    kinds: dict[str, set[str]] = {}
-    for kind, key in ids:
-        kinds.setdefault(key, set()).add(kind)
-    return {key for key, found in kinds.items() if len(found) > 1}
 
 
 def _shortfall(g: GroupOutcome, applies: int, stale: int, found: Sequence[tuple[str, str]]) -> str:

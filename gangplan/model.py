@@ -162,6 +162,11 @@ class PodGroupAPI(str, Enum):
     MANIFESTS = "gangplan.io/gang"  # --gang NAME=FILE,...: workloads made one gang
 
 
+# What a group with no PodGroup object is called beside a PodGroup of its namespace/name:
+# plan's table and report, diff, check and warnings name it `ns/name (pod)` so.
+IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
+
+
 @dataclass(frozen=True, slots=True)
 class SortRule:
     """Godel sort rule; resource is normalised to CPU, GPU or Memory."""

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Container, Iterable, Mapping, Sequence
 
 from .errors import dotted
-from .model import PodGroupAPI
-from .semantics import succeeded_count
+from .model import IMPLICIT_KINDS, PodGroupAPI
+from .semantics import Gang, succeeded_count
 
 API_VERSION = "gangplan.io/v1alpha1"
 SCHEMA_VERSION = 1
@@ -151,10 +151,30 @@ class Plan:
         return found
 
 
-_IMPLICIT_APIS = frozenset({PodGroupAPI.POD.value, PodGroupAPI.KUEUE_POD_GROUP.value})
-# What a group with no PodGroup object is called beside a PodGroup of its namespace/name:
-# plan's table and report, diff and check name it `ns/name (pod)` so.
-IMPLICIT_KINDS = {PodGroupAPI.POD.value: "pod", PodGroupAPI.KUEUE_POD_GROUP.value: "Kueue pod group"}
+_IMPLICIT_APIS = frozenset(IMPLICIT_KINDS)
+GroupId = tuple[str, str]  # (kind, namespace/name); kind "" for a PodGroup
+
+
+def group_id(group: Gang | GroupOutcome) -> GroupId:
+    """(kind, namespace/name): a bare pod or a Kueue pod group may share a PodGroup's name in
+    its namespace (both are planned, with a warning), so the kind tells them apart."""
+    api = group.group.api.value if isinstance(group, Gang) else group.api
+    return IMPLICIT_KINDS.get(api, ""), group.key
+
+
+def shared_keys(ids: Iterable[GroupId]) -> set[str]:
+    """Keys both a PodGroup and a bare pod or Kueue pod group go by: their lines say which."""
+    kinds: dict[str, set[str]] = {}
+    for kind, key in ids:
+        kinds.setdefault(key, set()).add(kind)
+    return {key for key, found in kinds.items() if len(found) > 1}
+
+
+def group_name(gid: GroupId, shared: Container[str]) -> str:
+    """`ns/name`, or `ns/name (pod)` for a group with no PodGroup object whose key a PodGroup
+    shares."""
+    kind, key = gid
+    return f"{key} ({kind})" if kind and key in shared else key
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from .model import Node, Pod, Snapshot
-from .plan import IMPLICIT_KINDS, GroupOutcome, Placement, Plan
+from .plan import GroupOutcome, Placement, Plan, group_id, group_name, shared_keys
 from .render import held_back
 from .semantics import consumes_capacity, group_pods, node_allocatable, node_usable, pod_requests
 from .topology import Domain, TopologyTree, build_tree
@@ -79,19 +79,18 @@ class GroupNames:
     groups' pods. A placement names only the key, so its pod's group comes from the snapshot."""
 
     def __init__(self, snapshot: Snapshot, plan: Plan) -> None:
-        implicit = {g.key for g in plan.groups if g.api in IMPLICIT_KINDS}
-        self.shared = implicit & {g.key for g in plan.groups if g.api not in IMPLICIT_KINDS}
+        self.shared = shared_keys(map(group_id, plan.groups))
         self.of_pod: dict[str, str] = {}
         if self.shared:
             for job_group in group_pods(snapshot).job_groups:
                 for gang in job_group.gangs:
                     if gang.implicit and gang.key in self.shared:
-                        shown = f"{gang.key} ({IMPLICIT_KINDS[gang.group.api.value]})"
+                        shown = group_name(group_id(gang), self.shared)
                         for pod in (*gang.pending, *gang.running, *gang.blocked, *gang.finished):
                             self.of_pod[pod.key] = shown
 
     def group(self, g: GroupOutcome) -> str:
-        return f"{g.key} ({IMPLICIT_KINDS[g.api]})" if g.key in self.shared and g.api in IMPLICIT_KINDS else g.key
+        return group_name(group_id(g), self.shared)
 
     def placed(self, p: Placement) -> str:
         return self.of_pod.get(p.pod) or p.group or p.pod

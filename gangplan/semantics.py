@@ -18,6 +18,7 @@ from . import kueue
 from .errors import InputError
 from .quantity import counted, listed, plural
 from .model import (
+    IMPLICIT_KINDS,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -537,9 +538,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     alone = {jg.key: jg.top for jg in job_groups if not jg.top.group.sub_group}
     for jg in job_groups:
         if jg.top.group.sub_group and jg.key in alone:
-            kind = {PodGroupAPI.POD: "pod", PodGroupAPI.KUEUE_POD_GROUP: "Kueue pod group"}.get(
-                alone[jg.key].group.api, "PodGroup"
-            )
+            kind = IMPLICIT_KINDS.get(alone[jg.key].group.api.value, "PodGroup")
             warnings.append(
                 f"{kind} {jg.key} has no subGroup and shares its name with the JobGroup of subGroup "
                 f"{jg.top.group.sub_group!r} ({listed([g.key for g in jg.gangs])}): they are two JobGroups, "
