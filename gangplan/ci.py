@@ -12,9 +12,9 @@ from xml.etree import ElementTree
 
 from .errors import Position, one_line
 from .loader import STDIN, locate_all
-from .model import Origin, Snapshot
+from .model import Origin
 from .plan import GroupId, GroupOutcome, Plan, SolverReport, group_id, group_name, shared_keys
-from .semantics import group_pods
+from .semantics import Grouping
 
 __all__ = [
     "GroupId",
@@ -43,7 +43,7 @@ def _names(groups: Iterable[GroupOutcome]) -> dict[GroupId, str]:
 
 
 def checked_groups(
-    result: Plan, snapshot: Snapshot, origins: Mapping[GroupId, Origin], named: Sequence[str], groups_from: Sequence[str],
+    result: Plan, grouping: Grouping, origins: Mapping[GroupId, Origin], named: Sequence[str], groups_from: Sequence[str],
     *, chosen: bool,
 ) -> list[GroupOutcome]:
     """The groups `check` answers for. Those ``named`` (--group), then those written in
@@ -52,7 +52,7 @@ def checked_groups(
     with why, and so does a PodGroup manifest given without the pods to place."""
     if not chosen:
         return [g for g in result.groups if g.waiting]
-    written = written_in(groups_from, origins, made_in(snapshot))
+    written = written_in(groups_from, origins, made_in(grouping))
     # A name asked (--group) is the PodGroup where a bare pod has its name too (Plan.by_key); a
     # group written there is taken by its kind as well: a pull request's bare Pod named like the
     # cluster's PodGroup is checked, and the PodGroup, not the pull request's, is not.
@@ -88,14 +88,14 @@ def check_report(
     return text + f"{len(selected) - len(failed)}/{len(selected)} groups placed\n", report
 
 
-def group_origins(snapshot: Snapshot, groups_from: Sequence[str] = ()) -> dict[GroupId, Origin]:
+def group_origins(grouping: Grouping, groups_from: Sequence[str] = ()) -> dict[GroupId, Origin]:
     """Where each group was written, by (kind, key): its PodGroup object, or its first pod for
     implicit groups (a bare pod named like a PodGroup has its own); for a group a workload in
     ``groups_from`` joins (a pull request's Job joining a PodGroup the cluster has), that
     workload, which is where a reviewer wants the annotation."""
     inside = _under(groups_from)
     origins = {}
-    for job_group in group_pods(snapshot).job_groups:
+    for job_group in grouping.job_groups:
         for gang in job_group.gangs:
             origin = gang.group.origin
             if groups_from and not inside(origin.file):
@@ -112,12 +112,12 @@ def group_positions(origins: Mapping[GroupId, Origin], ids: Iterable[GroupId]) -
     return dict(zip(chosen, locate_all([(origins[gid], ()) for gid in chosen])))
 
 
-def made_in(snapshot: Snapshot) -> dict[GroupId, list[str]]:
+def made_in(grouping: Grouping) -> dict[GroupId, list[str]]:
     """The files that write each group's pods to place, or the workloads making them: a job
     folder's Job, or Pods, joining a PodGroup the cluster already has is that group's change.
     By (kind, key): a bare Pod named like a PodGroup makes its own group, not the PodGroup's."""
     made: dict[GroupId, list[str]] = {}
-    for job_group in group_pods(snapshot).job_groups:
+    for job_group in grouping.job_groups:
         for gang in job_group.gangs:
             if found := sorted({pod.origin.file for pod in (*gang.pending, *gang.blocked)}):
                 made[group_id(gang)] = found

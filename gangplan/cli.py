@@ -1008,8 +1008,9 @@ def check_command(
     except (InputError, UsageError) as exc:
         _input_error_for_ci(exc, format, output_file, junit_file)
         raise
-    origins = group_origins(loaded, groups_from or ())
-    selected = checked_groups(result, loaded, origins, keys, groups_from or (), chosen=bool(group or groups_from))
+    grouping = group_pods(loaded)
+    origins = group_origins(grouping, groups_from or ())
+    selected = checked_groups(result, grouping, origins, keys, groups_from or (), chosen=bool(group or groups_from))
     unread = "" if selected else _nothing_to_check(loaded, groups_from or ())
     if unread:
         _say(f"warning: {unread}")

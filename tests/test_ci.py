@@ -9,8 +9,11 @@ from xml.etree import ElementTree
 
 import pytest
 
+from gangplan import ci, cli
 from gangplan.ci import annotation, escape_data, from_workspace, warning_annotation
 from gangplan.errors import Position
+from gangplan.semantics import Grouping
+from spies import recording
 from test_cli import CLUSTER, invoke, job_manifest
 
 
@@ -114,6 +117,23 @@ def test_each_group_is_checked_once_and_the_named_ones_first(tmp_path: Path) -> 
     text = invoke("check", str(cluster), "--groups-from", str(jobs), *twice)
     assert text.exit_code == 1
     assert [line.split(":")[0] for line in text.stdout.splitlines()] == ["FAIL ops/debug-shell", "1/2 groups placed"]
+
+
+def test_check_groups_the_snapshots_pods_once_for_its_origins_and_selection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where each group is written and which files make it both read one grouping: check
+    had grouped the snapshot's pods twice more after planning (helper reviews)."""
+    cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
+    cluster.write_text(CLUSTER)
+    jobs.mkdir()
+    (jobs / "train.yaml").write_text(job_manifest("train", 2, 4))
+    groupings: list[Grouping] = []
+    monkeypatch.setattr(cli, "group_pods", recording(cli.group_pods, groupings))
+    monkeypatch.setattr(ci, "group_pods", recording(cli.group_pods, groupings), raising=False)
+    result = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "junit")
+    assert result.exit_code == 0 and junit_cases(result.stdout) == ["ml/train"], result.output
+    assert len(groupings) == 1
 
 
 def test_the_junit_report_carries_the_plans_warnings(tmp_path: Path) -> None:
