@@ -1139,7 +1139,7 @@ def diff_command(
       gangplan diff --plan ordered.json --plan optimal.json --exit-code
     """
     _gpu_resource(gpu_resource)
-    documents = None
+    documents, given_paths = None, snapshot or []
     if not plan_files and snapshot:
         snapshot, found, documents = _plan_among(snapshot, "diff")
         plan_files = [found]
@@ -1152,8 +1152,8 @@ def diff_command(
     _stdin_once([*(snapshot or []), *plan_files])
     _claim_outputs([*(snapshot or []), *_gang_files(gang), *plan_files], output_file)
     loaded = _with_gangs(_load(snapshot, plan_files), gang) if snapshot else None
-    if documents is not None and loaded is not None and (others := _plans_beside(loaded)):
-        raise UsageError(f"{plan_files[0]} and another input both hold a plan (it has {others} objects); compare two plans with --plan A --plan B")
+    if documents is not None and loaded is not None and _plans_beside(loaded):
+        raise UsageError(f"{_two_plans(given_paths, plan_files[0])}; compare two plans with --plan A --plan B")
     plans = [read_plan(path, documents) for path in plan_files]
     # Levels by diff_levels' rule: Topology, --levels, what the plans agree on, inferred.
     given = _levels(levels)
@@ -1302,13 +1302,13 @@ def verify_command(
       gangplan verify snapshots/small.yaml plan.json
       gangplan verify snapshots/small.yaml --plan plan.json
     """
-    documents = None
+    documents, given_paths = None, snapshot
     if plan_file is None:
         snapshot, plan_file, documents = _plan_among(snapshot, "verify")
     _stdin_once([*snapshot, plan_file])
     loaded = _with_gangs(_load(snapshot, [plan_file]), gang)
-    if documents is not None and (others := _plans_beside(loaded)):
-        raise UsageError(f"{plan_file} and another input both hold a plan (it has {others} objects); name the one to check with --plan FILE")
+    if documents is not None and _plans_beside(loaded):
+        raise UsageError(f"{_two_plans(given_paths, plan_file)}; name the one to check with --plan FILE")
     given = read_plan(plan_file, documents)
     if left_out := _gangs_left_out(given, loaded, "verify"):
         _say(f"warning: {left_out}")
@@ -1412,6 +1412,40 @@ def _plans_beside(loaded: Snapshot) -> str:
     """The kinds of plan object the snapshot's inputs hold ('' when none), which a loaded
     snapshot skips: a second plan named where one was expected."""
     return " and ".join(sorted(k for k in loaded.skipped_kinds if k in ("Plan", "Binding")))
+
+
+def _two_plans(given: Sequence[str], plan_file: str) -> str:
+    """'A and B both hold a plan', in the order ``given`` names them (``plan_file``, the one
+    taken, among them): the snapshot loaded with a plan skipped in it, and its files are read
+    again, on this error only, to say which."""
+    taken = "" if plan_file == "-" else os.path.realpath(plan_file)
+    named = []
+    for path in given:
+        if path == plan_file:
+            named.append("- (stdin)" if path == "-" else path)
+        elif path == "-" or os.path.isfile(path):
+            named += ["- (stdin)" if path == "-" else path] if _holds_plan(path) else []
+        else:
+            top = os.path.realpath(path)
+            files = sorted(f for f in files_read([path]) if f != taken)
+            named += [os.path.join(path, os.path.relpath(f, top)) for f in files if _holds_plan(f)][:1]
+    if len(named) < 2:
+        return f"{plan_file} and another input both hold a plan"
+    return f"{named[0]} and {named[1]} both hold a plan"
+
+
+def _holds_plan(path: str) -> bool:
+    """Whether the file holds what a loaded snapshot skips as a plan: a Plan or a Binding."""
+    try:
+        documents = read_documents(path, limits=_State.limits, stdin=_read_stdin() if path == "-" else None)
+    except InputError:
+        return False
+    for document in documents:
+        listed = isinstance(document, dict) and document.get("kind") == "List" and isinstance(document.get("items"), list)
+        items = document["items"] if listed else [document]
+        if any(isinstance(item, dict) and item.get("kind") in ("Plan", "Binding", "BindingList") for item in items):
+            return True
+    return False
 
 
 def _is_plan(document: Any) -> bool:

@@ -206,9 +206,15 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
             result = invoke("verify", *args)
             assert result.exit_code == 0 and result.stdout == expected.stdout and result.stderr == expected.stderr, result.stderr
     other.write_text(made.read_text())
-    twice = invoke("verify", snapshot, str(other), str(made))
-    assert twice.exit_code == 2 and twice.stderr.splitlines()[-1] == (
-        f"error: {made} and another input both hold a plan (it has Plan objects); name the one to check with --plan FILE"
+    # Both plan files named, in the order given, whichever one was taken for the plan (helper reviews).
+    for args in ([str(other), str(made)], [str(made), str(other)]):
+        twice = invoke("verify", snapshot, *args)
+        assert twice.exit_code == 2 and twice.stderr.splitlines()[-1] == (
+            f"error: {args[0]} and {args[1]} both hold a plan; name the one to check with --plan FILE"
+        )
+    piped = invoke("verify", snapshot, "-", str(made), input=bindings.read_text())
+    assert piped.exit_code == 2 and piped.stderr.splitlines()[-1] == (
+        f"error: - (stdin) and {made} both hold a plan; name the one to check with --plan FILE"
     )
     none = invoke("verify", snapshot)
     assert none.exit_code == 2 and none.stderr == (
@@ -228,6 +234,10 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
         "; a folder is read as snapshot files, not searched for one"
     ), in_folder.stderr
     assert invoke("verify", str(dump), "--plan", str(dump / "sub" / "plan.json")).exit_code == 0
+    in_folder_too = invoke("verify", str(dump), str(made))
+    assert in_folder_too.exit_code == 2 and in_folder_too.stderr.splitlines()[-1] == (
+        f"error: {dump / 'sub' / 'plan.json'} and {made} both hold a plan; name the one to check with --plan FILE"
+    )
 
 
 def test_verify_and_diff_find_a_plan_piped_on_stdin_or_a_lone_binding(tmp_path: Path) -> None:
@@ -269,7 +279,7 @@ def test_diff_takes_the_plan_as_an_argument_as_verify_does(tmp_path: Path) -> No
     other.write_text(made.read_text())
     two = invoke("diff", str(other), str(made))
     assert two.exit_code == 2 and two.stderr.splitlines()[-1] == (
-        f"error: {made} and another input both hold a plan (it has Plan objects); compare two plans with --plan A --plan B"
+        f"error: {other} and {made} both hold a plan; compare two plans with --plan A --plan B"
     )
     none = invoke("diff", snapshot)
     assert none.exit_code == 2 and none.stderr.splitlines()[-1].startswith("error: diff needs a plan: diff SNAPSHOT... PLAN")
