@@ -17,6 +17,7 @@ __all__ = [
     "MILLI_RESOURCES",
     "QuantityError",
     "describe_amount",
+    "format_alike",
     "format_amount",
     "percent_apart",
     "parse_quantity",
@@ -110,6 +111,19 @@ def format_amount(resource: str, amount: int) -> str:
             if amount >= factor and amount % factor == 0:
                 return f"{amount // factor}{suffix}"
     return str(amount)
+
+
+def format_alike(resource: str, amounts: Sequence[int]) -> list[str]:
+    """Amounts compared in one message, in one unit and exact: the largest binary suffix that
+    writes every one whole, so that '2298Mi + 64Gi > 60069807Ki' reads, digit for digit, as
+    the integers compare. A zero stays '0', as ``format_amount`` writes it."""
+    if resource in MILLI_RESOURCES:
+        return [f"{amount}m" for amount in amounts]
+    if _is_bytes(resource) and any(amounts):
+        for suffix, factor in reversed(_BINARY.items()):
+            if all(amount % factor == 0 for amount in amounts):
+                return [f"{amount // factor}{suffix}" if amount else "0" for amount in amounts]
+    return [str(amount) for amount in amounts]
 
 
 def _is_bytes(resource: str) -> bool:

@@ -31,7 +31,7 @@ from gangplan.model import (
     Toleration,
 )
 from gangplan.plan import Claim, Placement
-from gangplan.quantity import MILLI_RESOURCES, format_amount, plural
+from gangplan.quantity import format_alike, plural
 
 __all__ = [
     "MINIMUM_RULES",
@@ -155,9 +155,6 @@ def _pod_requests(pod: Pod) -> dict[str, int]:
     return effective
 
 
-def _figure(resource: str, amount: int) -> str:
-    """Millicores stay millicores, so figures compared in one message share a unit."""
-    return f"{amount}m" if resource in MILLI_RESOURCES else format_amount(resource, amount)
 
 
 def _is_running(pod: Pod) -> bool:
@@ -434,12 +431,11 @@ def _shortfalls(gang: _Gang, placed: set[str]) -> list[tuple[str, str]]:
             need = group.min_resources[resource]
             have = total.get(resource, 0)
             if have < need:
+                shown = format_alike(resource, [have, need])
                 found.append(
                     (
                         "min-resources",
-                        f"{resource}: running, succeeded and placed members request "
-                        f"{_figure(resource, have)} < minResources "
-                        f"{_figure(resource, need)}",
+                        f"{resource}: running, succeeded and placed members request {shown[0]} < minResources {shown[1]}",
                     )
                 )
     # Volcano checks task minimums only when minMember is at least their sum.
@@ -687,14 +683,14 @@ def _capacity(
             allocatable = node.allocatable.get(resource, _KUBELET_MAX_PODS if resource == "pods" else 0)
             total = running.get(resource, 0) + demand[resource]
             if total > allocatable:
+                now, placed_here, after, room = format_alike(
+                    resource, [running.get(resource, 0), demand[resource], total, allocatable]
+                )
                 found.append(
                     Violation(
                         "capacity",
                         node_name,
-                        f"{resource}: running {_figure(resource, running.get(resource, 0))}"
-                        f" + placed {_figure(resource, demand[resource])}"
-                        f" = {_figure(resource, total)}"
-                        f" > allocatable {_figure(resource, allocatable)}",
+                        f"{resource}: running {now} + placed {placed_here} = {after} > allocatable {room}",
                     )
                 )
     return found

@@ -469,6 +469,28 @@ def test_memory_is_reported_in_binary_units() -> None:
     assert message == "memory: running 0 + placed 9Gi = 9Gi > allocatable 8Gi"
 
 
+def test_a_capacity_line_gives_every_figure_in_one_unit() -> None:
+    """'2298Mi + 64Gi = 67834Mi > 60069807Ki' asked the reader to convert before comparing:
+    every figure of a line is in the largest binary unit that writes each of them exactly, so
+    the comparison reads digit for digit as it is made (helper reviews)."""
+    mib, kib = 2**20, 2**10
+    running = pod("r", on="n1", containers=(Container("c", {"memory": 2298 * mib}),))
+    big = pod("a", containers=(Container("c", {"memory": 64 * GIB}),))
+    small = node(memory=60069807 * kib)
+    message = only(check([small], [running, big], place(("a", "n1"))), "capacity").message
+    assert message == "memory: running 2353152Ki + placed 67108864Ki = 69462016Ki > allocatable 60069807Ki"
+    even = node(memory=60 * GIB)
+    message = only(check([even], [running, big], place(("a", "n1"))), "capacity").message
+    assert message == "memory: running 2298Mi + placed 65536Mi = 67834Mi > allocatable 61440Mi"
+
+
+def test_a_min_resources_line_gives_both_figures_in_one_unit() -> None:
+    pg = group("g", 1, min_resources={"memory": 2 * GIB})
+    pods = [member("a", "g", containers=(Container("c", {"memory": 1536 * 2**20}),))]
+    violation = only(check([node()], pods, place(("a", "n1")), (pg,)), "min-resources")
+    assert violation.message == "memory: running, succeeded and placed members request 1536Mi < minResources 2048Mi"
+
+
 def test_a_terminating_pod_still_holds_its_room() -> None:
     """kube-scheduler counts a bound pod with a deletionTimestamp on its node until it is gone:
     its room is not free yet, so a plan may not count on it."""
