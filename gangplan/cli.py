@@ -812,6 +812,10 @@ def _planned(
         _say(f"warning: {warning}")
     for line in _summary(result).split("\n"):
         _say(line)
+    if options.solver == "cp-sat" and options.tuning.parameters:
+        # Plans differ for it and nothing else says so: the environment is not on the command line.
+        given = " ".join(f"{key}:{value}" for key, value in options.tuning.parameters)
+        _say(f"note: GANGPLAN_CPSAT_PARAMS sets CP-SAT's parameters ({given}); a plan made without them may differ")
     return loaded, result, found
 
 

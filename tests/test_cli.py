@@ -448,6 +448,25 @@ def test_the_solver_log_goes_to_stderr_and_stdout_keeps_only_the_output() -> Non
     assert "CpSolverResponse summary" in proc.stderr
 
 
+def test_solver_parameters_set_in_the_environment_are_noted_beside_the_summary() -> None:
+    """GANGPLAN_CPSAT_PARAMS changes plans (README, 'Security and limits'): a user comparing
+    two plans is told, on stderr, where the summary's notes are, and stdout stays the output."""
+    small = str(ROOT / "snapshots" / "small.yaml")
+    env = {"GANGPLAN_CPSAT_PARAMS": " relative_gap_limit:0.5   random_seed:3 "}
+    tuned = runner.invoke(app, ["plan", small, "-o", "json"], env=env)
+    assert tuned.exit_code == 0 and json.loads(tuned.stdout)["kind"] == "List"
+    lines = tuned.stderr.splitlines()
+    summary = next(i for i, line in enumerate(lines) if line.startswith("groups placed "))
+    assert lines[summary + 1] == (
+        "note: GANGPLAN_CPSAT_PARAMS sets CP-SAT's parameters (relative_gap_limit:0.5 random_seed:3);"
+        " a plan made without them may differ"
+    )
+    for args, environment in (([], {"GANGPLAN_CPSAT_PARAMS": ""}), (["--solver", "greedy"], env)):
+        plain = runner.invoke(app, ["plan", small, *args], env=environment)
+        assert plain.exit_code == 0 and "GANGPLAN_CPSAT_PARAMS" not in plain.stderr
+    assert runner.invoke(app, ["-q", "plan", small], env=env).stderr == ""
+
+
 @pytest.mark.parametrize("params", ["num_workers=2", "no_such_parameter:1", "max_time_in_seconds:soon", "ignore_subsolvers:x"])
 def test_solver_parameters_it_cannot_set_are_a_usage_error(params: str) -> None:
     """GANGPLAN_CPSAT_PARAMS (benchmarks/README) with a typo had ended in an internal error,
