@@ -519,13 +519,29 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         out.append('<li class="muted">nothing is bound by this plan</li>\n')
     out.append("</ul>\n</section>\n")
 
-    unplaced = [g for g in plan.groups if not g.placed]
+    # As the card counts: 'not' placed are the groups with something to place; one short of a
+    # minimum (minMember, a task's, minResources) with nothing to place is one of its 'more with nothing to place', said apart.
+    unplaced = [g for g in plan.groups if not g.placed and g.waiting]
     if unplaced:
         out.append(
             f'<section class="panel bad"><h2>Not placed <small>({len(unplaced)})</small></h2>\n<ul class="plain">\n'
         )
         for g in unplaced:
             summary = f"minMember {g.min_member} · {g.pending} pending · priority {g.priority}"
+            out.append(
+                f'<li><b>{_e(names.group(g))}</b> <span class="muted">{_e(summary)}</span>'
+                f'<div class="reason">{_e(g.reason or "no reason given")}</div></li>\n'
+            )
+        out.append("</ul>\n</section>\n")
+
+    short = [g for g in plan.groups if not g.placed and not g.waiting]
+    if short:
+        out.append(
+            f'<section class="panel bad"><h2>Short of a minimum, nothing to place <small>({len(short)})</small></h2>\n'
+            '<ul class="plain">\n'
+        )
+        for g in short:
+            summary = f"{g.running} running{f' · {g.succeeded} succeeded' if g.succeeded else ''} · minMember {g.min_member} · priority {g.priority}"
             out.append(
                 f'<li><b>{_e(names.group(g))}</b> <span class="muted">{_e(summary)}</span>'
                 f'<div class="reason">{_e(g.reason or "no reason given")}</div></li>\n'

@@ -132,6 +132,38 @@ def test_the_groups_card_counts_as_the_summary_line_does(gpu_cluster: tuple[Snap
     ) in page
 
 
+def test_a_group_short_with_nothing_to_place_is_said_apart_as_the_card_counts_it(tmp_path: Path) -> None:
+    """Two of minMember 4 run and none waits: the card counted the group 'with nothing to
+    place' while the 'Not placed' panel listed it as '0 pending' beside '2 pods exist'. It is
+    listed apart, with its running members, and 'Not placed' counts what the card's 'not' does."""
+    def running(name: str) -> str:
+        return (
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: ml, labels: {{scheduling.x-k8s.io/pod-group: two}}}}\n"
+            "spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\nstatus: {phase: Running}\n"
+        )
+    snapshot_file = tmp_path / "short.yaml"
+    snapshot_file.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '8', pods: '110'}}\n---\n"
+        "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: two, namespace: ml}\nspec: {minMember: 4}\n---\n"
+        + running("two-0") + "---\n" + running("two-1") + "---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: solo, namespace: ml}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n"
+    )
+    snapshot = load_snapshot([str(snapshot_file)])
+    result = plan(snapshot, Options(solver="greedy"))
+    page = render_report(snapshot, result, title="short")
+    parse(page)
+    assert "<div>groups placed · 1 more with nothing to place</div>" in page
+    assert "Not placed" not in page
+    short = next(g for g in result.groups if g.key == "ml/two")
+    assert not short.placed and not short.waiting
+    assert (
+        '<h2>Short of a minimum, nothing to place <small>(1)</small></h2>\n<ul class="plain">\n'
+        '<li><b>ml/two</b> <span class="muted">2 running · minMember 4 · priority 0</span>'
+        f'<div class="reason">{html.escape(short.reason)}</div></li>\n'
+    ) in page
+
+
 def test_node_tiles_carry_the_groups_placed_on_them(gpu_cluster: tuple[Snapshot, Plan, str]) -> None:
     _, result, page = gpu_cluster
     parser = parse(page)
