@@ -898,9 +898,10 @@ def _running_domain(tree: TopologyTree, node: Node, n: int, level: int) -> int:
     """The domain at ``level`` a running member's node lies in, -1 for none. A node outside the
     topology (it lacks a lower level's label, which may be one only another group's term names)
     still lies in the domain its labels down to ``level`` name, as the verifier reads it: its
-    running member pins that domain, though new pods never go to such a node."""
+    running member pins that domain, though new pods never go to such a node. At the node level
+    that is the node itself, as ``kubernetes.io/hostname`` names it whatever levels it lacks."""
     if level == len(tree.levels):
-        return -1 if n in tree.outside else n
+        return n
     found = tree.domain_of[level][n]
     if found is None and all(key in node.labels for key in tree.levels[: level + 1]):
         try:

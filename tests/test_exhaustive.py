@@ -192,7 +192,9 @@ def exhaustive_best(
     for pod in snapshot.pods:
         name = pod.labels.get("scheduling.x-k8s.io/pod-group")
         if name in required and pod.node_name and pod.phase is PodPhase.RUNNING:
-            racks.setdefault(name, set()).add(domain_of(required[name], by_name[pod.node_name]))
+            # A node is its own hostname domain, outside the topology too (README).
+            held = pod.node_name if required[name] == HOSTNAME else domain_of(required[name], by_name[pod.node_name])
+            racks.setdefault(name, set()).add(held)
 
     def fits(chosen: tuple[int, ...]) -> bool:
         if too_few.intersection(chosen):

@@ -117,9 +117,12 @@ def _domain(key: str, node: Node, levels: tuple[str, ...]) -> object:
 
 def _held(key: str, node: Node, levels: tuple[str, ...], nodes: tuple[Node, ...]) -> object:
     """The domain a running member on ``node`` holds its group to: on a node outside the
-    topology, the one its labels name down to ``key`` if a node inside has it (README)."""
+    topology, the one its labels name down to ``key`` if a node inside has it (README), and
+    under a hostname term the node itself."""
     inside = _domain(key, node, levels)
-    if inside is not None or key == HOSTNAME or key not in levels:
+    if key == HOSTNAME:
+        return node.name
+    if inside is not None or key not in levels:
         return inside
     path = _path(key, node, levels)
     return path if path is not None and any(_domain(key, n, levels) == path for n in nodes) else None
