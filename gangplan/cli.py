@@ -1669,7 +1669,7 @@ _GENERATE_OPTIONS = frozenset({
 
 def _shape(text: str) -> tuple[int, ...]:
     parts = text.lower().split("x")
-    if len(parts) != 4 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+    if len(parts) != 4 or not all(p.isascii() and p.isdigit() and int(p) >= 1 for p in parts):
         raise UsageError(f"--shape must be four positive integers like 4x4x8x16 (bigPods x miniPods x tors x nodes), got {text!r}")
     return tuple(int(p) for p in parts)
 
