@@ -261,6 +261,11 @@ def main() -> None:
     modes = [m for m in args.modes.split(",") if m]
     if not modes or not set(modes) <= set(MODES):
         parser.error(f"--modes takes a comma-separated list of: {', '.join(MODES)}")
+    sizes = [s for s in args.sizes.split(",") if s]
+    if unknown := [s for s in sizes if s not in SIZES]:
+        parser.error(f"argument --sizes: unknown size {unknown[0]!r}; a comma-separated list of: {', '.join(SIZES)}")
+    if args.runs < 1:
+        parser.error(f"argument --runs: must be at least 1, got {args.runs}")
     # Ratios and verdicts are against the first mode run, so greedy goes first wherever it was given.
     modes.sort(key=lambda m: m != "greedy")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -287,7 +292,7 @@ def main() -> None:
         return path
 
     cases = []
-    for size in [s for s in args.sizes.split(",") if s]:
+    for size in sizes:
         shape, groups = SIZES[size]
         path = write(size, generate(shape=shape, groups=groups, seed=args.seed))
         cases.append((size, path, shape[0] * shape[1] * shape[2] * shape[3]))

@@ -101,3 +101,15 @@ def test_bench_script_smoke() -> None:
     rows = [line.split() for line in out.stdout.splitlines() if line.startswith("small.yaml")]
     assert [row[1] for row in rows] == ["greedy", "cp-sat", "cp-sat"]  # the last is "cp-sat -w2"
     assert all(row[-1] in ("=", "better") for row in rows), out.stdout
+
+
+@pytest.mark.parametrize("args", [["--sizes", "S,XXL"], ["--sizes", "s"], ["--runs", "0"]])
+def test_scale_benchmark_refuses_a_size_it_does_not_know_and_no_runs(args: list[str]) -> None:
+    """An unknown size was a KeyError traceback; `--runs 0` generated S, then failed taking the
+    median of no runs. Both are refused before anything is generated, as argparse refuses."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "scale.py"), *args],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr and out.stdout == ""
+    assert f"error: argument {args[0]}" in out.stderr
