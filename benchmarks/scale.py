@@ -12,7 +12,7 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
     python benchmarks/scale.py --sizes S,M,L --modes greedy --format yaml
 
-Snapshots are written as `kubectl get -o json` writes them, or with `--format yaml` as
+Snapshots are written as compact JSON (kubectl's `-o json` is the same data indented), or with `--format yaml` as
 `kubectl get -o yaml` does (keys sorted), to time the YAML reader instead. The generator
 writes only what gangplan reads; `--kubectl-fields` adds what a live cluster's dump also
 holds (node images, conditions and nodeInfo; pod env, volumes, conditions and container
