@@ -1704,7 +1704,7 @@ def generate_command(
     groups: Annotated[int, typer.Option("--groups", help="Pending PodGroups to create.")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Same seed and options, same snapshot.")] = 0,
     utilisation: Annotated[float, typer.Option("--utilisation", help="Share of GPUs held by running pods (0-1).")] = 0.5,
-    max_gang: Annotated[int, typer.Option("--max-gang", help="Largest gang, in pods.")] = 256,
+    max_gang: Annotated[int, typer.Option("--max-gang", help="Largest gang, in pods, rounded down to a power of two.")] = 256,
     required_share: Annotated[float, typer.Option("--required-share", help="Share of groups with a required topology term.")] = 0.3,
     preferred_share: Annotated[float, typer.Option("--preferred-share", help="Share of groups with a preferred topology term.")] = 0.4,
     hostname_share: Annotated[float, typer.Option("--hostname-share", help="Share of required terms on kubernetes.io/hostname (one node), among gangs that fit on one node.")] = 0.0,

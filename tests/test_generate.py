@@ -1002,3 +1002,12 @@ def test_group_flavours_are_weighted_by_the_gpus_each_flavour_has() -> None:
         on_wide += per_gpu <= 11_900
     expected = gpus[wide.instance_type] / sum(gpus.values())
     assert abs(on_wide / 600 - expected) < 0.06, (on_wide, expected, gpus)
+
+
+def test_max_gang_help_says_the_largest_gang_is_a_power_of_two() -> None:
+    """Gang sizes are 2**k with k up to log2(max_gang), so --max-gang 6 gives gangs of at most 4
+    pods and 300 at most 256; the help said only 'Largest gang, in pods'."""
+    doc = generate(shape=(1, 2, 4, 8), groups=300, seed=1, max_gang=6, utilisation=0)
+    assert max(g["spec"]["minMember"] for g in of_kind(doc, "PodGroup")) == 4
+    result = _cli("generate", "--help")
+    assert "rounded down to a power of two" in " ".join(result.stdout.split())
