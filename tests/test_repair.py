@@ -128,6 +128,28 @@ def test_a_jobgroup_topped_up_only_in_part_is_dropped_with_every_pod() -> None:
         assert verify(snapshot, name_pods(problem, repaired), ()).ok
 
 
+def test_a_jobgroup_one_member_of_which_cannot_be_topped_up_is_dropped_whole() -> None:
+    """DESIGN section 3: the JobGroup is the unit of all-or-nothing. Volcano PodGroups ``a``
+    (two 2-GPU pods) and ``b`` (one) share subGroup ``job``; the bucket put both of a's pods on
+    the one 4-GPU node and none of b's, and no room is left to top b up. Both repairs drop the
+    whole JobGroup, a's pods too: a's quorum alone does not make the JobGroup placed."""
+    nodes = (Node("n0", {}, {"cpu": 8000, GPU: 4, "pods": 110}),)
+    groups, pods = [], []
+    for name, count in (("a", 2), ("b", 1)):
+        groups.append(PodGroup("default", name, PodGroupAPI.VOLCANO, min_member=count, sub_group="job"))
+        pods += [Pod("default", f"{name}-{i}", annotations={"scheduling.k8s.io/group-name": name},
+                     containers=(Container("main", {"cpu": 1000, GPU: 2}),)) for i in range(count)]
+    snapshot = Snapshot(nodes=nodes, pods=tuple(pods), pod_groups=tuple(groups))
+    problem = build_problem(snapshot)
+    (j,) = range(len(problem.job_groups))
+    assert len(problem.job_groups[j].gangs) == 2
+    a = next(problem.gangs[g].roles[0] for g in problem.job_groups[j].gangs if problem.gangs[g].key == "default/a")
+    tentative = Assignment({(a, 0): 2}, frozenset({j}))
+    for repaired in (repair(problem, tentative), repair_by_worth(problem, tentative)):
+        assert repaired.placed == set() and not repaired.counts
+        assert verify(snapshot, name_pods(problem, repaired), ()).ok
+
+
 def test_a_jobgroup_placed_afresh_keeps_its_min_resources_pods_in_its_new_domain() -> None:
     """Required rack, minMember 2 and minResources 6 GPUs (three 2-GPU pods): the bucket split
     it over r0 and r1, so repair takes its pods back and places it afresh in r1, the rack that
