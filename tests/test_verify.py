@@ -621,6 +621,14 @@ def test_running_members_count_toward_min_member() -> None:
     only(check([node()], finished, place(("a", "n1"), ("b", "n1")), (group("g", 3),)), "min-member")
 
 
+def test_a_group_with_running_members_can_still_fall_short() -> None:
+    """Running members count toward minMember, they do not excuse the rest: one running and
+    one placed of minMember 3 is short, the gang's other pending pod left unplaced."""
+    pods = [member("r", "g", on="n1"), member("a", "g"), member("b", "g")]
+    violation = only(check([node()], pods, place(("a", "n1")), (group("g", 3),)), "min-member")
+    assert violation.message == "2 of minMember 3 (running 1 + placed 1)"
+
+
 def test_group_already_at_quorum_with_nothing_placed_is_quiet() -> None:
     pods = [member("r1", "g", on="n1"), member("r2", "g", on="n1"), member("p", "g"), pod("x")]
     assert check([node()], pods, place(("x", "n1")), (group("g", 2),)).ok
