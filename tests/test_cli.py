@@ -240,6 +240,24 @@ def test_verify_takes_the_plan_as_an_argument_as_design_names_it(tmp_path: Path)
     )
 
 
+def test_a_plan_linked_into_a_snapshot_folder_is_named_by_its_place_there(tmp_path: Path) -> None:
+    """A folder's file is named where the folder holds it, as the loader names it: a link to a
+    plan kept elsewhere read 'dump/../plan.json', a path that names no file (helper reviews)."""
+    snapshot = str(ROOT / "snapshots" / "small.yaml")
+    kept, made, dump = tmp_path / "kept" / "plan.json", tmp_path / "plan.json", tmp_path / "dump"
+    kept.parent.mkdir()
+    dump.mkdir()
+    assert invoke("plan", snapshot, "--solver", "greedy", "-o", "plan", "--output-file", str(made)).exit_code == 0
+    kept.write_text(made.read_text())
+    (dump / "small.yaml").write_text(Path(snapshot).read_text())
+    (dump / "link.json").symlink_to(kept)
+    for command, advice in (("verify", "name the one to check with --plan FILE"), ("diff", "compare two plans with --plan A --plan B")):
+        result = invoke(command, str(dump), str(made))
+        assert result.exit_code == 2 and result.stderr.splitlines()[-1] == (
+            f"error: {dump / 'link.json'} and {made} both hold a plan; {advice}"
+        ), result.stderr
+
+
 def test_verify_and_diff_find_a_plan_piped_on_stdin_or_a_lone_binding(tmp_path: Path) -> None:
     """`gangplan plan S -o json | gangplan verify S -` read the plan as a second snapshot and
     said "verify needs a plan"; so did a file holding one bare Binding, which --plan took."""
