@@ -39,7 +39,7 @@ from rich.tree import Tree
 
 from . import __version__
 from .errors import GangplanError, InputError, OutputError, Position, UsageError, one_line
-from .loader import STDIN, SUFFIXES, Limits, check_snapshot, files_read, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
+from .loader import STDIN, SUFFIXES, Limits, check_snapshot, files_read, folder_files, load_snapshot, locate, read_bounded, read_documents, read_objects, within_limits
 from .kube import label_problem
 from .manifests import gang_from_objects, with_gang
 from .model import Node, Origin, PodGroupAPI, Snapshot
@@ -1429,10 +1429,8 @@ def _two_plans(given: Sequence[str], plan_file: str) -> str:
             named.append("- (stdin)" if path == "-" else path)
         elif path == "-" or os.path.isfile(path):
             named += ["- (stdin)" if path == "-" else path] if _holds_plan(path) else []
-        else:
-            top = os.path.realpath(path)
-            files = sorted(f for f in files_read([path]) if f != taken)
-            named += [os.path.join(path, os.path.relpath(f, top)) for f in files if _holds_plan(f)][:1]
+        elif found := next((f for f in folder_files(path) if os.path.realpath(f) != taken and _holds_plan(f)), None):
+            named.append(found)
     if len(named) < 2:
         return f"{plan_file} and another input both hold a plan"
     return f"{named[0]} and {named[1]} both hold a plan"

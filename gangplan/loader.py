@@ -39,6 +39,7 @@ __all__ = [
     "Limits",
     "MAX_TOTAL_AMOUNT",
     "STDIN",
+    "folder_files",
     "load_snapshot",
     "locate",
     "locate_all",
@@ -846,6 +847,15 @@ def files_read(paths: Sequence[str]) -> set[str]:
         except InputError:
             continue
     return found
+
+
+def folder_files(path: str) -> list[str]:
+    """The files a folder is read as, in the order read and by the names errors give them:
+    under the folder as given, a link by its own name, not its target's."""
+    try:
+        return [name for name, _ in _input_files([path])]
+    except InputError:
+        return []
 
 
 def _input_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
