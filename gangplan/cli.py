@@ -1252,7 +1252,7 @@ def explain_command(
             wait = "waits" if left == 1 else "wait"
             lines.append(f"not placed: {plural(left, 'pending pod')} beyond minMember, which {wait} with its JobGroup: {held.reason}")
         elif left:
-            lines.append(f"not placed: {plural(left, 'pending pod')} beyond minMember, for which the plan found no room")
+            lines.append(f"not placed: {plural(left, 'pending pod')} beyond minMember, for which the plan found no place")
     else:
         lines.append(f"not placed: {g.reason}")
     write_output("\n".join(lines) + "\n", None)

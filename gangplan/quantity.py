@@ -116,7 +116,8 @@ def format_amount(resource: str, amount: int) -> str:
 def format_alike(resource: str, amounts: Sequence[int]) -> list[str]:
     """Amounts compared in one message, in one unit and exact: the largest binary suffix that
     writes every one whole, so that '2298Mi + 64Gi > 60069807Ki' reads, digit for digit, as
-    the integers compare. A zero stays '0', as ``format_amount`` writes it."""
+    the integers compare. cpu is in millicores; a zero of bytes or a count stays '0', as
+    ``format_amount`` writes it."""
     if resource in MILLI_RESOURCES:
         return [f"{amount}m" for amount in amounts]
     if _is_bytes(resource) and any(amounts):

@@ -519,8 +519,9 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
         out.append('<li class="muted">nothing is bound by this plan</li>\n')
     out.append("</ul>\n</section>\n")
 
-    # As the card counts: 'not' placed are the groups with something to place; one short of a
-    # minimum (minMember, a task's, minResources) with nothing to place is one of its 'more with nothing to place', said apart.
+    # As the card counts: 'not' placed are the groups with something to place; one not placed
+    # with nothing to place (short of a minimum, or its running members break its required term)
+    # is one of the card's 'more with nothing to place', said apart.
     unplaced = [g for g in plan.groups if not g.placed and g.waiting]
     if unplaced:
         out.append(
@@ -537,7 +538,7 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
     short = [g for g in plan.groups if not g.placed and not g.waiting]
     if short:
         out.append(
-            f'<section class="panel bad"><h2>Short of a minimum, nothing to place <small>({len(short)})</small></h2>\n'
+            f'<section class="panel bad"><h2>Not placed, nothing to place <small>({len(short)})</small></h2>\n'
             '<ul class="plain">\n'
         )
         for g in short:

@@ -155,8 +155,6 @@ def _pod_requests(pod: Pod) -> dict[str, int]:
     return effective
 
 
-
-
 def _is_running(pod: Pod) -> bool:
     return pod.node_name is not None and pod.phase not in _FINISHED
 

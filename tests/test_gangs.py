@@ -910,11 +910,11 @@ def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> No
     path = write(tmp_path, objects)
     assert explain(path, "ml/g").splitlines()[2:] == [
         "placed: 2 pending pods on 1 node (n0)",
-        "not placed: 1 pending pod beyond minMember, for which the plan found no room",
+        "not placed: 1 pending pod beyond minMember, for which the plan found no place",
     ]
     assert explain(path, "ml/zero").splitlines()[2:] == [
         "placed: its quorum needs no pending pod (minMember 0)",
-        "not placed: 1 pending pod beyond minMember, for which the plan found no room",
+        "not placed: 1 pending pod beyond minMember, for which the plan found no place",
     ]
 
 

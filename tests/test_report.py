@@ -154,11 +154,11 @@ def test_a_group_short_with_nothing_to_place_is_said_apart_as_the_card_counts_it
     page = render_report(snapshot, result, title="short")
     parse(page)
     assert "<div>groups placed · 1 more with nothing to place</div>" in page
-    assert "Not placed" not in page
+    assert "<h2>Not placed <small>" not in page
     short = next(g for g in result.groups if g.key == "ml/two")
     assert not short.placed and not short.waiting
     assert (
-        '<h2>Short of a minimum, nothing to place <small>(1)</small></h2>\n<ul class="plain">\n'
+        '<h2>Not placed, nothing to place <small>(1)</small></h2>\n<ul class="plain">\n'
         '<li><b>ml/two</b> <span class="muted">2 running · minMember 4 · priority 0</span>'
         f'<div class="reason">{html.escape(short.reason)}</div></li>\n'
     ) in page
