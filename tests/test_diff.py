@@ -350,6 +350,22 @@ def test_a_group_the_plan_left_pending_that_runs_now_is_no_pending_line() -> Non
     assert [g.change for g in diff_snapshot(still, result).groups] == ["pending"]
 
 
+def test_a_group_the_plan_left_pending_that_is_gone_now_is_no_pending_line() -> None:
+    """Group b of tiny() stays pending in the plan; since then b and its pods were deleted.
+    diff still said 'group ml/b stays pending', though README keeps that line only while a
+    pod of the group waits in the snapshot (helper-h7's review)."""
+    snapshot = tiny()
+    result = plan(snapshot, Options(solver="greedy"))
+    assert [g.key for g in result.groups if not g.placed] == ["ml/b"]
+    gone = replace(
+        snapshot,
+        pods=tuple(p for p in snapshot.pods if not p.name.startswith("b-")),
+        pod_groups=tuple(g for g in snapshot.pod_groups if g.name != "b"),
+    )
+    assert [g.key for g in diff_snapshot(gone, result).groups_with("pending")] == []
+    assert [g.key for g in diff_snapshot(snapshot, result).groups_with("pending")] == ["ml/b"]
+
+
 def test_a_job_group_member_short_here_takes_its_siblings_out_too() -> None:
     """Volcano PodGroups a and b of JobGroup job (subGroup): the plan places both; a's pod is
     gone from this snapshot, so a cannot be placed, and neither can b, all or nothing (seed
