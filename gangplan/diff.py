@@ -457,8 +457,8 @@ def diff_snapshot(
         kind = shown[gid][0]
         gang = gangs[gid][1] if gid in gangs else None
         if not g.placed:
-            if gang is not None and not gang.pending and not gang.blocked:
-                continue  # no pod of it waits here any more: nothing stays pending
+            if gang is None or (not gang.pending and not gang.blocked):
+                continue  # no pod of it waits here any more (or the group is gone): nothing stays pending
             groups.append(_group_change(_as_in(g, gang, 0, 0), "pending", g.reason, kind))
             continue
         g = _as_in(g, gang, fresh[gid], bound_since[gid])
