@@ -366,6 +366,24 @@ def test_a_group_the_plan_left_pending_that_is_gone_now_is_no_pending_line() -> 
     assert [g.key for g in diff_snapshot(snapshot, result).groups_with("pending")] == ["ml/b"]
 
 
+def test_a_gone_bare_pod_named_like_a_podgroup_keeps_its_stale_placement() -> None:
+    """PodGroup ml/x and a bare pod ml/x, both placed; the bare pod is deleted since. Its
+    placement names group ml/x, which was counted to the PodGroup, so the pod's own line said
+    'the plan places no pod of it' (helper-h7's review). A bare pod is its group's only
+    member, so a placement of pod ml/x naming group ml/x is the bare pod's."""
+    nodes = (node("n0", "b0", "r0", 8000, 16 * Gi, 0),)
+    groups = (PodGroup("ml", "x", PodGroupAPI.SCHEDULER_PLUGINS, 2),)
+    members = (pod("x-0", 1000, Gi, group="x"), pod("x-1", 1000, Gi, group="x"))
+    bare = pod("x", 1000, Gi)
+    snapshot = Snapshot(nodes=nodes, pods=(*members, bare), pod_groups=groups)
+    result = plan(snapshot, Options(solver="greedy"))
+    assert all(g.placed for g in result.groups) and len(result.placements) == 3
+    gone = replace(snapshot, pods=members)
+    diff = diff_snapshot(gone, result)
+    assert [(g.label, g.change) for g in diff.groups] == [("ml/x", "placed"), ("ml/x (pod)", "stale")]
+    assert diff.groups[1].reason == "this snapshot can take none of the plan's placements of it"
+
+
 def test_a_job_group_member_short_here_takes_its_siblings_out_too() -> None:
     """Volcano PodGroups a and b of JobGroup job (subGroup): the plan places both; a's pod is
     gone from this snapshot, so a cannot be placed, and neither can b, all or nothing (seed
