@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
-from .model import Node, Pod, Snapshot
+from .model import IMPLICIT_KINDS, Node, Pod, PodGroupAPI, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan, group_id as _gang_id, shared_keys as _shared
 from .quantity import describe_amount, percent_apart, plural
 from .semantics import (
@@ -59,6 +59,7 @@ KINDS = ("header", "add", "remove", "change", "context")
 TOTAL = "total"
 # The verifier's rules about a group as a whole: what keeps a plan's group from starting here.
 _GROUP_RULES = MINIMUM_RULES | {"required-topology"}
+_BARE = IMPLICIT_KINDS[PodGroupAPI.POD.value]  # a pod of no group's kind
 
 
 # ---------------------------------------------------------------- data
@@ -425,12 +426,17 @@ def diff_snapshot(
     nodes = {node.name: node for node in snapshot.nodes}
     shared = _shared((*map(_gang_id, plan.groups), *gangs))
     kind_of = {g.key: _gang_id(g)[0] for g in plan.groups if g.key not in shared}
+    planned = set(map(_gang_id, plan.groups))
 
     def owner(p: Placement) -> tuple[str, str]:
         """The group a placement counts for: the plan's, of the kind the snapshot gives it."""
         there = group_of.get(p.pod)
         key = p.group or (there[1] if there else "")
-        return there if there is not None and there[1] == key else (kind_of.get(key, ""), key)
+        if there is not None and there[1] == key:
+            return there
+        if key in shared and p.pod == key and (_BARE, key) in planned:
+            return _BARE, key  # the bare pod's own placement: no other pod of the plan's snapshot had its name
+        return kind_of.get(key, ""), key
 
     changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes)) for p in placements]
     pods = tuple(sorted((PodChange(p.pod, gid[1], None, p.node, why) for p, gid, why in changes), key=lambda c: _key(c.pod)))
