@@ -351,8 +351,9 @@ def _snag(pod: Pod | None, placement: Placement, nodes: Container[str]) -> str:
 
 def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node]) -> str:
     """Why a placement made from another snapshot cannot be applied to this one, or "": a
-    node cordoned, NotReady or tainted since takes the pod no more (its Binding would be made,
-    and the kubelet would refuse or evict the pod)."""
+    node cordoned, NotReady or tainted since takes the pod no more: kube-scheduler would not
+    choose it, and gangplan's filters and verify refuse it (a Binding made anyway would be
+    accepted, and the kubelet runs the pod unless a NoExecute taint evicts it)."""
     snag = _snag(pod, placement, nodes)
     node = nodes.get(placement.node)
     if not snag and pod is not None and node is not None:
