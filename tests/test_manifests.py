@@ -1134,3 +1134,51 @@ def test_only_unbound_pod_manifests_of_an_expanded_group_are_pods_to_create() ->
     text = "---\n".join([group, job, pod("launcher", "mpi"), pod("bound", "mpi", ", nodeName: n1"), pod("solo", "other")])
     made = {p.name: p.manifest is not None for p in load_snapshot([write("mpi.yaml", text)]).pods}
     assert made == {"launcher": True, "bound": False, "solo": False, "mpi-0": True, "mpi-1": True}
+
+
+def _ordered_sts(policy: str = "", min_member: int = 3, launcher: bool = False) -> str:
+    line = f"  podManagementPolicy: {policy}\n" if policy else ""
+    pod = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: launcher, labels: {scheduling.x-k8s.io/pod-group: pg}}\n"
+        "spec: {containers: [{name: c}]}\n"
+        if launcher else ""
+    )
+    return f"""\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: db}}
+spec:
+  replicas: 3
+{line}  serviceName: db
+  selector: {{matchLabels: {{app: db}}}}
+  template:
+    metadata: {{labels: {{app: db, scheduling.x-k8s.io/pod-group: pg}}}}
+    spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {{name: pg}}
+spec: {{minMember: {min_member}}}
+{pod}"""
+
+
+def test_an_ordered_ready_statefulset_never_gathers_a_gang_that_needs_two_of_its_pods() -> None:
+    """A StatefulSet's podManagementPolicy defaults to OrderedReady: its controller makes pod
+    <n+1> only once pod <n> is Running and Ready, so a PodGroup that needs two of its pods at
+    once never gathers its minMember (coscheduling's PreFilter and Volcano's gang plugin hold
+    the first pod for ever). The plan places them all; the run warns, naming the pods."""
+
+    def rules(text: str) -> set[str]:
+        snapshot = load_snapshot([write("sts.yaml", node("n1") + "---\n" + text)])
+        return {rule for pod in snapshot.pods if pod.name.startswith("db-") for rule in pod.unmodelled}
+
+    ordered = rules(_ordered_sts())
+    assert len(ordered) == 1 and "OrderedReady" in next(iter(ordered)) and "Parallel" in next(iter(ordered))
+    assert rules(_ordered_sts("OrderedReady")) == ordered
+    assert not rules(_ordered_sts("Parallel"))
+    assert not rules(_ordered_sts(min_member=1))  # one pod at a time is enough
+    assert not rules(_ordered_sts(min_member=2, launcher=True))  # the launcher and db-0
+    assert rules(_ordered_sts(min_member=3, launcher=True)) == ordered
+    assert "podManagementPolicy: expected one of OrderedReady, Parallel" in error(
+        lambda: load_snapshot([write("bad.yaml", _ordered_sts("Sequential"))])
+    )
