@@ -901,7 +901,7 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
     if workloads:
         from gangplan.manifests import expand_workloads  # manifests reads pods with this module
 
-        made, unread = expand_workloads(Snapshot(pods=tuple(found[1])), workloads)
+        made, unread = expand_workloads(Snapshot(pods=tuple(found[1]), pod_groups=tuple(found[2])), workloads)
         for kind, api, why in unread:
             label = f"{kind} ({api}, {why})" if why else _skipped_label(kind, api)
             skipped[label] = skipped.get(label, 0) + 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -48,6 +49,13 @@ VOLCANO_JOB_NAME = "volcano.sh/job-name"
 VOLCANO_JOB_NAMESPACE = "volcano.sh/job-namespace"
 VOLCANO_QUEUE_NAME = "volcano.sh/queue-name"
 VOLCANO_TASK_INDEX = "volcano.sh/task-index"
+
+# The default pod management of a StatefulSet, which a gang of its pods cannot survive.
+ORDERED_READY = (
+    "a StatefulSet's OrderedReady pod management (its controller makes each pod only once the one before "
+    "is Running and Ready, so a PodGroup that needs two of them at once never gathers its minMember; set "
+    "spec.podManagementPolicy: Parallel)"
+)
 
 # --gang: kind -> the apiVersion it is read at.
 GANG_KINDS: dict[str, str] = {
@@ -675,6 +683,7 @@ def expand_workloads(
     }
     made: list[tuple[str, list[Pod]]] = []
     skipped: list[tuple[str, str, str]] = []  # (kind, apiVersion, why)
+    ordered: list[tuple[tuple[str, str], int]] = []  # (its group, its index in made): OrderedReady StatefulSets
     for obj, origin in workloads:
         r = _Reader(origin)
         kind = r.string(obj, "kind", (), required=True)
@@ -704,7 +713,31 @@ def expand_workloads(
         template, names = _workload(r, obj, kind, object_name)
         source = f"{kind} {namespace}/{object_name}"
         made.append((source, _expand(template, named[0], namespace, _Names(namespace).add(r, _NAME, names, source), {}, {})))
-    return made, skipped
+        if kind == "StatefulSet":
+            policy = r.choice(r.mapping(obj, "spec", ()), "podManagementPolicy", _SPEC, ("OrderedReady", "Parallel"), "OrderedReady")
+            if policy == "OrderedReady" and len(names) > 1:
+                ordered.append(((namespace, named[0]), len(made) - 1))
+    return _one_at_a_time(snapshot, made, ordered), skipped
+
+
+def _one_at_a_time(
+    snapshot: Snapshot, made: list[tuple[str, list[Pod]]], ordered: Sequence[tuple[tuple[str, str], int]]
+) -> list[tuple[str, list[Pod]]]:
+    """An OrderedReady StatefulSet's pods come one at a time: its group gathers the others'
+    pods and one of its own at most, so a minMember beyond that is never reached, though the
+    plan places them all. Those pods carry it as a rule gangplan does not model."""
+    if not ordered:
+        return made
+    minimums = {(group.namespace, group.name): group.min_member for group in snapshot.pod_groups}
+    members = Counter(
+        (pod.namespace, name) for pod in (*snapshot.pods, *(p for _, pods in made for p in pods)) for name in group_names_of(pod)
+    )
+    out = list(made)
+    for group, index in ordered:
+        source, pods = out[index]
+        if minimums.get(group, 0) > members[group] - len(pods) + 1:
+            out[index] = (source, [replace(pod, unmodelled=(*pod.unmodelled, ORDERED_READY)) for pod in pods])
+    return out
 
 
 def with_gang(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> Snapshot:
