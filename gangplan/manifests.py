@@ -393,6 +393,13 @@ def expand_volcano_job(
         if task_name in task_at:
             r.fail(at + ("name",), f"task {task_name} is already spec.tasks[{task_at[task_name]}]")
         task_at[task_name] = i
+        # validateK8sPodNameLength: the name it checks ends in the task's index, not a replica's.
+        if (checked := len(f"{name}-{task_name}-{i}")) > LABEL_LIMIT:
+            r.fail(
+                at + ("name",),
+                f"Volcano's job webhook refuses the pod name it checks for this task, {name}-{task_name}-{i}: "
+                f"{checked} characters, more than {LABEL_LIMIT}",
+            )
         replicas: int = r.integer(task, "replicas", at, required=True, minimum=0)  # type: ignore
         minimum = r.integer(task, "minAvailable", at, minimum=0)
         if minimum is not None:

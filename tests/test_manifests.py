@@ -323,12 +323,15 @@ def test_a_gangs_pods_are_in_its_namespace() -> None:
 @pytest.mark.parametrize("kind", ["Gang", "Job"])
 def test_a_gang_or_volcano_job_name_must_be_a_label_value(kind: str) -> None:
     """Its name is its PodGroup's and the value of its pods' group key, a label value of at most
-    63 characters (Volcano's webhook checks a job name as a qualified name, also 63 at most)."""
+    63 characters (Volcano's webhook checks a job name as a qualified name, also 63 at most,
+    and '<job>-<task>-<task index>' too: with task t, a job name of 59 at most)."""
     api = "extensions/v1beta1" if kind == "Gang" else "batch.volcano.sh/v1alpha1"
     body = "  pods: [{name: p, containers: [{name: c}]}]\n"
+    longest = 63
     if kind == "Job":
         body = "  tasks: [{name: t, replicas: 1, template: {spec: {containers: [{name: c}]}}}]\n"
-    cases = (("a" * 63, None), ("a" * 64, "64 characters, more than 63"), ("my_gang", "lowercase letters"))
+        longest = 63 - len("-t-0")
+    cases = (("a" * longest, None), ("a" * 64, "64 characters, more than 63"), ("my_gang", "lowercase letters"))
     for name, problem in cases:
         text = f"apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}}}\nspec:\n{body}"
         if problem is None:
@@ -468,6 +471,16 @@ def test_volcano_jobs_its_webhook_refuses_are_refused() -> None:
     twice = base.replace("name: worker\n", "name: ps\n", 1)
     assert error(lambda: load_snapshot([write("c.yaml", twice)])) == (
         "c.yaml:22:11: spec.tasks[1].name: task ps is already spec.tasks[0]"
+    )
+    # validateK8sPodNameLength: '<job>-<task>-<the task's index>' must be a qualified name, at
+    # most 63 characters (the pods' own names may be longer: theirs is the replica's index).
+    long = "j" * 52
+    at_limit = base.replace("  name: tf\n", f"  name: {long}\n", 1)  # '<52>-worker-1': 61
+    assert len(load_snapshot([write("d.yaml", at_limit)]).pods) == 5
+    over = base.replace("  name: tf\n", f"  name: {long}jjj\n", 1)  # '<55>-ps-0' 60, '<55>-worker-1' 64
+    assert error(lambda: load_snapshot([write("e.yaml", over)])) == (
+        f"e.yaml:22:11: spec.tasks[1].name: Volcano's job webhook refuses the pod name it checks for "
+        f"this task, {long}jjj-worker-1: 64 characters, more than 63"
     )
 
 
