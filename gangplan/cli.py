@@ -50,7 +50,7 @@ from .ci import annotation, check_report, checked_groups, group_origins, junit_e
 from .diff import PlanDiff, diff_plans, diff_snapshot
 from .render import held_back, render, to_json, to_yaml
 from .report import GroupNames, render_report
-from .semantics import group_pods, unmodelled_warnings
+from .semantics import Grouping, group_pods, unmodelled_warnings
 from .stages import Reporter, Tuning
 from .status import status_list
 from .topology import (
@@ -785,9 +785,10 @@ def _planned(
     snapshot: list[str], solver: Solver, policy: Policy, time_limit: float, workers: int, seed: int,
     levels: Optional[str], gpu_resource: str, gangs: Optional[list[str]] = None, model: Model = Model.auto,
     asked: Sequence[str] = (), asked_by: str = "",
-) -> tuple[Snapshot, Plan, list[str]]:
+) -> tuple[Snapshot, Plan, list[str], Grouping | None]:
     """Options checked before anything is read, and the groups ``asked`` for (their keys are
-    returned) before any planning; warnings and the summary line on stderr."""
+    returned, with the grouping they were found in) before any planning; warnings and the
+    summary line on stderr."""
     options = Options(
         solver=solver.value,
         policy=policy.value,
@@ -802,7 +803,8 @@ def _planned(
     options.check()
     loaded = _with_gangs(_load(snapshot), gangs)
     _say_gpu_resource(loaded, gpu_resource)
-    gangs_asked = [gang for job_group in group_pods(loaded).job_groups for gang in job_group.gangs] if asked else []
+    grouping = group_pods(loaded) if asked else None
+    gangs_asked = [gang for job_group in grouping.job_groups for gang in job_group.gangs] if grouping else []
     keys = [gang.key for gang in gangs_asked]
     pods = {pod.key: gang.key for gang in gangs_asked for pod in gang.members}
     found = [find_group(keys, name, asked_by, pods) for name in asked]  # a typo found before minutes of planning
@@ -816,7 +818,7 @@ def _planned(
         # Plans differ for it and nothing else says so: the environment is not on the command line.
         given = " ".join(f"{key}:{value}" for key, value in options.tuning.parameters)
         _say(f"note: GANGPLAN_CPSAT_PARAMS sets CP-SAT's parameters ({given}); a plan made without them may differ")
-    return loaded, result, found
+    return loaded, result, found, grouping
 
 
 class _Worker:
@@ -909,7 +911,7 @@ def plan_command(
     _claim_outputs([*snapshot, *_gang_files(gang)], output_file, ("--report", report))
     if output in (Output.status, Output.json, Output.yaml):
         _refuse_objects_in_inputs(output_file, snapshot)
-    loaded, result, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
+    loaded, result, _, _ = _planned(snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model)
     held: frozenset[str] = frozenset()
     # Everything is rendered before anything is written: a failure leaves no file behind.
     if output in (Output.table, Output.wide):
@@ -1006,13 +1008,13 @@ def check_command(
     try:
         if "-" in (groups_from or ()):
             raise UsageError("--groups-from takes a file or folder, not - (stdin)")
-        loaded, result, keys = _planned(
+        loaded, result, keys, asked_in = _planned(
             inputs, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, group or (), "--group"
         )
     except (InputError, UsageError) as exc:
         _input_error_for_ci(exc, format, output_file, junit_file)
         raise
-    grouping = group_pods(loaded)
+    grouping = asked_in or group_pods(loaded)
     origins = group_origins(grouping, groups_from or ())
     selected = checked_groups(result, grouping, origins, keys, groups_from or (), chosen=bool(group or groups_from))
     unread = "" if selected else _nothing_to_check(loaded, groups_from or ())
@@ -1219,7 +1221,7 @@ def explain_command(
       gangplan explain ml/llm-pretrain snapshots/small.yaml
     """
     group, snapshot = _group_among(group, snapshot)
-    _, result, (key,) = _planned(
+    _, result, (key,), _ = _planned(
         snapshot, solver, policy, time_limit, workers, seed, levels, gpu_resource, gang, model, (group,), "explain"
     )
     g = result.by_key()[key]

@@ -119,11 +119,13 @@ def test_each_group_is_checked_once_and_the_named_ones_first(tmp_path: Path) -> 
     assert [line.split(":")[0] for line in text.stdout.splitlines()] == ["FAIL ops/debug-shell", "1/2 groups placed"]
 
 
+@pytest.mark.parametrize("asked", [[], ["--group", "ml/train"]])
 def test_check_groups_the_snapshots_pods_once_for_its_origins_and_selection(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, asked: list[str]
 ) -> None:
-    """Where each group is written and which files make it both read one grouping: check
-    had grouped the snapshot's pods twice more after planning (helper reviews)."""
+    """Where each group is written, which files make it and the groups asked for all read one
+    grouping: check had grouped the snapshot's pods twice more after planning (helper reviews),
+    and once more with --group (helper-80)."""
     cluster, jobs = tmp_path / "cluster.yaml", tmp_path / "jobs"
     cluster.write_text(CLUSTER)
     jobs.mkdir()
@@ -131,7 +133,7 @@ def test_check_groups_the_snapshots_pods_once_for_its_origins_and_selection(
     groupings: list[Grouping] = []
     monkeypatch.setattr(cli, "group_pods", recording(cli.group_pods, groupings))
     monkeypatch.setattr(ci, "group_pods", recording(cli.group_pods, groupings), raising=False)
-    result = invoke("check", str(cluster), "--groups-from", str(jobs), "-o", "junit")
+    result = invoke("check", str(cluster), "--groups-from", str(jobs), *asked, "-o", "junit")
     assert result.exit_code == 0 and junit_cases(result.stdout) == ["ml/train"], result.output
     assert len(groupings) == 1
 
