@@ -1504,6 +1504,25 @@ def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path) 
     ) in result.stderr
 
 
+def test_kueue_multi_layer_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
+    """Kueue's multi-layer slices (podset-slice-required-topology-constraints, a JSON list of
+    levels and sizes that each must hold whole) were dropped in silence beside a required
+    level: gangplan said Placed where Kueue's TAS may not admit the group."""
+    path = tmp_path / "kueue.yaml"
+    path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
+        "  annotations: {kueue.x-k8s.io/pod-group-total-count: '2',"
+        " kueue.x-k8s.io/podset-slice-required-topology-constraints: '[{\"topology\": \"rack\", \"size\": 2}]'}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+        for i in range(2)
+    ))
+    result = invoke("plan", str(path))
+    assert (
+        "warning: Kueue topology slices (kueue.x-k8s.io/podset-slice-required-topology-constraints) is not modelled, so the"
+        " plan may break it: pod ml/k-0, pod ml/k-1 ask for it"
+    ) in result.stderr
+
+
 def test_a_volcano_jobs_hard_network_topology_is_warned_about(tmp_path: Path) -> None:
     """review 18 M F4: the PodGroup's was warned about, the Volcano Job's (which its controller
     copies into the PodGroup) and a sub-group policy's were not."""
