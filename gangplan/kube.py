@@ -542,8 +542,10 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
     if any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes):
         unmodelled.append(VOLUME_BINDING)
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
-    if isinstance(annotations, dict) and kueue.SLICE_REQUIRED_TOPOLOGY in annotations:
-        unmodelled.append(f"Kueue topology slices ({kueue.SLICE_REQUIRED_TOPOLOGY})")
+    if isinstance(annotations, dict):
+        for slices in (kueue.SLICE_REQUIRED_TOPOLOGY, kueue.SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS):
+            if slices in annotations:
+                unmodelled.append(f"Kueue topology slices ({slices})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, _NODE_AFFINITY)
         node_affinity = r.node_selector(required, _NODE_AFFINITY + (_REQUIRED_AFFINITY,))

@@ -17,6 +17,7 @@ __all__ = [
     "PREFERRED_TOPOLOGY",
     "REQUIRED_TOPOLOGY",
     "SLICE_REQUIRED_TOPOLOGY",
+    "SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS",
     "UNCONSTRAINED_TOPOLOGY",
     "TOTAL_COUNT",
     "topology_requests",
@@ -29,6 +30,8 @@ TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 SLICE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-slice-required-topology"
+# Multi-layer slices (Kueue's TASMultiLayerTopology): up to three levels, each slice held whole.
+SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 UNCONSTRAINED_TOPOLOGY = "kueue.x-k8s.io/podset-unconstrained-topology"
 # Kueue creates a workload's pods gated and lifts its gates when it admits the workload: the
 # decision gangplan plans for, so those pods are planned (their Bindings wait for admission).
