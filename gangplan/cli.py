@@ -929,9 +929,9 @@ def plan_command(
             _say(
                 f"warning: no Bindings for {plural(len(gated), 'placed pod')} of {counted(groups)}"
                 f"{'' if gated == groups else f' (first: {gated[0]})'}: "
-                "they wait for Kueue to admit their workload "
-                "(scheduling gate kueue.x-k8s.io/...), and the API server binds no gated pod (pods to create are "
-                "given unbound, with their gate)"
+                "they wait for Kueue to lift their gate (kueue.x-k8s.io/...: admission, or the topology its TAS "
+                "assigns an admitted workload, which gangplan does not read), and the API server binds no gated pod "
+                "(pods to create are given unbound, with their gate)"
                 + (
                     f"; nor for the {plural(len(held) - len(gated), 'ungated pod')} of {counted(waiting)}, "
                     "whose minimums (or JobGroup) need them: all or nothing (pods to create are given unbound)"

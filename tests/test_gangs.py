@@ -692,7 +692,7 @@ def test_gated_and_terminating_pods_are_not_planned(tmp_path: Path) -> None:
     assert "warning: pod default/lone-0 is not planned: being deleted" in result.stderr
     assert "warning: pod ml/pg-2 is not planned: scheduling gates example.com/quota" in result.stderr
     assert "pod default/lone-1 is not planned" not in result.stderr
-    assert "warning: no Bindings for 1 placed pod of default/lone-1: they wait for Kueue to admit their workload" in result.stderr
+    assert "warning: no Bindings for 1 placed pod of default/lone-1: they wait for Kueue to lift their gate" in result.stderr
     assert "nvidia.com/gpu 75% -> 100%" in result.stderr  # the terminating pod's 3 GPUs, then lone-1's
 
 
