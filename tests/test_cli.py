@@ -1487,39 +1487,31 @@ def test_a_launcher_pod_manifest_beside_its_workers_job_is_a_pod_to_create(tmp_p
     assert invoke("plan", str(cluster), str(alone), "-o", "name").stdout == "binding/solo\n"
 
 
-def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "annotations"),
+    [
+        ("kueue.x-k8s.io/podset-slice-required-topology",
+         "kueue.x-k8s.io/podset-slice-required-topology: rack, kueue.x-k8s.io/podset-slice-size: '2'"),
+        ("kueue.x-k8s.io/podset-slice-required-topology-constraints",
+         "kueue.x-k8s.io/podset-slice-required-topology-constraints: '[{\"topology\": \"rack\", \"size\": 2}]'"),
+    ],
+)
+def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path, key: str, annotations: str) -> None:
     """review 18 N F4: podset-slice-required-topology was dropped in silence; gangplan said
-    Placed where Kueue would not admit the group."""
+    Placed where Kueue would not admit the group. helper-83: so were the multi-layer slices
+    (podset-slice-required-topology-constraints, a JSON list of levels and sizes that each
+    must hold whole)."""
     path = tmp_path / "kueue.yaml"
     path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
         f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
-        "  annotations: {kueue.x-k8s.io/pod-group-total-count: '2', kueue.x-k8s.io/podset-slice-required-topology: rack,"
-        " kueue.x-k8s.io/podset-slice-size: '2'}\nspec: {containers: [{name: c, image: x}]}\n"
-        for i in range(2)
-    ))
-    result = invoke("plan", str(path))
-    assert (
-        "warning: Kueue topology slices (kueue.x-k8s.io/podset-slice-required-topology) is not modelled, so the plan may"
-        " break it: pod ml/k-0, pod ml/k-1 ask for it"
-    ) in result.stderr
-
-
-def test_kueue_multi_layer_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
-    """Kueue's multi-layer slices (podset-slice-required-topology-constraints, a JSON list of
-    levels and sizes that each must hold whole) were dropped in silence beside a required
-    level: gangplan said Placed where Kueue's TAS may not admit the group."""
-    path = tmp_path / "kueue.yaml"
-    path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
-        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
-        "  annotations: {kueue.x-k8s.io/pod-group-total-count: '2',"
-        " kueue.x-k8s.io/podset-slice-required-topology-constraints: '[{\"topology\": \"rack\", \"size\": 2}]'}\n"
+        f"  annotations: {{kueue.x-k8s.io/pod-group-total-count: '2', {annotations}}}\n"
         "spec: {containers: [{name: c, image: x}]}\n"
         for i in range(2)
     ))
     result = invoke("plan", str(path))
     assert (
-        "warning: Kueue topology slices (kueue.x-k8s.io/podset-slice-required-topology-constraints) is not modelled, so the"
-        " plan may break it: pod ml/k-0, pod ml/k-1 ask for it"
+        f"warning: Kueue topology slices ({key}) is not modelled, so the plan may"
+        " break it: pod ml/k-0, pod ml/k-1 ask for it"
     ) in result.stderr
 
 
