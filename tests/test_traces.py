@@ -114,6 +114,9 @@ def test_the_spot_format(tmp_path: Path) -> None:
         ("pai_machine_spec.csv", "m1,T4,96,0,2\n", r"pai_machine_spec.csv:1:1: expected positive CPU and memory"),
         ("pai_machine_spec.csv", "m1,T4,96,512,2\nM_2,T4,96,512,2\n", r'pai_machine_spec.csv:2:1: node name "M_2" is not a Kubernetes name \(lowercase'),
         ("pai_machine_spec.csv", ",T4,96,512,2\n", r'pai_machine_spec.csv:1:1: node name "" is not a Kubernetes name'),
+        # Python's csv module refuses a cell over 128 KiB (an unclosed quote swallows the rest of a file).
+        ("bad.csv", 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,1024,8,A10\nn2,96000,1024,8,"' + "x" * 200_000 + "\n",
+         r"bad.csv:3:1: not a CSV row gangplan can read \(field larger than field limit"),
     ],
 )
 def test_errors_name_the_file_and_line(tmp_path: Path, name: str, text: str, error: str) -> None:
