@@ -104,13 +104,16 @@ def inventory_file(path: str) -> str:
 def trace_nodes(path: str) -> list[NodeSpec]:
     """The node inventory in ``path``: one of the CSVs above, or the trace folder holding it."""
     path = inventory_file(path)
+    rows: list[list[str]] = []
     try:
         with open(path, newline="", encoding="utf-8") as stream:
-            rows = list(csv.reader(stream))
+            rows.extend(csv.reader(stream))
     except FileNotFoundError:
         raise InputError("no such file or directory", Position(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {exc}", Position(path)) from None
+    except csv.Error as exc:
+        raise InputError(f"not a CSV row gangplan can read ({exc})", Position(path, len(rows) + 1, 1)) from None
     trace = _format(path, rows)
     start = 1 if trace.header else 0
     columns = len(trace.header) if trace.header else _PAI_COLUMNS
