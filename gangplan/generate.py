@@ -826,7 +826,7 @@ class _Builder:
 # ---------------------------------------------------------------- the entry point
 
 
-def _flavour_problem(flavour: Flavour) -> str | None:
+def flavour_problem(flavour: Flavour) -> str | None:
     """Why the generator cannot write nodes of ``flavour``, or None.
 
     Its instance type and GPU product are label values, or gangplan (and the API server)
@@ -857,13 +857,13 @@ def _flavour_problem(flavour: Flavour) -> str | None:
 
 
 def _check_flavours(flavours: Sequence[Flavour], weighted: bool) -> None:
-    """UsageError naming the first flavour the generator cannot write (see _flavour_problem),
+    """UsageError naming the first flavour the generator cannot write (see flavour_problem),
     one instance type given two shapes (the Godel groups' nodeSelector picks a flavour by its
     instance type), or, when the weights are drawn from, a weight that is not a positive
     finite number or weights whose sum is not finite (``random.choices`` refuses them)."""
     shapes: dict[str, Flavour] = {}
     for flavour in flavours:
-        problem = _flavour_problem(flavour)
+        problem = flavour_problem(flavour)
         if problem is None and weighted and not (
             isinstance(flavour.weight, (int, float)) and 0 < flavour.weight < math.inf
         ):

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .errors import InputError, Position
-from .generate import GI, MI, Flavour, NodeSpec
+from .generate import GI, MI, Flavour, NodeSpec, flavour_problem
 from .kube import name_problem
 
 __all__ = ["SPOT_MEMORY_PER_CPU", "trace_nodes"]
@@ -120,6 +120,7 @@ def trace_nodes(path: str) -> list[NodeSpec]:
     flavours: dict[tuple[int, int, int, str], Flavour] = {}
     specs: list[NodeSpec] = []
     seen: set[str] = set()
+    named: dict[str, int] = {}  # a flavour's name -> the line that made it
     for line, row in enumerate(rows[start:], start=start + 1):
         if not any(cell.strip() for cell in row):
             continue
@@ -141,6 +142,11 @@ def trace_nodes(path: str) -> list[NodeSpec]:
         key = (shape.cpu, shape.memory, shape.gpus, model)
         if (flavour := flavours.get(key)) is None:
             flavour = flavours[key] = Flavour(_flavour_name(trace, shape, model), shape.cpu, shape.memory, shape.gpus, model)
+            # What generate would refuse later, said at the row that makes it.
+            if (problem := flavour_problem(flavour)) is not None:
+                raise InputError(f"flavour {flavour.instance_type!r}: {problem}", where)
+            if (first := named.setdefault(flavour.instance_type, line)) != line:
+                raise InputError(f"flavour {flavour.instance_type!r} is given two different shapes (line {first} and this one)", where)
         specs.append(NodeSpec(shape.name, flavour))
     return specs
 

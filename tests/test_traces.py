@@ -117,6 +117,12 @@ def test_the_spot_format(tmp_path: Path) -> None:
         # Python's csv module refuses a cell over 128 KiB (an unclosed quote swallows the rest of a file).
         ("bad.csv", 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,1024,8,A10\nn2,96000,1024,8,"' + "x" * 200_000 + "\n",
          r"bad.csv:3:1: not a CSV row gangplan can read \(field larger than field limit"),
+        # What generate cannot write nodes of is refused at the row that makes the flavour (helper-84).
+        ("bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,A100\nn2,96000,786432,8,A100 SXM\n",
+         r"bad.csv:3:1: flavour 'openb-a100 sxmx8-96c-768g': label value"),
+        ("bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1,1,8,A100\n", r"bad.csv:2:1: flavour '[^']+': its allocatable"),
+        ("bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,a100\nn2,96000,786432,8,A100\n",
+         r"bad.csv:3:1: flavour 'openb-a100x8-96c-768g' is given two different shapes \(line 2 and this one\)"),
     ],
 )
 def test_errors_name_the_file_and_line(tmp_path: Path, name: str, text: str, error: str) -> None:
