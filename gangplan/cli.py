@@ -1447,9 +1447,12 @@ def _holds_plan(path: str) -> bool:
     for document in documents:
         listed = isinstance(document, dict) and document.get("kind") == "List" and isinstance(document.get("items"), list)
         items = document["items"] if listed else [document]
-        if any(isinstance(item, dict) and item.get("kind") in ("Plan", "Binding", "BindingList") for item in items):
+        if any(isinstance(item, dict) and item.get("kind") in _PLAN_KINDS for item in items):
             return True
     return False
+
+
+_PLAN_KINDS = ("Plan", "BindingList", "Binding")  # a document of these kinds is a plan
 
 
 def _is_plan(document: Any) -> bool:
@@ -1457,7 +1460,7 @@ def _is_plan(document: Any) -> bool:
     to create): not a List of Pods alone, which is a snapshot."""
     if not isinstance(document, dict):
         return False
-    if document.get("kind") in ("Plan", "BindingList", "Binding"):
+    if document.get("kind") in _PLAN_KINDS:
         return True
     items = document.get("items") if document.get("kind") == "List" else None
     kinds = {item.get("kind") for item in items if isinstance(item, dict)} if isinstance(items, list) else set()

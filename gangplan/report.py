@@ -522,29 +522,21 @@ def _legend(page: _Page, plan: Plan, order: list[str], figures: Mapping[str, _Fi
     # As the card counts: 'not' placed are the groups with something to place; one not placed
     # with nothing to place (short of a minimum, or its running members break its required term)
     # is one of the card's 'more with nothing to place', said apart.
-    unplaced = [g for g in plan.groups if not g.placed and g.waiting]
-    if unplaced:
-        out.append(
-            f'<section class="panel bad"><h2>Not placed <small>({len(unplaced)})</small></h2>\n<ul class="plain">\n'
-        )
-        for g in unplaced:
-            summary = f"minMember {g.min_member} · {g.pending} pending · priority {g.priority}"
-            out.append(
-                f'<li><b>{_e(names.group(g))}</b> <span class="muted">{_e(summary)}</span>'
-                f'<div class="reason">{_e(g.reason or "no reason given")}</div></li>\n'
-            )
-        out.append("</ul>\n</section>\n")
+    def waiting(g: GroupOutcome) -> str:
+        return f"minMember {g.min_member} · {g.pending} pending · priority {g.priority}"
 
-    short = [g for g in plan.groups if not g.placed and not g.waiting]
-    if short:
-        out.append(
-            f'<section class="panel bad"><h2>Not placed, nothing to place <small>({len(short)})</small></h2>\n'
-            '<ul class="plain">\n'
-        )
-        for g in short:
-            summary = f"{g.running} running{f' · {g.succeeded} succeeded' if g.succeeded else ''} · minMember {g.min_member} · priority {g.priority}"
+    def standing(g: GroupOutcome) -> str:
+        finished = f" · {g.succeeded} succeeded" if g.succeeded else ""
+        return f"{g.running} running{finished} · minMember {g.min_member} · priority {g.priority}"
+
+    for title, wait, summary in (("Not placed", True, waiting), ("Not placed, nothing to place", False, standing)):
+        shown = [g for g in plan.groups if not g.placed and g.waiting is wait]
+        if not shown:
+            continue
+        out.append(f'<section class="panel bad"><h2>{title} <small>({len(shown)})</small></h2>\n<ul class="plain">\n')
+        for g in shown:
             out.append(
-                f'<li><b>{_e(names.group(g))}</b> <span class="muted">{_e(summary)}</span>'
+                f'<li><b>{_e(names.group(g))}</b> <span class="muted">{_e(summary(g))}</span>'
                 f'<div class="reason">{_e(g.reason or "no reason given")}</div></li>\n'
             )
         out.append("</ul>\n</section>\n")
