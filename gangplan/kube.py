@@ -37,6 +37,7 @@ from gangplan.model import (
     Taint,
     Toleration,
     Topology,
+    WorkloadPriorityClass,
 )
 from gangplan.quantity import QuantityError, to_amount
 
@@ -47,6 +48,7 @@ __all__ = [
     "to_pod_group",
     "to_priority_class",
     "to_topology",
+    "to_workload_priority_class",
 ]
 
 Path = tuple[str | int, ...]
@@ -67,6 +69,7 @@ TOPOLOGY_APIS = (
     "kueue.x-k8s.io/v1alpha1",
     "kai.scheduler/v1alpha1",
 )
+WORKLOAD_PRIORITY_CLASS_APIS = ("kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1")
 _POD_GROUP_VERSIONS = tuple(api.value for api in POD_GROUP_APIS)
 _SORT_RESOURCES = {"CPU": "CPU", "GPU": "GPU", "Memory": "Memory", "MEM": "Memory"}
 _PHASES = tuple(phase.value for phase in PodPhase)
@@ -746,6 +749,16 @@ def to_priority_class(obj: Mapping[str, Any], origin: Origin) -> PriorityClass:
     )
 
 
+def to_workload_priority_class(obj: Mapping[str, Any], origin: Origin) -> WorkloadPriorityClass:
+    """Kueue's CRD requires the value and holds it to an int32, with no ceiling of its own."""
+    r = _Reader(origin)
+    return WorkloadPriorityClass(
+        name=r.string(r.mapping(obj, "metadata", ()), "name", _META, required=True),
+        value=r.integer(obj, "value", (), required=True, minimum=_INT32_MIN, maximum=_INT32_MAX),  # type: ignore[arg-type]
+        origin=origin,
+    )
+
+
 def to_topology(obj: Mapping[str, Any], origin: Origin) -> Topology:
     """A Kueue or KAI Topology (the same shape): node label keys, largest level first."""
     r = _Reader(origin)
@@ -780,7 +793,7 @@ def _volcano_job(obj: Mapping[str, Any], origin: Origin) -> tuple[PodGroup, list
 _Converter = Callable[[Mapping[str, Any], Origin], Any]
 # A gang whose pods do not exist yet: (its PodGroup, the pods it would create), or None when
 # they do (a Volcano Job its controller has run): counted as skipped.
-_EXPANDED = 5
+_EXPANDED = 6
 # (apiVersion, kind) -> (converter, index of the Snapshot field it fills, or _EXPANDED)
 _CONVERTERS: dict[tuple[str, str], tuple[_Converter, int]] = {
     ("v1", "Node"): (to_node, 0),
@@ -788,6 +801,7 @@ _CONVERTERS: dict[tuple[str, str], tuple[_Converter, int]] = {
     **{(api.value, "PodGroup"): (to_pod_group, 2) for api in POD_GROUP_APIS},
     **{(api, "PriorityClass"): (to_priority_class, 3) for api in PRIORITY_CLASS_APIS},
     **{(api, "Topology"): (to_topology, 4) for api in TOPOLOGY_APIS},
+    **{(api, "WorkloadPriorityClass"): (to_workload_priority_class, 5) for api in WORKLOAD_PRIORITY_CLASS_APIS},
     (PodGroupAPI.GANG.value, "Gang"): (_gang, _EXPANDED),
     (PodGroupAPI.VOLCANO_JOB.value, "Job"): (_volcano_job, _EXPANDED),
 }
@@ -854,7 +868,7 @@ def _launchers_to_create(pods: list[Pod], unsent: Mapping[str, Mapping[str, Any]
 def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot:
     """Convert objects in order; count the kinds gangplan does not use; refuse duplicates.
     Pods bound to nodes the snapshot lacks are kept: planning warns about them."""
-    found: tuple[list[Any], ...] = ([], [], [], [], [])
+    found: tuple[list[Any], ...] = ([], [], [], [], [], [])
     skipped: dict[str, int] = {}
     first_seen: dict[tuple[str, str, str], tuple[Any, str]] = {}
     workloads: list[tuple[Mapping[str, Any], Origin]] = []
@@ -911,12 +925,13 @@ def to_snapshot(objects: Iterable[tuple[Mapping[str, Any], Origin]]) -> Snapshot
             _add(found, first_seen, [(1, "Pod", pod) for pod in members], f" from {source}")
         if unsent and made:
             found[1][:] = _launchers_to_create(found[1], unsent, [pod for _, members in made for pod in members])
-    nodes, pods, pod_groups, priority_classes, topologies = found
+    nodes, pods, pod_groups, priority_classes, topologies, workload_priority_classes = found
     return Snapshot(
         nodes=tuple(sorted(nodes, key=lambda node: node.name)),  # the plan depends on the set, not the order
         pods=tuple(pods),
         pod_groups=tuple(pod_groups),
         priority_classes=tuple(priority_classes),
         topologies=tuple(topologies),
+        workload_priority_classes=tuple(workload_priority_classes),
         skipped_kinds=skipped,
     )

@@ -1,5 +1,6 @@
 """Kueue's conventions on plain Pods, read here and nowhere else: a pod group is a label and a
-total count on each member, a topology request is an annotation, and admission lifts gates.
+total count on each member, a topology request is an annotation, a WorkloadPriorityClass is a
+label, and admission lifts gates.
 
 Kueue reads these values as they are written (an annotation "rack " names a level "rack ",
 which no Topology lists) and counts with Go's ``strconv.Atoi``. The independent verifier
@@ -15,6 +16,8 @@ __all__ = [
     "GATE_PREFIX",
     "GROUP_LABEL",
     "PREFERRED_TOPOLOGY",
+    "PRIORITY_CLASS_LABEL",
+    "QUEUE_LABEL",
     "REQUIRED_TOPOLOGY",
     "SLICE_REQUIRED_TOPOLOGY",
     "SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS",
@@ -23,9 +26,13 @@ __all__ = [
     "topology_requests",
     "total_count",
     "unconstrained",
+    "workload_priority_class",
 ]
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+# Names a WorkloadPriorityClass: the Workload's priority for Kueue's queueing, apart from the pods'.
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
@@ -59,3 +66,9 @@ def unconstrained(annotations: Mapping[str, str]) -> bool | None:
     if REQUIRED_TOPOLOGY in annotations or PREFERRED_TOPOLOGY in annotations or UNCONSTRAINED_TOPOLOGY not in annotations:
         return None
     return annotations[UNCONSTRAINED_TOPOLOGY] in _PARSE_BOOL_TRUE
+
+
+def workload_priority_class(labels: Mapping[str, str]) -> str:
+    """The WorkloadPriorityClass a pod names, '' where none: Kueue takes an empty value as no
+    label and falls back on the pods' PriorityClass."""
+    return labels.get(PRIORITY_CLASS_LABEL, "")

@@ -535,6 +535,7 @@ def load_snapshot(
         or snapshot.pod_groups
         or snapshot.priority_classes
         or snapshot.topologies
+        or snapshot.workload_priority_classes
         or snapshot.skipped_kinds
     ):
         only = [STDIN if p == "-" else p for p in paths]

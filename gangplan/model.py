@@ -221,6 +221,16 @@ class PriorityClass:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkloadPriorityClass:
+    """Kueue's priority for queueing a Workload, apart from its pods' own: named by a label
+    on the pods, it wins over their PriorityClass in Kueue's order."""
+
+    name: str
+    value: int
+    origin: Origin = NOWHERE
+
+
+@dataclass(frozen=True, slots=True)
 class Topology:
     """A Kueue/KAI Topology: node label keys, largest level first."""
 
@@ -238,5 +248,6 @@ class Snapshot:
     pod_groups: tuple[PodGroup, ...] = ()
     priority_classes: tuple[PriorityClass, ...] = ()
     topologies: tuple[Topology, ...] = ()
+    workload_priority_classes: tuple[WorkloadPriorityClass, ...] = ()
     skipped_kinds: Mapping[str, int] = field(default_factory=dict)
     empty_inputs: tuple[str, ...] = ()  # files with no document at all (a `kubectl get` that failed?)

@@ -509,9 +509,22 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     unmodelled = _unmodelled(all_gangs, guards)
     warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
+    workload_classes = {wpc.name: wpc.value for wpc in snapshot.workload_priority_classes}
+    unknown_workload: set[str] = set()
     for gang in all_gangs:
         pods = [*gang.running, *gang.pending]
-        if gang.group.priority_class_name is not None and not gang.implicit:
+        named = _workload_priority_classes(gang)
+        known = [workload_classes[name] for name in named if name in workload_classes]
+        unknown_workload.update(name for name in named if name and name not in workload_classes)
+        if len(named) > 1:
+            warnings.append(
+                f"Kueue pod group {gang.key}: its members disagree on {kueue.PRIORITY_CLASS_LABEL} "
+                f"({', '.join(name or 'none' for name in named)}); Kueue reads one member's label, gangplan "
+                "takes the highest value of the classes named"
+            )
+        if known:
+            gang.priority = max(known)
+        elif gang.group.priority_class_name is not None and not gang.implicit:
             gang.priority = classes.get(gang.group.priority_class_name, default_priority)
             unknown.add(gang.group.priority_class_name)
         elif gang.group.api in _PRIORITY_FROM_GROUP and not gang.implicit:
@@ -533,6 +546,18 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         f"{len(absent)} PriorityClasses are not in the snapshot ({listed(absent)}): their groups get the default "
         f"priority {default_priority} (add the output of kubectl get priorityclasses -o yaml)",
     )
+    absent_workload = sorted(unknown_workload)
+    warnings += _one_by_one_or_together(
+        absent_workload,
+        lambda name: (
+            f"WorkloadPriorityClass {name} is not in the snapshot: Kueue makes no Workload for the groups that "
+            "name it until it exists; they are planned at their pods' priority (add the output of "
+            "kubectl get workloadpriorityclasses -o yaml)"
+        ),
+        f"{len(absent_workload)} WorkloadPriorityClasses are not in the snapshot ({listed(absent_workload)}): Kueue "
+        "makes no Workload for the groups that name them until they exist; they are planned at their pods' "
+        "priority (add the output of kubectl get workloadpriorityclasses -o yaml)",
+    )
     job_groups = _job_groups(all_gangs)
     job_groups.sort(key=lambda jg: jg.order)
     alone = {jg.key: jg.top for jg in job_groups if not jg.top.group.sub_group}
@@ -545,6 +570,18 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 "named alike in the table, explain and Plans"
             )
     return Grouping(job_groups, warnings, unmodelled)
+
+
+def _workload_priority_classes(gang: Gang) -> list[str]:
+    """The WorkloadPriorityClasses the members of a Workload Kueue makes name, sorted, '' for
+    a member naming none; empty when none does. Kueue makes one for a Kueue pod group and for
+    a lone pod it queues (one with a queue-name label); other groups' pods name it in vain."""
+    if gang.group.api is PodGroupAPI.KUEUE_POD_GROUP or (
+        gang.group.api is PodGroupAPI.POD and all(kueue.QUEUE_LABEL in pod.labels for pod in gang.members)
+    ):
+        names = sorted({kueue.workload_priority_class(pod.labels) for pod in gang.members})
+        return [] if names == [""] else names
+    return []
 
 
 def _one_by_one_or_together(items: Sequence[str], one: Callable[[str], str], together: str) -> list[str]:

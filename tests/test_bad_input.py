@@ -56,6 +56,18 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: urgent}\nvalue: 1000000001\n",
         4, 8, "to 1,000,000,000, got 1000000001",
     ),
+    # Kueue's CRD: an int32 with no ceiling of its own, and required.
+    "workload-priority-class-beyond-int32": (
+        "apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\nmetadata: {name: prod}\nvalue: 2147483648\n",
+        4, 8, "to 2,147,483,647, got 2147483648",
+    ),
+    "workload-priority-class-without-value": (
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: prod}\n", 1, 1, "value",
+    ),
+    "workload-priority-class-at-a-version-kueue-never-served": (
+        "apiVersion: kueue.x-k8s.io/v1alpha1\nkind: WorkloadPriorityClass\nmetadata: {name: prod}\nvalue: 1\n",
+        1, 13, "not supported; expected kueue.x-k8s.io/v1beta2, kueue.x-k8s.io/v1beta1",
+    ),
     "wrong-type": (NODE.replace('cpu: "4"', "cpu: [4]"), 7, 10, "quantity"),
     "missing-name": ("apiVersion: v1\nkind: Node\nmetadata:\n  labels: {}\n", 4, 3, "metadata.name"),
     "bad-quantity": (POD.format(cpu="1.5.0"), 11, 14, "not a quantity"),

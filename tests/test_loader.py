@@ -561,6 +561,38 @@ spec:
     ]
 
 
+def test_workload_priority_classes_are_read_apart_from_priority_classes() -> None:
+    """Kueue's own kind, at both versions it serves; a PriorityClass of the same name is
+    another object, not a duplicate."""
+    text = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: prod}
+value: 5000
+description: production
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: WorkloadPriorityClass
+metadata: {name: dev}
+value: -3
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: prod}
+value: 10
+"""
+    snapshot = load_snapshot([write("wpc.yaml", text)])
+    assert [(c.name, c.value, c.origin.document) for c in snapshot.workload_priority_classes] == [
+        ("prod", 5000, 0),
+        ("dev", -3, 1),
+    ]
+    assert [(p.name, p.value) for p in snapshot.priority_classes] == [("prod", 10)]
+    assert not snapshot.skipped_kinds
+    twice = text + "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\nmetadata: {name: dev}\nvalue: 1\n"
+    with pytest.raises(InputError, match="duplicate WorkloadPriorityClass dev"):
+        load_snapshot([write("twice.yaml", twice)])
+
+
 def test_other_kinds_are_counted_not_refused() -> None:
     text = """\
 apiVersion: v1

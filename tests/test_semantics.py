@@ -28,6 +28,7 @@ from gangplan.model import (
     Snapshot,
     Taint,
     Toleration,
+    WorkloadPriorityClass,
 )
 from gangplan.plan import GroupOutcome, claims_of
 from gangplan.planner import Options, plan
@@ -984,6 +985,106 @@ def test_kueue_group_priority_is_max_of_pods() -> None:
     )
     grouping = group_pods(Snapshot(pods=pods, priority_classes=CLASSES))
     assert grouping.job_groups[0].priority == 1000
+
+
+KUEUE_MEMBER = {"kueue.x-k8s.io/pod-group-name": "job"}
+KUEUE_COUNT = {"kueue.x-k8s.io/pod-group-total-count": "2"}
+WORKLOAD_CLASSES = (WorkloadPriorityClass("prod", 5000), WorkloadPriorityClass("dev", 5))
+
+
+def kueue_member(name: str, workload_class: str | None, **kw: Unpack[PodFields]) -> Pod:
+    labels = {**KUEUE_MEMBER, **({"kueue.x-k8s.io/priority-class": workload_class} if workload_class is not None else {})}
+    return mkpod(name, labels=labels, annotations=KUEUE_COUNT, **kw)
+
+
+@pytest.mark.parametrize(
+    "classes, expected",
+    [
+        pytest.param(("prod", "prod"), 5000, id="above-its-pods"),
+        pytest.param(("dev", "dev"), 5, id="below-its-pods-still-wins"),
+        pytest.param(("", ""), 1000, id="an-empty-label-is-none"),
+    ],
+)
+def test_a_kueue_groups_workload_priority_class_wins_over_its_pods_priority(
+    classes: tuple[str, str], expected: int
+) -> None:
+    """Kueue queues a Workload by the WorkloadPriorityClass its label names, apart from the
+    pods' PriorityClass (KEP-973); an empty label is none, and the pods' priority counts."""
+    pods = (
+        kueue_member("a", classes[0], priority=1),
+        kueue_member("b", classes[1], priority_class_name="high"),
+    )
+    grouping = group_pods(Snapshot(pods=pods, priority_classes=CLASSES, workload_priority_classes=WORKLOAD_CLASSES))
+    assert [(jg.key, jg.priority) for jg in grouping.job_groups] == [("ns/job", expected)]
+    assert grouping.warnings == []
+
+
+def test_workload_priority_classes_order_kueue_groups_in_the_plan() -> None:
+    """The older group queues first at equal priority; its lower WorkloadPriorityClass puts
+    the newer one first, and only one fits."""
+    node = Node("n1", {"kubernetes.io/hostname": "n1"}, {"cpu": 2000})
+
+    def member(group: str, name: str, workload_class: str, created: str) -> Pod:
+        return mkpod(
+            name,
+            labels={"kueue.x-k8s.io/pod-group-name": group, "kueue.x-k8s.io/priority-class": workload_class},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": "2"},
+            creation_timestamp=created,
+            containers=(Container("c", requests={"cpu": 1000}),),
+        )
+
+    pods = (
+        member("old", "o-0", "dev", "2024-01-01T00:00:00Z"),
+        member("old", "o-1", "dev", "2024-01-01T00:00:00Z"),
+        member("new", "n-0", "prod", "2024-01-02T00:00:00Z"),
+        member("new", "n-1", "prod", "2024-01-02T00:00:00Z"),
+    )
+    snapshot = Snapshot(nodes=(node,), pods=pods, workload_priority_classes=WORKLOAD_CLASSES)
+    assert [jg.key for jg in group_pods(snapshot).job_groups] == ["ns/new", "ns/old"]
+    for outcomes in planned(snapshot):
+        assert {key: (o.placed, o.priority) for key, o in outcomes.items()} == {
+            "ns/new": (True, 5000),
+            "ns/old": (False, 5),
+        }
+
+
+def test_a_lone_pod_takes_its_workload_priority_class_only_when_kueue_queues_it() -> None:
+    """Kueue makes a Workload for a lone pod with a queue-name label; without one Kueue does
+    not manage it and the label is anyone's."""
+    labels = {"kueue.x-k8s.io/priority-class": "prod"}
+    queued = mkpod("queued", labels={**labels, "kueue.x-k8s.io/queue-name": "team"}, priority=7)
+    alone = mkpod("alone", labels=labels, priority=7)
+    grouping = group_pods(Snapshot(pods=(queued, alone), workload_priority_classes=WORKLOAD_CLASSES))
+    assert {jg.key: jg.priority for jg in grouping.job_groups} == {"ns/queued": 5000, "ns/alone": 7}
+
+
+def test_a_workload_priority_class_on_a_podgroups_pods_is_not_read() -> None:
+    """A PodGroup's pods are queued by its scheduler, which reads no Kueue label."""
+    pods = (mkpod("p0", labels={**MEMBER, "kueue.x-k8s.io/priority-class": "prod"}, priority=3),)
+    grouping = group_pods(Snapshot(pods=pods, pod_groups=(pg("g"),), workload_priority_classes=WORKLOAD_CLASSES))
+    assert grouping.job_groups[0].priority == 3
+
+
+def test_a_workload_priority_class_the_snapshot_lacks_plans_at_the_pods_priority_and_says_so() -> None:
+    pods = (kueue_member("a", "gone", priority=1), kueue_member("b", "gone", priority=40))
+    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
+    assert grouping.job_groups[0].priority == 40
+    assert grouping.warnings == [
+        "WorkloadPriorityClass gone is not in the snapshot: Kueue makes no Workload for the groups that name it "
+        "until it exists; they are planned at their pods' priority (add the output of kubectl get "
+        "workloadpriorityclasses -o yaml)"
+    ]
+
+
+def test_kueue_members_disagreeing_on_the_workload_priority_class_take_the_highest_and_warn() -> None:
+    """Kueue reads the label off one member, whichever it lists first: no order to follow."""
+    pods = (kueue_member("a", "dev"), kueue_member("b", "prod"), kueue_member("c", None))
+    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
+    assert grouping.job_groups[0].priority == 5000
+    assert grouping.warnings == [
+        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (none, dev, prod); "
+        "Kueue reads one member's label, gangplan takes the highest value of the classes named"
+    ]
 
 
 # ---------------------------------------------------------------- group_pods: queue order
