@@ -1515,6 +1515,30 @@ def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path, 
     ) in result.stderr
 
 
+def test_kueue_topology_spreading_is_warned_about_as_not_modelled(tmp_path: Path) -> None:
+    """helper-h1: Kueue's podset-topology-spreading (TASTopologySpreading: a domain already
+    holding more than maxShareAllowingPlacement of the Workloads the selectors match takes no
+    further one, by default as a hard rule) was dropped in silence: gangplan said Placed in a
+    domain Kueue's TAS would refuse."""
+    path = tmp_path / "kueue.yaml"
+    spreading = (
+        '{"workloadLabelSelectors": [{"key": "app", "operator": "In", "values": ["svc"]}],'
+        ' "rules": [{"topologyKey": "rack", "maxShareAllowingPlacement": "0.5"}]}'
+    )
+    path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
+        f"  annotations: {{kueue.x-k8s.io/pod-group-total-count: '2', "
+        f"kueue.x-k8s.io/podset-topology-spreading: '{spreading}'}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+        for i in range(2)
+    ))
+    result = invoke("plan", str(path))
+    assert (
+        "warning: Kueue topology spreading (kueue.x-k8s.io/podset-topology-spreading) is not modelled, so the plan may"
+        " break it: pod ml/k-0, pod ml/k-1 ask for it"
+    ) in result.stderr
+
+
 def test_a_volcano_jobs_hard_network_topology_is_warned_about(tmp_path: Path) -> None:
     """review 18 M F4: the PodGroup's was warned about, the Volcano Job's (which its controller
     copies into the PodGroup) and a sub-group policy's were not."""

@@ -1336,3 +1336,69 @@ def test_a_finished_group_with_a_gated_pod_still_holds_its_job_group_back() -> N
     assert not gangs_by_key(snapshot)["ns/x"].done
     for outcome in planned(snapshot):
         assert not outcome["ns/y"].placed and outcome["ns/y"].scheduled == 0
+
+
+FAST = "kueue.x-k8s.io/pod-group-fast-admission"
+
+
+@pytest.mark.parametrize("value", ["true", "false", ""])
+def test_a_kueue_fast_admission_group_is_planned_with_the_pods_it_has(value: str) -> None:
+    """helper-h1: Kueue admits a group carrying pod-group-fast-admission as soon as its first pod
+    exists (pod_controller.go skips its fewer-runnable-pods check and builds one PodSet whose
+    count is the total) and lifts the gates of the pods as they come: two of four pods start.
+    gangplan planned them NotEnoughTasks. Kueue reads the key's presence, not its value."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "4", FAST: value}
+    gated = ("kueue.x-k8s.io/admission",)
+    pods = tuple(
+        mkpod(
+            f"f-{i}", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),),
+            scheduling_gates=gated,
+        )
+        for i in range(2)
+    )
+    snapshot = Snapshot(nodes=(mknode(),), pods=pods)
+    grouping = group_pods(snapshot)
+    assert grouping.job_groups[0].top.group.min_member == 2
+    assert grouping.warnings == [
+        f"Kueue pod group ns/fast asks for fast admission ({FAST}): Kueue admits it for its 4 pods "
+        "(kueue.x-k8s.io/pod-group-total-count) once its first pod exists and starts each pod as it comes; "
+        "the snapshot has 2, so they are planned as the group (minMember 2) and the other 2 get no room in the plan"
+    ]
+    for outcomes in planned(snapshot):
+        assert outcomes["ns/fast"].placed and outcomes["ns/fast"].scheduled == 2
+
+
+def test_a_kueue_group_without_fast_admission_still_waits_for_its_total_count() -> None:
+    labels = {"kueue.x-k8s.io/pod-group-name": "slow"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "4"}
+    pods = tuple(mkpod(f"s-{i}", labels=labels, annotations=annotations) for i in range(2))
+    snapshot = Snapshot(nodes=(mknode(),), pods=pods)
+    grouping = group_pods(snapshot)
+    assert grouping.job_groups[0].top.group.min_member == 4
+    assert grouping.warnings == []
+    for outcomes in planned(snapshot):
+        assert not outcomes["ns/slow"].placed
+
+
+def test_a_whole_kueue_fast_admission_group_is_planned_as_before_without_a_warning() -> None:
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true"}
+    pods = tuple(mkpod(f"f-{i}", labels=labels, annotations=annotations) for i in range(2))
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    assert grouping.job_groups[0].top.group.min_member == 2
+    assert grouping.warnings == []
+
+
+def test_a_failed_member_of_a_kueue_fast_admission_group_is_not_one_it_has() -> None:
+    """Kueue leaves Failed pods (and unbound ones being deleted) out of the runnable ones."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "4", FAST: "true"}
+    pods = (
+        mkpod("f-0", labels=labels, annotations=annotations),
+        mkpod("f-1", labels=labels, annotations=annotations),
+        mkpod("f-2", labels=labels, annotations=annotations, phase=PodPhase.FAILED),
+        mkpod("f-3", labels=labels, annotations=annotations, deleting=True),
+    )
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    assert grouping.job_groups[0].top.group.min_member == 2
