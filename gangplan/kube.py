@@ -549,6 +549,8 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
         for slices in (kueue.SLICE_REQUIRED_TOPOLOGY, kueue.SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS):
             if slices in annotations:
                 unmodelled.append(f"Kueue topology slices ({slices})")
+        if kueue.TOPOLOGY_SPREADING in annotations:
+            unmodelled.append(f"Kueue topology spreading ({kueue.TOPOLOGY_SPREADING})")
     if nodes.get(_REQUIRED_AFFINITY) is not None:
         required = r.mapping(nodes, _REQUIRED_AFFINITY, _NODE_AFFINITY)
         node_affinity = r.node_selector(required, _NODE_AFFINITY + (_REQUIRED_AFFINITY,))

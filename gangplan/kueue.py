@@ -13,6 +13,7 @@ import re
 from typing import Mapping
 
 __all__ = [
+    "FAST_ADMISSION",
     "GATE_PREFIX",
     "GROUP_LABEL",
     "PREFERRED_TOPOLOGY",
@@ -21,8 +22,10 @@ __all__ = [
     "REQUIRED_TOPOLOGY",
     "SLICE_REQUIRED_TOPOLOGY",
     "SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS",
+    "TOPOLOGY_SPREADING",
     "UNCONSTRAINED_TOPOLOGY",
     "TOTAL_COUNT",
+    "fast_admission",
     "topology_requests",
     "total_count",
     "unconstrained",
@@ -34,12 +37,16 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 # Names a WorkloadPriorityClass: the Workload's priority for Kueue's queueing, apart from the pods'.
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+# Kueue builds the group's Workload from its first pod, for the total count, without waiting for the rest.
+FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 SLICE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-slice-required-topology"
 # Multi-layer slices (Kueue's TASMultiLayerTopology): up to three levels, each slice held whole.
 SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 UNCONSTRAINED_TOPOLOGY = "kueue.x-k8s.io/podset-unconstrained-topology"
+# TASTopologySpreading: a domain holding over a share of the Workloads a selector matches takes no more.
+TOPOLOGY_SPREADING = "kueue.x-k8s.io/podset-topology-spreading"
 # Kueue creates a workload's pods gated and lifts its gates when it admits the workload: the
 # decision gangplan plans for, so those pods are planned (their Bindings wait for admission).
 GATE_PREFIX = "kueue.x-k8s.io/"
@@ -51,6 +58,12 @@ def total_count(annotations: Mapping[str, str]) -> int | None:
     """The member's total count as Kueue reads it; None when it is missing or not an integer."""
     raw = annotations.get(TOTAL_COUNT, "")
     return int(raw) if _ATOI.fullmatch(raw) else None
+
+
+def fast_admission(annotations: Mapping[str, str]) -> bool:
+    """Whether the pod asks Kueue to admit its group before all its pods exist. Kueue tests the
+    key's presence only (pod_controller.go), so "false" asks for it too."""
+    return FAST_ADMISSION in annotations
 
 
 def topology_requests(annotations: Mapping[str, str]) -> tuple[str, str]:

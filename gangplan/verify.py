@@ -48,6 +48,7 @@ _GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/gro
 _GODEL_GROUP = "godel.bytedance.com/pod-group-name"
 _KUEUE_GROUP = "kueue.x-k8s.io/pod-group-name"
 _KUEUE_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
+_KUEUE_FAST = "kueue.x-k8s.io/pod-group-fast-admission"  # present, whatever its value: admitted before all pods exist
 _VOLCANO_TASK = "volcano.sh/task-spec"
 _KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
 _KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
@@ -370,6 +371,11 @@ def _gangs(snapshot: Snapshot) -> tuple[dict[str, _Gang], dict[str, str]]:
             gang.min_member = max(gang.min_member, int(total))
             gang.members.append(pod)
             member_of[pod.key] = key
+    for gang in kueue.values():
+        if any(_KUEUE_FAST in p.annotations for p in gang.members):
+            # Kueue starts a fast-admitted group with the runnable pods it has.
+            runnable = sum(1 for p in gang.members if p.phase != PodPhase.FAILED and not (p.deleting and not p.node_name))
+            gang.min_member = min(gang.min_member, runnable) or gang.min_member
     gangs.update(kueue)
     return gangs, member_of
 
