@@ -1402,3 +1402,20 @@ def test_a_failed_member_of_a_kueue_fast_admission_group_is_not_one_it_has() -> 
     )
     grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
     assert grouping.job_groups[0].top.group.min_member == 2
+
+
+def test_many_short_kueue_fast_admission_groups_are_said_in_one_line() -> None:
+    pods = tuple(
+        mkpod(
+            f"f{g}-0", labels={"kueue.x-k8s.io/pod-group-name": f"f{g}"},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true"},
+        )
+        for g in range(6)
+    )
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    assert [gang.group.min_member for jg in grouping.job_groups for gang in jg.gangs] == [1] * 6
+    assert grouping.warnings == [
+        f"6 Kueue pod groups (ns/f0, ns/f1, ns/f2, …) ask for fast admission ({FAST}) and have fewer "
+        "pods than their kueue.x-k8s.io/pod-group-total-count: Kueue admits each once its first pod exists, so each "
+        "is planned with the pods it has, and those still to come get no room in the plan"
+    ]
