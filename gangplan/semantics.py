@@ -469,8 +469,14 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         f"{len(disagreeing)} Kueue pod groups ({listed(disagreeing)}): the members of each disagree on "
         f"{kueue.TOTAL_COUNT}; the largest count is each one's minMember",
     )
-    for gang in kueue_gangs.values():
-        warnings += _fast_admitted(gang)
+    fast = {gang.key: said for gang in kueue_gangs.values() if (said := _fast_admitted(gang))}
+    warnings += _one_by_one_or_together(
+        sorted(fast),
+        fast.__getitem__,
+        f"{len(fast)} Kueue pod groups ({listed(sorted(fast))}) ask for fast admission ({kueue.FAST_ADMISSION}) and have "
+        f"fewer pods than their {kueue.TOTAL_COUNT}: Kueue admits each once its first pod exists, so each is planned "
+        "with the pods it has, and those still to come get no room in the plan",
+    )
 
     def missing_one(key: str) -> str:
         # A typo is one or two groups; many missing (PodGroups deleted) would cost seconds of
@@ -669,24 +675,24 @@ def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = 
 _ONE_BY_ONE_UP_TO = 5  # missing PodGroups (each gets a "did you mean"), or groups of another kind, warned about one by one
 
 
-def _fast_admitted(gang: Gang) -> list[str]:
+def _fast_admitted(gang: Gang) -> str:
     """Lower a fast-admitted Kueue group's quorum to the pods it has, and say so. Kueue builds
     the Workload from the first pod, for the total count, admits it with fewer pods and lifts
     each pod's gate as it comes: waiting for the total would call short a group Kueue starts.
     Failed pods and unbound ones being deleted are not runnable to Kueue."""
     if not any(kueue.fast_admission(p.annotations) for p in gang.members):
-        return []
+        return ""
     runnable = [p for p in gang.members if p.phase != PodPhase.FAILED and not (p.deleting and p.node_name is None)]
     total = gang.group.min_member
     if not runnable or len(runnable) >= total:
-        return []
+        return ""
     gang.group = replace(gang.group, min_member=len(runnable))
-    return [
+    return (
         f"Kueue pod group {gang.key} asks for fast admission ({kueue.FAST_ADMISSION}): Kueue admits it for its "
         f"{total} pods ({kueue.TOTAL_COUNT}) once its first pod exists and starts each pod as it comes; the snapshot "
         f"has {len(runnable)}, so they are planned as the group (minMember {len(runnable)}) and the other "
         f"{total - len(runnable)} get no room in the plan"
-    ]
+    )
 
 
 def _kueue_total(pod: Pod) -> int:
