@@ -1419,3 +1419,59 @@ def test_many_short_kueue_fast_admission_groups_are_said_in_one_line() -> None:
         "pods than their kueue.x-k8s.io/pod-group-total-count: Kueue admits each once its first pod exists, so each "
         "is planned with the pods it has, and those still to come get no room in the plan"
     ]
+
+
+def test_a_kueue_fast_admission_group_with_two_pod_shapes_is_warned_about() -> None:
+    """Kueue's constructGroupPodSetsFast builds one PodSet from the first runnable pod it lists
+    (its role hash, Count = the total) and starts only pods of that role: a driver beside its
+    workers stays gated, whichever Kueue lists first. gangplan placed both in silence."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "3", FAST: "true"}
+    pods = (
+        mkpod("driver", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 2000}),)),
+        mkpod("worker-0", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
+        mkpod("worker-1", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
+    )
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    assert grouping.warnings == [
+        f"Kueue pod group ns/fast asks for fast admission ({FAST}) and its pods have 2 shapes (driver; worker-0, "
+        "worker-1): Kueue builds its one PodSet from one pod's shape and starts no pod of another, which stay gated; "
+        "gangplan plans them all"
+    ]
+
+
+def test_kueue_fast_admission_pods_of_one_role_hash_are_one_shape() -> None:
+    """Kueue reads a pod's role-hash annotation before hashing its spec."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true", "kueue.x-k8s.io/role-hash": "main"}
+    pods = (
+        mkpod("a", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 2000}),)),
+        mkpod("b", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
+    )
+    assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []
+
+
+def test_a_short_kueue_fast_admission_group_under_a_topology_request_says_tas_needs_room_for_all() -> None:
+    """Kueue's TAS places the whole PodSet (Count = the total) before it admits: a rack holding
+    the pods the snapshot has but not the total is no rack for Kueue."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {
+        "kueue.x-k8s.io/pod-group-total-count": "8", FAST: "true", "kueue.x-k8s.io/podset-required-topology": "rack",
+    }
+    pods = tuple(mkpod(f"f-{i}", labels=labels, annotations=annotations) for i in range(2))
+    warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
+    assert len(warnings) == 1
+    assert warnings[0].endswith(
+        "; under its topology request (rack) Kueue's TAS admits it only where all 8 fit, "
+        "which gangplan does not check: Placed may be a group Kueue keeps waiting"
+    )
+
+
+def test_a_lone_pod_kueue_manages_without_a_queue_name_takes_its_workload_priority_class() -> None:
+    """Kueue's webhook stamps kueue.x-k8s.io/managed=true on every pod it manages (and its pod
+    reconciler skips any pod without it), queue-name label or not (manageJobsWithoutQueueName)."""
+    labels = {"kueue.x-k8s.io/priority-class": "prod"}
+    managed = mkpod("managed", labels={**labels, "kueue.x-k8s.io/managed": "true"}, priority=7)
+    unmanaged = mkpod("unmanaged", labels={**labels, "kueue.x-k8s.io/managed": "false"}, priority=7)
+    grouping = group_pods(Snapshot(pods=(managed, unmanaged), workload_priority_classes=WORKLOAD_CLASSES))
+    assert {jg.key: jg.priority for jg in grouping.job_groups} == {"ns/managed": 5000, "ns/unmanaged": 7}
