@@ -16,16 +16,19 @@ __all__ = [
     "FAST_ADMISSION",
     "GATE_PREFIX",
     "GROUP_LABEL",
+    "MANAGED_LABEL",
     "PREFERRED_TOPOLOGY",
     "PRIORITY_CLASS_LABEL",
     "QUEUE_LABEL",
     "REQUIRED_TOPOLOGY",
+    "ROLE_HASH",
     "SLICE_REQUIRED_TOPOLOGY",
     "SLICE_REQUIRED_TOPOLOGY_CONSTRAINTS",
     "TOPOLOGY_SPREADING",
     "UNCONSTRAINED_TOPOLOGY",
     "TOTAL_COUNT",
     "fast_admission",
+    "managed",
     "topology_requests",
     "total_count",
     "unconstrained",
@@ -34,6 +37,10 @@ __all__ = [
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+# Kueue's webhook sets it on every pod it manages, queue-name label or not; its reconciler skips others.
+MANAGED_LABEL = "kueue.x-k8s.io/managed"
+# A pod's role in its group, read before Kueue hashes the pod's spec for one.
+ROLE_HASH = "kueue.x-k8s.io/role-hash"
 # Names a WorkloadPriorityClass: the Workload's priority for Kueue's queueing, apart from the pods'.
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
@@ -64,6 +71,12 @@ def fast_admission(annotations: Mapping[str, str]) -> bool:
     """Whether the pod asks Kueue to admit its group before all its pods exist. Kueue tests the
     key's presence only (pod_controller.go), so "false" asks for it too."""
     return FAST_ADMISSION in annotations
+
+
+def managed(labels: Mapping[str, str]) -> bool:
+    """Whether Kueue queues the pod: a queue-name label, or the mark Kueue's webhook leaves on a
+    pod it manages without one (manageJobsWithoutQueueName)."""
+    return QUEUE_LABEL in labels or labels.get(MANAGED_LABEL) == "true"
 
 
 def topology_requests(annotations: Mapping[str, str]) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from .errors import InputError
 from .quantity import counted, listed, plural
 from .model import (
     IMPLICIT_KINDS,
+    Container,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -469,6 +470,14 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         f"{len(disagreeing)} Kueue pod groups ({listed(disagreeing)}): the members of each disagree on "
         f"{kueue.TOTAL_COUNT}; the largest count is each one's minMember",
     )
+    shapes = {gang.key: said for gang in kueue_gangs.values() if (said := _fast_admission_shapes(gang))}
+    warnings += _one_by_one_or_together(
+        sorted(shapes),
+        shapes.__getitem__,
+        f"{len(shapes)} Kueue pod groups ({listed(sorted(shapes))}) ask for fast admission ({kueue.FAST_ADMISSION}) "
+        "and have pods of more than one shape: Kueue builds each one's PodSet from one pod's shape and starts no pod "
+        "of another, which stay gated; gangplan plans them all",
+    )
     fast = {gang.key: said for gang in kueue_gangs.values() if (said := _fast_admitted(gang))}
     warnings += _one_by_one_or_together(
         sorted(fast),
@@ -583,9 +592,9 @@ def group_pods(snapshot: Snapshot) -> Grouping:
 def _workload_priority_classes(gang: Gang) -> list[str]:
     """The WorkloadPriorityClasses the members of a Workload Kueue makes name, sorted, '' for
     a member naming none; empty when none does. Kueue makes one for a Kueue pod group and for
-    a lone pod it queues (one with a queue-name label); other groups' pods name it in vain."""
+    a lone pod it queues (``kueue.managed``); other groups' pods name it in vain."""
     if gang.group.api is PodGroupAPI.KUEUE_POD_GROUP or (
-        gang.group.api is PodGroupAPI.POD and all(kueue.QUEUE_LABEL in pod.labels for pod in gang.members)
+        gang.group.api is PodGroupAPI.POD and all(kueue.managed(pod.labels) for pod in gang.members)
     ):
         names = sorted({kueue.workload_priority_class(pod.labels) for pod in gang.members})
         return [] if names == [""] else names
@@ -682,16 +691,62 @@ def _fast_admitted(gang: Gang) -> str:
     Failed pods and unbound ones being deleted are not runnable to Kueue."""
     if not any(kueue.fast_admission(p.annotations) for p in gang.members):
         return ""
-    runnable = [p for p in gang.members if p.phase != PodPhase.FAILED and not (p.deleting and p.node_name is None)]
+    runnable = [p for p in gang.members if _runnable(p)]
     total = gang.group.min_member
     if not runnable or len(runnable) >= total:
         return ""
     gang.group = replace(gang.group, min_member=len(runnable))
+    levels = sorted({level for p in gang.members for level in kueue.topology_requests(p.annotations) if level})
+    # Kueue's TAS places the whole PodSet (Count = the total) before it admits the workload.
+    tas = (
+        f"; under its topology request ({', '.join(levels)}) Kueue's TAS admits it only where all {total} fit, "
+        "which gangplan does not check: Placed may be a group Kueue keeps waiting"
+        if levels
+        else ""
+    )
     return (
         f"Kueue pod group {gang.key} asks for fast admission ({kueue.FAST_ADMISSION}): Kueue admits it for its "
         f"{total} pods ({kueue.TOTAL_COUNT}) once its first pod exists and starts each pod as it comes; the snapshot "
         f"has {len(runnable)}, so they are planned as the group (minMember {len(runnable)}) and the other "
-        f"{total - len(runnable)} get no room in the plan"
+        f"{total - len(runnable)} get no room in the plan{tas}"
+    )
+
+
+def _runnable(pod: Pod) -> bool:
+    """Kueue's isPodRunnableOrSucceeded: neither Failed nor unbound and being deleted."""
+    return pod.phase != PodPhase.FAILED and not (pod.deleting and pod.node_name is None)
+
+
+def _kueue_role(pod: Pod) -> str:
+    """What Kueue's role hash (GenerateRoleHash) reads of a pod's spec, as far as gangplan keeps it."""
+
+    def requests(containers: Sequence[Container]) -> tuple[tuple[tuple[str, int], ...], ...]:
+        return tuple(tuple(sorted(c.requests.items())) for c in containers)
+
+    return repr((
+        requests(pod.containers), requests(pod.init_containers), sorted(pod.overhead.items()),
+        sorted(pod.node_selector.items()), pod.node_affinity, pod.anti_affinity, pod.tolerations, pod.priority,
+    ))  # fmt: skip
+
+
+def _fast_admission_shapes(gang: Gang) -> str:
+    """A warning when a fast-admitted Kueue group's runnable pods are of more than one role.
+    Kueue's constructGroupPodSetsFast makes one PodSet of the first runnable pod it lists (in no
+    order gangplan can know) and keeps only pods of that role: the others are never started."""
+    runnable = [p for p in gang.members if _runnable(p)]
+    if not any(kueue.fast_admission(p.annotations) for p in gang.members) or not runnable:
+        return ""
+    hashed = all(kueue.ROLE_HASH in p.annotations for p in runnable)
+    roles: dict[str, list[str]] = defaultdict(list)
+    for pod in runnable:
+        roles[pod.annotations[kueue.ROLE_HASH] if hashed else _kueue_role(pod)].append(pod.name)
+    if len(roles) < 2:
+        return ""
+    shown = "; ".join(listed(names) for names in sorted(sorted(names) for names in roles.values()))
+    return (
+        f"Kueue pod group {gang.key} asks for fast admission ({kueue.FAST_ADMISSION}) and its pods have "
+        f"{len(roles)} shapes ({shown}): Kueue builds its one PodSet from one pod's shape and starts no pod of "
+        "another, which stay gated; gangplan plans them all"
     )
 
 
