@@ -992,9 +992,13 @@ KUEUE_COUNT = {"kueue.x-k8s.io/pod-group-total-count": "2"}
 WORKLOAD_CLASSES = (WorkloadPriorityClass("prod", 5000), WorkloadPriorityClass("dev", 5))
 
 
-def kueue_member(name: str, workload_class: str | None, **kw: Unpack[PodFields]) -> Pod:
+def kueue_member(
+    name: str, workload_class: str | None, priority: int | None = None, priority_class_name: str | None = None
+) -> Pod:
     labels = {**KUEUE_MEMBER, **({"kueue.x-k8s.io/priority-class": workload_class} if workload_class is not None else {})}
-    return mkpod(name, labels=labels, annotations=KUEUE_COUNT, **kw)
+    return mkpod(
+        name, labels=labels, annotations=KUEUE_COUNT, priority=priority, priority_class_name=priority_class_name
+    )
 
 
 @pytest.mark.parametrize(
