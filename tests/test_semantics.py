@@ -1091,6 +1091,19 @@ def test_kueue_members_disagreeing_on_the_workload_priority_class_take_the_highe
     ]
 
 
+def test_a_missing_workload_priority_class_beside_one_the_snapshot_has_is_said_once_and_truly() -> None:
+    """helper-86: the group takes the class it has, so "planned at their pods' priority" was false
+    for it; the disagreement line says which class is missing instead."""
+    pods = (kueue_member("a", "gold", priority=1), kueue_member("b", "prod", priority=1))
+    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
+    assert grouping.job_groups[0].priority == 5000
+    assert grouping.warnings == [
+        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (gold, prod); "
+        "Kueue reads one member's label, gangplan takes the highest value of the classes named "
+        "(gold is not in the snapshot)"
+    ]
+
+
 # ---------------------------------------------------------------- group_pods: queue order
 
 
