@@ -532,12 +532,16 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         pods = [*gang.running, *gang.pending]
         named = _workload_priority_classes(gang)
         known = [workload_classes[name] for name in named if name in workload_classes]
-        unknown_workload.update(name for name in named if name and name not in workload_classes)
+        lacking = [name for name in named if name and name not in workload_classes]
+        if not known:
+            unknown_workload.update(lacking)  # planned at their pods' priority, as that warning says
         if len(named) > 1:
+            one = len(lacking) == 1
             warnings.append(
                 f"Kueue pod group {gang.key}: its members disagree on {kueue.PRIORITY_CLASS_LABEL} "
                 f"({', '.join(name or 'none' for name in named)}); Kueue reads one member's label, gangplan "
                 "takes the highest value of the classes named"
+                + (f" ({listed(lacking)} {'is' if one else 'are'} not in the snapshot)" if known and lacking else "")
             )
         if known:
             gang.priority = max(known)
