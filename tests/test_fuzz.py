@@ -13,7 +13,7 @@ Cases are drawn from one seeded generator, so a failure names the case number th
 reproduces it. A short run is part of the normal suite; the long one is the same test with
 more cases (about 30 a second on a 2-core machine):
 
-    GANGPLAN_FUZZ_CASES=10000 python -m pytest -m fuzz -s tests/test_fuzz.py
+    GANGPLAN_FUZZ_CASES=10000 python -m pytest -n 0 -m fuzz -s tests/test_fuzz.py
 
 ``GANGPLAN_FUZZ_SEED`` picks another sequence of cases; ``GANGPLAN_FUZZ_CASE=N`` reruns
 only case N and prints its input and output.
