@@ -485,6 +485,18 @@ def test_solver_parameters_set_in_the_environment_are_noted_beside_the_summary()
     assert runner.invoke(app, ["-q", "plan", small], env=env).stderr == ""
 
 
+def test_a_plan_file_records_the_solver_parameters_set_in_the_environment() -> None:
+    """The note on stderr is gone once the plan is saved: the Plan says what made it, as it
+    says the seed and time limit, so two plans that differ can be told apart later."""
+    small = str(ROOT / "snapshots" / "small.yaml")
+    env = {"GANGPLAN_CPSAT_PARAMS": "relative_gap_limit:0.5 random_seed:3"}
+    tuned = json.loads(runner.invoke(app, ["plan", small, "-o", "plan"], env=env).stdout)
+    assert tuned["solver"]["parameters"] == {"relative_gap_limit": "0.5", "random_seed": "3"}
+    for args, environment in (([], {"GANGPLAN_CPSAT_PARAMS": ""}), (["--solver", "greedy"], env)):
+        plain = json.loads(runner.invoke(app, ["plan", small, "-o", "plan", *args], env=environment).stdout)
+        assert "parameters" not in plain["solver"] and plain["solver"]["seed"] == 0
+
+
 @pytest.mark.parametrize("params", ["num_workers=2", "no_such_parameter:1", "max_time_in_seconds:soon", "ignore_subsolvers:x"])
 def test_solver_parameters_it_cannot_set_are_a_usage_error(params: str) -> None:
     """GANGPLAN_CPSAT_PARAMS (benchmarks/README) with a typo had ended in an internal error,
