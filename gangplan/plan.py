@@ -106,6 +106,7 @@ class SolverReport:
     wall_time: float = 0.0
     note: str = ""
     exact_weights: bool = True  # False when quorum demands were rounded to fit int64
+    parameters: tuple[tuple[str, str], ...] = ()  # CP-SAT's, from GANGPLAN_CPSAT_PARAMS: plans differ for them
 
     @property
     def gap_at(self) -> str | None:
@@ -229,6 +230,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             "wallTime": s.wall_time,
             "note": s.note,
             "exactDemandWeights": s.exact_weights,
+            **({"parameters": dict(s.parameters)} if s.parameters else {}),
         },
         "topology": {"levels": list(plan.topology_levels())},
         "warnings": list(plan.warnings),

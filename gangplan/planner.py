@@ -230,6 +230,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
         wall_time=round(time.perf_counter() - start, 3),
         note=note,
         exact_weights=all(t.exact for t in terms),
+        parameters=options.tuning.parameters if options.solver == "cp-sat" else (),
     )
     groups = outcomes(problem, chosen, ordered)
     if broken := _broken_claim(snapshot, placements, groups):
