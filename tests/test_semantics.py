@@ -1104,6 +1104,35 @@ def test_a_missing_workload_priority_class_beside_one_the_snapshot_has_is_said_o
     ]
 
 
+
+def test_a_missing_workload_priority_class_beside_none_the_snapshot_has_is_said_in_its_own_line_only() -> None:
+    """With no class it has, the group keeps its pods' priority and the missing class gets the
+    line saying so: the disagreement line does not say it again (kills a mutant that dropped
+    ``known and`` from its suffix's condition)."""
+    pods = (kueue_member("a", None, priority=3), kueue_member("b", "gone", priority=3))
+    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
+    assert grouping.job_groups[0].priority == 3
+    assert grouping.warnings == [
+        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (none, gone); "
+        "Kueue reads one member's label, gangplan takes the highest value of the classes named",
+        "WorkloadPriorityClass gone is not in the snapshot: Kueue makes no Workload for the groups that name it "
+        "until it exists; they are planned at their pods' priority (add the output of kubectl get "
+        "workloadpriorityclasses -o yaml)",
+    ]
+
+
+def test_two_missing_workload_priority_classes_beside_one_the_snapshot_has_are_named_together() -> None:
+    """The plural of the disagreement line's suffix (kills ``len(lacking) >= 1`` for ``== 1``)."""
+    pods = (kueue_member("a", "gold"), kueue_member("b", "prod"), kueue_member("c", "silver"))
+    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
+    assert grouping.job_groups[0].priority == 5000
+    assert grouping.warnings == [
+        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (gold, prod, silver); "
+        "Kueue reads one member's label, gangplan takes the highest value of the classes named "
+        "(gold, silver are not in the snapshot)"
+    ]
+
+
 # ---------------------------------------------------------------- group_pods: queue order
 
 
@@ -1492,3 +1521,68 @@ def test_a_lone_pod_kueue_manages_without_a_queue_name_takes_its_workload_priori
     unmanaged = mkpod("unmanaged", labels={**labels, "kueue.x-k8s.io/managed": "false"}, priority=7)
     grouping = group_pods(Snapshot(pods=(managed, unmanaged), workload_priority_classes=WORKLOAD_CLASSES))
     assert {jg.key: jg.priority for jg in grouping.job_groups} == {"ns/managed": 5000, "ns/unmanaged": 7}
+
+
+
+def test_one_member_asking_for_fast_admission_makes_its_kueue_group_fast_admitted() -> None:
+    """Kueue reads the key off one member (the first it lists, in no order gangplan can know), so
+    gangplan takes the group as fast-admitted when any member carries it; the planner and verify
+    agree (kills ``all`` for ``any`` in either)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    count = {"kueue.x-k8s.io/pod-group-total-count": "4"}
+    pods = (
+        mkpod("f-0", labels=labels, annotations={**count, FAST: "true"}),
+        mkpod("f-1", labels=labels, annotations=count),
+    )
+    snapshot = Snapshot(nodes=(mknode(),), pods=pods)
+    assert group_pods(snapshot).job_groups[0].top.group.min_member == 2
+    for outcomes in planned(snapshot):
+        assert outcomes["ns/fast"].placed and outcomes["ns/fast"].scheduled == 2
+
+
+def test_a_kueue_fast_admission_group_with_no_runnable_pod_keeps_its_total_count() -> None:
+    """Kueue builds no Workload without a runnable pod (constructGroupPodSetsFast fails), so a group
+    of Failed pods is no fast-admitted group of none (kills dropping ``not runnable``)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "3", FAST: "true"}
+    pods = tuple(mkpod(f"f-{i}", labels=labels, annotations=annotations, phase=PodPhase.FAILED) for i in range(2))
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    assert grouping.job_groups[0].top.group.min_member == 3
+    assert not any(FAST in warning for warning in grouping.warnings)
+
+
+@pytest.mark.parametrize(
+    "differs",
+    [
+        pytest.param({"tolerations": (Toleration("gpu", "Exists", "", "NoSchedule"),)}, id="tolerations"),
+        pytest.param({"node_selector": {"pool": "a"}}, id="node-selector"),
+        pytest.param({"priority": 100}, id="priority"),
+    ],
+)
+def test_kueue_fast_admission_pods_differing_only_in_a_field_kueue_hashes_are_two_shapes(
+    differs: dict[str, object],
+) -> None:
+    """Kueue's getRoleHash reads tolerations, nodeSelector and priority besides the containers
+    (kills each one dropped from ``_kueue_role``)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true"}
+    pods = (
+        mkpod("a", labels=labels, annotations=annotations),
+        mkpod("b", labels=labels, annotations=annotations, **differs),  # type: ignore[arg-type]
+    )
+    warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
+    assert any("its pods have 2 shapes (a; b)" in warning for warning in warnings), warnings
+
+
+def test_a_failed_pod_of_another_shape_in_a_kueue_fast_admission_group_is_no_shape_of_it() -> None:
+    """constructGroupPodSetsFast skips pods that are not runnable: a Failed driver is no second
+    role (kills ``_fast_admission_shapes`` reading every member)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true"}
+    pods = (
+        mkpod("driver", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 2000}),),
+              phase=PodPhase.FAILED),
+        mkpod("worker-0", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
+        mkpod("worker-1", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
+    )
+    assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []

@@ -692,6 +692,33 @@ def test_kueue_plain_pod_group() -> None:
     assert only(check([node()], signed, place(("a", "n1"))), "min-member").message == "1 of minMember 3 (running 0 + placed 1)"
 
 
+def test_a_kueue_fast_admission_group_is_held_to_its_runnable_pods() -> None:
+    """Kueue admits a fast-admitted group with the runnable pods it has: neither a Failed member
+    nor an unbound one being deleted is one (kills each dropped from verify's count)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "4", "kueue.x-k8s.io/pod-group-fast-admission": "true"}
+    pods = [
+        pod("a", labels=labels, annotations=annotations),
+        pod("b", labels=labels, annotations=annotations),
+        pod("c", labels=labels, annotations=annotations, phase=PodPhase.FAILED),
+        pod("d", labels=labels, annotations=annotations, deleting=True),
+    ]
+    assert check([node()], pods, place(("a", "n1"), ("b", "n1"))).ok
+    assert only(check([node()], pods, place(("a", "n1"))), "min-member").message == "1 of minMember 2 (running 0 + placed 1)"
+
+
+def test_a_plan_calling_a_kueue_fast_admission_group_of_failed_pods_placed_is_caught() -> None:
+    """With no runnable pod Kueue admits nothing: the group keeps its total count, and is no
+    group of none that any plan places (kills dropping ``or gang.min_member``)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "3", "kueue.x-k8s.io/pod-group-fast-admission": "true"}
+    pods = tuple(pod(f"f-{i}", labels=labels, annotations=annotations, phase=PodPhase.FAILED) for i in range(2))
+    result = verify(Snapshot(nodes=(node(),), pods=pods), [], claims=[Claim("ns/fast", True, 0, form="kueue")])
+    assert only(result, "outcome").message == (
+        "the plan says placed, but min-member: 0 of minMember 3 (running 0 + placed 0)"
+    )
+
+
 def test_a_podgroup_object_wins_over_a_kueue_group_and_a_missing_name() -> None:
     both = {
         "labels": {"kueue.x-k8s.io/pod-group-name": "k", "scheduling.x-k8s.io/pod-group": "nope"},
