@@ -1586,3 +1586,20 @@ def test_a_failed_pod_of_another_shape_in_a_kueue_fast_admission_group_is_no_sha
         mkpod("worker-1", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
     )
     assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []
+
+
+def test_kueue_fast_admission_pods_with_and_without_a_role_hash_are_two_shapes() -> None:
+    """Kueue's getRoleHash takes each pod's role-hash annotation where it has one and hashes the
+    spec of the others, so a pod without it is of another role than one with it, however alike
+    their specs: only one of them starts. gangplan compared the specs whenever one pod lacked
+    the annotation, and said nothing."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "3", FAST: "true"}
+    hashed = {**annotations, "kueue.x-k8s.io/role-hash": "main"}
+    pods = (
+        mkpod("a", labels=labels, annotations=hashed),
+        mkpod("b", labels=labels, annotations=hashed),
+        mkpod("c", labels=labels, annotations=annotations),
+    )
+    warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
+    assert any("its pods have 2 shapes (a, b; c)" in warning for warning in warnings), warnings
