@@ -736,14 +736,15 @@ def _kueue_role(pod: Pod) -> str:
 def _fast_admission_shapes(gang: Gang) -> str:
     """A warning when a fast-admitted Kueue group's runnable pods are of more than one role.
     Kueue's constructGroupPodSetsFast makes one PodSet of the first runnable pod it lists (in no
-    order gangplan can know) and keeps only pods of that role: the others are never started."""
+    order gangplan can know) and keeps only pods of that role: the others are never started. A pod's
+    role is its role-hash annotation where it has one, else a hash of its spec, so the two never meet."""
     runnable = [p for p in gang.members if _runnable(p)]
     if not any(kueue.fast_admission(p.annotations) for p in gang.members) or not runnable:
         return ""
-    hashed = all(kueue.ROLE_HASH in p.annotations for p in runnable)
-    roles: dict[str, list[str]] = defaultdict(list)
+    roles: dict[tuple[bool, str], list[str]] = defaultdict(list)
     for pod in runnable:
-        roles[pod.annotations[kueue.ROLE_HASH] if hashed else _kueue_role(pod)].append(pod.name)
+        hashed = pod.annotations.get(kueue.ROLE_HASH)
+        roles[(True, hashed) if hashed is not None else (False, _kueue_role(pod))].append(pod.name)
     if len(roles) < 2:
         return ""
     shown = "; ".join(listed(names) for names in sorted(sorted(names) for names in roles.values()))
