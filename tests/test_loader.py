@@ -593,6 +593,14 @@ value: 10
         load_snapshot([write("twice.yaml", twice)])
 
 
+def test_a_file_of_workload_priority_classes_alone_is_objects_found() -> None:
+    """`kubectl get workloadpriorityclasses -o yaml` on its own is a snapshot with something in it,
+    not "no Kubernetes objects found" (kills dropping the kind from load_snapshot's emptiness test)."""
+    text = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: prod}\nvalue: 5000\n"
+    snapshot = load_snapshot([write("wpc-only.yaml", text)])
+    assert [(c.name, c.value) for c in snapshot.workload_priority_classes] == [("prod", 5000)]
+
+
 def test_other_kinds_are_counted_not_refused() -> None:
     text = """\
 apiVersion: v1

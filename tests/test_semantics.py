@@ -1603,3 +1603,34 @@ def test_kueue_fast_admission_pods_with_and_without_a_role_hash_are_two_shapes()
     )
     warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
     assert any("its pods have 2 shapes (a, b; c)" in warning for warning in warnings), warnings
+
+
+def test_a_short_kueue_fast_admission_group_counts_only_its_runnable_pods_in_its_warning() -> None:
+    """Four of four pods, one Failed and one unbound being deleted: the snapshot has two Kueue
+    can start, and two more are to come (kills counting every member in either number)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "4", FAST: "true"}
+    pods = (
+        mkpod("f-0", labels=labels, annotations=annotations),
+        mkpod("f-1", labels=labels, annotations=annotations),
+        mkpod("f-2", labels=labels, annotations=annotations, phase=PodPhase.FAILED),
+        mkpod("f-3", labels=labels, annotations=annotations, deleting=True),
+    )
+    warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
+    assert [w for w in warnings if w.startswith("Kueue pod group ns/fast asks")] == [
+        f"Kueue pod group ns/fast asks for fast admission ({FAST}): Kueue admits it for its 4 pods "
+        "(kueue.x-k8s.io/pod-group-total-count) once its first pod exists and starts each pod as it comes; "
+        "the snapshot has 2, so they are planned as the group (minMember 2) and the other 2 get no room in the plan"
+    ]
+
+
+def test_kueue_fast_admission_pods_with_an_empty_role_hash_are_of_that_one_role() -> None:
+    """Kueue's getRoleHash tests the annotation's presence, so "" is a role like any other and the
+    specs are not read (kills ``if hashed`` for ``if hashed is not None``)."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true", "kueue.x-k8s.io/role-hash": ""}
+    pods = (
+        mkpod("a", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 2000}),)),
+        mkpod("b", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
+    )
+    assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []
