@@ -1634,3 +1634,34 @@ def test_kueue_fast_admission_pods_with_an_empty_role_hash_are_of_that_one_role(
         mkpod("b", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
     )
     assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []
+
+
+def test_many_kueue_fast_admission_groups_of_two_shapes_are_said_in_one_line() -> None:
+    """Kills a wrong count in that line, which no test printed (six groups, one line)."""
+    pods = tuple(
+        mkpod(
+            f"f{g}-{i}", labels={"kueue.x-k8s.io/pod-group-name": f"f{g}"},
+            annotations={"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true"},
+            containers=(Container("c", {"cpu": 1000 * (i + 1)}),),
+        )
+        for g in range(6)
+        for i in range(2)
+    )
+    assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == [
+        f"6 Kueue pod groups (ns/f0, ns/f1, ns/f2, …) ask for fast admission ({FAST}) and have pods of more than one "
+        "shape: Kueue builds each one's PodSet from one pod's shape and starts no pod of another, which stay gated; "
+        "gangplan plans them all"
+    ]
+
+
+def test_many_missing_workload_priority_classes_are_said_in_one_line() -> None:
+    """Kills a wrong count in that line, which no test printed (six classes, one line)."""
+    pods = tuple(
+        mkpod(f"p{i}", labels={"kueue.x-k8s.io/queue-name": "q", "kueue.x-k8s.io/priority-class": f"c{i}"})
+        for i in range(6)
+    )
+    assert group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES)).warnings == [
+        "6 WorkloadPriorityClasses are not in the snapshot (c0, c1, c2, …): Kueue makes no Workload for the groups "
+        "that name them until they exist; they are planned at their pods' priority (add the output of kubectl get "
+        "workloadpriorityclasses -o yaml)"
+    ]
