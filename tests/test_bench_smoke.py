@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,12 +15,13 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_scale_benchmark_smoke() -> None:
-    before = set(Path(tempfile.gettempdir()).glob("gangplan-bench-*"))
+def test_scale_benchmark_smoke(tmp_path: Path) -> None:
+    # A temporary directory of its own: tests run side by side (pytest-xdist), and another
+    # benchmark's snapshots in the shared one would look like this run's left behind.
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1",
          "--modes", "cp-sat,greedy", "--time-limit", "0.5"],
-        capture_output=True, text=True, timeout=600, check=True,
+        capture_output=True, text=True, timeout=600, check=True, env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     rows = [line for line in out.stdout.splitlines() if line.startswith("S ")]
     # Greedy runs first whatever the order given: the ratios and verdicts are against it.
@@ -38,7 +39,7 @@ def test_scale_benchmark_smoke() -> None:
         levels = [part.split(":")[0] for part in row.split("  ")[-1].split("; ")]
         assert levels == ["p1000", "p100", "p10"], levels
     assert "growth against node count" in out.stdout and "cp-sat      S 512 nodes" in out.stdout
-    assert set(Path(tempfile.gettempdir()).glob("gangplan-bench-*")) == before  # its snapshots removed
+    assert list(tmp_path.iterdir()) == []  # its snapshots removed
 
 
 def test_scale_benchmark_reads_yaml_snapshots_and_padded_dumps(tmp_path: Path) -> None:
