@@ -1499,20 +1499,32 @@ def test_a_launcher_pod_manifest_beside_its_workers_job_is_a_pod_to_create(tmp_p
     assert invoke("plan", str(cluster), str(alone), "-o", "name").stdout == "binding/solo\n"
 
 
+SPREADING = (
+    '{"workloadLabelSelectors": [{"key": "app", "operator": "In", "values": ["svc"]}],'
+    ' "rules": [{"topologyKey": "rack", "maxShareAllowingPlacement": "0.5"}]}'
+)
+
+
 @pytest.mark.parametrize(
-    ("key", "annotations"),
+    ("rule", "key", "annotations"),
     [
-        ("kueue.x-k8s.io/podset-slice-required-topology",
+        ("slices", "kueue.x-k8s.io/podset-slice-required-topology",
          "kueue.x-k8s.io/podset-slice-required-topology: rack, kueue.x-k8s.io/podset-slice-size: '2'"),
-        ("kueue.x-k8s.io/podset-slice-required-topology-constraints",
+        ("slices", "kueue.x-k8s.io/podset-slice-required-topology-constraints",
          "kueue.x-k8s.io/podset-slice-required-topology-constraints: '[{\"topology\": \"rack\", \"size\": 2}]'"),
+        ("spreading", "kueue.x-k8s.io/podset-topology-spreading",
+         f"kueue.x-k8s.io/podset-topology-spreading: '{SPREADING}'"),
     ],
 )
-def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path, key: str, annotations: str) -> None:
+def test_kueue_topology_rules_gangplan_does_not_model_are_warned_about(
+    tmp_path: Path, rule: str, key: str, annotations: str
+) -> None:
     """review 18 N F4: podset-slice-required-topology was dropped in silence; gangplan said
     Placed where Kueue would not admit the group. helper-83: so were the multi-layer slices
     (podset-slice-required-topology-constraints, a JSON list of levels and sizes that each
-    must hold whole)."""
+    must hold whole). helper-85: and podset-topology-spreading (TASTopologySpreading: a domain
+    already holding more than maxShareAllowingPlacement of the Workloads the selectors match
+    takes no further one, by default as a hard rule)."""
     path = tmp_path / "kueue.yaml"
     path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
         f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
@@ -1522,31 +1534,7 @@ def test_kueue_topology_slices_are_warned_about_as_not_modelled(tmp_path: Path, 
     ))
     result = invoke("plan", str(path))
     assert (
-        f"warning: Kueue topology slices ({key}) is not modelled, so the plan may"
-        " break it: pod ml/k-0, pod ml/k-1 ask for it"
-    ) in result.stderr
-
-
-def test_kueue_topology_spreading_is_warned_about_as_not_modelled(tmp_path: Path) -> None:
-    """helper-h1: Kueue's podset-topology-spreading (TASTopologySpreading: a domain already
-    holding more than maxShareAllowingPlacement of the Workloads the selectors match takes no
-    further one, by default as a hard rule) was dropped in silence: gangplan said Placed in a
-    domain Kueue's TAS would refuse."""
-    path = tmp_path / "kueue.yaml"
-    spreading = (
-        '{"workloadLabelSelectors": [{"key": "app", "operator": "In", "values": ["svc"]}],'
-        ' "rules": [{"topologyKey": "rack", "maxShareAllowingPlacement": "0.5"}]}'
-    )
-    path.write_text(CLUSTER.split("---\napiVersion: v1\nkind: Pod")[0] + "".join(
-        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: k-{i}\n  namespace: ml\n  labels: {{kueue.x-k8s.io/pod-group-name: k}}\n"
-        f"  annotations: {{kueue.x-k8s.io/pod-group-total-count: '2', "
-        f"kueue.x-k8s.io/podset-topology-spreading: '{spreading}'}}\n"
-        "spec: {containers: [{name: c, image: x}]}\n"
-        for i in range(2)
-    ))
-    result = invoke("plan", str(path))
-    assert (
-        "warning: Kueue topology spreading (kueue.x-k8s.io/podset-topology-spreading) is not modelled, so the plan may"
+        f"warning: Kueue topology {rule} ({key}) is not modelled, so the plan may"
         " break it: pod ml/k-0, pod ml/k-1 ask for it"
     ) in result.stderr
 

@@ -1069,68 +1069,43 @@ def test_a_workload_priority_class_on_a_podgroups_pods_is_not_read() -> None:
     assert grouping.job_groups[0].priority == 3
 
 
-def test_a_workload_priority_class_the_snapshot_lacks_plans_at_the_pods_priority_and_says_so() -> None:
-    pods = (kueue_member("a", "gone", priority=1), kueue_member("b", "gone", priority=40))
+DISAGREE = "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class"
+TAKEN = "Kueue reads one member's label, gangplan takes the highest value of the classes named"
+GONE = (
+    "WorkloadPriorityClass gone is not in the snapshot: Kueue makes no Workload for the groups that name it "
+    "until it exists; they are planned at their pods' priority (add the output of kubectl get "
+    "workloadpriorityclasses -o yaml)"
+)
+
+
+@pytest.mark.parametrize(
+    "members, expected, warnings",
+    [
+        # A class the snapshot lacks: Kueue makes no Workload; the pods' priority, and a line saying so.
+        pytest.param([("gone", 1), ("gone", 40)], 40, [GONE], id="missing"),
+        # Kueue reads the label off one member, whichever it lists first: no order to follow.
+        pytest.param([("dev", 0), ("prod", 0), (None, 0)], 5000, [f"{DISAGREE} (none, dev, prod); {TAKEN}"],
+                     id="disagreeing-takes-the-highest"),
+        # helper-86: the group takes the class it has, so "planned at their pods' priority" would
+        # be false for it; the disagreement line names the missing class instead.
+        pytest.param([("gold", 1), ("prod", 1)], 5000,
+                     [f"{DISAGREE} (gold, prod); {TAKEN} (gold is not in the snapshot)"],
+                     id="missing-beside-one-it-has"),
+        pytest.param([("gold", 0), ("prod", 0), ("silver", 0)], 5000,
+                     [f"{DISAGREE} (gold, prod, silver); {TAKEN} (gold, silver are not in the snapshot)"],
+                     id="two-missing-beside-one-it-has"),
+        # With no class it has, the missing class gets its own line, not the disagreement line's suffix.
+        pytest.param([(None, 3), ("gone", 3)], 3, [f"{DISAGREE} (none, gone); {TAKEN}", GONE],
+                     id="missing-beside-none-it-has"),
+    ],
+)
+def test_workload_priority_classes_missing_or_disagreeing(
+    members: list[tuple[str | None, int]], expected: int, warnings: list[str]
+) -> None:
+    pods = tuple(kueue_member(name, workload_class, priority=priority) for name, (workload_class, priority) in zip("abc", members))
     grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
-    assert grouping.job_groups[0].priority == 40
-    assert grouping.warnings == [
-        "WorkloadPriorityClass gone is not in the snapshot: Kueue makes no Workload for the groups that name it "
-        "until it exists; they are planned at their pods' priority (add the output of kubectl get "
-        "workloadpriorityclasses -o yaml)"
-    ]
-
-
-def test_kueue_members_disagreeing_on_the_workload_priority_class_take_the_highest_and_warn() -> None:
-    """Kueue reads the label off one member, whichever it lists first: no order to follow."""
-    pods = (kueue_member("a", "dev"), kueue_member("b", "prod"), kueue_member("c", None))
-    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
-    assert grouping.job_groups[0].priority == 5000
-    assert grouping.warnings == [
-        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (none, dev, prod); "
-        "Kueue reads one member's label, gangplan takes the highest value of the classes named"
-    ]
-
-
-def test_a_missing_workload_priority_class_beside_one_the_snapshot_has_is_said_once_and_truly() -> None:
-    """helper-86: the group takes the class it has, so "planned at their pods' priority" was false
-    for it; the disagreement line says which class is missing instead."""
-    pods = (kueue_member("a", "gold", priority=1), kueue_member("b", "prod", priority=1))
-    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
-    assert grouping.job_groups[0].priority == 5000
-    assert grouping.warnings == [
-        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (gold, prod); "
-        "Kueue reads one member's label, gangplan takes the highest value of the classes named "
-        "(gold is not in the snapshot)"
-    ]
-
-
-
-def test_a_missing_workload_priority_class_beside_none_the_snapshot_has_is_said_in_its_own_line_only() -> None:
-    """With no class it has, the group keeps its pods' priority and the missing class gets the
-    line saying so: the disagreement line does not say it again (kills a mutant that dropped
-    ``known and`` from its suffix's condition)."""
-    pods = (kueue_member("a", None, priority=3), kueue_member("b", "gone", priority=3))
-    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
-    assert grouping.job_groups[0].priority == 3
-    assert grouping.warnings == [
-        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (none, gone); "
-        "Kueue reads one member's label, gangplan takes the highest value of the classes named",
-        "WorkloadPriorityClass gone is not in the snapshot: Kueue makes no Workload for the groups that name it "
-        "until it exists; they are planned at their pods' priority (add the output of kubectl get "
-        "workloadpriorityclasses -o yaml)",
-    ]
-
-
-def test_two_missing_workload_priority_classes_beside_one_the_snapshot_has_are_named_together() -> None:
-    """The plural of the disagreement line's suffix (kills ``len(lacking) >= 1`` for ``== 1``)."""
-    pods = (kueue_member("a", "gold"), kueue_member("b", "prod"), kueue_member("c", "silver"))
-    grouping = group_pods(Snapshot(pods=pods, workload_priority_classes=WORKLOAD_CLASSES))
-    assert grouping.job_groups[0].priority == 5000
-    assert grouping.warnings == [
-        "Kueue pod group ns/job: its members disagree on kueue.x-k8s.io/priority-class (gold, prod, silver); "
-        "Kueue reads one member's label, gangplan takes the highest value of the classes named "
-        "(gold, silver are not in the snapshot)"
-    ]
+    assert grouping.job_groups[0].priority == expected
+    assert grouping.warnings == warnings
 
 
 # ---------------------------------------------------------------- group_pods: queue order
@@ -1437,7 +1412,9 @@ def test_a_whole_kueue_fast_admission_group_is_planned_as_before_without_a_warni
 
 
 def test_a_failed_member_of_a_kueue_fast_admission_group_is_not_one_it_has() -> None:
-    """Kueue leaves Failed pods (and unbound ones being deleted) out of the runnable ones."""
+    """Kueue leaves Failed pods (and unbound ones being deleted) out of the runnable ones: four of
+    four pods, one Failed and one unbound being deleted, are two Kueue can start and two more to
+    come, in minMember and in both numbers of the warning (kills counting every member in either)."""
     labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "4", FAST: "true"}
     pods = (
@@ -1448,6 +1425,12 @@ def test_a_failed_member_of_a_kueue_fast_admission_group_is_not_one_it_has() -> 
     )
     grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
     assert grouping.job_groups[0].top.group.min_member == 2
+    warnings = grouping.warnings
+    assert [w for w in warnings if w.startswith("Kueue pod group ns/fast asks")] == [
+        f"Kueue pod group ns/fast asks for fast admission ({FAST}): Kueue admits it for its 4 pods "
+        "(kueue.x-k8s.io/pod-group-total-count) once its first pod exists and starts each pod as it comes; "
+        "the snapshot has 2, so they are planned as the group (minMember 2) and the other 2 get no room in the plan"
+    ]
 
 
 def test_many_short_kueue_fast_admission_groups_are_said_in_one_line() -> None:
@@ -1486,10 +1469,13 @@ def test_a_kueue_fast_admission_group_with_two_pod_shapes_is_warned_about() -> N
     ]
 
 
-def test_kueue_fast_admission_pods_of_one_role_hash_are_one_shape() -> None:
-    """Kueue reads a pod's role-hash annotation before hashing its spec."""
+@pytest.mark.parametrize("role", ["main", ""], ids=["named", "empty"])
+def test_kueue_fast_admission_pods_of_one_role_hash_are_one_shape(role: str) -> None:
+    """Kueue reads a pod's role-hash annotation before hashing its spec, and tests the
+    annotation's presence, so "" is a role like any other and the specs are not read (the
+    empty one kills ``if hashed`` for ``if hashed is not None``)."""
     labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
-    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true", "kueue.x-k8s.io/role-hash": "main"}
+    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true", "kueue.x-k8s.io/role-hash": role}
     pods = (
         mkpod("a", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 2000}),)),
         mkpod("b", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
@@ -1603,37 +1589,6 @@ def test_kueue_fast_admission_pods_with_and_without_a_role_hash_are_two_shapes()
     )
     warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
     assert any("its pods have 2 shapes (a, b; c)" in warning for warning in warnings), warnings
-
-
-def test_a_short_kueue_fast_admission_group_counts_only_its_runnable_pods_in_its_warning() -> None:
-    """Four of four pods, one Failed and one unbound being deleted: the snapshot has two Kueue
-    can start, and two more are to come (kills counting every member in either number)."""
-    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
-    annotations = {"kueue.x-k8s.io/pod-group-total-count": "4", FAST: "true"}
-    pods = (
-        mkpod("f-0", labels=labels, annotations=annotations),
-        mkpod("f-1", labels=labels, annotations=annotations),
-        mkpod("f-2", labels=labels, annotations=annotations, phase=PodPhase.FAILED),
-        mkpod("f-3", labels=labels, annotations=annotations, deleting=True),
-    )
-    warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
-    assert [w for w in warnings if w.startswith("Kueue pod group ns/fast asks")] == [
-        f"Kueue pod group ns/fast asks for fast admission ({FAST}): Kueue admits it for its 4 pods "
-        "(kueue.x-k8s.io/pod-group-total-count) once its first pod exists and starts each pod as it comes; "
-        "the snapshot has 2, so they are planned as the group (minMember 2) and the other 2 get no room in the plan"
-    ]
-
-
-def test_kueue_fast_admission_pods_with_an_empty_role_hash_are_of_that_one_role() -> None:
-    """Kueue's getRoleHash tests the annotation's presence, so "" is a role like any other and the
-    specs are not read (kills ``if hashed`` for ``if hashed is not None``)."""
-    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
-    annotations = {"kueue.x-k8s.io/pod-group-total-count": "2", FAST: "true", "kueue.x-k8s.io/role-hash": ""}
-    pods = (
-        mkpod("a", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 2000}),)),
-        mkpod("b", labels=labels, annotations=annotations, containers=(Container("c", {"cpu": 1000}),)),
-    )
-    assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []
 
 
 def test_many_kueue_fast_admission_groups_of_two_shapes_are_said_in_one_line() -> None:
