@@ -1611,7 +1611,7 @@ def test_a_volcano_job_waiting_to_be_enqueued_is_planned_with_its_podgroup(tmp_p
     assert "1 Job (batch.volcano.sh/v1alpha1, already created)" in running.stderr
 
 
-def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: Path) -> None:
+def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """review 18 L F3/F4: --groups-from ./jobs beside jobs/ as an input read the folder twice
     (exit 2, a PodGroup "duplicate" of itself); an output file inside an input folder replaced
     the job manifest there; --junit-file - wrote a file named "-"."""
@@ -1626,6 +1626,9 @@ def test_groups_from_and_outputs_see_the_files_an_input_folder_holds(tmp_path: P
     result = invoke("check", str(cluster), "--groups-from", str(jobs), "--junit-file", str(jobs / "train.yaml"))
     assert result.exit_code == 2 and result.stderr.strip().endswith("is also an input; write the output to another file")
     assert (jobs / "train.yaml").read_text() == kept
+    # In a folder of its own: the current one is shared by tests side by side (pytest-xdist), and
+    # a "-" another test wrote there would fail this one (or stay in the checkout for the next run).
+    monkeypatch.chdir(tmp_path)
     dash = invoke("check", str(cluster), "--groups-from", str(jobs), "--junit-file", "-")
     assert dash.exit_code == 2 and "--junit-file - would write to stdout" in dash.stderr and not Path("-").exists()
     assert dash.stdout == ""

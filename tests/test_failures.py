@@ -507,11 +507,14 @@ def test_a_closed_stdout_is_the_same_error_line_for_every_output(command: list[s
     assert proc.stderr == "error: cannot write the output: stdout is closed\n"
 
 
-def test_output_file_writes_through_a_symlink_into_a_fifo_and_dash_is_stdout(tmp_path: Path) -> None:
+def test_output_file_writes_through_a_symlink_into_a_fifo_and_dash_is_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target, link = tmp_path / "target.txt", tmp_path / "link"
     link.symlink_to(target.name)
     assert invoke("plan", str(SMALL), "-o", "name", "--output-file", str(link)).exit_code == 0
     assert link.is_symlink() and target.read_text().startswith("binding/")  # the link was replaced by a file
+    # In a folder of its own: the current one is shared by tests side by side (pytest-xdist), and
+    # a "-" another test wrote there would fail this one (or stay in the checkout for the next run).
+    monkeypatch.chdir(tmp_path)
     result = invoke("plan", str(SMALL), "-o", "name", "--output-file", "-")
     assert result.exit_code == 0 and result.stdout.startswith("binding/") and not Path("-").exists()
     fifo = tmp_path / "fifo"
