@@ -1390,6 +1390,28 @@ def test_a_kueue_fast_admission_group_is_planned_with_the_pods_it_has(value: str
         assert outcomes["ns/fast"].placed and outcomes["ns/fast"].scheduled == 2
 
 
+def test_a_short_kueue_group_only_some_of_whose_pods_ask_for_fast_admission_says_so() -> None:
+    """Kueue reads the key off one pod, the first it lists, in no order gangplan can know: the
+    group may be admitted early or wait for its total. gangplan plans it as fast-admitted, as
+    one member's key makes it, and says which pods carry the key."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    count = {"kueue.x-k8s.io/pod-group-total-count": "4"}
+    pods = (
+        mkpod("f-0", labels=labels, annotations={**count, FAST: "true"}),
+        mkpod("f-1", labels=labels, annotations=count),
+        mkpod("f-2", labels=labels, annotations=count),
+    )
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    assert grouping.job_groups[0].top.group.min_member == 3
+    assert grouping.warnings == [
+        f"Kueue pod group ns/fast asks for fast admission ({FAST}): Kueue admits it for its 4 pods "
+        "(kueue.x-k8s.io/pod-group-total-count) once its first pod exists and starts each pod as it comes; "
+        "the snapshot has 3, so they are planned as the group (minMember 3) and the other 1 gets no room in the plan; "
+        "only 1 of its pods (f-0) carries the key, and Kueue reads it off one pod, the first it lists: "
+        "it may wait for all 4"
+    ]
+
+
 def test_a_kueue_group_without_fast_admission_still_waits_for_its_total_count() -> None:
     labels = {"kueue.x-k8s.io/pod-group-name": "slow"}
     annotations = {"kueue.x-k8s.io/pod-group-total-count": "4"}
