@@ -708,11 +708,20 @@ def _fast_admitted(gang: Gang) -> str:
         if levels
         else ""
     )
+    asking = sorted(p.name for p in gang.members if kueue.fast_admission(p.annotations))
+    # Kueue reads the key off the first pod it lists, which may be one without it.
+    some = (
+        f"; only {len(asking)} of its pods ({listed(asking)}) {'carries' if len(asking) == 1 else 'carry'} the key, "
+        f"and Kueue reads it off one pod, the first it lists: it may wait for all {total}"
+        if len(asking) < len(gang.members)
+        else ""
+    )
+    to_come = total - len(runnable)
     return (
         f"Kueue pod group {gang.key} asks for fast admission ({kueue.FAST_ADMISSION}): Kueue admits it for its "
         f"{total} pods ({kueue.TOTAL_COUNT}) once its first pod exists and starts each pod as it comes; the snapshot "
         f"has {len(runnable)}, so they are planned as the group (minMember {len(runnable)}) and the other "
-        f"{total - len(runnable)} get no room in the plan{tas}"
+        f"{to_come} {'gets' if to_come == 1 else 'get'} no room in the plan{tas}{some}"
     )
 
 
