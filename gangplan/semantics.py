@@ -470,7 +470,14 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         f"{len(disagreeing)} Kueue pod groups ({listed(disagreeing)}): the members of each disagree on "
         f"{kueue.TOTAL_COUNT}; the largest count is each one's minMember",
     )
-    shapes = {gang.key: said for gang in kueue_gangs.values() if (said := _fast_admission_shapes(gang))}
+    shapes: dict[str, str] = {}
+    fast: dict[str, str] = {}
+    for gang in kueue_gangs.values():
+        if runnable := _fast_runnable(gang):
+            if said := _fast_admission_shapes(gang, runnable):
+                shapes[gang.key] = said
+            if said := _fast_admitted(gang, runnable):
+                fast[gang.key] = said
     warnings += _one_by_one_or_together(
         sorted(shapes),
         shapes.__getitem__,
@@ -478,7 +485,6 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         "and have pods of more than one shape: Kueue builds each one's PodSet from one pod's shape and starts no pod "
         "of another, which stay gated; gangplan plans them all",
     )
-    fast = {gang.key: said for gang in kueue_gangs.values() if (said := _fast_admitted(gang))}
     warnings += _one_by_one_or_together(
         sorted(fast),
         fast.__getitem__,
@@ -688,16 +694,20 @@ def unmodelled_warnings(asking: Mapping[str, Sequence[str]], consequence: str = 
 _ONE_BY_ONE_UP_TO = 5  # missing PodGroups (each gets a "did you mean"), or groups of another kind, warned about one by one
 
 
-def _fast_admitted(gang: Gang) -> str:
+def _fast_runnable(gang: Gang) -> list[Pod]:
+    """The pods Kueue can start of a Kueue group asking for fast admission; none when it does not
+    ask. Failed pods and unbound ones being deleted are not runnable to Kueue."""
+    if not any(kueue.fast_admission(p.annotations) for p in gang.members):
+        return []
+    return [p for p in gang.members if _runnable(p)]
+
+
+def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
     """Lower a fast-admitted Kueue group's quorum to the pods it has, and say so. Kueue builds
     the Workload from the first pod, for the total count, admits it with fewer pods and lifts
-    each pod's gate as it comes: waiting for the total would call short a group Kueue starts.
-    Failed pods and unbound ones being deleted are not runnable to Kueue."""
-    if not any(kueue.fast_admission(p.annotations) for p in gang.members):
-        return ""
-    runnable = [p for p in gang.members if _runnable(p)]
+    each pod's gate as it comes: waiting for the total would call short a group Kueue starts."""
     total = gang.group.min_member
-    if not runnable or len(runnable) >= total:
+    if len(runnable) >= total:
         return ""
     gang.group = replace(gang.group, min_member=len(runnable))
     levels = sorted({level for p in gang.members for level in kueue.topology_requests(p.annotations) if level})
@@ -742,14 +752,11 @@ def _kueue_role(pod: Pod) -> str:
     ))  # fmt: skip
 
 
-def _fast_admission_shapes(gang: Gang) -> str:
+def _fast_admission_shapes(gang: Gang, runnable: Sequence[Pod]) -> str:
     """A warning when a fast-admitted Kueue group's runnable pods are of more than one role.
     Kueue's constructGroupPodSetsFast makes one PodSet of the first runnable pod it lists (in no
     order gangplan can know) and keeps only pods of that role: the others are never started. A pod's
     role is its role-hash annotation where it has one, else a hash of its spec, so the two never meet."""
-    runnable = [p for p in gang.members if _runnable(p)]
-    if not any(kueue.fast_admission(p.annotations) for p in gang.members) or not runnable:
-        return ""
     roles: dict[tuple[bool, str], list[str]] = defaultdict(list)
     for pod in runnable:
         hashed = pod.annotations.get(kueue.ROLE_HASH)
