@@ -23,11 +23,11 @@ snapshot) are returned in ``warnings`` for the caller to show on stderr.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
-from .model import IMPLICIT_KINDS, Node, Pod, PodGroupAPI, Snapshot
+from .model import IMPLICIT_KINDS, HostPort, Node, Pod, PodGroupAPI, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan, group_id as _gang_id, shared_keys as _shared
 from .quantity import describe_amount, percent_apart, plural
 from .semantics import (
@@ -35,6 +35,7 @@ from .semantics import (
     blocked_by,
     consumes_capacity,
     group_pods,
+    host_port_clash,
     is_pending,
     node_allocatable,
     pod_requests,
@@ -349,11 +350,13 @@ def _snag(pod: Pod | None, placement: Placement, nodes: Container[str]) -> str:
     return "elsewhere" if placement.node not in nodes else ""
 
 
-def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node]) -> str:
+def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node], ports: Mapping[str, list[tuple[HostPort, str]]]) -> str:
     """Why a placement made from another snapshot cannot be applied to this one, or "": a
     node cordoned, NotReady or tainted since takes the pod no more: kube-scheduler would not
     choose it, and gangplan's filters and verify refuse it (a Binding made anyway would be
-    accepted, and the kubelet runs the pod unless a NoExecute taint evicts it)."""
+    accepted, and the kubelet runs the pod unless a NoExecute taint evicts it). Nor does one
+    where a pod bound since binds a host port the pod binds (``ports``: per node, the running
+    pods' ports): the kubelet refuses that pod."""
     snag = _snag(pod, placement, nodes)
     node = nodes.get(placement.node)
     if not snag and pod is not None and node is not None:
@@ -364,6 +367,9 @@ def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node]) -> 
         if (taint := untolerated_taint(node, pod.tolerations)) is not None:
             shown = f"{taint.key}={taint.value}" if taint.value else taint.key
             return f"node {node.name} has taint {shown}:{taint.effect}, which the pod does not tolerate"
+        if (clash := host_port_clash(pod.host_ports, ports.get(node.name, ()))) is not None:
+            port, holder = clash
+            return f"node {node.name} has hostPort {port.port}/{port.protocol} bound on {port.ip} by pod {holder}"
     if not snag:
         return ""
     if pod is None:
@@ -439,7 +445,11 @@ def diff_snapshot(
             return _BARE, key  # the bare pod's own placement: no other pod of the plan's snapshot had its name
         return kind_of.get(key, ""), key
 
-    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes)) for p in placements]
+    ports: dict[str, list[tuple[HostPort, str]]] = defaultdict(list)
+    for bound in snapshot.pods:
+        if bound.node_name is not None and consumes_capacity(bound):
+            ports[bound.node_name].extend((port, bound.key) for port in bound.host_ports)
+    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, ports)) for p in placements]
     pods = tuple(sorted((PodChange(p.pod, gid[1], None, p.node, why) for p, gid, why in changes), key=lambda c: _key(c.pod)))
     applies = [p for p, _, why in changes if not why]
     fresh = Counter(gid for _, gid, why in changes if not why)

@@ -19,7 +19,7 @@ from .objective import Assignment, Term, objective_terms
 from .problem import GangSpec, Problem, alone, candidate_count, frozen, level_key, pods_that_fit
 from .model import PodGroupAPI
 from .quantity import counted, describe_amount, describe_apart, plural
-from .semantics import node_usable
+from .semantics import is_host_port, node_usable
 from .stages import SolveResult, Tuning
 from .topology import TopologyTree
 
@@ -209,7 +209,11 @@ class _Placed:
 
 def _asks(problem: Problem, request: Sequence[int]) -> list[str]:
     """A pod's requests, as kubectl shows them: ['95.6 cpu', '372Gi memory', '4 nvidia.com/gpu']."""
-    return [f"{describe_amount(name, v)} {name}" for name, v in zip(problem.resources, request) if v and name != "pods"]
+    return [
+        name if is_host_port(name) else f"{describe_amount(name, v)} {name}"
+        for name, v in zip(problem.resources, request)
+        if v and name != "pods"
+    ]
 
 
 def _holder(problem: Problem, j: int) -> str:

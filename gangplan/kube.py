@@ -20,6 +20,7 @@ from gangplan import kueue
 from gangplan.errors import InputError, Position, dotted as _dotted
 from gangplan.model import (
     Container,
+    HostPort,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -480,6 +481,32 @@ def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
     return Toleration(key, operator, value, effect)
 
 
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+_PORT_MAX = 65535
+
+
+def _host_ports(r: _Reader, spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
+    """The ports NodePorts holds on the pod's node: app containers' and sidecars' (a plain init
+    container has exited before the pod runs), each with a hostPort, which the API server sets
+    to the containerPort under hostNetwork."""
+    host_network = r.boolean(spec, "hostNetwork", _SPEC)
+    found: set[HostPort] = set()
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(r.sequence(spec, key, _SPEC)):
+            if not isinstance(container, dict) or (key == "initContainers" and container.get("restartPolicy") != "Always"):
+                continue
+            for j, raw in enumerate(r.sequence(container, "ports", _SPEC + (key, i))):
+                at = _SPEC + (key, i, "ports", j)
+                port = r.entry(raw, at)
+                host = r.integer(port, "hostPort", at, minimum=0, maximum=_PORT_MAX) or 0
+                if not host and host_network:
+                    host = r.integer(port, "containerPort", at, minimum=0, maximum=_PORT_MAX) or 0
+                if host:
+                    protocol = r.choice(port, "protocol", at, _PROTOCOLS, "TCP")
+                    found.add(HostPort(host, protocol, r.string(port, "hostIP", at) or "0.0.0.0"))
+    return tuple(sorted(found, key=lambda p: (p.port, p.protocol, p.ip)))
+
+
 def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
     """A v1 Pod. An empty nodeName or priorityClassName means none, as in Kubernetes.
     ``shown``: where a pod made from a template is written in its workload (``spec.template``),
@@ -524,18 +551,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
                 r.sequence(r.mapping(affinity, "podAntiAffinity", _AFFINITY), _REQUIRED_AFFINITY, _ANTI_AFFINITY)
             )
         )
-    host_network = r.boolean(spec, "hostNetwork", _SPEC)
-    # NodePorts counts app containers' ports and sidecars'; a plain init container's are not held.
-    ports = [
-        r.entry(port, _SPEC + (key, i, "ports", j))
-        for key in ("containers", "initContainers")
-        for i, container in enumerate(r.sequence(spec, key, _SPEC))
-        if isinstance(container, dict) and (key == "containers" or container.get("restartPolicy") == "Always")
-        for j, port in enumerate(r.sequence(container, "ports", _SPEC + (key, i)))
-    ]
-    # With hostNetwork the API server sets each container port's hostPort to it.
-    if any(port.get("hostPort") or (host_network and port.get("containerPort")) for port in ports):
-        unmodelled.append("hostPort (kube-scheduler's NodePorts filter)")
+    host_ports = _host_ports(r, spec)
     spread = r.sequence(spec, "topologySpreadConstraints", _SPEC)
     if any(isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for c in spread):
         unmodelled.append("topologySpreadConstraints with DoNotSchedule")
@@ -597,6 +613,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
         unmodelled=tuple(unmodelled),
         anti_affinity=anti_affinity,
         pod_level_requests={k: v for k, v in level_requests.items() if _pod_level(k)},
+        host_ports=host_ports,
     )
 
 

@@ -112,6 +112,17 @@ class OwnerReference:
 
 
 @dataclass(frozen=True, slots=True)
+class HostPort:
+    """A port a pod binds on its node's network (``hostPort``, or every container port under
+    ``hostNetwork``), as kube-scheduler's NodePorts filter keeps it: no two pods on a node may
+    bind one protocol and port on the same address, and ``0.0.0.0`` is every address."""
+
+    port: int
+    protocol: str = "TCP"  # TCP | UDP | SCTP
+    ip: str = "0.0.0.0"  # hostIP; empty is 0.0.0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Pod:
     namespace: str
     name: str
@@ -141,6 +152,7 @@ class Pod:
     # spec.resources (pod-level resources, on by default since Kubernetes 1.34): requests,
     # defaulted from limits, of the resources it may set (cpu, memory).
     pod_level_requests: Resources = field(default_factory=dict)
+    host_ports: tuple[HostPort, ...] = ()
 
     @property
     def key(self) -> str:

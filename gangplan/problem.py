@@ -28,6 +28,8 @@ from .semantics import (
     consumes_capacity,
     filter_reason,
     group_pods,
+    host_port_requests,
+    is_host_port,
     node_selector_matches,
     node_allocatable,
     node_usable,
@@ -275,11 +277,9 @@ def build_problem(
     if tree is not None:
         warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
-    requests = {
-        id(p): pod_requests(p)
-        for p in snapshot.pods
-        if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED
-    }
+    counted = [p for p in snapshot.pods if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED]
+    ports = host_port_requests(p for p in counted if p.phase != PodPhase.SUCCEEDED)
+    requests = {id(p): pod_requests(p) | ports.get(id(p), {}) for p in counted}
 
     used: list[dict[str, int]] = [defaultdict(int) for _ in nodes]
     idle = [True] * len(nodes)
@@ -300,7 +300,7 @@ def build_problem(
     pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
     pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
     resources = tuple(sorted(pending_resources | {"pods"}))
-    alloc_maps = [node_allocatable(n) for n in nodes]
+    alloc_maps = [node_allocatable(n) | dict.fromkeys(filter(is_host_port, resources), 1) for n in nodes]
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
     requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
     free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))
@@ -647,7 +647,7 @@ def _quorum_shares(
     for gang in jg.gangs:
         members = [p for pods in (gang.running, gang.counted_succeeded, gang.pending) for p in sorted(pods, key=lambda p: p.name)]
         for pod in members[: gang.group.min_member]:
-            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and total.get(k)))] += 1
+            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and not is_host_port(k) and total.get(k)))] += 1
     shares: dict[Fraction, int] = defaultdict(int)
     for asked, pods in alike.items():
         if share := sum((Fraction(amount, total[name]) for name, amount in asked), Fraction(0)):

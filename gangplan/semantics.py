@@ -20,6 +20,7 @@ from .quantity import counted, listed, plural
 from .model import (
     IMPLICIT_KINDS,
     Container,
+    HostPort,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -73,6 +74,44 @@ def pod_requests(pod: Pod) -> dict[str, int]:
             result[name] = amount
     result["pods"] = result.get("pods", 0) + 1
     return result
+
+
+HOST_PORT = "hostPort "  # a resource name no Kubernetes resource can have (it holds a space)
+ANY_ADDRESS = "0.0.0.0"  # kube-scheduler's DefaultBindAllHostIP
+
+
+def is_host_port(resource: str) -> bool:
+    return resource.startswith(HOST_PORT)
+
+
+def host_port_clash(wanted: Iterable[HostPort], held: Iterable[tuple[HostPort, str]]) -> tuple[HostPort, str] | None:
+    """The first of ``held`` (a port and who binds it) that one of ``wanted`` clashes with."""
+    for mine in wanted:
+        for theirs, holder in held:
+            same = (mine.protocol, mine.port) == (theirs.protocol, theirs.port)
+            if same and (mine.ip == theirs.ip or ANY_ADDRESS in (mine.ip, theirs.ip)):
+                return theirs, holder
+    return None
+
+
+def host_port_requests(pods: Iterable[Pod]) -> dict[int, dict[str, int]]:
+    """NodePorts as resources of one unit a node, so every model packs them as it packs GPUs:
+    each pod (by ``id``) with host ports asks one unit of each name below. A (protocol, port)
+    bound only on 0.0.0.0 is one name; once some pod binds it on an address, each address is
+    a name, and a pod on 0.0.0.0 asks all of them, as it conflicts with every address."""
+    addresses: dict[tuple[str, int], set[str]] = defaultdict(set)
+    holders = [pod for pod in pods if pod.host_ports]
+    for pod in holders:
+        for hp in pod.host_ports:
+            addresses[(hp.protocol, hp.port)].update(() if hp.ip == ANY_ADDRESS else (hp.ip,))
+
+    def names(protocol: str, port: int, ip: str) -> list[str]:
+        bound = sorted(addresses[(protocol, port)]) if ip == ANY_ADDRESS else [ip]
+        if not bound:
+            return [f"{HOST_PORT}{port}/{protocol}"]
+        return [f"{HOST_PORT}{f'[{a}]' if ':' in a else a}:{port}/{protocol}" for a in bound]
+
+    return {id(pod): {name: 1 for hp in pod.host_ports for name in names(hp.protocol, hp.port, hp.ip)} for pod in holders}
 
 
 def node_allocatable(node: Node) -> dict[str, int]:

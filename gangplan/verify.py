@@ -547,6 +547,7 @@ def verify(
         violations.extend(_eligibility(pod, node, gang.pod_group if gang else None))
 
     violations.extend(_capacity(snapshot, nodes, pods, placed))
+    violations.extend(_host_ports(snapshot, nodes, pods, placed))
     placed_keys = set(placed)
     violations.extend(_group_checks(snapshot, gangs, placed_keys))
     topology_violations, spans = _topology_checks(
@@ -697,6 +698,53 @@ def _capacity(
                         f"{resource}: running {now} + placed {placed_here} = {after} > allocatable {room}",
                     )
                 )
+    return found
+
+
+def _host_ports(
+    snapshot: Snapshot,
+    nodes: Mapping[str, Node],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+) -> list[Violation]:
+    """kube-scheduler's NodePorts, pod by pod as it binds them: a placed pod's (protocol, port)
+    may not be bound on its node already, by a running pod or one placed before it, on the
+    same hostIP or where either is 0.0.0.0 (every address)."""
+    arriving: dict[str, list[str]] = {}
+    for key in sorted(placed):
+        if placed[key] in nodes and pods[key].host_ports:
+            arriving.setdefault(placed[key], []).append(key)
+    if not arriving:
+        return []
+    bound: dict[str, list[tuple[str, str, int, str]]] = {}  # node -> (ip, protocol, port, pod key)
+    for pod in snapshot.pods:
+        if _is_running(pod) and pod.node_name in arriving:
+            bound.setdefault(pod.node_name, []).extend((p.ip or "0.0.0.0", p.protocol or "TCP", p.port, pod.key) for p in pod.host_ports)
+    found: list[Violation] = []
+    for node_name, keys in sorted(arriving.items()):
+        held = bound.setdefault(node_name, [])
+        for key in keys:
+            for port in pods[key].host_ports:
+                ip, protocol = port.ip or "0.0.0.0", port.protocol or "TCP"
+                clash = next(
+                    (
+                        (other_ip, holder)
+                        for other_ip, other_protocol, number, holder in held
+                        if (other_protocol, number) == (protocol, port.port)
+                        and (ip == other_ip or "0.0.0.0" in (ip, other_ip))
+                    ),
+                    None,
+                )
+                if clash is not None:
+                    found.append(
+                        Violation(
+                            "host-port",
+                            key,
+                            f"hostPort {port.port}/{protocol} on {ip} is bound on node {node_name} already "
+                            f"(on {clash[0]}, by pod {clash[1]})",
+                        )
+                    )
+            held.extend((p.ip or "0.0.0.0", p.protocol or "TCP", p.port, key) for p in pods[key].host_ports)
     return found
 
 

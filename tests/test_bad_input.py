@@ -146,6 +146,15 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         37,
         "resource name 'x.io/a\\nFAIL default/g: fake': its prefix must be",
     ),
+    # NodePorts reads them: a port that is no port, or a protocol Kubernetes has not, is refused.
+    "host-port-beyond-65535": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+        "    ports: [{containerPort: 80, hostPort: 70000}]\n", 7, 43, "from 0 to 65,535, got 70000",
+    ),
+    "host-port-protocol": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers:\n  - name: c\n"
+        "    ports: [{containerPort: 80, protocol: tcp}]\n", 8, 43, "one of TCP, UDP, SCTP, got \"tcp\"",
+    ),
     "resource-name-empty-prefix": (POD.format(cpu="1").replace("        cpu: 1\n", "        /gpu: 1\n"), 11, 15,
                                    "resource name '/gpu': its prefix must be a DNS subdomain"),
 }

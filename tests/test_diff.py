@@ -12,7 +12,7 @@ import pytest
 
 from gangplan.diff import KINDS, DomainUse, PlanDiff, diff_plans, diff_snapshot
 from gangplan.loader import load_snapshot
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology
+from gangplan.model import Container, HostPort, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology
 from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport, plan_from_dict, plan_to_dict
 from gangplan.planner import Options, plan
 from gangplan.semantics import blocked_by, pod_requests
@@ -1559,6 +1559,27 @@ def test_a_node_cordoned_tainted_or_not_ready_since_the_plan_takes_its_placement
         assert change.change == "stale"
         assert not verify(after, result.placements, result.topology_levels()).ok
         assert by_label(diff)[f"{RACK}=b0/r1"].resource(GPU).after == by_label(diff)[f"{RACK}=b0/r1"].resource(GPU).before
+
+
+def test_a_host_port_bound_since_the_plan_takes_the_placement_binding_it_no_more() -> None:
+    """A pod bound since on the planned node that binds a host port the placed pod binds (on
+    its address or on 0.0.0.0) makes the kubelet refuse the placed pod: stale, as a node
+    cordoned since is. One on another protocol clashes with nothing."""
+    ports = {"a-0": HostPort(8080), "a-1": HostPort(8081)}
+    before = tiny()
+    before = replace(before, pods=tuple(replace(p, host_ports=(ports[p.name],)) if p.name in ports else p for p in before.pods))
+    result = plan(before, Options(solver="greedy"))
+    assert {p.pod: p.node for p in result.placements if p.group == "ml/a"} == {"ml/a-0": "n2", "ml/a-1": "n2"}
+    since = Pod("kube-system", "exporter", containers=(Container("c", {"cpu": 100}),), node_name="n2", phase=PodPhase.RUNNING,
+                host_ports=(HostPort(8081, "TCP", "10.0.0.1"), HostPort(8080, "UDP")))
+    after = replace(before, pods=(*before.pods, since))
+    diff = diff_snapshot(after, result)
+    assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == {
+        "ml/a-0": "", "ml/a-1": "node n2 has hostPort 8081/TCP bound on 10.0.0.1 by pod kube-system/exporter",
+    }
+    (change,) = [g for g in diff.groups if g.key == "ml/a"]
+    assert change.change == "stale"
+    assert not verify(after, result.placements, result.topology_levels()).ok
 
 
 def test_a_list_of_bindings_gets_no_group_lines_even_for_a_job_group_member_added_since() -> None:

@@ -941,30 +941,43 @@ def test_a_static_pods_mirror_does_not_make_a_node_busy(tmp_path: Path, solver: 
     assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == ["n1"]
 
 
-def test_host_ports_are_warned_about_as_not_modelled(tmp_path: Path) -> None:
-    """Two hostNetwork MPI workers on port 29500 cannot share a node (NodePorts); gangplan
-    does not model ports, and now says so (user review G)."""
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pods_binding_one_host_port_never_share_a_node(tmp_path: Path, solver: str) -> None:
+    """kube-scheduler's NodePorts: two hostNetwork MPI workers on port 29500 cannot share a node,
+    nor take one where a running pod binds it; a Binding bypasses that filter and the kubelet
+    refuses the pod. gangplan warned that it did not model ports (user review G); now it does.
+    A port bound on another protocol, or on another address, is no clash."""
     members = pods("mpi", 2, 1)
     members[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
-    members[1]["spec"]["hostNetwork"] = True
+    members[1]["spec"]["hostNetwork"] = True  # the API server makes each container port a hostPort
     members[1]["spec"]["containers"][0]["ports"] = [{"containerPort": 29500}]
-    plain = pods("web", 1, 0)
-    plain[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]
-    snapshot = write(tmp_path, [node("n0"), pod_group("mpi", 2), *members, *plain])
-    result = runner.invoke(app, ["plan", snapshot])
-    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
-        "warning: hostPort (kube-scheduler's NodePorts filter) is not modelled, so the plan may break it: "
-        "pod ml/mpi-0, pod ml/mpi-1 ask for it"
-    ]
-    # verify checks any plan, of any tool: it says what it does not check (review 18 J F7).
+    udp = pods("dns", 1, 0)
+    udp[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500, "protocol": "UDP"}]
+    exporter = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "exporter", "namespace": "kube-system"},
+                "spec": {"nodeName": "n1", "containers": [{"name": "c", "ports": [
+                    {"containerPort": 29500, "hostPort": 29500, "hostIP": "10.0.0.1"}]}]},
+                "status": {"phase": "Running"}}
+    one_node = write(tmp_path, [node("n0"), pod_group("mpi", 2), pod_group("dns", 1), *members, *udp])
+    data = plan_of(one_node, "--solver", solver)
+    assert not data["ml/mpi"]["placed"] and data["ml/dns"]["placed"]
+    result = runner.invoke(app, ["plan", one_node, "--solver", solver])
+    assert "insufficient hostPort 29500/TCP (quorum needs 2, 1 free)" in result.stdout
+    assert "not modelled" not in result.stderr
+    # n1 binds 29500 on 10.0.0.1 only, which clashes with a pod binding it on every address.
+    snapshot = write(tmp_path, [node("n0"), node("n1"), node("n2"), exporter, pod_group("mpi", 2), *members])
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
+    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n0", "n2"]
+    # verify checks any plan, of any tool, for the rule on its own.
     bindings = tmp_path / "bindings.json"
-    assert runner.invoke(app, ["plan", snapshot, "-o", "json", "--output-file", str(bindings)]).exit_code == 0
+    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
+        for name, target in (("mpi-0", "n1"), ("mpi-1", "n1"))]}))
     checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
-    assert checked.exit_code == 0
-    assert checked.stderr.splitlines() == [
-        "warning: hostPort (kube-scheduler's NodePorts filter) is not modelled, so verify does not check it: "
-        "pod ml/mpi-0, pod ml/mpi-1 ask for it",
-        "ok: 3 placements satisfy every rule gangplan checks",
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("host-port")] == [
+        "host-port ml/mpi-0: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
+        "host-port ml/mpi-1: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
     ]
 
 

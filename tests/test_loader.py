@@ -1395,18 +1395,39 @@ def _unmodelled(spec: dict[str, object]) -> tuple[str, ...]:
 
 def test_each_hard_rule_gangplan_does_not_model_is_kept_with_the_pod() -> None:
     """A Binding bypasses kube-scheduler's filters, so the rules they check that gangplan does not
-    model are kept to warn about: required pod affinity (InterPodAffinity) and a sidecar's
-    hostPort (NodePorts counts restartable init containers' ports, GetHostPorts, and no other
-    init container's). An empty list of required terms requires nothing."""
+    model are kept to warn about: required pod affinity (InterPodAffinity). An empty list of
+    required terms requires nothing. Host ports are modelled now, so no longer among them."""
     anchor = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     assert _unmodelled({"affinity": {"podAffinity": {required: [anchor]}}}) == ("required pod affinity",)
     assert _unmodelled({"affinity": {"podAffinity": {required: []}, "podAntiAffinity": {required: []}}}) == ()
+    assert _unmodelled({"hostNetwork": True, "containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}) == ()
+
+
+def _host_ports(spec: dict[str, object]) -> list[tuple[int, str, str]]:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+    (read,) = load_snapshot([write("p.json", json.dumps(pod))]).pods
+    return [(p.port, p.protocol, p.ip) for p in read.host_ports]
+
+
+def test_the_host_ports_nodeports_holds_are_read() -> None:
+    """What kube-scheduler's NodePorts holds on a pod's node (GetHostPorts): app containers' and
+    sidecars' ports with a hostPort (0 is none), protocol TCP and address 0.0.0.0 unless given;
+    under hostNetwork the API server sets each hostPort to its containerPort. A plain init
+    container has exited before the pod runs, and a port given twice is held once."""
     sidecar = {"name": "proxy", "restartPolicy": "Always", "ports": [{"containerPort": 15001, "hostPort": 15001}]}
-    assert _unmodelled({"initContainers": [sidecar]}) == ("hostPort (kube-scheduler's NodePorts filter)",)
-    # A plain init container has exited before the pod runs: NodePorts holds no port of it.
-    setup = {"name": "setup", "ports": [{"containerPort": 80, "hostPort": 80}]}
-    assert _unmodelled({"initContainers": [setup]}) == ()
+    setup = {"name": "setup", "ports": [{"containerPort": 81, "hostPort": 81}]}
+    app = {"name": "a", "ports": [
+        {"containerPort": 53, "hostPort": 53, "protocol": "UDP", "hostIP": "10.0.0.1"},
+        {"containerPort": 80, "hostPort": 8080}, {"containerPort": 90, "hostPort": 0}, {"containerPort": 91},
+    ]}
+    twice = {"name": "b", "ports": [{"containerPort": 80, "hostPort": 8080}]}
+    assert _host_ports({"containers": [app, twice], "initContainers": [sidecar, setup]}) == [
+        (53, "UDP", "10.0.0.1"), (8080, "TCP", "0.0.0.0"), (15001, "TCP", "0.0.0.0"),
+    ]
+    assert _host_ports({"hostNetwork": True, "containers": [app]}) == [
+        (53, "UDP", "10.0.0.1"), (90, "TCP", "0.0.0.0"), (91, "TCP", "0.0.0.0"), (8080, "TCP", "0.0.0.0"),
+    ]
 
 
 def test_a_volcano_network_topology_without_a_tier_is_no_hard_rule() -> None:
