@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
-from .model import IMPLICIT_KINDS, HostPort, Node, Pod, PodGroupAPI, Snapshot
+from .model import IMPLICIT_KINDS, Node, Pod, PodGroupAPI, Snapshot
 from .plan import API_VERSION, GroupOutcome, Placement, Plan, group_id as _gang_id, shared_keys as _shared
 from .quantity import describe_amount, percent_apart, plural
 from .semantics import (
@@ -39,6 +39,7 @@ from .semantics import (
     is_pending,
     node_allocatable,
     pod_requests,
+    repels,
     succeeded_count,
     untolerated_taint,
 )
@@ -350,13 +351,13 @@ def _snag(pod: Pod | None, placement: Placement, nodes: Container[str]) -> str:
     return "elsewhere" if placement.node not in nodes else ""
 
 
-def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node], ports: Mapping[str, list[tuple[HostPort, str]]]) -> str:
+def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node], running: Mapping[str, list[Pod]]) -> str:
     """Why a placement made from another snapshot cannot be applied to this one, or "": a
     node cordoned, NotReady or tainted since takes the pod no more: kube-scheduler would not
     choose it, and gangplan's filters and verify refuse it (a Binding made anyway would be
     accepted, and the kubelet runs the pod unless a NoExecute taint evicts it). Nor does one
-    where a pod bound since binds a host port the pod binds (``ports``: per node, the running
-    pods' ports): the kubelet refuses that pod."""
+    where a pod bound since (``running``, per node) binds a host port the pod binds, which the
+    kubelet refuses, or repels it by anti-affinity on the node, which it does not check."""
     snag = _snag(pod, placement, nodes)
     node = nodes.get(placement.node)
     if not snag and pod is not None and node is not None:
@@ -367,9 +368,12 @@ def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node], por
         if (taint := untolerated_taint(node, pod.tolerations)) is not None:
             shown = f"{taint.key}={taint.value}" if taint.value else taint.key
             return f"node {node.name} has taint {shown}:{taint.effect}, which the pod does not tolerate"
-        if (clash := host_port_clash(pod.host_ports, ports.get(node.name, ()))) is not None:
+        here = running.get(node.name, [])
+        if (clash := host_port_clash(pod.host_ports, [(port, p.key) for p in here for port in p.host_ports])) is not None:
             port, holder = clash
             return f"node {node.name} has hostPort {port.port}/{port.protocol} bound on {port.ip} by pod {holder}"
+        if (other := next((p for p in here if repels(pod, p)), None)) is not None:
+            return f"node {node.name} runs pod {other.key}, which its pod anti-affinity keeps it apart from"
     if not snag:
         return ""
     if pod is None:
@@ -445,11 +449,11 @@ def diff_snapshot(
             return _BARE, key  # the bare pod's own placement: no other pod of the plan's snapshot had its name
         return kind_of.get(key, ""), key
 
-    ports: dict[str, list[tuple[HostPort, str]]] = defaultdict(list)
+    running: dict[str, list[Pod]] = defaultdict(list)
     for bound in snapshot.pods:
         if bound.node_name is not None and consumes_capacity(bound):
-            ports[bound.node_name].extend((port, bound.key) for port in bound.host_ports)
-    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, ports)) for p in placements]
+            running[bound.node_name].append(bound)
+    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, running)) for p in placements]
     pods = tuple(sorted((PodChange(p.pod, gid[1], None, p.node, why) for p, gid, why in changes), key=lambda c: _key(c.pod)))
     applies = [p for p, _, why in changes if not why]
     fresh = Counter(gid for _, gid, why in changes if not why)

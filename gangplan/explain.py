@@ -19,7 +19,7 @@ from .objective import Assignment, Term, objective_terms
 from .problem import GangSpec, Problem, alone, candidate_count, frozen, level_key, pods_that_fit
 from .model import PodGroupAPI
 from .quantity import counted, describe_amount, describe_apart, plural
-from .semantics import is_host_port, node_usable
+from .semantics import node_usable, one_a_node
 from .stages import SolveResult, Tuning
 from .topology import TopologyTree
 
@@ -210,7 +210,7 @@ class _Placed:
 def _asks(problem: Problem, request: Sequence[int]) -> list[str]:
     """A pod's requests, as kubectl shows them: ['95.6 cpu', '372Gi memory', '4 nvidia.com/gpu']."""
     return [
-        name if is_host_port(name) else f"{describe_amount(name, v)} {name}"
+        name if one_a_node(name) else f"{describe_amount(name, v)} {name}"
         for name, v in zip(problem.resources, request)
         if v and name != "pods"
     ]

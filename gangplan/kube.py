@@ -463,9 +463,10 @@ def _anti_affinity_term(r: _Reader, raw: object, path: Path, namespace: str) -> 
         labels = r.string_map(selector, "matchLabels", path + ("labelSelector",))
         expressions = r.requirements(selector, "matchExpressions", path + ("labelSelector",))
     namespaces = tuple(r.strings(term, "namespaces", path))
+    key = r.string(term, "topologyKey", path)
     if term.get("namespaceSelector") is not None:
-        return PodAffinityTerm(labels, expressions, None)
-    return PodAffinityTerm(labels, expressions, namespaces or (namespace,))
+        return PodAffinityTerm(labels, expressions, None, key)
+    return PodAffinityTerm(labels, expressions, namespaces or (namespace,), key)
 
 
 def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
@@ -536,12 +537,9 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
     unmodelled: list[str] = []
     if affinity:  # most pods have none
         nodes = r.mapping(affinity, "nodeAffinity", _AFFINITY)
-        # DESIGN's filters stop at node selection: say which hard rules the plan may break.
-        unmodelled += [
-            f"required {words}"
-            for key, words in (("podAffinity", "pod affinity"), ("podAntiAffinity", "pod anti-affinity"))
-            if r.mapping(affinity, key, _AFFINITY).get(_REQUIRED_AFFINITY)
-        ]
+        # Say which hard rules the plan may break (semantics judges anti-affinity's terms).
+        if r.mapping(affinity, "podAffinity", _AFFINITY).get(_REQUIRED_AFFINITY):
+            unmodelled.append("required pod affinity")
     namespace = r.string(meta, "namespace", _META) or "default"
     anti_affinity: tuple[PodAffinityTerm, ...] = ()
     if affinity:

@@ -71,11 +71,12 @@ class NodeSelector:
 
 @dataclass(frozen=True, slots=True)
 class PodAffinityTerm:
-    """A running pod's required anti-affinity term, kept only to say the plan may break it."""
+    """A required pod anti-affinity term (requiredDuringSchedulingIgnoredDuringExecution)."""
 
     match_labels: Mapping[str, str] | None  # None: no labelSelector, which selects no pod
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()
     namespaces: tuple[str, ...] | None = None  # None: a namespaceSelector (any namespace may match)
+    topology_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)

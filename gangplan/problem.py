@@ -29,10 +29,10 @@ from .semantics import (
     filter_reason,
     group_pods,
     host_port_requests,
-    is_host_port,
     node_selector_matches,
     node_allocatable,
     node_usable,
+    one_a_node,
     pod_requests,
     task_of,
     tolerated,
@@ -250,13 +250,14 @@ class Problem:
         return sorted({jg.priority for jg in self.job_groups}, reverse=True)
 
 
-def _role_signature(pod: Pod, request: Mapping[str, int]) -> tuple:
+def _role_signature(pod: Pod, request: Mapping[str, int], blocked: frozenset[str]) -> tuple:
     return (
         task_of(pod),
         tuple(sorted(request.items())),
         tuple(sorted(pod.node_selector.items())),
         pod.node_affinity,
         tuple(sorted(pod.tolerations, key=repr)),
+        tuple(sorted(blocked)),
     )
 
 
@@ -279,7 +280,8 @@ def build_problem(
     node_index = {n.name: i for i, n in enumerate(nodes)}
     counted = [p for p in snapshot.pods if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED]
     ports = host_port_requests(p for p in counted if p.phase != PodPhase.SUCCEEDED)
-    requests = {id(p): pod_requests(p) | ports.get(id(p), {}) for p in counted}
+    apart = grouping.anti_affinity.units
+    requests = {id(p): {**pod_requests(p), **ports.get(id(p), {}), **apart.get(id(p), {})} for p in counted}
 
     used: list[dict[str, int]] = [defaultdict(int) for _ in nodes]
     idle = [True] * len(nodes)
@@ -300,14 +302,14 @@ def build_problem(
     pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
     pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
     resources = tuple(sorted(pending_resources | {"pods"}))
-    alloc_maps = [node_allocatable(n) | dict.fromkeys(filter(is_host_port, resources), 1) for n in nodes]
+    alloc_maps = [node_allocatable(n) | dict.fromkeys(filter(one_a_node, resources), 1) for n in nodes]
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
     requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
     free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))
     usable_maps = [a for a, n in zip(alloc_maps, nodes) if node_usable(n)]
     usable_total = {r: sum(a.get(r, 0) for a in usable_maps) for r in pending_resources}
 
-    eligibility = _Eligibility(nodes, free, tree, len(resources))
+    eligibility = _Eligibility(nodes, free, tree, len(resources), grouping.anti_affinity.blocked)
     usable_nodes = len(usable_maps)
     filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
@@ -487,8 +489,13 @@ class _Eligibility:
     room is counted for all nodes at once with numpy.
     """
 
-    def __init__(self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None, width: int) -> None:
+    def __init__(
+        self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None, width: int,
+        blocked: Mapping[int, frozenset[str]] | None = None,
+    ) -> None:
         self.nodes, self.tree = nodes, tree
+        self.blocked = blocked or {}  # per pending pod (id): nodes its pod anti-affinity rules out
+        self.index = {n.name: i for i, n in enumerate(nodes)}
         self.free = np.array(free, dtype=np.int64).reshape(len(nodes), width)
         self.cache: dict[tuple, np.ndarray] = {}
         self.filters: dict[tuple, np.ndarray] = {}
@@ -515,7 +522,9 @@ class _Eligibility:
         first, classes = self._alike(pod, gang)
         known = tolerated(pod.tolerations)
         passes = np.array([filter_reason(self.nodes[i], pod, gang.group, known) is None for i in first.tolist()], dtype=bool)
-        return passes[classes]
+        found = passes[classes]
+        found[[self.index[n] for n in self.blocked.get(id(pod), ()) if n in self.index]] = False
+        return found
 
     def filter_reasons(self, pod: Pod, gang: Gang) -> list[str | None]:
         """Each node's ``filter_reason`` for the pod, worked out once per class of nodes alike
@@ -526,7 +535,11 @@ class _Eligibility:
         first, classes = self._alike(pod, gang)
         known = tolerated(pod.tolerations)
         found = [filter_reason(self.nodes[i], pod, gang.group, known) for i in first.tolist()]
-        return [found[c] for c in classes.tolist()]
+        reasons = [found[c] for c in classes.tolist()]
+        for name in self.blocked.get(id(pod), ()):
+            if name in self.index and reasons[self.index[name]] is None:
+                reasons[self.index[name]] = "pod anti-affinity"
+        return reasons
 
     def _alike(self, pod: Pod, gang: Gang) -> tuple[np.ndarray, np.ndarray]:
         """One node of each class the pod's filters cannot tell apart, and each node's class."""
@@ -561,8 +574,7 @@ class _Eligibility:
             inside &= _domain_array(tree, level) == domain
         return inside
 
-    @staticmethod
-    def filters_key(pod: Pod, gang: Gang) -> tuple:
+    def filters_key(self, pod: Pod, gang: Gang) -> tuple:
         """The key in ``filters`` of the nodes the pod's own filters pass (room and topology
         aside), there once ``caps`` has run for it."""
         return (
@@ -570,6 +582,7 @@ class _Eligibility:
             pod.node_affinity,
             tuple(sorted(pod.tolerations, key=repr)),
             gang.group.node_selector,
+            tuple(sorted(self.blocked.get(id(pod), ()))),
         )
 
     def caps(self, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -599,7 +612,7 @@ def _build_roles(
 ) -> tuple[list[int], dict[str, int], frozenset]:
     by_signature: dict[tuple, list[Pod]] = defaultdict(list)
     for pod in gang.pending:
-        by_signature[_role_signature(pod, requests[id(pod)])].append(pod)
+        by_signature[_role_signature(pod, requests[id(pod)], eligibility.blocked.get(id(pod), frozenset()))].append(pod)
     role_ids = []
     excluded: dict[str, int] = {}
     filter_keys = set()  # the filters its pods ask, each a key of ``eligibility.filters``
@@ -647,7 +660,7 @@ def _quorum_shares(
     for gang in jg.gangs:
         members = [p for pods in (gang.running, gang.counted_succeeded, gang.pending) for p in sorted(pods, key=lambda p: p.name)]
         for pod in members[: gang.group.min_member]:
-            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and not is_host_port(k) and total.get(k)))] += 1
+            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and not one_a_node(k) and total.get(k)))] += 1
     shares: dict[Fraction, int] = defaultdict(int)
     for asked, pods in alike.items():
         if share := sum((Fraction(amount, total[name]) for name, amount in asked), Fraction(0)):

@@ -84,6 +84,12 @@ def is_host_port(resource: str) -> bool:
     return resource.startswith(HOST_PORT)
 
 
+def one_a_node(resource: str) -> bool:
+    """A rule counted as a resource each node has one of (a host port, an anti-affinity term):
+    no resource Kubernetes counts, so in no figure of room used or quorum demand."""
+    return resource.startswith((HOST_PORT, ANTI_AFFINITY))
+
+
 def host_port_clash(wanted: Iterable[HostPort], held: Iterable[tuple[HostPort, str]]) -> tuple[HostPort, str] | None:
     """The first of ``held`` (a port and who binds it) that one of ``wanted`` clashes with."""
     for mine in wanted:
@@ -363,6 +369,7 @@ class Grouping:
     job_groups: list[JobGroup]
     warnings: list[str]
     unmodelled: dict[str, list[str]] = field(default_factory=dict)  # rule gangplan does not model -> who asks
+    anti_affinity: AntiAffinity = field(default_factory=lambda: AntiAffinity({}, {}, ()))
 
 
 def group_names_of(pod: Pod) -> list[str]:
@@ -568,7 +575,9 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"from the annotation, so for minTaskMember {'it is' if one else 'they are'} in no task"
             )
     guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
-    unmodelled = _unmodelled(all_gangs, guards)
+    running = [pod for pod in snapshot.pods if consumes_capacity(pod)]
+    apart = anti_affinity([pod for gang in all_gangs for pod in gang.pending], running)
+    unmodelled = _unmodelled(all_gangs, guards, apart.loose)
     warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     workload_classes = {wpc.name: wpc.value for wpc in snapshot.workload_priority_classes}
@@ -635,7 +644,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"{jg.top.group.sub_group!r} ({listed([g.key for g in jg.gangs])}): they are two JobGroups, "
                 "named alike in the table, explain and Plans"
             )
-    return Grouping(job_groups, warnings, unmodelled)
+    return Grouping(job_groups, warnings, unmodelled, apart)
 
 
 def _workload_priority_classes(gang: Gang) -> list[str]:
@@ -656,7 +665,7 @@ def _one_by_one_or_together(items: Sequence[str], one: Callable[[str], str], tog
     return [one(item) for item in items] if len(items) <= _ONE_BY_ONE_UP_TO else [together]
 
 
-def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, list[str]]:
+def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequence[str] = ()) -> dict[str, list[str]]:
     """Each hard rule pending pods or their PodGroups ask that gangplan does not model, and
     who asks: a plan applied as Bindings bypasses the scheduler's own check of it. A running
     pod's required anti-affinity binds the pending pods it selects too (kube-scheduler's
@@ -676,25 +685,121 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = ()) -> dict[str, 
         for pod in gang.pending:
             for rule in pod.unmodelled:
                 asking[rule].append(f"pod {pod.key}")
+            if any(not kept_apart(term) for term in pod.anti_affinity):
+                asking[ANTI_AFFINITY_BEYOND].append(f"pod {pod.key}")
+    asking[ANTI_AFFINITY_LOOSE] += [f"pod {pod_key}" for pod_key in loose]
     if guards and pending:
-        by_label: dict[tuple[str, str], list[Pod]] = defaultdict(list)
-        by_key: dict[str, list[Pod]] = defaultdict(list)
-        for pod in pending:
-            for item in pod.labels.items():
-                by_label[item].append(pod)
-                by_key[item[0]].append(pod)
+        by_label, by_key = _indexed(pending)
         # Many running pods share a term (a Deployment's replicas): each distinct one is weighed once.
         selects_some: dict[tuple[object, ...], bool] = {}
         for guard in guards:
-            for term in guard.anti_affinity:
-                labels = None if term.match_labels is None else tuple(sorted(term.match_labels.items()))
-                key = (labels, term.match_expressions, term.namespaces)
+            for term in (t for t in guard.anti_affinity if not kept_apart(t)):
+                key = _term_key(term)
                 if key not in selects_some:
                     selects_some[key] = any(_selects(term, pod) for pod in _candidates(term, by_label, by_key, pending))
                 if selects_some[key]:
                     asking["running pods' required pod anti-affinity"].append(f"pod {guard.key}")
                     break
-    return dict(sorted(asking.items()))
+    return {rule: who for rule, who in sorted(asking.items()) if who}
+
+
+ANTI_AFFINITY = "podAntiAffinity "  # a one-a-node resource: pods sharing a term, one to a node
+NODE_KEY = "kubernetes.io/hostname"
+ANTI_AFFINITY_BEYOND = (
+    "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a namespaceSelector"
+)
+ANTI_AFFINITY_LOOSE = "required pod anti-affinity between pending pods that do not all carry the term and match it"
+
+
+def kept_apart(term: PodAffinityTerm) -> bool:
+    """The anti-affinity gangplan models: on the node itself, in namespaces the term names (a
+    namespaceSelector reads Namespace labels a snapshot lacks). A term with no labelSelector
+    selects no pod, so it asks nothing."""
+    return term.match_labels is None or (term.topology_key == NODE_KEY and term.namespaces is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class AntiAffinity:
+    """Required pod anti-affinity on the node (kube-scheduler's InterPodAffinity), as the
+    planner takes it: ``blocked``, per pending pod (by ``id``), the nodes where a running pod
+    its terms select runs, or one whose own term selects it; ``units``, per pending pod, one
+    unit of a resource each node has one of, per term it shares with other pending pods that
+    carry it and match it, so those go one to a node; ``loose``, pending pods whose terms
+    select pending pods not kept apart from them that way (warned about)."""
+
+    blocked: Mapping[int, frozenset[str]]
+    units: Mapping[int, Mapping[str, int]]
+    loose: tuple[str, ...]
+
+
+def repels(pod: Pod, other: Pod) -> bool:
+    """Whether either pod's anti-affinity on the node selects the other: one running keeps the
+    other off its node (kube-scheduler checks both ways)."""
+    return any(kept_apart(t) and _selects(t, other) for t in pod.anti_affinity) or any(
+        kept_apart(t) and _selects(t, pod) for t in other.anti_affinity
+    )
+
+
+def _indexed(pods: Sequence[Pod]) -> tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]]:
+    by_label: dict[tuple[str, str], list[Pod]] = defaultdict(list)
+    by_key: dict[str, list[Pod]] = defaultdict(list)
+    for pod in pods:
+        for item in pod.labels.items():
+            by_label[item].append(pod)
+            by_key[item[0]].append(pod)
+    return by_label, by_key
+
+
+def _term_key(term: PodAffinityTerm) -> tuple:
+    labels = None if term.match_labels is None else tuple(sorted(term.match_labels.items()))
+    return labels, term.match_expressions, term.namespaces, term.topology_key
+
+
+def _shown_term(term: PodAffinityTerm) -> str:
+    parts = [f"{k}={v}" for k, v in sorted((term.match_labels or {}).items())]
+    parts += [f"{r.key} {r.operator}{' (' + ','.join(r.values) + ')' if r.values else ''}" for r in term.match_expressions]
+    return f"{ANTI_AFFINITY}{','.join(term.namespaces or ())}/{','.join(parts) or 'every pod'}"
+
+
+def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinity:
+    if not any(p.anti_affinity for p in pending) and not any(p.anti_affinity for p in running):
+        return AntiAffinity({}, {}, ())
+    blocked: dict[int, set[str]] = defaultdict(set)
+    pending_index, running_index = _indexed(pending), _indexed(running)
+    carriers: dict[tuple, list[Pod]] = defaultdict(list)
+    terms: dict[tuple, PodAffinityTerm] = {}
+    for pod in pending:
+        for term in pod.anti_affinity:
+            if term.match_labels is not None and kept_apart(term):
+                key = _term_key(term)
+                terms.setdefault(key, term)
+                if not carriers[key] or carriers[key][-1] is not pod:
+                    carriers[key].append(pod)
+    units: dict[int, dict[str, int]] = defaultdict(dict)
+    loose: set[str] = set()
+    names: dict[str, int] = defaultdict(int)
+    for key, term in terms.items():
+        near = {e.node_name for e in _candidates(term, *running_index, list(running)) if _selects(term, e)}
+        selected = [q for q in _candidates(term, *pending_index, list(pending)) if _selects(term, q)]
+        members = [p for p in carriers[key] if _selects(term, p)]
+        kept = {id(p) for p in members}
+        for pod in carriers[key]:
+            blocked[id(pod)] |= {n for n in near if n is not None}
+            if any(q is not pod and (id(q) not in kept or id(pod) not in kept) for q in selected):
+                loose.add(pod.key)
+        if len(members) > 1:
+            name = _shown_term(term)
+            names[name] += 1
+            name += f" #{names[name]}" if names[name] > 1 else ""
+            for pod in members:
+                units[id(pod)][name] = 1
+    for guard in running:
+        for term in guard.anti_affinity:
+            if term.match_labels is not None and kept_apart(term) and guard.node_name is not None:
+                for pod in _candidates(term, *pending_index, list(pending)):
+                    if _selects(term, pod):
+                        blocked[id(pod)].add(guard.node_name)
+    return AntiAffinity({k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)))
 
 
 def _candidates(

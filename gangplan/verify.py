@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from gangplan.model import (
     Node,
@@ -23,6 +23,7 @@ from gangplan.model import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
+    PodAffinityTerm,
     PodGroup,
     PodGroupAPI,
     PodPhase,
@@ -548,6 +549,7 @@ def verify(
 
     violations.extend(_capacity(snapshot, nodes, pods, placed))
     violations.extend(_host_ports(snapshot, nodes, pods, placed))
+    violations.extend(_anti_affinity(snapshot, nodes, pods, placed))
     placed_keys = set(placed)
     violations.extend(_group_checks(snapshot, gangs, placed_keys))
     topology_violations, spans = _topology_checks(
@@ -701,6 +703,22 @@ def _capacity(
     return found
 
 
+def _sharing(
+    snapshot: Snapshot, nodes: Mapping[str, Node], placed: Mapping[str, str], checked: Callable[[str], bool]
+) -> tuple[dict[str, list[str]], dict[str, list[Pod]]]:
+    """Per node, the placed pods ``checked`` picks, by key, and the running pods beside them."""
+    arriving: dict[str, list[str]] = {}
+    for key in sorted(placed):
+        if placed[key] in nodes and checked(key):
+            arriving.setdefault(placed[key], []).append(key)
+    running: dict[str, list[Pod]] = {}
+    if arriving:
+        for pod in snapshot.pods:
+            if _is_running(pod) and pod.node_name in arriving:
+                running.setdefault(pod.node_name, []).append(pod)
+    return arriving, running
+
+
 def _host_ports(
     snapshot: Snapshot,
     nodes: Mapping[str, Node],
@@ -710,19 +728,11 @@ def _host_ports(
     """kube-scheduler's NodePorts, pod by pod as it binds them: a placed pod's (protocol, port)
     may not be bound on its node already, by a running pod or one placed before it, on the
     same hostIP or where either is 0.0.0.0 (every address)."""
-    arriving: dict[str, list[str]] = {}
-    for key in sorted(placed):
-        if placed[key] in nodes and pods[key].host_ports:
-            arriving.setdefault(placed[key], []).append(key)
-    if not arriving:
-        return []
-    bound: dict[str, list[tuple[str, str, int, str]]] = {}  # node -> (ip, protocol, port, pod key)
-    for pod in snapshot.pods:
-        if _is_running(pod) and pod.node_name in arriving:
-            bound.setdefault(pod.node_name, []).extend((p.ip or "0.0.0.0", p.protocol or "TCP", p.port, pod.key) for p in pod.host_ports)
+    arriving, running = _sharing(snapshot, nodes, placed, lambda key: bool(pods[key].host_ports))
     found: list[Violation] = []
     for node_name, keys in sorted(arriving.items()):
-        held = bound.setdefault(node_name, [])
+        # (ip, protocol, port, pod key) of the ports bound there
+        held = [(p.ip or "0.0.0.0", p.protocol or "TCP", p.port, pod.key) for pod in running.get(node_name, ()) for p in pod.host_ports]
         for key in keys:
             for port in pods[key].host_ports:
                 ip, protocol = port.ip or "0.0.0.0", port.protocol or "TCP"
@@ -745,6 +755,51 @@ def _host_ports(
                         )
                     )
             held.extend((p.ip or "0.0.0.0", p.protocol or "TCP", p.port, key) for p in pods[key].host_ports)
+    return found
+
+
+def _on_node(term: PodAffinityTerm) -> bool:
+    """The anti-affinity terms gangplan models: at kubernetes.io/hostname (the node itself), in
+    the namespaces the term names (a namespaceSelector needs Namespace labels; warned about)."""
+    return term.topology_key == _HOSTNAME and term.namespaces is not None and term.match_labels is not None
+
+
+def _term_selects(term: PodAffinityTerm, pod: Pod) -> bool:
+    """metav1.LabelSelector over the term's namespaces; no labelSelector selects nothing."""
+    if term.match_labels is None or term.namespaces is None or pod.namespace not in term.namespaces:
+        return False
+    return all(pod.labels.get(k) == v for k, v in term.match_labels.items()) and all(
+        _label_requirement_matches(r, pod.labels) for r in term.match_expressions
+    )
+
+
+def _anti_affinity(
+    snapshot: Snapshot,
+    nodes: Mapping[str, Node],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+) -> list[Violation]:
+    """kube-scheduler's InterPodAffinity, for required anti-affinity on the node: a placed pod
+    may not share its node with a running pod its term selects, or whose term selects it; two
+    placed pods may not share one when both carry one term that selects them both (pods of one
+    Deployment or gang kept one to a node). A term that selects placed pods not carrying it is
+    warned about, not checked, as gangplan does not keep those apart."""
+    arriving, running = _sharing(snapshot, nodes, placed, lambda key: True)
+    found: list[Violation] = []
+    for node_name, keys in sorted(arriving.items()):
+        here = [pods[key] for key in keys]
+        if not any(p.anti_affinity for p in here) and not any(p.anti_affinity for p in running.get(node_name, ())):
+            continue
+        for i, pod in enumerate(here):
+            for other in running.get(node_name, ()):
+                if any(_on_node(t) and _term_selects(t, other) for t in pod.anti_affinity):
+                    found.append(Violation("pod-anti-affinity", pod.key, f"its anti-affinity selects pod {other.key}, running on node {node_name}"))
+                elif any(_on_node(t) and _term_selects(t, pod) for t in other.anti_affinity):
+                    found.append(Violation("pod-anti-affinity", pod.key, f"pod {other.key}, running on node {node_name}, has anti-affinity that selects it"))
+            for other in here[:i]:
+                shared = [t for t in pod.anti_affinity if _on_node(t) and t in other.anti_affinity]
+                if any(_term_selects(t, pod) and _term_selects(t, other) for t in shared):
+                    found.append(Violation("pod-anti-affinity", pod.key, f"placed on node {node_name} beside pod {other.key}, which carries its anti-affinity term and matches it"))
     return found
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from gangplan.diff import KINDS, DomainUse, PlanDiff, diff_plans, diff_snapshot
 from gangplan.loader import load_snapshot
-from gangplan.model import Container, HostPort, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology
+from gangplan.model import Container, HostPort, Node, Pod, PodAffinityTerm, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology
 from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport, plan_from_dict, plan_to_dict
 from gangplan.planner import Options, plan
 from gangplan.semantics import blocked_by, pod_requests
@@ -1580,6 +1580,29 @@ def test_a_host_port_bound_since_the_plan_takes_the_placement_binding_it_no_more
     (change,) = [g for g in diff.groups if g.key == "ml/a"]
     assert change.change == "stale"
     assert not verify(after, result.placements, result.topology_levels()).ok
+
+
+def test_a_pod_bound_since_the_plan_that_repels_a_placed_pod_takes_its_node_from_it() -> None:
+    """Anti-affinity on the node, either way: a pod bound since that the placed pod's term
+    selects, or whose own term selects the placed pod, keeps it off that node (kube-scheduler
+    would not choose it, and the kubelet does not check it): stale."""
+    before = tiny()
+    result = plan(before, Options(solver="greedy"))
+    assert {p.node for p in result.placements if p.group == "ml/a"} == {"n2"}
+    term = PodAffinityTerm({"app": "db"}, (), ("ml",), "kubernetes.io/hostname")
+    db = Pod("ml", "db", labels={"app": "db"}, containers=(Container("c", {"cpu": 100}),), node_name="n2", phase=PodPhase.RUNNING)
+    repelled = replace(before, pods=tuple(replace(p, anti_affinity=(term,)) if p.name == "a-1" else p for p in before.pods))
+    guard = replace(db, name="guard", labels={}, anti_affinity=(PodAffinityTerm({"scheduling.k8s.io/group-name": "a"}, (), ("ml",), "kubernetes.io/hostname"),))
+    for after, stale in (
+        (replace(repelled, pods=(*repelled.pods, db)), {"ml/a-0": "", "ml/a-1": "node n2 runs pod ml/db, which its pod anti-affinity keeps it apart from"}),
+        (replace(before, pods=(*before.pods, db)), {"ml/a-0": "", "ml/a-1": ""}),
+    ):
+        diff = diff_snapshot(after, result)
+        assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == stale
+        assert verify(after, result.placements, result.topology_levels()).ok == (not any(stale.values()))
+    labelled = replace(before, pods=tuple(replace(p, labels={**p.labels, "scheduling.k8s.io/group-name": "a"}) if p.name.startswith("a-") else p for p in before.pods))
+    diff = diff_snapshot(replace(labelled, pods=(*labelled.pods, guard)), result)
+    assert {p.stale for p in diff.pods if p.group == "ml/a"} == {"node n2 runs pod ml/guard, which its pod anti-affinity keeps it apart from"}
 
 
 def test_a_list_of_bindings_gets_no_group_lines_even_for_a_job_group_member_added_since() -> None:

@@ -829,7 +829,8 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
     anti-affinity, a DoNotSchedule spread or Volcano's hard networkTopology says so, once per
     rule (user reviews C and D). Preferences (soft modes, ScheduleAnyway) are not warned about."""
     members = pods("spread", 2, 1)
-    anti = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}
+    # Anti-affinity on the node is modelled; across a zone it is not.
+    anti = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "topology.kubernetes.io/zone"}
     for pod in members:
         pod["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [anti]}}
     members[0]["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone"}]
@@ -843,7 +844,8 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
     assert warned == [
         "warning: Volcano networkTopology (mode hard; HyperNode tiers) is not modelled, so the plan may break it: "
         "PodGroup ml/spread asks for it",
-        "warning: required pod anti-affinity is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a namespaceSelector "
+        "is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
         "warning: topologySpreadConstraints with DoNotSchedule is not modelled, so the plan may break it: pod ml/spread-0 asks for it",
     ]
 
@@ -870,11 +872,13 @@ def test_device_claims_and_volume_claims_are_warned_about_as_not_modelled(tmp_pa
     ]
 
 
-def test_a_running_pods_anti_affinity_against_pending_pods_is_warned_about(tmp_path: Path) -> None:
+def test_a_running_pods_anti_affinity_against_pending_pods_keeps_them_off_its_node(tmp_path: Path) -> None:
     """kube-scheduler also holds an incoming pod to the required anti-affinity of pods already
-    on a node; gangplan does not model it and had put a selected pod beside its guard in
-    silence (review 19 R F3). A term selects pods of its own namespace unless it names others
-    or has a namespaceSelector; a running pod whose terms select no pending pod is not named."""
+    on a node; gangplan had put a selected pod beside its guard in silence (review 19 R F3),
+    then warned that it did not model it; on the node it is modelled now. A term selects pods
+    of its own namespace unless it names others; one with a namespaceSelector (Namespace labels
+    a snapshot lacks) is still warned about, and a running pod whose terms select no pending
+    pod is not named."""
     def guard(name: str, namespace: str, selector: dict | None, **term: object) -> dict:
         anti = {"topologyKey": "kubernetes.io/hostname", **term}
         if selector is not None:
@@ -895,12 +899,24 @@ def test_a_running_pods_anti_affinity_against_pending_pods_is_warned_about(tmp_p
         guard("no-match", "ml", {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["noisy"]}]}),
         guard("no-selector", "ml", None),
     ]
-    result = runner.invoke(app, ["plan", write(tmp_path, [node("n0"), pod_group("noisy", 2), *members, *guards])])
+    snapshot = write(tmp_path, [node("n0"), node("n1"), pod_group("noisy", 2), *members, *guards])
+    result = runner.invoke(app, ["plan", snapshot])
     assert result.exit_code == 0
     assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
         "warning: running pods' required pod anti-affinity is not modelled, so the plan may break it: "
-        "pod ml/same-ns, pod web/any-ns, pod web/named-ns ask for it",
+        "pod web/any-ns asks for it",
     ]
+    assert plan_of(snapshot)["ml/noisy"]["placed"]
+    assert "n0" not in runner.invoke(app, ["plan", snapshot, "-o", "json"]).stdout
+    # The guards of ml/same-ns (its own namespace) and web/named-ns (naming ml) hold n0; the
+    # others hold nothing.
+    for left in ("same-ns", "named-ns"):
+        kept = [g for g in guards if g["metadata"]["name"] != left]
+        alone = write(tmp_path, [node("n0"), pod_group("noisy", 2), *members, *kept])
+        assert not plan_of(alone)["ml/noisy"]["placed"]
+        assert "0/1 nodes are available: 1 pod anti-affinity" in runner.invoke(app, ["plan", alone]).stdout
+    free = [g for g in guards if g["metadata"]["name"] not in ("same-ns", "named-ns")]
+    assert plan_of(write(tmp_path, [node("n0"), pod_group("noisy", 2), *members, *free]))["ml/noisy"]["placed"]
 
 
 def test_explain_of_a_placed_group_says_what_it_leaves_out(tmp_path: Path) -> None:
@@ -978,6 +994,48 @@ def test_pods_binding_one_host_port_never_share_a_node(tmp_path: Path, solver: s
     assert [line for line in checked.stdout.splitlines() if line.startswith("host-port")] == [
         "host-port ml/mpi-0: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
         "host-port ml/mpi-1: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
+    ]
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: Path, solver: str) -> None:
+    """Ray and Spark workers, MPI ranks: required pod anti-affinity at kubernetes.io/hostname
+    selecting the gang's own pods keeps them one to a node, and off a node where a running pod
+    it selects runs. kube-scheduler checks it, a Binding bypasses it, and the kubelet does not:
+    gangplan warned that it did not model it; now it does. A term that selects pending pods not
+    carrying it is still warned about (it keeps those apart from no one)."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    members = pods("ray", 3, 0)
+    for pod in members:
+        pod["metadata"]["labels"] = {"app": "ray"}
+        pod["spec"]["affinity"] = anti
+    other = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "old-ray", "namespace": "ml", "labels": {"app": "ray"}},
+             "spec": {"nodeName": "n2", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
+    three = write(tmp_path, [node("n0"), node("n1"), node("n2"), pod_group("ray", 3), *members])
+    result = runner.invoke(app, ["plan", three, "--solver", solver, "-o", "json"])
+    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n0", "n1", "n2"]
+    assert "not modelled" not in result.stderr
+    blocked = write(tmp_path, [node("n0"), node("n1"), node("n2"), other, pod_group("ray", 3), *members])
+    assert not plan_of(blocked, "--solver", solver)["ml/ray"]["placed"]
+    assert "insufficient podAntiAffinity ml/app=ray (quorum needs 3, 2 free)" in runner.invoke(app, ["plan", blocked, "--solver", solver]).stdout
+    bindings = tmp_path / "bindings.json"
+    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
+        for name, target in (("ray-0", "n0"), ("ray-1", "n0"), ("ray-2", "n2"))]}))
+    checked = runner.invoke(app, ["verify", blocked, "--plan", str(bindings)])
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
+        "pod-anti-affinity ml/ray-1: placed on node n0 beside pod ml/ray-0, which carries its anti-affinity term and matches it",
+        "pod-anti-affinity ml/ray-2: its anti-affinity selects pod ml/old-ray, running on node n2",
+    ]
+    # The term of a pod that does not match it selects the others without their taking part.
+    members[0]["metadata"]["labels"] = {"app": "head"}
+    loose = write(tmp_path, [node("n0"), node("n1"), node("n2"), pod_group("ray", 3), *members])
+    assert [line for line in runner.invoke(app, ["plan", loose, "--solver", solver]).stderr.splitlines() if "not modelled" in line] == [
+        "warning: required pod anti-affinity between pending pods that do not all carry the term and match it is not modelled, "
+        "so the plan may break it: pod ml/ray-0 asks for it",
     ]
 
 
