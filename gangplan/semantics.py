@@ -778,14 +778,17 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinit
     units: dict[int, dict[str, int]] = defaultdict(dict)
     loose: set[str] = set()
     names: dict[str, int] = defaultdict(int)
+    everyone, bound = list(pending), list(running)
     for key, term in terms.items():
-        near = {e.node_name for e in _candidates(term, *running_index, list(running)) if _selects(term, e)}
-        selected = [q for q in _candidates(term, *pending_index, list(pending)) if _selects(term, q)]
+        near = {e.node_name for e in _candidates(term, *running_index, bound) if e.node_name is not None and _selects(term, e)}
+        selected = [q for q in _candidates(term, *pending_index, everyone) if _selects(term, q)]
         members = [p for p in carriers[key] if _selects(term, p)]
         kept = {id(p) for p in members}
+        outside = any(id(q) not in kept for q in selected)  # selected, and not keeping apart
         for pod in carriers[key]:
-            blocked[id(pod)] |= {n for n in near if n is not None}
-            if any(q is not pod and (id(q) not in kept or id(pod) not in kept) for q in selected):
+            blocked[id(pod)] |= near
+            # A member is kept apart only from members; a carrier the term does not select, from no one.
+            if outside or (id(pod) not in kept and selected):
                 loose.add(pod.key)
         if len(members) > 1:
             name = _shown_term(term)
@@ -793,12 +796,16 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinit
             name += f" #{names[name]}" if names[name] > 1 else ""
             for pod in members:
                 units[id(pod)][name] = 1
+    guarded: dict[tuple, set[str]] = defaultdict(set)  # a running pod's term -> the nodes it holds
     for guard in running:
         for term in guard.anti_affinity:
             if term.match_labels is not None and kept_apart(term) and guard.node_name is not None:
-                for pod in _candidates(term, *pending_index, list(pending)):
-                    if _selects(term, pod):
-                        blocked[id(pod)].add(guard.node_name)
+                terms.setdefault(_term_key(term), term)
+                guarded[_term_key(term)].add(guard.node_name)
+    for key, held in guarded.items():
+        for pod in _candidates(terms[key], *pending_index, everyone):
+            if _selects(terms[key], pod):
+                blocked[id(pod)] |= held
     return AntiAffinity({k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)))
 
 
