@@ -477,7 +477,7 @@ def _insufficient(
     """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short, scarcest
     first; '' when none is."""
     short = sorted(
-        (free / need, f"{name} ({what} {shown[0]}, {shown[1]} free)")
+        (free / need, f"{name} ({what} {shown[0]}{' nodes' if one_a_node(name) else ''}, {shown[1]} free)")
         for name, need, free in zip(problem.resources, needs, usable_free)
         if need > free and (shown := describe_apart(name, need, free))
     )

@@ -977,7 +977,7 @@ def test_pods_binding_one_host_port_never_share_a_node(tmp_path: Path, solver: s
     data = plan_of(one_node, "--solver", solver)
     assert not data["ml/mpi"]["placed"] and data["ml/dns"]["placed"]
     result = runner.invoke(app, ["plan", one_node, "--solver", solver])
-    assert "insufficient hostPort 29500/TCP (quorum needs 2, 1 free)" in result.stdout
+    assert "insufficient hostPort 29500/TCP (quorum needs 2 nodes, 1 free)" in result.stdout
     assert "not modelled" not in result.stderr
     # n1 binds 29500 on 10.0.0.1 only, which clashes with a pod binding it on every address.
     snapshot = write(tmp_path, [node("n0"), node("n1"), node("n2"), exporter, pod_group("mpi", 2), *members])
@@ -1018,7 +1018,7 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     assert "not modelled" not in result.stderr
     blocked = write(tmp_path, [node("n0"), node("n1"), node("n2"), other, pod_group("ray", 3), *members])
     assert not plan_of(blocked, "--solver", solver)["ml/ray"]["placed"]
-    assert "insufficient podAntiAffinity ml/app=ray (quorum needs 3, 2 free)" in runner.invoke(app, ["plan", blocked, "--solver", solver]).stdout
+    assert "insufficient podAntiAffinity ml/app=ray (quorum needs 3 nodes, 2 free)" in runner.invoke(app, ["plan", blocked, "--solver", solver]).stdout
     bindings = tmp_path / "bindings.json"
     bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
         {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
