@@ -1605,6 +1605,26 @@ def test_a_pod_bound_since_the_plan_that_repels_a_placed_pod_takes_its_node_from
     assert {p.stale for p in diff.pods if p.group == "ml/a"} == {"node n2 runs pod ml/guard, which its pod anti-affinity keeps it apart from"}
 
 
+def test_a_host_port_bound_since_on_another_address_or_by_a_finished_pod_leaves_the_placement() -> None:
+    """NodePorts holds a port on one address only against that address and 0.0.0.0, and a
+    Succeeded or Failed pod holds none: neither makes a placement stale."""
+    ports = {"a-0": HostPort(8080, "TCP", "10.0.0.2"), "a-1": HostPort(8081)}
+    before = tiny()
+    before = replace(before, pods=tuple(replace(p, host_ports=(ports[p.name],)) if p.name in ports else p for p in before.pods))
+    result = plan(before, Options(solver="greedy"))
+    assert {p.pod: p.node for p in result.placements if p.group == "ml/a"} == {"ml/a-0": "n2", "ml/a-1": "n2"}
+    since = [
+        Pod("kube-system", "exporter", containers=(Container("c", {"cpu": 100}),), node_name="n2", phase=PodPhase.RUNNING,
+            host_ports=(HostPort(8080, "TCP", "10.0.0.1"),)),
+        *(Pod("kube-system", f"done-{phase.value}", containers=(Container("c", {"cpu": 100}),), node_name="n2", phase=phase,
+              host_ports=(HostPort(8081),)) for phase in (PodPhase.SUCCEEDED, PodPhase.FAILED)),
+    ]
+    after = replace(before, pods=(*before.pods, *since))
+    diff = diff_snapshot(after, result)
+    assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == {"ml/a-0": "", "ml/a-1": ""}
+    assert verify(after, result.placements, result.topology_levels()).ok
+
+
 def test_a_list_of_bindings_gets_no_group_lines_even_for_a_job_group_member_added_since() -> None:
     """helper-67: README, a List of Bindings compares placements and utilisation only; a
     JobGroup member added since the plan was a group line all the same."""

@@ -1039,6 +1039,34 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     ]
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pods_binding_one_host_port_on_two_addresses_share_a_node(tmp_path: Path, solver: str) -> None:
+    """NodePorts: a port bound on 10.0.0.1 leaves it free on 10.0.0.2, so a gang whose two pods
+    bind 29500 on one address each fits on one node; a port is no resource Kubernetes counts,
+    so the plan's resources and summary name none."""
+    members = pods("mpi", 2, 1)
+    for i, member in enumerate(members):
+        member["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500, "hostIP": f"10.0.0.{i + 1}"}]
+    snapshot = write(tmp_path, [node("n0"), pod_group("mpi", 2), *members])
+    assert plan_of(snapshot, "--solver", solver)["ml/mpi"]["placed"]
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "plan"])
+    assert sorted(json.loads(result.stdout)["resources"]) == ["cpu", "nvidia.com/gpu", "pods"]
+    assert "hostPort" not in result.stderr
+
+
+def test_a_pod_that_binds_a_host_port_names_it_among_its_requests(tmp_path: Path) -> None:
+    """explain lists a pod's requests as kubectl shows them; a port is named, not counted:
+    '(1 cpu, hostPort 29500/TCP; ...)', not '1 hostPort 29500/TCP'."""
+    port = [{"containerPort": 29500, "hostPort": 29500}]
+    high, rest, low = pods("hi", 2, 0, cpu="1", priority=100), pods("hi", 2, 0, cpu="32"), pods("lo", 1, 0, cpu="1")
+    high[0]["spec"]["containers"][0]["ports"] = port  # hi-0: the port on one node, hi-1: all of the other's cpu
+    high[1] = rest[1] | {"spec": rest[1]["spec"] | {"priority": 100}}
+    low[0]["spec"]["containers"][0]["ports"] = port
+    snapshot = write(tmp_path, [node("n0"), node("n1"), pod_group("hi", 2), pod_group("lo", 1), *high, *low])
+    result = runner.invoke(app, ["plan", snapshot])
+    assert "one of its pods (1 cpu, hostPort 29500/TCP; short of cpu, hostPort 29500/TCP)" in result.stdout, result.stdout
+
+
 def test_a_gated_pod_to_create_comes_unbound_so_the_whole_workload_is_created(tmp_path: Path) -> None:
     """Session 22's workload review F7: a --gang of a Kueue-gated Job and a Deployment printed only
     the Deployment's pods in -o json and -o name, so applying them created part of a gang the

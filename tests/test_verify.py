@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from gangplan.model import (
     Container,
+    HostPort,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -446,6 +447,28 @@ def test_finished_pods_do_not_consume_capacity() -> None:
     assert check([node(cpu=1000)], pods, place(("a", "n1"))).ok
     running = [pod("busy", cpu=1, on="n1"), pod("a", cpu=1000)]
     only(check([node(cpu=1000)], running, place(("a", "n1"))), "capacity")
+
+
+def test_host_ports_clash_between_placed_pods_as_with_running_ones() -> None:
+    """NodePorts, pod by pod as they bind: two placed pods binding one protocol and port on one
+    address, or one of them on 0.0.0.0, clash with no running pod there; the later (by key) is
+    the one named. On two addresses, or two protocols, they share the node."""
+    def ported(name: str, *ports: HostPort, on: str | None = None, phase: PodPhase | None = None) -> Pod:
+        return pod(name, on=on, phase=phase, host_ports=ports)
+
+    pairs = place(("a", "n1"), ("b", "n1"))
+    violation = only(check([node()], [ported("a", HostPort(80)), ported("b", HostPort(80, "TCP", "10.0.0.1"))], pairs), "host-port")
+    assert (violation.subject, violation.message) == (
+        "ns/b", "hostPort 80/TCP on 10.0.0.1 is bound on node n1 already (on 0.0.0.0, by pod ns/a)",
+    )
+    only(check([node()], [ported("a", HostPort(80, "UDP", "10.0.0.2")), ported("b", HostPort(80, "UDP", "10.0.0.2"))], pairs), "host-port")
+    apart = [ported("a", HostPort(80, "TCP", "10.0.0.1")), ported("b", HostPort(80, "TCP", "10.0.0.2"), HostPort(80, "UDP"))]
+    assert check([node()], apart, pairs).ok
+    # A finished pod binds nothing; one being deleted binds its port till it is gone.
+    done = ported("done", HostPort(80), on="n1", phase=PodPhase.FAILED)
+    assert check([node()], [done, ported("a", HostPort(80))], place(("a", "n1"))).ok
+    going = replace(ported("going", HostPort(80), on="n1"), deleting=True)
+    only(check([node()], [going, ported("a", HostPort(80))], place(("a", "n1"))), "host-port")
 
 
 def test_resource_missing_from_allocatable_is_zero() -> None:
