@@ -29,6 +29,7 @@ from .semantics import (
     filter_reason,
     group_pods,
     host_port_requests,
+    is_pending,
     node_selector_matches,
     node_allocatable,
     node_usable,
@@ -279,7 +280,8 @@ def build_problem(
         warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
     counted = [p for p in snapshot.pods if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED]
-    ports = host_port_requests(p for p in counted if p.phase != PodPhase.SUCCEEDED)
+    # Only pods that hold or may take a node split a port into addresses.
+    ports = host_port_requests(p for p in counted if consumes_capacity(p) or is_pending(p))
     apart = grouping.anti_affinity.units
     requests = {id(p): {**pod_requests(p), **ports.get(id(p), {}), **apart.get(id(p), {})} for p in counted}
 

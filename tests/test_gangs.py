@@ -1054,6 +1054,20 @@ def test_pods_binding_one_host_port_on_two_addresses_share_a_node(tmp_path: Path
     assert "hostPort" not in result.stderr
 
 
+def test_a_host_port_a_pod_left_alone_binds_on_an_address_is_not_named(tmp_path: Path) -> None:
+    """A gated pod takes no node, so its hostIP splits no port into addresses: a group short of
+    nodes for 80/TCP says so, not 'hostPort 10.0.0.1:80/TCP' after a gated pod elsewhere."""
+    members = pods("web", 2, 0)
+    for member in members:
+        member["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80}]
+    (gated,) = pods("other", 1, 0, namespace="elsewhere")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    gated["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80, "hostIP": "10.0.0.1"}]
+    snapshot = write(tmp_path, [node("n0"), pod_group("web", 2), *members, gated])
+    result = runner.invoke(app, ["plan", snapshot])
+    assert "insufficient hostPort 80/TCP (quorum needs 2, 1 free)" in result.stdout, result.stdout
+
+
 def test_a_pod_that_binds_a_host_port_names_it_among_its_requests(tmp_path: Path) -> None:
     """explain lists a pod's requests as kubectl shows them; a port is named, not counted:
     '(1 cpu, hostPort 29500/TCP; ...)', not '1 hostPort 29500/TCP'."""
