@@ -102,20 +102,25 @@ def host_port_clash(wanted: Iterable[HostPort], held: Iterable[tuple[HostPort, s
 
 def host_port_requests(pods: Iterable[Pod]) -> dict[int, dict[str, int]]:
     """NodePorts as resources of one unit a node, so every model packs them as it packs GPUs:
-    each pod (by ``id``) with host ports asks one unit of each name below. A (protocol, port)
-    bound only on 0.0.0.0 is one name; once some pod binds it on an address, each address is
-    a name, and a pod on 0.0.0.0 asks all of them, as it conflicts with every address."""
+    each pod (by ``id``) with host ports asks one unit of each name below. A (protocol, port) is
+    one name, and each address an unbound pod binds it on is another: an unbound pod on such an
+    address asks that name alone, a bound pod on another address the port's name, and a pod on
+    0.0.0.0 all of them, as it conflicts with every address. Two pods share a name exactly when
+    NodePorts keeps them apart, and a bound pod's address no unbound pod binds is no name of its
+    own (1,000 nodes each binding 80 on their own address made 1,000 names, all in reasons)."""
     addresses: dict[tuple[str, int], set[str]] = defaultdict(set)
     holders = [pod for pod in pods if pod.host_ports]
     for pod in holders:
-        for hp in pod.host_ports:
-            addresses[(hp.protocol, hp.port)].update(() if hp.ip == ANY_ADDRESS else (hp.ip,))
+        if pod.node_name is None:
+            for hp in pod.host_ports:
+                addresses[(hp.protocol, hp.port)].update(() if hp.ip == ANY_ADDRESS else (hp.ip,))
 
     def names(protocol: str, port: int, ip: str) -> list[str]:
-        bound = sorted(addresses[(protocol, port)]) if ip == ANY_ADDRESS else [ip]
-        if not bound:
-            return [f"{HOST_PORT}{port}/{protocol}"]
-        return [f"{HOST_PORT}{f'[{a}]' if ':' in a else a}:{port}/{protocol}" for a in bound]
+        bound = addresses[(protocol, port)]
+        if ip in bound:
+            return [f"{HOST_PORT}{f'[{ip}]' if ':' in ip else ip}:{port}/{protocol}"]
+        base = f"{HOST_PORT}{port}/{protocol}"
+        return [base, *(name for a in sorted(bound) for name in names(protocol, port, a))] if ip == ANY_ADDRESS else [base]
 
     return {id(pod): {name: 1 for hp in pod.host_ports for name in names(hp.protocol, hp.port, hp.ip)} for pod in holders}
 

@@ -1068,6 +1068,28 @@ def test_a_host_port_a_pod_left_alone_binds_on_an_address_is_not_named(tmp_path:
     assert "insufficient hostPort 80/TCP (quorum needs 2, 1 free)" in result.stdout, result.stdout
 
 
+def test_a_host_port_running_pods_bind_on_their_own_addresses_is_named_once(tmp_path: Path) -> None:
+    """Running pods binding 80 on each node's own address leave no node for pods binding it on
+    every address: one port, one name, as kube-scheduler says '3 node(s) didn't have free
+    ports'. Each address was a name of its own, so the reason listed every one (1,000 of them
+    on 1,000 such nodes), and 'insufficient hostPort 10.0.0.1:29500/TCP' for a port the group
+    binds on every address."""
+    members = pods("web", 2, 0)
+    for member in members:
+        member["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80}]
+    agents = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"agent-{i}", "namespace": "kube-system"},
+         "spec": {"nodeName": f"n{i}", "containers": [{"name": "c", "ports": [
+             {"containerPort": 80, "hostPort": 80, "hostIP": f"10.0.0.{i + 1}"}]}]}, "status": {"phase": "Running"}}
+        for i in range(3)
+    ]
+    snapshot = write(tmp_path, [node("n0"), node("n1"), node("n2"), *agents, pod_group("web", 2), *members])
+    result = runner.invoke(app, ["plan", snapshot])
+    assert "0/3 nodes are available: 3 resource hostPort 80/TCP\n" in result.stdout, result.stdout
+    one = write(tmp_path, [node("n0"), node("n1"), agents[0], pod_group("web", 2), *members])
+    assert "insufficient hostPort 80/TCP (quorum needs 2, 1 free)" in runner.invoke(app, ["plan", one]).stdout
+
+
 def test_a_pod_that_binds_a_host_port_names_it_among_its_requests(tmp_path: Path) -> None:
     """explain lists a pod's requests as kubectl shows them; a port is named, not counted:
     '(1 cpu, hostPort 29500/TCP; ...)', not '1 hostPort 29500/TCP'."""

@@ -7,6 +7,8 @@ gives a different answer.
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, TypedDict, Unpack
 
@@ -15,6 +17,7 @@ import pytest
 from gangplan.errors import InputError
 from gangplan.model import (
     Container,
+    HostPort,
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -37,6 +40,8 @@ from gangplan.semantics import (
     consumes_capacity,
     filter_reason,
     group_pods,
+    host_port_clash,
+    host_port_requests,
     is_pending,
     labels_match,
     node_selector_matches,
@@ -1642,3 +1647,26 @@ def test_many_missing_workload_priority_classes_are_said_in_one_line() -> None:
         "that name them until they exist; they are planned at their pods' priority (add the output of kubectl get "
         "workloadpriorityclasses -o yaml)"
     ]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_two_pods_share_a_host_port_name_exactly_when_nodeports_keeps_them_apart(seed: int) -> None:
+    """host_port_requests against NodePorts' CheckConflict, pair by pair: an unbound pod and any
+    other pod ask a name in common exactly when one binds a protocol and port the other binds on
+    the same address or where either is 0.0.0.0 ('::' is an address like any other there)."""
+    rng = random.Random(seed)
+    triples = [HostPort(port, protocol, ip) for port in (80, 81) for protocol in ("TCP", "UDP")
+               for ip in ("0.0.0.0", "10.0.0.1", "10.0.0.2", "::", "fd00::1")]
+    pods = [
+        Pod("ns", f"p{i}", node_name="n0" if rng.random() < 0.5 else None, phase=PodPhase.RUNNING if i % 2 else PodPhase.PENDING,
+            host_ports=tuple(rng.sample(triples, rng.randint(1, 3))))
+        for i in range(rng.randint(2, 6))
+    ]
+    pods = [replace(p, phase=PodPhase.PENDING) if p.node_name is None else p for p in pods]
+    asked = host_port_requests(pods)
+    for a in pods:
+        for b in pods:
+            if a is b or a.node_name is not None:
+                continue
+            clash = host_port_clash(a.host_ports, [(port, b.key) for port in b.host_ports]) is not None
+            assert bool(asked[id(a)].keys() & asked[id(b)].keys()) == clash, (a.host_ports, b.host_ports, asked[id(a)], asked[id(b)])
