@@ -1066,6 +1066,7 @@ def test_a_host_port_a_pod_left_alone_binds_on_an_address_is_not_named(tmp_path:
     snapshot = write(tmp_path, [node("n0"), pod_group("web", 2), *members, gated])
     result = runner.invoke(app, ["plan", snapshot])
     assert "insufficient hostPort 80/TCP (quorum needs 2, 1 free)" in result.stdout, result.stdout
+    assert "10.0.0.1" not in result.stdout
 
 
 def test_a_host_port_running_pods_bind_on_their_own_addresses_is_named_once(tmp_path: Path) -> None:
