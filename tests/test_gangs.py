@@ -1065,7 +1065,7 @@ def test_a_host_port_a_pod_left_alone_binds_on_an_address_is_not_named(tmp_path:
     gated["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80, "hostIP": "10.0.0.1"}]
     snapshot = write(tmp_path, [node("n0"), pod_group("web", 2), *members, gated])
     result = runner.invoke(app, ["plan", snapshot])
-    assert "insufficient hostPort 80/TCP (quorum needs 2, 1 free)" in result.stdout, result.stdout
+    assert "insufficient hostPort 80/TCP (quorum needs 2 nodes, 1 free)" in result.stdout, result.stdout
     assert "10.0.0.1" not in result.stdout
 
 
@@ -1088,7 +1088,7 @@ def test_a_host_port_running_pods_bind_on_their_own_addresses_is_named_once(tmp_
     result = runner.invoke(app, ["plan", snapshot])
     assert "0/3 nodes are available: 3 resource hostPort 80/TCP\n" in result.stdout, result.stdout
     one = write(tmp_path, [node("n0"), node("n1"), agents[0], pod_group("web", 2), *members])
-    assert "insufficient hostPort 80/TCP (quorum needs 2, 1 free)" in runner.invoke(app, ["plan", one]).stdout
+    assert "insufficient hostPort 80/TCP (quorum needs 2 nodes, 1 free)" in runner.invoke(app, ["plan", one]).stdout
 
 
 def test_a_pod_that_binds_a_host_port_names_it_among_its_requests(tmp_path: Path) -> None:
