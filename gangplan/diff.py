@@ -76,6 +76,7 @@ class PodChange:
     old: str | None  # node before (snapshot: always None; plans: node in A)
     new: str | None  # node after (the plan's node; plans: node in B)
     stale: str = ""  # snapshot mode: why the snapshot cannot take this placement ("already bound to n2")
+    alone: bool = False  # a pod of no group (a group of its own, named as the pod): its lines name no group
 
     @property
     def change(self) -> str:
@@ -293,13 +294,13 @@ class PlanDiff:
 
         pods: list[tuple[str, str]] = []
         for p in self.pods:
-            group = f" (group {p.group})" if p.group else ""
+            group = f" (group {p.group})" if p.group and not p.alone else ""
             if p.change == "placed":
                 pods.append(("add", f"+ pod {p.pod} -> {p.new}{group}"))
             elif p.change == "stale":
                 pods.append(("remove", f"! pod {p.pod} -> {p.new}{group}: not placed, {p.stale}"))
             elif p.change == "dropped":
-                also = f", group {p.group}" if p.group else ""
+                also = f", group {p.group}" if p.group and not p.alone else ""
                 pods.append(("remove", f"- pod {p.pod} (was on {p.old}{also})"))
             else:
                 pods.append(("change", f"~ pod {p.pod} {p.old} -> {p.new}{group}"))
@@ -454,7 +455,9 @@ def diff_snapshot(
         if bound.node_name is not None and consumes_capacity(bound):
             running[bound.node_name].append(bound)
     changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, running)) for p in placements]
-    pods = tuple(sorted((PodChange(p.pod, gid[1], None, p.node, why) for p, gid, why in changes), key=lambda c: _key(c.pod)))
+    pods = tuple(
+        sorted((PodChange(p.pod, gid[1], None, p.node, why, gid[0] == _BARE) for p, gid, why in changes), key=lambda c: _key(c.pod))
+    )
     applies = [p for p, _, why in changes if not why]
     fresh = Counter(gid for _, gid, why in changes if not why)
     stale = Counter(gid for _, gid, why in changes if why)
@@ -551,6 +554,7 @@ def diff_plans(
     member_of = _member_of(_gangs(snapshot), (*placed_a, *placed_b)) if snapshot is not None else {}
     in_a = {p.pod: p for p in placed_a}
     in_b = {p.pod: p for p in placed_b}
+    bare = {g.key for g in (*a.groups, *b.groups) if _gang_id(g)[0] == _BARE}
     pods = []
     for pod in sorted(set(in_a) | set(in_b), key=_key):
         pa, pb = in_a.get(pod), in_b.get(pod)
@@ -558,7 +562,7 @@ def diff_plans(
         new = pb.node if pb else None
         if old != new:
             group = (pb.group if pb else "") or (pa.group if pa else "") or member_of.get(pod, "")
-            pods.append(PodChange(pod, group, old, new))
+            pods.append(PodChange(pod, group, old, new, alone=group == pod and group in bare))
 
     # A List of Bindings carries no group outcomes: groups are compared only between Plans.
     both = not a.placements_only and not b.placements_only

@@ -256,7 +256,8 @@ def test_a_plan_from_another_snapshot_is_warned_about_and_not_counted() -> None:
         "! pod ml/ghost -> n1 (group ml/ghost): not placed, the pod is not in the snapshot",
         "! pod ml/ghost-2 -> n1 (group ml/ghost): not placed, the pod is not in the snapshot",
         "! pod ml/r-0 -> n2 (group ml/r-0): not placed, already bound to n1",
-        "! pod ml/solo -> n9 (group ml/solo): not placed, node n9 is not in the snapshot",
+        # A pod of no group names none: its "group" is itself (ml/ghost is a PodGroup the plan names).
+        "! pod ml/solo -> n9: not placed, node n9 is not in the snapshot",
     ]
     assert diff.to_dict()["pods"][2] == {
         "pod": "ml/r-0", "group": "ml/r-0", "change": "stale", "from": None, "to": "n2", "stale": "already bound to n1",
@@ -1623,6 +1624,20 @@ def test_a_host_port_bound_since_on_another_address_or_by_a_finished_pod_leaves_
     diff = diff_snapshot(after, result)
     assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == {"ml/a-0": "", "ml/a-1": ""}
     assert verify(after, result.placements, result.topology_levels()).ok
+
+
+def test_a_pod_of_no_group_is_named_without_a_group_in_either_mode() -> None:
+    """A lone pod is a group of its own, keyed by its own name: '(group ml/solo)' after pod
+    ml/solo said nothing, and read as if a PodGroup solo existed."""
+    snapshot = tiny()
+    a = plan(snapshot, Options(solver="greedy"))
+    assert [p.node for p in a.placements if p.pod == "ml/solo"] == ["n3"]
+    b = replace(a, placements=tuple(replace(p, node="n1") if p.pod in ("ml/solo", "ml/a-0") else p for p in a.placements))
+    assert [text for kind, text in diff_plans(a, b, snapshot).unified_lines() if text.startswith("~")] == [
+        "~ pod ml/a-0 n2 -> n1 (group ml/a)",
+        "~ pod ml/solo n3 -> n1",
+    ]
+    assert ("add", "+ pod ml/solo -> n3") in diff_snapshot(snapshot, a).unified_lines()
 
 
 def test_a_list_of_bindings_gets_no_group_lines_even_for_a_job_group_member_added_since() -> None:
