@@ -79,7 +79,12 @@ metadata:
 spec:
   nodeName: cpu-1
   priority: 10
-  containers: [{name: c, resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: "1"}}}]
+  hostNetwork: true
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}
+  containers: [{name: c, ports: [{containerPort: 9100}], resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: "1"}}}]
 status: {phase: Running}
 ---
 apiVersion: scheduling.k8s.io/v1
@@ -121,13 +126,17 @@ items:
     labels: {scheduling.x-k8s.io/pod-group: train}
   spec:
     affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector: {matchExpressions: [{key: scheduling.x-k8s.io/pod-group, operator: In, values: [train]}]}
+          topologyKey: kubernetes.io/hostname
       nodeAffinity:
         requiredDuringSchedulingIgnoredDuringExecution:
           nodeSelectorTerms:
           - matchExpressions: [{key: pool, operator: In, values: [gpu]}]
             matchFields: [{key: metadata.name, operator: NotIn, values: [cpu-1]}]
     tolerations: [{key: nvidia.com/gpu, operator: Equal, value: present}]
-    containers: [{name: c, resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}}}]
+    containers: [{name: c, ports: [{containerPort: 29500, hostPort: 29500, hostIP: 10.0.0.1, protocol: UDP}], resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}}}]
 ---
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
@@ -349,6 +358,9 @@ FIELDS: dict[str, list[tuple[str | int, ...]]] = {
         ("metadata", "creationTimestamp"), ("spec", "nodeName"), ("spec", "priority"), ("spec", "priorityClassName"),
         ("spec", "overhead", "cpu"), ("spec", "nodeSelector"), ("spec", "tolerations"), ("spec", "initContainers"),
         ("spec", "containers"), ("spec", "affinity", "nodeAffinity"), ("status", "phase"),
+        ("spec", "hostNetwork"), ("spec", "containers", 0, "ports"), ("spec", "containers", 0, "ports", 0, "hostIP"),
+        ("spec", "affinity", "podAntiAffinity"),
+        ("spec", "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", 0, "topologyKey"),
     ],
     "PodGroup": [
         ("metadata", "name"), ("metadata", "namespace"), ("spec", "minMember"), ("spec", "minResources", "cpu"),
