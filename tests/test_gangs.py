@@ -1104,6 +1104,88 @@ def test_a_pod_that_binds_a_host_port_names_it_among_its_requests(tmp_path: Path
     assert "one of its pods (1 cpu, hostPort 29500/TCP; short of cpu, hostPort 29500/TCP)" in result.stdout, result.stdout
 
 
+def _repelling(name: str, labels: dict[str, str], *terms: dict, node_name: str | None = None) -> dict:
+    pod = pods(name.rsplit("-", 1)[0], 1, 1, prefix=name.rsplit("-", 1)[0])[0]
+    pod["metadata"]["name"], pod["metadata"]["labels"] = name, labels
+    if terms:
+        pod["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": list(terms)}}
+    if node_name is not None:
+        del pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"]
+        pod["spec"]["nodeName"], pod["status"] = node_name, {"phase": "Running"}
+    return pod
+
+
+_ON_NODE = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": "kubernetes.io/hostname"}
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_anti_affinity_the_planner_does_not_keep_apart_is_warned_about_and_not_held_against_its_plan(
+    tmp_path: Path, solver: str
+) -> None:
+    """On one node: a-1 carries the term and matches it, but it also selects a-0, which does not
+    carry it; a-2 carries it without matching it. Neither pair is kept apart, so both carriers
+    are named in the warning, and verify, which checks only pods that both carry one term and
+    match it, does not reject the planner's own plan (a-1 beside a-0 or beside a-2)."""
+    members = [
+        _repelling("a-0", {"app": "ray"}),
+        _repelling("a-1", {"app": "ray"}, _ON_NODE),
+        _repelling("a-2", {"app": "head"}, _ON_NODE),
+    ]
+    snapshot = write(tmp_path, [node("n0"), pod_group("a", 3), *members])
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: required pod anti-affinity between pending pods that do not all carry the term and match it is not modelled, "
+        "so the plan may break it: pod ml/a-1, pod ml/a-2 ask for it",
+    ]
+    assert plan_of(snapshot, "--solver", solver)["ml/a"]["placed"]
+
+
+@pytest.mark.parametrize("first", ["b", "a"])
+def test_pods_of_one_gang_kept_off_different_nodes_are_placed_each_by_its_own(tmp_path: Path, first: str) -> None:
+    """A running guard's term selects app=a, not app=b: two pods of one gang alike in all else
+    are still two kinds of pod, or one would take the other's nodes (the only node here)."""
+    guard = _repelling("guard-0", {}, {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"},
+                       node_name="n0")
+    members = [_repelling(f"g-{i}", {"app": app_}) for i, app_ in enumerate([first, "b" if first == "a" else "a"])]
+    snapshot = write(tmp_path, [node("n0"), guard, pod_group("g", 2), *members])
+    assert not plan_of(snapshot)["ml/g"]["placed"]
+    assert "0/1 nodes are available: 1 pod anti-affinity" in runner.invoke(app, ["plan", snapshot]).stdout
+
+
+def test_anti_affinity_beyond_the_node_is_warned_about_and_not_checked_by_verify(tmp_path: Path) -> None:
+    """A zone term selecting a running pod is not modelled: warned about, and the planner's plan
+    beside that pod is not rejected by verify. A zone term with no labelSelector selects no pod,
+    so it asks nothing and is not named."""
+    running = _repelling("old-0", {"app": "ray"}, node_name="n0")
+    zone = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": "topology.kubernetes.io/zone"}
+    members = [_repelling("g-0", {}, zone), _repelling("g-1", {}, {"topologyKey": "topology.kubernetes.io/zone"})]
+    snapshot = write(tmp_path, [node("n0"), running, pod_group("g", 2), *members])
+    result = runner.invoke(app, ["plan", snapshot])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a namespaceSelector "
+        "is not modelled, so the plan may break it: pod ml/g-0 asks for it",
+    ]
+    assert plan_of(snapshot)["ml/g"]["placed"]
+
+
+def test_verify_holds_a_placed_pod_to_a_running_pods_anti_affinity(tmp_path: Path) -> None:
+    """kube-scheduler checks the existing pods' terms too (satisfyExistingPodsAntiAffinity): a
+    Binding that puts a pod a running pod's term selects on that pod's node is a violation."""
+    guard = _repelling("guard-0", {}, _ON_NODE, node_name="n0")
+    snapshot = write(tmp_path, [node("n0"), node("n1"), guard, pod_group("ray", 1), _repelling("ray-0", {"app": "ray"})])
+    bindings = tmp_path / "bindings.json"
+    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "ray-0", "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": "n0"}}]}))
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
+        "pod-anti-affinity ml/ray-0: pod ml/guard-0, running on node n0, has anti-affinity that selects it",
+    ]
+
+
 def test_a_gated_pod_to_create_comes_unbound_so_the_whole_workload_is_created(tmp_path: Path) -> None:
     """Session 22's workload review F7: a --gang of a Kueue-gated Job and a Deployment printed only
     the Deployment's pods in -o json and -o name, so applying them created part of a gang the
