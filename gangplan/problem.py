@@ -304,7 +304,8 @@ def build_problem(
     pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
     pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
     resources = tuple(sorted(pending_resources | {"pods"}))
-    alloc_maps = [node_allocatable(n) | dict.fromkeys(filter(one_a_node, resources), 1) for n in nodes]
+    ones = dict.fromkeys(filter(one_a_node, resources), 1)  # a host port, an anti-affinity term: one a node
+    alloc_maps = [node_allocatable(n) | ones for n in nodes]
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
     requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
     free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))

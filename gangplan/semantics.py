@@ -80,10 +80,6 @@ HOST_PORT = "hostPort "  # a resource name no Kubernetes resource can have (it h
 ANY_ADDRESS = "0.0.0.0"  # kube-scheduler's DefaultBindAllHostIP
 
 
-def is_host_port(resource: str) -> bool:
-    return resource.startswith(HOST_PORT)
-
-
 def one_a_node(resource: str) -> bool:
     """A rule counted as a resource each node has one of (a host port, an anti-affinity term):
     no resource Kubernetes counts, so in no figure of room used or quorum demand."""
