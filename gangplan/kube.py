@@ -464,8 +464,8 @@ def _anti_affinity_term(r: _Reader, raw: object, path: Path, namespace: str) -> 
         expressions = r.requirements(selector, "matchExpressions", path + ("labelSelector",))
     namespaces = tuple(r.strings(term, "namespaces", path))
     key = r.string(term, "topologyKey", path)
-    if term.get("namespaceSelector") is not None:
-        return PodAffinityTerm(labels, expressions, None, key)
+    if (chosen := term.get("namespaceSelector")) is not None:
+        return PodAffinityTerm(labels, expressions, None, key, every_namespace=chosen == {})
     return PodAffinityTerm(labels, expressions, namespaces or (namespace,), key)
 
 

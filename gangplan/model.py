@@ -77,6 +77,7 @@ class PodAffinityTerm:
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()
     namespaces: tuple[str, ...] | None = None  # None: a namespaceSelector (any namespace may match)
     topology_key: str = ""
+    every_namespace: bool = False  # namespaceSelector {}: every namespace, which needs no Namespace labels
 
 
 @dataclass(frozen=True, slots=True)

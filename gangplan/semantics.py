@@ -707,16 +707,18 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequen
 ANTI_AFFINITY = "podAntiAffinity "  # a one-a-node resource: pods sharing a term, one to a node
 NODE_KEY = "kubernetes.io/hostname"
 ANTI_AFFINITY_BEYOND = (
-    "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a namespaceSelector"
+    "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector"
 )
 ANTI_AFFINITY_LOOSE = "required pod anti-affinity between pending pods that do not all carry the term and match it"
 
 
 def kept_apart(term: PodAffinityTerm) -> bool:
-    """The anti-affinity gangplan models: on the node itself, in namespaces the term names (a
-    namespaceSelector reads Namespace labels a snapshot lacks). A term with no labelSelector
-    selects no pod, so it asks nothing."""
-    return term.match_labels is None or (term.topology_key == NODE_KEY and term.namespaces is not None)
+    """The anti-affinity gangplan models: on the node itself, in namespaces the term names or in
+    every one (``namespaceSelector: {}``); another namespaceSelector reads Namespace labels a
+    snapshot lacks. A term with no labelSelector selects no pod, so it asks nothing."""
+    return term.match_labels is None or (
+        term.topology_key == NODE_KEY and (term.namespaces is not None or term.every_namespace)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -753,13 +755,13 @@ def _indexed(pods: Sequence[Pod]) -> tuple[dict[tuple[str, str], list[Pod]], dic
 
 def _term_key(term: PodAffinityTerm) -> tuple:
     labels = None if term.match_labels is None else tuple(sorted(term.match_labels.items()))
-    return labels, term.match_expressions, term.namespaces, term.topology_key
+    return labels, term.match_expressions, term.namespaces, term.topology_key, term.every_namespace
 
 
 def _shown_term(term: PodAffinityTerm) -> str:
     parts = [f"{k}={v}" for k, v in sorted((term.match_labels or {}).items())]
     parts += [f"{r.key} {r.operator}{' (' + ','.join(r.values) + ')' if r.values else ''}" for r in term.match_expressions]
-    return f"{ANTI_AFFINITY}{','.join(term.namespaces or ())}/{','.join(parts) or 'every pod'}"
+    return f"{ANTI_AFFINITY}{','.join(term.namespaces or ('*',))}/{','.join(parts) or '* (every pod)'}"
 
 
 def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinity:

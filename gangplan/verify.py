@@ -760,13 +760,17 @@ def _host_ports(
 
 def _on_node(term: PodAffinityTerm) -> bool:
     """The anti-affinity terms gangplan models: at kubernetes.io/hostname (the node itself), in
-    the namespaces the term names (a namespaceSelector needs Namespace labels; warned about)."""
-    return term.topology_key == _HOSTNAME and term.namespaces is not None and term.match_labels is not None
+    the namespaces the term names or in all (``namespaceSelector: {}``); another
+    namespaceSelector needs Namespace labels, and is warned about."""
+    known = term.namespaces is not None or term.every_namespace
+    return term.topology_key == _HOSTNAME and known and term.match_labels is not None
 
 
 def _term_selects(term: PodAffinityTerm, pod: Pod) -> bool:
     """metav1.LabelSelector over the term's namespaces; no labelSelector selects nothing."""
-    if term.match_labels is None or term.namespaces is None or pod.namespace not in term.namespaces:
+    if term.match_labels is None:
+        return False
+    if not term.every_namespace and (term.namespaces is None or pod.namespace not in term.namespaces):
         return False
     return all(pod.labels.get(k) == v for k, v in term.match_labels.items()) and all(
         _label_requirement_matches(r, pod.labels) for r in term.match_expressions

@@ -844,7 +844,7 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
     assert warned == [
         "warning: Volcano networkTopology (mode hard; HyperNode tiers) is not modelled, so the plan may break it: "
         "PodGroup ml/spread asks for it",
-        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a namespaceSelector "
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector "
         "is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
         "warning: topologySpreadConstraints with DoNotSchedule is not modelled, so the plan may break it: pod ml/spread-0 asks for it",
     ]
@@ -876,9 +876,9 @@ def test_a_running_pods_anti_affinity_against_pending_pods_keeps_them_off_its_no
     """kube-scheduler also holds an incoming pod to the required anti-affinity of pods already
     on a node; gangplan had put a selected pod beside its guard in silence (review 19 R F3),
     then warned that it did not model it; on the node it is modelled now. A term selects pods
-    of its own namespace unless it names others; one with a namespaceSelector (Namespace labels
-    a snapshot lacks) is still warned about, and a running pod whose terms select no pending
-    pod is not named."""
+    of its own namespace unless it names others, or every one with namespaceSelector {}; one
+    with another namespaceSelector (Namespace labels a snapshot lacks) is still warned about,
+    and a running pod whose terms select no pending pod is not named."""
     def guard(name: str, namespace: str, selector: dict | None, **term: object) -> dict:
         anti = {"topologyKey": "kubernetes.io/hostname", **term}
         if selector is not None:
@@ -895,7 +895,8 @@ def test_a_running_pods_anti_affinity_against_pending_pods_keeps_them_off_its_no
         guard("same-ns", "ml", {"matchLabels": {"app": "noisy"}}),
         guard("other-ns", "web", {"matchLabels": {"app": "noisy"}}),
         guard("named-ns", "web", {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["batch"]}]}, namespaces=["ml"]),
-        guard("any-ns", "web", {"matchLabels": {"app": "noisy"}}, namespaceSelector={}),
+        guard("any-ns", "web", {"matchLabels": {"app": "noisy"}}, namespaceSelector={}),  # every namespace
+        guard("labelled-ns", "web", {"matchLabels": {"app": "noisy"}}, namespaceSelector={"matchLabels": {"team": "ml"}}),
         guard("no-match", "ml", {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["noisy"]}]}),
         guard("no-selector", "ml", None),
     ]
@@ -904,18 +905,19 @@ def test_a_running_pods_anti_affinity_against_pending_pods_keeps_them_off_its_no
     assert result.exit_code == 0
     assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
         "warning: running pods' required pod anti-affinity is not modelled, so the plan may break it: "
-        "pod web/any-ns asks for it",
+        "pod web/labelled-ns asks for it",
     ]
     assert plan_of(snapshot)["ml/noisy"]["placed"]
     assert "n0" not in runner.invoke(app, ["plan", snapshot, "-o", "json"]).stdout
-    # The guards of ml/same-ns (its own namespace) and web/named-ns (naming ml) hold n0; the
-    # others hold nothing.
-    for left in ("same-ns", "named-ns"):
-        kept = [g for g in guards if g["metadata"]["name"] != left]
+    # The guards of ml/same-ns (its own namespace), web/named-ns (naming ml) and web/any-ns
+    # (every namespace) hold n0; the others hold nothing.
+    holding = ("same-ns", "named-ns", "any-ns")
+    for left in holding:
+        kept = [g for g in guards if g["metadata"]["name"] not in set(holding) - {left}]
         alone = write(tmp_path, [node("n0"), pod_group("noisy", 2), *members, *kept])
         assert not plan_of(alone)["ml/noisy"]["placed"]
         assert "0/1 nodes are available: 1 pod anti-affinity" in runner.invoke(app, ["plan", alone]).stdout
-    free = [g for g in guards if g["metadata"]["name"] not in ("same-ns", "named-ns")]
+    free = [g for g in guards if g["metadata"]["name"] not in holding]
     assert plan_of(write(tmp_path, [node("n0"), pod_group("noisy", 2), *members, *free]))["ml/noisy"]["placed"]
 
 
@@ -1029,6 +1031,21 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
         "pod-anti-affinity ml/ray-1: placed on node n0 beside pod ml/ray-0, which carries its anti-affinity term and matches it",
         "pod-anti-affinity ml/ray-2: its anti-affinity selects pod ml/old-ray, running on node n2",
+    ]
+    # namespaceSelector {} is every namespace: a running app=ray pod of another one counts too.
+    everywhere = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "ray"}}, "namespaceSelector": {}, "topologyKey": "kubernetes.io/hostname"}]}}
+    for pod in members:
+        pod["spec"]["affinity"] = everywhere
+    elsewhere = {**other, "metadata": {**other["metadata"], "namespace": "web"}}
+    wide = write(tmp_path, [node("n0"), node("n1"), node("n2"), elsewhere, pod_group("ray", 3), *members])
+    result = runner.invoke(app, ["plan", wide, "--solver", solver])
+    assert "insufficient podAntiAffinity */app=ray (quorum needs 3 nodes, 2 free)" in result.stdout
+    assert "not modelled" not in result.stderr
+    checked = runner.invoke(app, ["verify", wide, "--plan", str(bindings)])
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
+        "pod-anti-affinity ml/ray-1: placed on node n0 beside pod ml/ray-0, which carries its anti-affinity term and matches it",
+        "pod-anti-affinity ml/ray-2: its anti-affinity selects pod web/old-ray, running on node n2",
     ]
     # The term of a pod that does not match it selects the others without their taking part.
     members[0]["metadata"]["labels"] = {"app": "head"}
@@ -1164,7 +1181,7 @@ def test_anti_affinity_beyond_the_node_is_warned_about_and_not_checked_by_verify
     result = runner.invoke(app, ["plan", snapshot])
     assert result.exit_code == 0, result.output
     assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
-        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a namespaceSelector "
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector "
         "is not modelled, so the plan may break it: pod ml/g-0 asks for it",
     ]
     assert plan_of(snapshot)["ml/g"]["placed"]
