@@ -1012,7 +1012,7 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     for pod in members:
         pod["metadata"]["labels"] = {"app": "ray"}
         pod["spec"]["affinity"] = anti
-    other = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "old-ray", "namespace": "ml", "labels": {"app": "ray"}},
+    other: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "old-ray", "namespace": "ml", "labels": {"app": "ray"}},
              "spec": {"nodeName": "n2", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
     three = write(tmp_path, [node("n0"), node("n1"), node("n2"), pod_group("ray", 3), *members])
     result = runner.invoke(app, ["plan", three, "--solver", solver, "-o", "json"])
