@@ -788,6 +788,8 @@ def _anti_affinity(
     placed pods may not share one when both carry one term that selects them both (pods of one
     Deployment or gang kept one to a node). A term that selects placed pods not carrying it is
     warned about, not checked, as gangplan does not keep those apart."""
+    if not any(pod.anti_affinity for pod in snapshot.pods):
+        return []  # most snapshots: no pair to look at
     arriving, running = _sharing(snapshot, nodes, placed, lambda key: True)
     found: list[Violation] = []
     for node_name, keys in sorted(arriving.items()):
