@@ -312,7 +312,7 @@ def build_problem(
     usable_maps = [a for a, n in zip(alloc_maps, nodes) if node_usable(n)]
     usable_total = {r: sum(a.get(r, 0) for a in usable_maps) for r in pending_resources}
 
-    eligibility = _Eligibility(nodes, free, tree, len(resources), grouping.anti_affinity.blocked)
+    eligibility = _Eligibility(nodes, free, tree, len(resources), grouping.anti_affinity.blocked, node_index)
     usable_nodes = len(usable_maps)
     filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
@@ -494,11 +494,11 @@ class _Eligibility:
 
     def __init__(
         self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None, width: int,
-        blocked: Mapping[int, frozenset[str]] | None = None,
+        blocked: Mapping[int, frozenset[str]] | None = None, index: Mapping[str, int] | None = None,
     ) -> None:
         self.nodes, self.tree = nodes, tree
         self.blocked = blocked or {}  # per pending pod (id): nodes its pod anti-affinity rules out
-        self.index = {n.name: i for i, n in enumerate(nodes)}
+        self.index = index if index is not None else {n.name: i for i, n in enumerate(nodes)}
         self.free = np.array(free, dtype=np.int64).reshape(len(nodes), width)
         self.cache: dict[tuple, np.ndarray] = {}
         self.filters: dict[tuple, np.ndarray] = {}

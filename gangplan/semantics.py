@@ -575,8 +575,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"{'carries' if one else 'carry'} {VOLCANO_TASK_KEY} as a label only; Volcano reads a pod's task "
                 f"from the annotation, so for minTaskMember {'it is' if one else 'they are'} in no task"
             )
-    guards = [pod for pod in snapshot.pods if pod.anti_affinity and consumes_capacity(pod)]
     running = [pod for pod in snapshot.pods if consumes_capacity(pod)]
+    guards = [pod for pod in running if pod.anti_affinity]
     apart = anti_affinity([pod for gang in all_gangs for pod in gang.pending], running)
     unmodelled = _unmodelled(all_gangs, guards, apart.loose)
     warnings.extend(unmodelled_warnings(unmodelled))
@@ -705,7 +705,7 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequen
 
 
 ANTI_AFFINITY = "podAntiAffinity "  # a one-a-node resource: pods sharing a term, one to a node
-NODE_KEY = "kubernetes.io/hostname"
+HOSTNAME_LABEL = "kubernetes.io/hostname"  # the node itself, as a topology key
 ANTI_AFFINITY_BEYOND = (
     "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector"
 )
@@ -717,7 +717,7 @@ def kept_apart(term: PodAffinityTerm) -> bool:
     every one (``namespaceSelector: {}``); another namespaceSelector reads Namespace labels a
     snapshot lacks. A term with no labelSelector selects no pod, so it asks nothing."""
     return term.match_labels is None or (
-        term.topology_key == NODE_KEY and (term.namespaces is not None or term.every_namespace)
+        term.topology_key == HOSTNAME_LABEL and (term.namespaces is not None or term.every_namespace)
     )
 
 
@@ -803,8 +803,9 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinit
     for guard in running:
         for term in guard.anti_affinity:
             if term.match_labels is not None and kept_apart(term) and guard.node_name is not None:
-                terms.setdefault(_term_key(term), term)
-                guarded[_term_key(term)].add(guard.node_name)
+                key = _term_key(term)
+                terms.setdefault(key, term)
+                guarded[key].add(guard.node_name)
     for key, held in guarded.items():
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):

@@ -25,7 +25,7 @@ import numpy as np
 from . import kueue
 from .model import Node, Snapshot, Topology
 from .quantity import listed
-from .semantics import consumes_capacity, node_allocatable, node_usable, pod_requests
+from .semantics import HOSTNAME_LABEL, consumes_capacity, node_allocatable, node_usable, pod_requests
 
 __all__ = [
     "DEFAULT_GPU_RESOURCE",
@@ -42,7 +42,6 @@ __all__ = [
     "topology_to_dict",
 ]
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 ROOT = ""
 

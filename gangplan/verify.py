@@ -667,22 +667,17 @@ def _capacity(
     some of it: a node already over-committed by its running pods in memory still takes a
     pod that asks for no memory. ``pods`` is always requested, so always checked.
     """
-    arriving: dict[str, dict[str, int]] = {}
-    for key, node_name in placed.items():
-        if node_name in nodes:
-            _add(arriving.setdefault(node_name, {}), _pod_requests(pods[key]))
-    if not arriving:
-        return []
-    used: dict[str, dict[str, int]] = {}
-    for pod in snapshot.pods:
-        if _is_running(pod) and pod.node_name in arriving:
-            _add(used.setdefault(pod.node_name, {}), _pod_requests(pod))
+    arriving, running_here = _sharing(snapshot, nodes, placed, lambda key: True)
     found: list[Violation] = []
     for node_name, node in nodes.items():
-        demand = arriving.get(node_name)
-        if demand is None:
+        if node_name not in arriving:
             continue
-        running = used.get(node_name, {})
+        demand: dict[str, int] = {}
+        for key in arriving[node_name]:
+            _add(demand, _pod_requests(pods[key]))
+        running: dict[str, int] = {}
+        for pod in running_here.get(node_name, ()):
+            _add(running, _pod_requests(pod))
         for resource in sorted(demand):
             if demand[resource] <= 0:
                 continue
