@@ -1088,12 +1088,15 @@ def _pack(
     taken: list[tuple[int, int, int]] = []
     short = 0
     for r, c in _order(problem, items):
-        request = np.array(problem.roles[r].request, dtype=np.int64)
+        role = problem.roles[r]
+        request = np.array(role.request, dtype=np.int64)
         nodes = eligible(r, b)
         left = c
         while left and len(nodes):
             room = free[nodes]
-            fit = pods_that_fit(room, request, left)
+            fit = pods_that_fit(room, request, min(left, role.most))
+            if role.apart:
+                fit[[counts.get((r, n), 0) > 0 for n in nodes.tolist()]] = 0
             usable = np.nonzero(fit > 0)[0]
             if not len(usable):
                 break

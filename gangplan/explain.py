@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import copy
 import math
+from collections import defaultdict
 from dataclasses import replace
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -208,7 +209,7 @@ class _Placed:
         if len(requests) != 1:
             return f" ({short})"
         (request,) = requests
-        parts = _asks(self.problem, request)
+        parts = _asks(self.problem, request) + sorted({self.problem.roles[r].apart for r in roles} - {""})
         return f" ({', '.join([*parts[:-1], parts[-1] + '; ' + short] if parts else [short])})"
 
 
@@ -314,10 +315,16 @@ def reason(
             return who + "; ".join(unmet)  # every resource short, as "insufficient ..." names them
         needs = [_quorum_need(problem, g, k) for k in range(len(problem.resources))]
         free: Sequence[int] = usable_free
+        nodes = usable_nodes
         where = "on Ready, schedulable nodes"
         if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
-            free, where = gang.filtered_free, f"on the {gang.passing} of {usable_nodes} Ready, schedulable nodes that pass its filters"
-        if short := _insufficient(problem, needs, free, "quorum needs", where):
+            free, nodes = gang.filtered_free, gang.passing
+            where = f"on the {gang.passing} of {usable_nodes} Ready, schedulable nodes that pass its filters"
+        # Pods kept apart need a node each: as a resource of one a node, though no column has it.
+        apart = sorted({problem.roles[r].apart for r in gang.roles} - {""})
+        needs += [_least_quorum(problem, g, lambda r: int(problem.roles[r].apart == name)) for name in apart]
+        free = [*free, *(nodes for _ in apart)]
+        if short := _insufficient(problem, needs, free, "quorum needs", where, [*problem.resources, *apart]):
             return who + short
         if short := _insufficient(problem, gang.min_resources, free, "minResources needs", where):
             return who + short
@@ -477,13 +484,14 @@ def _exist(count: int) -> str:
 
 
 def _insufficient(
-    problem: Problem, needs: Sequence[int], usable_free: Sequence[int], what: str, where: str = "on Ready, schedulable nodes"
+    problem: Problem, needs: Sequence[int], usable_free: Sequence[int], what: str, where: str = "on Ready, schedulable nodes",
+    names: Sequence[str] | None = None,
 ) -> str:
-    """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short, scarcest
-    first; '' when none is."""
+    """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short (of
+    ``names``, the problem's resources by default), scarcest first; '' when none is."""
     short = sorted(
         (free / need, f"{name} ({what} {shown[0]}{' nodes' if one_a_node(name) else ''}, {shown[1]} free)")
-        for name, need, free in zip(problem.resources, needs, usable_free)
+        for name, need, free in zip(problem.resources if names is None else names, needs, usable_free)
         if need > free and (shown := describe_apart(name, need, free))
     )
     if not short:
@@ -809,7 +817,7 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     for r in roles:
         role = problem.roles[r]
         at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
-        caps = pods_that_fit(free, role.request, role.count, at)
+        caps = pods_that_fit(free, role.request, role.most, at)
         per_role += min(role.count, int(caps.sum()))
         kinds.append((r, at, caps))
     if per_role <= reached:
@@ -854,7 +862,7 @@ def _requested_room(
     for r in roles:
         role = problem.roles[r]
         at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
-        caps = pods_that_fit(free, role.request, role.count, at)
+        caps = pods_that_fit(free, role.request, role.most, at)
         per_role += min(role.count, int(caps.sum())) * role.request[k]
         np.add.at(per_node, at, caps * role.request[k])
     return per_role, np.minimum(per_node, free[:, k])
@@ -1123,14 +1131,20 @@ def _asked(problem: Problem, g: int, k: int) -> int:
 
 
 def _quorum_need(problem: Problem, g: int, k: int) -> int:
-    """The least of resource k its quorum can need: each Volcano task's smallest pods up to its
-    minimum, then the smallest of the rest up to minMember."""
-    gang = problem.gangs[g]
-    if not any(problem.roles[r].request[k] for r in gang.roles):
+    """The least of resource k its quorum can need."""
+    if not any(problem.roles[r].request[k] for r in problem.gangs[g].roles):
         return 0  # asked for every resource of a cluster: most are extended ones the gang does not use
+    return _least_quorum(problem, g, lambda r: problem.roles[r].request[k])
+
+
+def _least_quorum(problem: Problem, g: int, size: Callable[[int], int]) -> int:
+    """The least its quorum can need of what each pod of role r asks ``size(r)`` of: each
+    Volcano task's smallest pods up to its minimum, then the smallest of the rest up to
+    minMember."""
+    gang = problem.gangs[g]
 
     def sizes(roles: Iterable[int]) -> list[int]:
-        return sorted(problem.roles[r].request[k] for r in roles for _ in range(problem.roles[r].count))
+        return sorted(size(r) for r in roles for _ in range(problem.roles[r].count))
 
     chosen: list[int] = []
     rest: list[int] = []
@@ -1161,12 +1175,15 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
     problem = state.problem
     pending = [r for r in roles if state.placed_of(r) < problem.roles[r].count] or list(roles)
     short = np.zeros(len(problem.resources), dtype=np.int64)
+    taken: dict[str, int] = defaultdict(int)  # pods kept apart: nodes one of theirs has already
     reachable = False
     for r in pending:
         on = state.candidates(r, nodes)
         reachable |= bool(len(on))
         short += (state.free[on] < state.request(r)).sum(axis=0)
-    named = sorted((-int(c), name) for c, name in zip(short.tolist(), problem.resources) if c)
+        if (apart := problem.roles[r].apart) and (mine := state.on_nodes.get(r)):
+            taken[apart] += int(np.isin(on, np.fromiter(mine, dtype=np.int64, count=len(mine))).sum())
+    named = sorted([(-int(c), name) for c, name in zip(short.tolist(), problem.resources) if c] + [(-c, n) for n, c in taken.items() if c])
     if not named and not reachable:
         # No resource is short: the pods left have no candidate there at all.
         return "no node there passes the filters of the pods left: selectors, affinity, taints"
@@ -1191,7 +1208,7 @@ def _domain_room(problem: Problem, g: int, level: int, room: np.ndarray | None) 
     for r in gang.roles:
         role = problem.roles[r]
         held = alone[r] = {}
-        caps = role.caps if room is None else pods_that_fit(free, role.request, role.count, role.nodes)
+        caps = role.caps if room is None else pods_that_fit(free, role.request, role.most, role.nodes)
         kinds.append((r, role.nodes, caps))
         for n, cap in zip(role.nodes.tolist(), caps.tolist()):
             d = problem.domain(level, n)

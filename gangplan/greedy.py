@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from .objective import Assignment
-from .problem import GangTopology, Problem, Role, on_room, pods_that_fit
+from .problem import GangTopology, Problem, on_room, pods_that_fit
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -126,7 +126,7 @@ class _State:
         """Per role of ``chosen``: how many of its pods each of ``nodes`` holds now (none where
         it is no candidate), with the pods it needs; the cheap check of ``_fill`` for many
         node sets at once."""
-        return [(np.where(self.mask(r)[nodes], self.fits(self.problem.roles[r], nodes), 0), take) for r, take in chosen]
+        return [(np.where(self.mask(r)[nodes], self.fits(r, nodes), 0), take) for r, take in chosen]
 
     def share(self, r: int) -> float:
         """Dominant share of one pod of role ``r``: how big it is, across resources."""
@@ -136,8 +136,14 @@ class _State:
             found = self.fixed.shares[r] = max((w / t for w, t in zip(request, self.totals.tolist())), default=0.0)
         return found
 
-    def fits(self, role: Role, nodes: np.ndarray) -> np.ndarray:
-        return pods_that_fit(self.free, role.request, role.count, nodes)
+    def fits(self, r: int, nodes: np.ndarray) -> np.ndarray:
+        """How many more pods of role ``r`` each of ``nodes`` holds now: one a node, less any
+        the role has there, for pods kept apart."""
+        role = self.problem.roles[r]
+        fit = pods_that_fit(self.free, role.request, role.most, nodes)
+        if role.apart and (mine := self.on_nodes.get(r)):
+            fit[np.isin(nodes, np.fromiter(mine, dtype=np.int64, count=len(mine)))] = 0
+        return fit
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)
@@ -192,7 +198,7 @@ def place_pods(
         nodes = state.candidates(r, among)
     if wanted <= 0 or not len(nodes):
         return 0
-    return _place(state, r, wanted, nodes, state.fits(state.problem.roles[r], nodes), ordered)
+    return _place(state, r, wanted, nodes, state.fits(r, nodes), ordered)
 
 
 def _place(state: _State, r: int, wanted: int, nodes: np.ndarray, fit: np.ndarray, ordered: bool) -> int:
@@ -227,7 +233,7 @@ def _place(state: _State, r: int, wanted: int, nodes: np.ndarray, fit: np.ndarra
             best = int(order[0])
             state.put(r, int(pick[best]), int(take[best]))
             placed += int(take[best])
-            _refit(state, role, nodes, fit, [int(pick[best])])
+            _refit(state, r, nodes, fit, [int(pick[best])])
             continue
         # No node takes all that is left, so each pick fills a node (its room, not the role's
         # count, bounds it) and leaves the others' keys as they are: take them in this order
@@ -241,7 +247,7 @@ def _place(state: _State, r: int, wanted: int, nodes: np.ndarray, fit: np.ndarra
             state.put(r, int(pick[best]), int(take[best]))
             placed += int(take[best])
             picked.append(int(pick[best]))
-        _refit(state, role, nodes, fit, picked)
+        _refit(state, r, nodes, fit, picked)
     return placed
 
 
@@ -261,12 +267,12 @@ def _leftover(state: _State, pick: np.ndarray, take: np.ndarray, request: np.nda
     return leftover
 
 
-def _refit(state: _State, role: Role, nodes: np.ndarray, fit: np.ndarray, changed: list[int]) -> None:
+def _refit(state: _State, r: int, nodes: np.ndarray, fit: np.ndarray, changed: list[int]) -> None:
     """``fit`` (``state.fits`` of ``nodes`` before the room of ``changed`` nodes moved) made
     current: every other node holds what it held."""
     if changed:
         stale = np.flatnonzero(nodes == changed[0] if len(changed) == 1 else np.isin(nodes, changed))
-        fit[stale] = state.fits(role, nodes[stale])
+        fit[stale] = state.fits(r, nodes[stale])
 
 
 def _place_quorum(state: _State, j: int) -> bool:
@@ -309,7 +315,7 @@ def _quorum_orders(state: _State, g: int) -> Iterator[list[int]]:
     yield smallest
     if len(gang.roles) == 1:
         return
-    nowhere = {r for r in gang.roles if not state.fits(problem.roles[r], state.nodes_of(r)).any()}
+    nowhere = {r for r in gang.roles if not state.fits(r, state.nodes_of(r)).any()}
     orders = [smallest, list(gang.roles)]
     if any(gang.min_resources):
         asked = [k for k, m in enumerate(gang.min_resources) if m]
@@ -393,11 +399,11 @@ def _fill(
     for i, (r, take) in enumerate(chosen):  # a cheap necessary condition before any pod is placed
         if within is None:
             among = state.nodes_of(r)
-            fit = state.fits(state.problem.roles[r], among)
+            fit = state.fits(r, among)
         else:
             mine = state.mask(r)[within]
             among = within[mine]
-            fit = state.fits(state.problem.roles[r], among) if room is None else room[i][0][mine]
+            fit = state.fits(r, among) if room is None else room[i][0][mine]
         if int(fit.sum()) < take:
             return False
         found.append((among, fit))
@@ -407,7 +413,7 @@ def _fill(
         # The roles placed before this one changed the room of their nodes only.
         changed.update(n for _, n, _, _ in state.log[seen:])
         seen = state.mark()
-        _refit(state, state.problem.roles[r], among, fit, sorted(changed))
+        _refit(state, r, among, fit, sorted(changed))
         if (_place(state, r, take, among, fit, ordered) if take > 0 and len(among) else 0) != take:
             return False
     return True
@@ -499,7 +505,7 @@ def _may_meet_min_resources(state: _State, g: int, labels: np.ndarray, count: in
     want = np.array(gang.min_resources, dtype=np.int64)
     for r in gang.roles:
         role = problem.roles[r]
-        fit = np.where(state.mask(r)[nodes], state.fits(role, nodes), 0)
+        fit = np.where(state.mask(r)[nodes], state.fits(r, nodes), 0)
         there = np.bincount(labels, weights=fit, minlength=count).astype(np.int64)
         pods = np.minimum(there, role.count - state.placed_of(r))
         request = np.array(role.request, dtype=np.int64)
@@ -879,9 +885,8 @@ def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:
     for j in order:
         mark = state.mark()
         for r in problem.roles_of(j):
-            request = problem.roles[r].request
             for n, c in tentative_of[r]:
-                fit = int(pods_that_fit(state.free[n : n + 1], request, c)[0])
+                fit = min(c, int(state.fits(r, np.array([n]))[0]))
                 if fit > 0:
                     state.put(r, n, fit)
         if not _quorum_met(state, j) and not _split(state, j):

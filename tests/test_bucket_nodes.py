@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from ortools.sat.python import cp_model
 
 from gangplan.aggregate import ROOM_SHAPES, BucketSolution, Meter, _Cuts, _pack_exactly, _room, expand, make_buckets
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.model import Container, Node, Pod, PodAffinityTerm, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.objective import Assignment
 from gangplan.problem import Problem, build_problem
 
@@ -190,6 +191,20 @@ def test_a_bucket_greedy_packing_fails_is_packed_exactly_only_within_the_budget(
     spent.seconds = 1.0
     left_out = expand(problem, buckets, solution, meter=spent, stop=1.0)
     assert spent.seconds == 1.0 and not left_out.counts  # no search past the budget: the repair's pods
+
+
+def test_pods_kept_apart_by_a_cap_on_their_role_are_expanded_one_to_a_node() -> None:
+    """A bucket solution may count more pods of a role kept one to a node than the bucket's
+    nodes could take once others took room (the cap is a relaxation there): expanding it puts
+    at most one on each node, where filling a node's room would put several."""
+    term = PodAffinityTerm({"scheduling.x-k8s.io/pod-group": "g0"}, (), ("default",), "kubernetes.io/hostname")
+    snapshot = _snapshot([(64000, 8, "a")] * 2, [(1000, 1, 3, "")])
+    snapshot = replace(snapshot, pods=tuple(replace(p, anti_affinity=(term,)) for p in snapshot.pods))
+    problem = build_problem(snapshot)
+    assert [role.apart for role in problem.roles] == ["podAntiAffinity default/scheduling.x-k8s.io/pod-group=g0"]
+    buckets = make_buckets(problem)
+    exact = expand(problem, buckets, BucketSolution({(0, 0): 3}, frozenset({0})))
+    assert sorted(exact.counts.values()) == [1, 1]
 
 
 @pytest.mark.parametrize(("racks", "placeable"), [(("r1", "r1", "r2", "r2"), False), (("r1", "r1", "r1", "r2"), True)])

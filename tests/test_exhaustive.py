@@ -582,6 +582,54 @@ def test_pod_anti_affinity_on_the_node_reaches_the_exhaustive_optimum_on_both_pa
     assert not [w for w in scaled.warnings if "not modelled" in w]
 
 
+def crew_snapshot(seed: int) -> Snapshot:
+    """apart_snapshot's cluster where some groups also join a crew whose pods all repel each
+    other: a term shared by several groups' pods. A term of one role's pods is a cap on that
+    role; a shared one is a resource column. Drawn from a third stream. (A term shared by a
+    group's pods of two sizes is a column too, but the search here takes a group's pods as
+    alike: test_gangs has that case.)"""
+    snapshot = apart_snapshot(seed)
+    rng = random.Random(f"crew {seed}")
+    crew = {g.name for g in snapshot.pod_groups if rng.random() < 0.6}
+    together = PodAffinityTerm({"crew": "c"}, (), ("default",), HOSTNAME)
+    pods = []
+    for pod in snapshot.pods:
+        if pod.labels.get("scheduling.x-k8s.io/pod-group") in crew:
+            pod = replace(pod, labels={**pod.labels, "crew": "c"}, anti_affinity=(*pod.anti_affinity, together))
+        pods.append(pod)
+    return replace(snapshot, pods=tuple(pods))
+
+
+def _shared_terms(snapshot: Snapshot) -> tuple[bool, bool]:
+    """Whether the problem keeps some pods apart by a cap on their role, and some by a column."""
+    problem = build_problem(snapshot)
+    return any(role.apart for role in problem.roles), any(name.startswith("podAntiAffinity ") for name in problem.resources)
+
+
+def _crews(snapshot: Snapshot) -> int:
+    """How many groups with pending pods share the crew's term."""
+    return len({p.labels["scheduling.x-k8s.io/pod-group"] for p in snapshot.pods if not p.node_name and "crew" in p.labels})
+
+
+CREW_SEEDS = [s for s in seeds(300) if _crews(crew_snapshot(s)) > 1][: len(seeds(60))]
+
+
+@pytest.mark.parametrize("seed", CREW_SEEDS)
+def test_pod_anti_affinity_shared_by_groups_or_roles_reaches_the_exhaustive_optimum_on_both_paths(seed: int) -> None:
+    """Terms shared by several groups, or by a group's pods of two sizes, stay resource columns
+    beside the per-role caps: the default plan is the exhaustive optimum, the node-bucket path
+    verifies and never loses to greedy, and all verify."""
+    assert_both_paths_optimal(crew_snapshot(seed))
+
+
+def test_a_term_several_groups_share_is_a_column_and_one_group_s_own_a_cap() -> None:
+    """On every crew seed the crew's term, shared by several groups, is a resource column; on
+    many the same problem keeps another group's pods apart by a cap on their role."""
+    forms = [_shared_terms(crew_snapshot(s)) for s in CREW_SEEDS]
+    assert len(forms) == len(seeds(60)) and all(column for _, column in forms)
+    assert sum(cap for cap, _ in forms) >= len(forms) // 3
+
+
 def tiny_snapshot(seed: int) -> Snapshot:
     """Up to 3 nodes and 3 groups of up to 3 pods, no topology terms and no sort rules (so
     objectives 3 and 4 are empty), drawn so that groups often have room for pods beyond

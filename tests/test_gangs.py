@@ -1056,6 +1056,52 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     ]
 
 
+def _targets(path: str, solver: str) -> list[str]:
+    """The nodes the plan binds pods to, each once per pod."""
+    result = runner.invoke(app, ["plan", path, "--solver", solver, "-o", "json"])
+    return sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"])
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_term_only_one_kind_of_pod_shares_is_a_cap_on_it_and_a_shared_one_a_column(tmp_path: Path, solver: str) -> None:
+    """Pods of one role kept apart by a term of their own go one to a node as a cap on the role;
+    a term a Ray head shares with its workers (two sizes, two roles) stays a one-a-node
+    resource, as does one two groups share. Both ways the pods go one to a node, and a quorum
+    short of nodes says so in the same words."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"ray.io/cluster": "r1"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    head, workers = pods("ray", 1, 0, cpu="4", prefix="head"), pods("ray", 3, 1)
+    for pod in [*head, *workers]:
+        pod["metadata"]["labels"] = {"ray.io/cluster": "r1"}
+        pod["spec"]["affinity"] = anti
+    three = [node("n0"), node("n1"), node("n2")]
+    workers_only = write(tmp_path, [*three, pod_group("ray", 3), *workers])
+    problem = build_problem(load_snapshot([workers_only]))
+    assert [role.apart for role in problem.roles] == ["podAntiAffinity ml/ray.io/cluster=r1"]
+    assert not [name for name in problem.resources if name.startswith("podAntiAffinity")]
+    assert plan_of(workers_only, "--solver", solver)["ml/ray"]["placed"]  # verified: one to a node
+    assert _targets(workers_only, solver) == ["n0", "n1", "n2"]
+    with_head = write(tmp_path, [*three, node("n3"), pod_group("ray", 4), *head, *workers])
+    problem = build_problem(load_snapshot([with_head]))
+    assert [role.apart for role in problem.roles] == ["", ""]
+    assert "podAntiAffinity ml/ray.io/cluster=r1" in problem.resources
+    assert plan_of(with_head, "--solver", solver)["ml/ray"]["placed"]
+    assert _targets(with_head, solver) == ["n0", "n1", "n2", "n3"]
+    # A quorum of four on three nodes: the cap says it as the column did.
+    four = pods("ray", 4, 1)
+    for pod in four:
+        pod["metadata"]["labels"] = {"ray.io/cluster": "r1"}
+        pod["spec"]["affinity"] = anti
+    short = write(tmp_path, [*three, pod_group("ray", 4), *four])
+    assert "insufficient podAntiAffinity ml/ray.io/cluster=r1 (quorum needs 4 nodes, 3 free)" in runner.invoke(
+        app, ["plan", short, "--solver", solver]).stdout
+    # Four nodes, one with no GPU: what stops the fourth pod is the pod of its own on each other.
+    tight = write(tmp_path, [*three, node("n3", gpus=0), pod_group("ray", 4), *four])
+    assert plan_of(tight, "--solver", solver)["ml/ray"]["reason"].startswith(
+        "at most 3 of minMember 4 pods fit even with nothing else planned (podAntiAffinity ml/ray.io/cluster=r1; quorum gap 25%)"
+    )
+
+
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
 def test_pods_binding_one_host_port_on_two_addresses_share_a_node(tmp_path: Path, solver: str) -> None:
     """NodePorts: a port bound on 10.0.0.1 leaves it free on 10.0.0.2, so a gang whose two pods

@@ -34,7 +34,7 @@ def _one_pick_at_a_time(state: _State, r: int, wanted: int) -> int:
     placed = 0
     while placed < wanted:
         remaining = wanted - placed
-        take = np.minimum(state.fits(role, nodes), remaining)
+        take = np.minimum(state.fits(r, nodes), remaining)
         valid = take > 0
         if not valid.any():
             break
