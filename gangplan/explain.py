@@ -209,17 +209,19 @@ class _Placed:
         if len(requests) != 1:
             return f" ({short})"
         (request,) = requests
-        parts = _asks(self.problem, request) + sorted({self.problem.roles[r].apart for r in roles} - {""})
+        parts = _asks(self.problem, request, {self.problem.roles[r].apart for r in roles} - {""})
         return f" ({', '.join([*parts[:-1], parts[-1] + '; ' + short] if parts else [short])})"
 
 
-def _asks(problem: Problem, request: Sequence[int]) -> list[str]:
-    """A pod's requests, as kubectl shows them: ['95.6 cpu', '372Gi memory', '4 nvidia.com/gpu']."""
-    return [
-        name if one_a_node(name) else f"{describe_amount(name, v)} {name}"
+def _asks(problem: Problem, request: Sequence[int], apart: Iterable[str] = ()) -> list[str]:
+    """A pod's requests, as kubectl shows them: ['95.6 cpu', '372Gi memory', '4 nvidia.com/gpu'];
+    a term keeping it apart (``apart``), or a port, is named among them."""
+    asked = [
+        (name, name if one_a_node(name) else f"{describe_amount(name, v)} {name}")
         for name, v in zip(problem.resources, request)
         if v and name != "pods"
     ]
+    return [text for _, text in sorted([*asked, *((name, name) for name in apart)])]
 
 
 def _holder(problem: Problem, j: int) -> str:
@@ -1118,7 +1120,7 @@ def _fits_nowhere(problem: Problem, g: int, room: np.ndarray | None) -> str:
     ]
     if not kinds:
         return ""
-    shown = " and ".join(f"{role.pods[0].name} ({', '.join(_asks(problem, role.request))})" for role in kinds[:2])
+    shown = " and ".join(f"{role.pods[0].name} ({', '.join(_asks(problem, role.request, [role.apart] if role.apart else []))})" for role in kinds[:2])
     more = f" and {plural(len(kinds) - 2, 'more kind')} of pod" if len(kinds) > 2 else ""
     fits, it = ("fits", "it") if len(kinds) == 1 else ("fit", "they")
     return f": {shown}{more} {fits} on no node {it} can {'then ' if room is not None else ''}use"

@@ -30,6 +30,7 @@ from gangplan.model import (
 from gangplan.objective import objective_terms
 from gangplan.plan import GroupOutcome, Plan
 from gangplan.planner import Options, plan
+from gangplan import problem as problem_module
 from gangplan.problem import build_problem
 from gangplan.verify import verify
 
@@ -628,6 +629,22 @@ def test_a_term_several_groups_share_is_a_column_and_one_group_s_own_a_cap() -> 
     forms = [_shared_terms(crew_snapshot(s)) for s in CREW_SEEDS]
     assert len(forms) == len(seeds(60)) and all(column for _, column in forms)
     assert sum(cap for cap, _ in forms) >= len(forms) // 3
+
+
+@pytest.mark.parametrize("seed", CREW_SEEDS)
+def test_a_cap_on_a_role_plans_and_explains_as_the_column_it_replaces(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods one term keeps apart, all of one role, capped at one a node, are the same rule as the
+    resource column of one a node they once asked: greedy places the same pods on the same nodes
+    and every group left out is told the same reason, and the default plan's objective 1 is
+    the same."""
+    snapshot = crew_snapshot(seed)
+    capped = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
+    monkeypatch.setattr(problem_module, "_private_terms", lambda *_: set())
+    assert not any(role.apart for role in build_problem(snapshot).roles)
+    columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
+    assert capped[0].placements == columns[0].placements
+    assert [(g.key, g.reason) for g in capped[0].groups] == [(g.key, g.reason) for g in columns[0].groups]
+    assert plan_objective(snapshot, capped[1].groups) == plan_objective(snapshot, columns[1].groups)
 
 
 def tiny_snapshot(seed: int) -> Snapshot:

@@ -1167,6 +1167,22 @@ def test_a_pod_that_binds_a_host_port_names_it_among_its_requests(tmp_path: Path
     assert "one of its pods (1 cpu, hostPort 29500/TCP; short of cpu, hostPort 29500/TCP)" in result.stdout, result.stdout
 
 
+def test_a_pod_kept_apart_names_its_term_among_its_requests(tmp_path: Path) -> None:
+    """As a port is: '(1 cpu, podAntiAffinity ml/app=lo; short of cpu)', whether the term is a
+    cap on the pod's role or a column."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "lo"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    high, low = pods("hi", 4, 0, cpu="31.5"), pods("lo", 2, 0, cpu="1")
+    for pod in low:
+        pod["metadata"]["labels"] = {"app": "lo"}
+        pod["spec"]["affinity"] = anti
+    snapshot = write(tmp_path, [node(f"n{i}") for i in range(4)] + [pod_group("hi", 4), pod_group("lo", 2), *high, *low])
+    assert [role.apart for role in build_problem(load_snapshot([snapshot])).roles] == ["", "podAntiAffinity ml/app=lo"]
+    assert plan_of(snapshot)["ml/lo"]["reason"].endswith(
+        "2 free there after the plan, but no candidate node has room left for one of its pods (1 cpu, podAntiAffinity ml/app=lo; short of cpu)"
+    )
+
+
 def _repelling(name: str, labels: dict[str, str], *terms: dict, node_name: str | None = None) -> dict:
     pod = pods(name.rsplit("-", 1)[0], 1, 1, prefix=name.rsplit("-", 1)[0])[0]
     pod["metadata"]["name"], pod["metadata"]["labels"] = name, labels
