@@ -29,15 +29,15 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Collection, TypeVar
+from typing import Callable, Collection, Mapping, TypeVar
 
 import numpy as np
 from .sat import cp_model
 
-from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
+from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_kept_apart, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, repair, repair_by_worth
 from .objective import Assignment, Term, score
-from .problem import GangSpec, Problem, candidate_count, pods_that_fit
+from .problem import GangSpec, Problem, candidate_count, kept_apart, pods_that_fit
 from .repack import repack_level
 from .stages import Reporter, SolveResult, StageResult, Tuning, stage_objective, stage_terms
 
@@ -278,6 +278,7 @@ def solve_buckets(
         role_vars[r].append(var)
 
     add_quorum(model, problem, placed, role_vars)
+    _kept_apart_per_bucket(model, problem, buckets, count)
 
     eligible = _bucket_room(_Cuts(model), problem, buckets, count, caps, scarce, confined=len(count) <= CONFINED_CUTS_UP_TO)
     covers = _required(model, problem, buckets, count, caps, placed)
@@ -664,6 +665,27 @@ def _cap_pairs(problem: Problem, buckets: Buckets) -> _CapPairs:
         empty = np.zeros(0, dtype=np.int64)
         return _CapPairs(empty, empty, empty)
     return _CapPairs(*(np.concatenate(column).astype(np.int64) for column in zip(*parts)))
+
+
+def _kept_apart_per_bucket(
+    model: cp_model.CpModel, problem: Problem, buckets: Buckets, count: Mapping[tuple[int, int], cp_model.IntVar]
+) -> None:
+    """Roles of one PodGroup that its term keeps apart put no more pods in a bucket than it has
+    nodes that are a candidate of one of them: each role's caps alone let a Ray head and its
+    workers count the same nodes twice."""
+    sets: dict[str, list[int]] = defaultdict(list)
+    for r, role in enumerate(problem.roles):
+        if role.apart:
+            sets[role.apart].append(r)
+    for roles in sets.values():
+        if len(roles) < 2:
+            continue
+        nodes = np.unique(np.concatenate([problem.roles[r].nodes for r in roles]))
+        room = np.bincount(buckets.of_node[nodes], minlength=len(buckets.nodes))
+        for b in np.flatnonzero(room).tolist():
+            held = [count[r, b] for r in roles if (r, b) in count]
+            if len(held) > 1:
+                model.add(sum(held) <= int(room[b]))
 
 
 def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
@@ -1096,7 +1118,8 @@ def _pack(
             room = free[nodes]
             fit = pods_that_fit(room, request, min(left, role.most))
             if role.apart:
-                fit[[counts.get((r, n), 0) > 0 for n in nodes.tolist()]] = 0
+                mates = kept_apart(problem, r)
+                fit[[any(counts.get((q, n), 0) for q in mates) for n in nodes.tolist()]] = 0
             usable = np.nonzero(fit > 0)[0]
             if not len(usable):
                 break
@@ -1141,6 +1164,7 @@ def _node_counts(
         here = on_node[n]
         for k in range(free.shape[1]):
             model.add(sum(problem.roles[r].request[k] * v for r, v in here) <= int(free[n, k]))
+        add_kept_apart(model, problem, here)
     return model, y
 
 

@@ -84,6 +84,18 @@ def add_quorum(
             model.add(placed[j] == 1)
 
 
+
+def add_kept_apart(model: cp_model.CpModel, problem: Problem, on_node: list[tuple[int, cp_model.IntVar]]) -> None:
+    """One node's pod counts ``on_node`` (role, count) hold one pod at most of the roles one
+    anti-affinity term of their PodGroup keeps apart (each role alone is capped by its bounds)."""
+    together: dict[str, list[cp_model.IntVar]] = {}
+    for r, var in on_node:
+        if apart := problem.roles[r].apart:
+            together.setdefault(apart, []).append(var)
+    for held in together.values():
+        if len(held) > 1:
+            model.add(sum(held) <= 1)
+
 def _topology(
     model: cp_model.CpModel,
     problem: Problem,
@@ -192,6 +204,7 @@ def solve_cpsat(
                 worst = sum(problem.roles[r].request[k] * upper[r, node] for r, _ in items)
                 if worst > have:
                     model.add(sum(problem.roles[r].request[k] * var for r, var in items) <= have)
+            add_kept_apart(model, problem, items)
             if node in opened:
                 most = sum(upper[r, node] for r, _ in items)
                 model.add(sum(var for _, var in items) <= most * opened[node])

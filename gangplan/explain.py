@@ -1183,8 +1183,8 @@ def _blocking(state: _State, roles: Iterable[int], nodes: np.ndarray) -> str:
         on = state.candidates(r, nodes)
         reachable |= bool(len(on))
         short += (state.free[on] < state.request(r)).sum(axis=0)
-        if (apart := problem.roles[r].apart) and (mine := state.on_nodes.get(r)):
-            taken[apart] += int(np.isin(on, np.fromiter(mine, dtype=np.int64, count=len(mine))).sum())
+        if (apart := problem.roles[r].apart) and (mine := state.taken(r)):
+            taken[apart] += int(np.isin(on, np.array(mine, dtype=np.int64)).sum())
     named = sorted([(-int(c), name) for c, name in zip(short.tolist(), problem.resources) if c] + [(-c, n) for n, c in taken.items() if c])
     if not named and not reachable:
         # No resource is short: the pods left have no candidate there at all.

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from .objective import Assignment
-from .problem import GangTopology, Problem, on_room, pods_that_fit
+from .problem import GangTopology, Problem, kept_apart, on_room, pods_that_fit
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -137,13 +137,17 @@ class _State:
         return found
 
     def fits(self, r: int, nodes: np.ndarray) -> np.ndarray:
-        """How many more pods of role ``r`` each of ``nodes`` holds now: one a node, less any
-        the role has there, for pods kept apart."""
+        """How many more pods of role ``r`` each of ``nodes`` holds now: for pods kept apart,
+        one where no pod of theirs (of any role carrying the term) is yet."""
         role = self.problem.roles[r]
         fit = pods_that_fit(self.free, role.request, role.most, nodes)
-        if role.apart and (mine := self.on_nodes.get(r)):
-            fit[np.isin(nodes, np.fromiter(mine, dtype=np.int64, count=len(mine)))] = 0
+        if role.apart and (taken := self.taken(r)):
+            fit[np.isin(nodes, np.array(taken, dtype=np.int64))] = 0
         return fit
+
+    def taken(self, r: int) -> list[int]:
+        """The nodes that hold a pod its term keeps role ``r``'s pods apart from."""
+        return [n for q in kept_apart(self.problem, r) for n in self.on_nodes.get(q, ())]
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)

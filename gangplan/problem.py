@@ -58,9 +58,9 @@ class Role:
     nodes: np.ndarray = field(compare=False)  # candidate nodes, ascending
     caps: np.ndarray = field(compare=False)  # per candidate: how many of these pods fit there alone
     task: str = ""  # Volcano task name (volcano.sh/task-spec)
-    # The podAntiAffinity term only these pods share, which keeps them one to a node: a cap on
-    # the role rather than a resource column every role and node carries (1,500 gangs with a
-    # term each made 909 columns and planning 5 times as slow).
+    # The podAntiAffinity term of its PodGroup's own that keeps these pods one to a node, with
+    # its other roles carrying it (``kept_apart``): a cap rather than a resource column every
+    # role and node carries (1,500 gangs with a term each made 909 columns, planning 5x slower).
     apart: str = ""
 
     @property
@@ -310,7 +310,7 @@ def build_problem(
 
     if elsewhere:
         warnings = [*warnings, _elsewhere_warning(elsewhere)]
-    private = _private_terms(grouping, requests)
+    private = _private_terms(grouping)
     pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
     pending_resources -= private
     pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
@@ -646,21 +646,33 @@ def _build_roles(
     return role_ids, excluded, frozenset(filter_keys)
 
 
-def _private_terms(grouping: Grouping, requests: Mapping[int, Mapping[str, int]]) -> set[str]:
-    """The anti-affinity terms whose pods are all of one role: each is a cap of one pod a node
-    on that role, not a column. A role is the pods of one PodGroup alike in requests (the
-    term's unit among them), filters and the nodes their anti-affinity rules out, so the pods
-    sharing a term are one role exactly when they are one gang's and alike in those."""
-    blocked = grouping.anti_affinity.blocked
-    where: dict[str, set[tuple[int, tuple]]] = defaultdict(set)
+def _private_terms(grouping: Grouping) -> set[str]:
+    """The anti-affinity terms whose pods are all of one PodGroup: each is a cap of one pod a
+    node on the roles carrying it, not a column. A pod carries one such term at most (a role
+    has one ``apart``): where one carries two, both stay columns."""
+    gangs: dict[str, set[int]] = defaultdict(set)
     for jg in grouping.job_groups:
         for gang in jg.gangs:
             for pod in gang.pending:
-                if names := grouping.anti_affinity.units.get(id(pod)):
-                    signature = (id(gang), _role_signature(pod, requests[id(pod)], blocked.get(id(pod), frozenset())))
-                    for name in names:
-                        where[name].add(signature)
-    return {name for name, roles in where.items() if len(roles) == 1}
+                for name in grouping.anti_affinity.units.get(id(pod), ()):
+                    gangs[name].add(id(gang))
+    own = {name for name, where in gangs.items() if len(where) == 1}
+    crossed = {
+        name
+        for jg in grouping.job_groups for gang in jg.gangs for pod in gang.pending
+        if len(mine := own.intersection(grouping.anti_affinity.units.get(id(pod), ()))) > 1
+        for name in mine
+    }
+    return own - crossed
+
+
+def kept_apart(problem: Problem, r: int) -> list[int]:
+    """The roles one to a node with role ``r`` (its own included): those of its PodGroup that
+    carry its term; ``[r]`` when it carries none, which ``Role.most`` alone caps."""
+    role = problem.roles[r]
+    if not role.apart:
+        return [r]
+    return [q for q in problem.gangs[role.gang].roles if problem.roles[q].apart == role.apart]
 
 
 def _excluded(

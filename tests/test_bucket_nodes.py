@@ -14,10 +14,15 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from gangplan.aggregate import ROOM_SHAPES, BucketSolution, Meter, _Cuts, _pack_exactly, _room, expand, make_buckets
+from gangplan import aggregate
+from gangplan.aggregate import ROOM_SHAPES, BucketSolution, Meter, _Cuts, _pack_exactly, _room, expand, make_buckets, solve_buckets
 from gangplan.model import Container, Node, Pod, PodAffinityTerm, PodGroup, PodGroupAPI, PodPhase, Snapshot
-from gangplan.objective import Assignment
+from gangplan.objective import Assignment, objective_terms
+from gangplan.planner import Options, plan
 from gangplan.problem import Problem, build_problem
+from gangplan.stages import Tuning
+
+from spies import recording
 
 GPU = "nvidia.com/gpu"
 
@@ -205,6 +210,17 @@ def test_pods_kept_apart_by_a_cap_on_their_role_are_expanded_one_to_a_node() -> 
     buckets = make_buckets(problem)
     exact = expand(problem, buckets, BucketSolution({(0, 0): 3}, frozenset({0})))
     assert sorted(exact.counts.values()) == [1, 1]
+    # A larger head beside them, the term one PodGroup's over two roles: one pod a node still,
+    # when the greedy fill places them and when the exact packing does (the greedy fill fails).
+    head = replace(snapshot.pods[0], name="g0-head", containers=(Container("main", {"cpu": 2000, GPU: 1}),))
+    problem = build_problem(replace(snapshot, pods=(*snapshot.pods[1:], head)))
+    assert [role.apart for role in problem.roles] == ["podAntiAffinity default/scheduling.x-k8s.io/pod-group=g0"] * 2
+    for solution in ({(0, 0): 2, (1, 0): 1}, {(0, 0): 1, (1, 0): 1}):
+        exact = expand(problem, make_buckets(problem), BucketSolution(solution, frozenset({0})))
+        on_node: dict[int, int] = defaultdict(int)
+        for (_, n), c in exact.counts.items():
+            on_node[n] += c
+        assert sorted(on_node.values()) == [1, 1]
 
 
 @pytest.mark.parametrize(("racks", "placeable"), [(("r1", "r1", "r2", "r2"), False), (("r1", "r1", "r1", "r2"), True)])
@@ -629,3 +645,22 @@ def test_the_meter_adds_up_the_cost_of_every_small_solve() -> None:
     once = meter.seconds
     meter.solve(model)
     assert 0 < once < meter.seconds
+
+
+def test_the_bucket_model_counts_a_node_once_for_a_groups_roles_kept_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A head and three workers one to a node, on a bucket of three nodes: each role's caps
+    alone let the bucket take all four, which only a no-good learned from the nodes took back.
+    Counted together, the bucket model proves the group does not fit without one."""
+    term = PodAffinityTerm({"scheduling.x-k8s.io/pod-group": "g0"}, (), ("default",), "kubernetes.io/hostname")
+    snapshot = _snapshot([(64000, 8, "a")] * 3, [(1000, 1, 3, "")])
+    head = replace(snapshot.pods[0], name="g0-head", containers=(Container("main", {"cpu": 2000, GPU: 1}),))
+    group = replace(snapshot.pod_groups[0], min_member=4)
+    snapshot = replace(snapshot, pods=tuple(replace(p, anti_affinity=(term,)) for p in (*snapshot.pods, head)), pod_groups=(group,))
+    problem = build_problem(snapshot)
+    terms = objective_terms(problem)
+    learned: list[list[tuple[int, list[tuple[int, int]]]]] = []
+    monkeypatch.setattr(aggregate, "_no_goods", recording(aggregate._no_goods, learned))
+    found = solve_buckets(problem, terms, Assignment({}, frozenset()), time_limit=10, workers=1, seed=0, tuning=Tuning())
+    assert found.whole and found.solve.stages[0].bound == 0
+    assert not any(learned)
+    assert not plan(snapshot, Options(model="buckets")).placements

@@ -631,20 +631,39 @@ def test_a_term_several_groups_share_is_a_column_and_one_group_s_own_a_cap() -> 
     assert sum(cap for cap, _ in forms) >= len(forms) // 3
 
 
+def _larger(snapshot: Snapshot, seed: int) -> Snapshot:
+    """Some groups with a term of their own get one pending pod larger than the rest: the term
+    then spans two roles of the group (a Ray head and its workers)."""
+    rng = random.Random(f"larger {seed}")
+    larger = {g.name for g in snapshot.pod_groups if rng.random() < 0.5}
+    pods = []
+    for pod in snapshot.pods:
+        name = pod.labels.get("scheduling.x-k8s.io/pod-group")
+        if name in larger and pod.node_name is None and pod.anti_affinity:
+            larger.discard(name)
+            (main,) = pod.containers
+            pod = replace(pod, containers=(replace(main, requests={**main.requests, "cpu": main.requests["cpu"] + 500}),))
+        pods.append(pod)
+    return replace(snapshot, pods=tuple(pods))
+
+
 @pytest.mark.parametrize("seed", CREW_SEEDS)
-def test_a_cap_on_a_role_plans_and_explains_as_the_column_it_replaces(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pods one term keeps apart, all of one role, capped at one a node, are the same rule as the
-    resource column of one a node they once asked: greedy places the same pods on the same nodes
-    and every group left out is told the same reason, and the default plan's objective 1 is
-    the same."""
-    snapshot = crew_snapshot(seed)
+def test_a_cap_on_a_group_s_roles_plans_and_explains_as_the_column_it_replaces(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods one term of their PodGroup keeps apart, capped at one a node over the roles
+    carrying it, are the same rule as the resource column of one a node they once asked:
+    greedy places the same pods on the same nodes, every group left out is told the same
+    reason, and the default plan's objective 1 is the same (both proven). Some groups' terms
+    span two roles (one pod larger), beside a term several groups share."""
+    snapshot = _larger(crew_snapshot(seed), seed)
     capped = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
     monkeypatch.setattr(problem_module, "_private_terms", lambda *_: set())
     assert not any(role.apart for role in build_problem(snapshot).roles)
     columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
     assert capped[0].placements == columns[0].placements
     assert [(g.key, g.reason) for g in capped[0].groups] == [(g.key, g.reason) for g in columns[0].groups]
+    assert capped[1].solver.gap == columns[1].solver.gap == 0.0
     assert plan_objective(snapshot, capped[1].groups) == plan_objective(snapshot, columns[1].groups)
+    assert verify(snapshot, capped[1].placements, capped[1].topology_levels()).ok
 
 
 def tiny_snapshot(seed: int) -> Snapshot:

@@ -1063,43 +1063,67 @@ def _targets(path: str, solver: str) -> list[str]:
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
-def test_a_term_only_one_kind_of_pod_shares_is_a_cap_on_it_and_a_shared_one_a_column(tmp_path: Path, solver: str) -> None:
-    """Pods of one role kept apart by a term of their own go one to a node as a cap on the role;
-    a term a Ray head shares with its workers (two sizes, two roles) stays a one-a-node
-    resource, as does one two groups share. Both ways the pods go one to a node, and a quorum
-    short of nodes says so in the same words."""
+def test_a_term_of_one_group_is_a_cap_on_its_roles_and_a_shared_one_a_column(tmp_path: Path, solver: str) -> None:
+    """Pods one PodGroup's term keeps apart go one to a node as a cap on its roles carrying it,
+    a Ray head and its workers (two sizes, two roles) counted together; a term two groups
+    share stays a one-a-node resource. Every way the pods go one to a node, and a quorum short
+    of nodes says so in the same words."""
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"ray.io/cluster": "r1"}}, "topologyKey": "kubernetes.io/hostname"}]}}
-    head, workers = pods("ray", 1, 0, cpu="4", prefix="head"), pods("ray", 3, 1)
-    for pod in [*head, *workers]:
-        pod["metadata"]["labels"] = {"ray.io/cluster": "r1"}
-        pod["spec"]["affinity"] = anti
-    three = [node("n0"), node("n1"), node("n2")]
+
+    def ray(members: list[dict]) -> list[dict]:
+        for pod in members:
+            pod["metadata"]["labels"] = {"ray.io/cluster": "r1"}
+            pod["spec"]["affinity"] = anti
+        return members
+
+    name = "podAntiAffinity ml/ray.io/cluster=r1"
+    head, workers = ray(pods("ray", 1, 0, cpu="4", prefix="head")), ray(pods("ray", 3, 1))
+    three, four = [node("n0"), node("n1"), node("n2")], [node("n0"), node("n1"), node("n2"), node("n3")]
     workers_only = write(tmp_path, [*three, pod_group("ray", 3), *workers])
     problem = build_problem(load_snapshot([workers_only]))
-    assert [role.apart for role in problem.roles] == ["podAntiAffinity ml/ray.io/cluster=r1"]
-    assert not [name for name in problem.resources if name.startswith("podAntiAffinity")]
+    assert [role.apart for role in problem.roles] == [name] and name not in problem.resources
     assert plan_of(workers_only, "--solver", solver)["ml/ray"]["placed"]  # verified: one to a node
     assert _targets(workers_only, solver) == ["n0", "n1", "n2"]
-    with_head = write(tmp_path, [*three, node("n3"), pod_group("ray", 4), *head, *workers])
+    with_head = write(tmp_path, [*four, pod_group("ray", 4), *head, *workers])
     problem = build_problem(load_snapshot([with_head]))
-    assert [role.apart for role in problem.roles] == ["", ""]
-    assert "podAntiAffinity ml/ray.io/cluster=r1" in problem.resources
+    assert [role.apart for role in problem.roles] == [name, name] and name not in problem.resources
     assert plan_of(with_head, "--solver", solver)["ml/ray"]["placed"]
     assert _targets(with_head, solver) == ["n0", "n1", "n2", "n3"]
-    # A quorum of four on three nodes: the cap says it as the column did.
-    four = pods("ray", 4, 1)
-    for pod in four:
-        pod["metadata"]["labels"] = {"ray.io/cluster": "r1"}
-        pod["spec"]["affinity"] = anti
-    short = write(tmp_path, [*three, pod_group("ray", 4), *four])
-    assert "insufficient podAntiAffinity ml/ray.io/cluster=r1 (quorum needs 4 nodes, 3 free)" in runner.invoke(
-        app, ["plan", short, "--solver", solver]).stdout
-    # Four nodes, one with no GPU: what stops the fourth pod is the pod of its own on each other.
-    tight = write(tmp_path, [*three, node("n3", gpus=0), pod_group("ray", 4), *four])
-    assert plan_of(tight, "--solver", solver)["ml/ray"]["reason"].startswith(
-        "at most 3 of minMember 4 pods fit even with nothing else planned (podAntiAffinity ml/ray.io/cluster=r1; quorum gap 25%)"
+    short = write(tmp_path, [*three, pod_group("ray", 4), *head, *workers])
+    assert plan_of(short, "--solver", solver)["ml/ray"]["reason"].startswith(
+        f"insufficient {name} (quorum needs 4 nodes, 3 free)"
     )
+    # Two groups sharing the term: a column, and still one pod a node.
+    other = ray(pods("ray2", 1, 1))
+    shared = write(tmp_path, [*four, pod_group("ray", 3), pod_group("ray2", 1), *workers, *other])
+    problem = build_problem(load_snapshot([shared]))
+    assert [role.apart for role in problem.roles] == ["", ""] and name in problem.resources
+    assert all(g["placed"] for g in plan_of(shared, "--solver", solver).values())
+    assert _targets(shared, solver) == ["n0", "n1", "n2", "n3"]
+    # Four pods of one kind on four nodes, one with no GPU: the pod of its own on each other stops the fourth.
+    tight = write(tmp_path, [*three, node("n3", gpus=0), pod_group("ray", 4), *ray(pods("ray", 4, 1))])
+    assert plan_of(tight, "--solver", solver)["ml/ray"]["reason"].startswith(
+        f"at most 3 of minMember 4 pods fit even with nothing else planned ({name}; quorum gap 25%)"
+    )
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_pod_carrying_two_terms_of_its_group_keeps_both(tmp_path: Path, solver: str) -> None:
+    """ps-1 repels ps-0 by one term and ps-2 by another, and ps-0 and ps-2 may share a node: a
+    role has room for one cap, so both terms stay columns, and the three fit on two nodes."""
+    def term(key: str) -> dict:
+        return {"labelSelector": {"matchLabels": {key: "yes"}}, "topologyKey": "kubernetes.io/hostname"}
+
+    members = pods("ps", 3, 1)
+    for pod, keys in zip(members, (["a"], ["a", "b"], ["b"])):
+        pod["metadata"]["labels"] = {key: "yes" for key in keys}
+        pod["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(k) for k in keys]}}
+    snapshot = write(tmp_path, [node("n0"), node("n1"), pod_group("ps", 3), *members])
+    problem = build_problem(load_snapshot([snapshot]))
+    assert not any(role.apart for role in problem.roles)
+    assert [r for r in problem.resources if r.startswith("podAntiAffinity")] == ["podAntiAffinity ml/a=yes", "podAntiAffinity ml/b=yes"]
+    assert plan_of(snapshot, "--solver", solver)["ml/ps"]["placed"]  # verified: neither term broken
 
 
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
