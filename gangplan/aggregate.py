@@ -37,7 +37,7 @@ from .sat import cp_model
 from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_kept_apart, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, repair, repair_by_worth
 from .objective import Assignment, Term, score
-from .problem import GangSpec, Problem, candidate_count, kept_apart, pods_that_fit
+from .problem import GangSpec, Problem, apart_roles, candidate_count, pods_that_fit
 from .repack import repack_level
 from .stages import Reporter, SolveResult, StageResult, Tuning, stage_objective, stage_terms
 
@@ -1118,7 +1118,7 @@ def _pack(
             room = free[nodes]
             fit = pods_that_fit(room, request, min(left, role.most))
             if role.apart:
-                mates = kept_apart(problem, r)
+                mates = apart_roles(problem, r)
                 fit[[any(counts.get((q, n), 0) for q in mates) for n in nodes.tolist()]] = 0
             usable = np.nonzero(fit > 0)[0]
             if not len(usable):

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from .objective import Assignment
-from .problem import GangTopology, Problem, kept_apart, on_room, pods_that_fit
+from .problem import GangTopology, Problem, apart_roles, on_room, pods_that_fit
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -147,7 +147,7 @@ class _State:
 
     def taken(self, r: int) -> list[int]:
         """The nodes that hold a pod its term keeps role ``r``'s pods apart from."""
-        return [n for q in kept_apart(self.problem, r) for n in self.on_nodes.get(q, ())]
+        return [n for q in apart_roles(self.problem, r) for n in self.on_nodes.get(q, ())]
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)

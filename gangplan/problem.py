@@ -59,7 +59,7 @@ class Role:
     caps: np.ndarray = field(compare=False)  # per candidate: how many of these pods fit there alone
     task: str = ""  # Volcano task name (volcano.sh/task-spec)
     # The podAntiAffinity term of its PodGroup's own that keeps these pods one to a node, with
-    # its other roles carrying it (``kept_apart``): a cap rather than a resource column every
+    # its other roles carrying it (``apart_roles``): a cap rather than a resource column every
     # role and node carries (1,500 gangs with a term each made 909 columns, planning 5x slower).
     apart: str = ""
 
@@ -666,7 +666,7 @@ def _private_terms(grouping: Grouping) -> set[str]:
     return own - crossed
 
 
-def kept_apart(problem: Problem, r: int) -> list[int]:
+def apart_roles(problem: Problem, r: int) -> list[int]:
     """The roles one to a node with role ``r`` (its own included): those of its PodGroup that
     carry its term; ``[r]`` when it carries none, which ``Role.most`` alone caps."""
     role = problem.roles[r]
