@@ -84,7 +84,6 @@ def add_quorum(
             model.add(placed[j] == 1)
 
 
-
 def add_kept_apart(model: cp_model.CpModel, problem: Problem, on_node: list[tuple[int, cp_model.IntVar]]) -> None:
     """One node's pod counts ``on_node`` (role, count) hold one pod at most of the roles one
     anti-affinity term of their PodGroup keeps apart (each role alone is capped by its bounds)."""
@@ -95,6 +94,7 @@ def add_kept_apart(model: cp_model.CpModel, problem: Problem, on_node: list[tupl
     for held in together.values():
         if len(held) > 1:
             model.add(sum(held) <= 1)
+
 
 def _topology(
     model: cp_model.CpModel,
