@@ -129,11 +129,16 @@ class _State:
         return [(np.where(self.mask(r)[nodes], self.fits(r, nodes), 0), take) for r, take in chosen]
 
     def share(self, r: int) -> float:
-        """Dominant share of one pod of role ``r``: how big it is, across resources."""
+        """Dominant share of one pod of role ``r``: how big it is, across resources. A pod kept
+        one to a node takes a node of the cluster's, as the term's column of one a node counted
+        it: a cap orders a group's kinds of pod as the column did."""
         found = self.fixed.shares.get(r)
         if found is None:
-            request = self.problem.roles[r].request
-            found = self.fixed.shares[r] = max((w / t for w, t in zip(request, self.totals.tolist())), default=0.0)
+            role = self.problem.roles[r]
+            found = max((w / t for w, t in zip(role.request, self.totals.tolist())), default=0.0)
+            if role.apart:
+                found = max(found, 1 / max(len(self.problem.nodes), 1))
+            self.fixed.shares[r] = found
         return found
 
     def fits(self, r: int, nodes: np.ndarray) -> np.ndarray:

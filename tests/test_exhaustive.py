@@ -585,10 +585,8 @@ def test_pod_anti_affinity_on_the_node_reaches_the_exhaustive_optimum_on_both_pa
 
 def crew_snapshot(seed: int) -> Snapshot:
     """apart_snapshot's cluster where some groups also join a crew whose pods all repel each
-    other: a term shared by several groups' pods. A term of one role's pods is a cap on that
-    role; a shared one is a resource column. Drawn from a third stream. (A term shared by a
-    group's pods of two sizes is a column too, but the search here takes a group's pods as
-    alike: test_gangs has that case.)"""
+    other: a term shared by several groups' pods, a resource column, where a group's own term
+    is a cap on its roles. Drawn from a third stream."""
     snapshot = apart_snapshot(seed)
     rng = random.Random(f"crew {seed}")
     crew = {g.name for g in snapshot.pod_groups if rng.random() < 0.6}
@@ -602,7 +600,7 @@ def crew_snapshot(seed: int) -> Snapshot:
 
 
 def _shared_terms(snapshot: Snapshot) -> tuple[bool, bool]:
-    """Whether the problem keeps some pods apart by a cap on their role, and some by a column."""
+    """Whether the problem keeps some pods apart by a cap on their roles, and some by a column."""
     problem = build_problem(snapshot)
     return any(role.apart for role in problem.roles), any(name.startswith("podAntiAffinity ") for name in problem.resources)
 
@@ -617,9 +615,9 @@ CREW_SEEDS = [s for s in seeds(300) if _crews(crew_snapshot(s)) > 1][: len(seeds
 
 @pytest.mark.parametrize("seed", CREW_SEEDS)
 def test_pod_anti_affinity_shared_by_groups_or_roles_reaches_the_exhaustive_optimum_on_both_paths(seed: int) -> None:
-    """Terms shared by several groups, or by a group's pods of two sizes, stay resource columns
-    beside the per-role caps: the default plan is the exhaustive optimum, the node-bucket path
-    verifies and never loses to greedy, and all verify."""
+    """A term several groups share stays a resource column beside the caps of groups' own
+    terms: the default plan is the exhaustive optimum, the node-bucket path verifies and never
+    loses to greedy, and all verify."""
     assert_both_paths_optimal(crew_snapshot(seed))
 
 
