@@ -909,8 +909,14 @@ def _in_units(amounts: Mapping[int, int]) -> tuple[int, dict[int, int]]:
 def _question(sub: Problem, terms: list[Term], hint: Assignment) -> str:
     """Everything a CP-SAT question about ``sub``'s one JobGroup reads, as text: its roles
     (their pods by count, not name), PodGroups and JobGroup without their names, the room of
-    its candidate nodes, the terms and the start. Alike groups of a sweep ask the same one."""
-    roles = [(role.gang, role.request, role.count, role.task, role.nodes.tobytes(), role.caps.tobytes()) for role in sub.roles]
+    its candidate nodes, the terms and the start. Alike groups of a sweep ask the same one.
+    Which roles a term keeps apart is part of it (their caps alone may not show it), by the
+    term's place among the question's, not its name, which each group of a sweep has its own."""
+    terms_at = {name: i for i, name in enumerate(dict.fromkeys(role.apart for role in sub.roles if role.apart))}
+    roles = [
+        (role.gang, role.request, role.count, role.task, terms_at.get(role.apart, -1), role.nodes.tobytes(), role.caps.tobytes())
+        for role in sub.roles
+    ]
     gangs = [replace(gang, key="", excluded={}, blocked="") for gang in sub.gangs]
     jobs = [replace(jg, key="") for jg in sub.job_groups]
     nodes = sorted({n for role in sub.roles for n in role.nodes.tolist()})  # the model has no other
