@@ -812,16 +812,24 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     """At least the most pods of ``roles`` that ``free`` holds (among ``nodes``): no role more
     than its count or its room alone, and on each node, for each resource, as many as fit
     taking the smallest first. First fit's count is the most where it ``reached`` this, so
-    the per-node part is not worked out when the first part already says so."""
+    the per-node part is not worked out when the first part already says so. Roles a term
+    keeps apart take no more than one node each between them, as a column of theirs would."""
     per_role = 0
     kinds = []
+    apart: dict[str, tuple[list[int], set[int]]] = {}  # per term: its roles' pods alone, and their nodes
     among = None if nodes is None else np.asarray(nodes, dtype=np.int64)
     for r in roles:
         role = problem.roles[r]
         at = role.nodes if among is None else role.nodes[np.isin(role.nodes, among)]
         caps = pods_that_fit(free, role.request, role.most, at)
-        per_role += min(role.count, int(caps.sum()))
+        if role.apart:
+            pods, held = apart.setdefault(role.apart, ([], set()))
+            pods.append(min(role.count, int(caps.sum())))
+            held.update(at[caps > 0].tolist())
+        else:
+            per_role += min(role.count, int(caps.sum()))
         kinds.append((r, at, caps))
+    per_role += sum(min(sum(pods), len(held)) for pods, held in apart.values())
     if per_role <= reached:
         return per_role
     return min(per_role, int(_per_node(problem, kinds, free)[1].sum()))
@@ -877,7 +885,8 @@ def _per_node(
     ascending, and at least the most of their pods each holds together: for each resource, as
     many as fit taking the smallest first. A resource none of them asks bounds nothing the
     others do not (every pod fits in it), so only one such is counted: a cluster of 300
-    extended resources walked all 300 for pods asking 4."""
+    extended resources walked all 300 for pods asking 4. Of the roles a term keeps apart, one
+    pod a node (their caps alone let each role count every node)."""
     touched = np.unique(np.concatenate([at for _, at, _ in kinds] or [np.zeros(0, np.int64)]))
     most = np.full(len(touched), np.iinfo(np.int64).max, dtype=np.int64)
     every = range(len(problem.resources))
@@ -893,6 +902,11 @@ def _per_node(
             room -= take * want
             fitted += take
         np.minimum(most, fitted, out=most)
+    for name in sorted({problem.roles[r].apart for r, _, _ in kinds} - {""}):
+        kept, rest = np.zeros(len(touched), dtype=np.int64), np.zeros(len(touched), dtype=np.int64)
+        for r, at, caps in kinds:
+            np.add.at(kept if problem.roles[r].apart == name else rest, np.searchsorted(touched, at), caps)
+        np.minimum(most, np.minimum(kept, 1) + rest, out=most)
     return touched, most
 
 

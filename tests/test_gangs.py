@@ -1128,6 +1128,29 @@ def test_a_pod_carrying_two_terms_of_its_group_keeps_both(tmp_path: Path, solver
     assert plan_of(snapshot, "--solver", solver)["ml/ps"]["placed"]  # verified: neither term broken
 
 
+def test_the_most_pods_kept_apart_that_fit_is_bounded_by_their_nodes_without_a_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A head and three workers kept apart, all asking a GPU, on three GPU nodes and one
+    without: first fit places 3, and at most 3 fit, one a node. The bound says so without a
+    CP-SAT search, as the term's column did: each role's caps alone counted a head and a
+    worker on each node (4), so with explain's budget spent (103 of 150 such groups in one
+    plan) the reason said 'only 3 ... were found room; the search for more was cut short'."""
+    monkeypatch.setattr("gangplan.explain.ALONE_BUDGET", 0.0)
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    members = [*pods("ray", 1, 1, cpu="4", prefix="head"), *pods("ray", 3, 1)]
+    for pod in members:
+        pod["metadata"]["labels"] = {"app": "ray"}
+        pod["spec"]["affinity"] = anti
+    snapshot = write(tmp_path, [node("n0"), node("n1"), node("n2"), node("n3", gpus=0), pod_group("ray", 4), *members])
+    problem = build_problem(load_snapshot([snapshot]))
+    assert len({role.apart for role in problem.roles} - {""}) == 1 and len(problem.roles) == 2
+    assert plan_of(snapshot)["ml/ray"]["reason"].startswith(
+        "at most 3 of minMember 4 pods fit even with nothing else planned (podAntiAffinity ml/app=ray; quorum gap 25%)"
+    )
+
+
 def test_a_group_kept_apart_and_one_alike_but_free_to_share_are_explained_each_by_its_own_question(tmp_path: Path) -> None:
     """JobGroups j1 and j2 alike but for a term keeping j1's a-head and a-worker apart: one pod
     of each fits on a node, so their roles' caps match, and explain's CP-SAT questions about
