@@ -151,8 +151,9 @@ class _State:
         return fit
 
     def taken(self, r: int) -> list[int]:
-        """The nodes that hold a pod its term keeps role ``r``'s pods apart from."""
-        return [n for q in apart_roles(self.problem, r) for n in self.on_nodes.get(q, ())]
+        """The nodes that hold a pod its term keeps role ``r``'s pods apart from (a node its
+        pods were taken off, by ``put`` of a negative count, keeps a count of 0)."""
+        return [n for q in apart_roles(self.problem, r) for n, c in self.on_nodes.get(q, {}).items() if c]
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gangplan.greedy import repair, repair_by_worth
-from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
+from gangplan.model import Container, Node, Pod, PodAffinityTerm, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.objective import Assignment, objective_terms, score
 from gangplan.planner import name_pods
 from gangplan.problem import build_problem
@@ -268,3 +268,27 @@ def test_a_bucket_solution_is_realised_by_the_better_of_its_two_repairs() -> Non
     plan = realise(problem, objective_terms(problem), buckets, solution)
     assert plan.placed == {key["default/large"]}
     assert verify(snapshot, name_pods(problem, plan), ()).ok
+
+
+def test_a_gang_kept_apart_placed_afresh_may_use_the_nodes_its_dropped_pods_held() -> None:
+    """``ray``'s two pods, kept apart by a term of their own, must share a rack; the bucket
+    solution put them on n0 (r0) and n2 (r1). Dropped and placed afresh, they go on n0 and n1:
+    the nodes they were taken off hold none of theirs. Those nodes' counts were left at 0, not
+    removed, and were read as taken, so neither rack had two nodes for it and it was dropped."""
+    nodes = tuple(Node(f"n{i}", {"rack": f"r{i // 2}"}, {"cpu": 8000, "pods": 110}) for i in range(4))
+    apart = PodAffinityTerm({"app": "ray"}, (), ("default",), "kubernetes.io/hostname")
+    group = PodGroup("default", "ray", PodGroupAPI.SCHEDULER_PLUGINS, min_member=2, creation_timestamp="2024-01-01T00:00:00Z")
+    pods = tuple(
+        Pod("default", f"ray-{i}", labels={"scheduling.x-k8s.io/pod-group": "ray", "app": "ray"},
+            annotations={"kueue.x-k8s.io/podset-required-topology": "rack"}, anti_affinity=(apart,),
+            containers=(Container("main", {"cpu": 1000}),))
+        for i in range(2)
+    )
+    snapshot = Snapshot(nodes=nodes, pods=pods, pod_groups=(group,))
+    problem = build_problem(snapshot, levels=("rack",))
+    (role,) = problem.roles
+    assert role.apart and role.count == 2
+    repaired = repair(problem, Assignment({(0, 0): 1, (0, 2): 1}, frozenset({0})))
+    assert repaired.placed == {0}
+    assert repaired.counts == {(0, 0): 1, (0, 1): 1}
+    assert verify(snapshot, name_pods(problem, repaired), ("rack",)).ok
