@@ -812,8 +812,9 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     """At least the most pods of ``roles`` that ``free`` holds (among ``nodes``): no role more
     than its count or its room alone, and on each node, for each resource, as many as fit
     taking the smallest first. First fit's count is the most where it ``reached`` this, so
-    the per-node part is not worked out when the first part already says so. Roles a term
-    keeps apart take no more than one node each between them, as a column of theirs would."""
+    the per-node part is not worked out when the first part already says so. Pods of roles a
+    term keeps apart take a node each: no more than the nodes one of them fits on, as a column
+    of theirs would say."""
     per_role = 0
     kinds = []
     apart: dict[str, tuple[list[int], set[int]]] = {}  # per term: its roles' pods alone, and their nodes
