@@ -278,7 +278,7 @@ def solve_buckets(
         role_vars[r].append(var)
 
     add_quorum(model, problem, placed, role_vars)
-    _kept_apart_per_bucket(model, problem, buckets, count)
+    _kept_apart_per_bucket(model, problem, buckets.of_node, count)
 
     eligible = _bucket_room(_Cuts(model), problem, buckets, count, caps, scarce, confined=len(count) <= CONFINED_CUTS_UP_TO)
     covers = _required(model, problem, buckets, count, caps, placed)
@@ -495,6 +495,8 @@ def _upper(
     for r, var in everywhere.items():
         role_vars[r].append(var)
     add_quorum(model, problem, placed, role_vars)
+    _kept_apart_per_bucket(model, problem, upper.of_node, count)
+    _kept_apart_per_bucket(model, problem, np.zeros(len(problem.nodes), dtype=np.int64), {(r, 0): v for r, v in everywhere.items()})
     # No whole-node cuts here: on miniPods and the whole cluster they are dense, and at 2,048
     # nodes the top level took 1.5 deterministic s to prove instead of 0.7 (wall over 10 s).
     cuts = _Cuts(model)
@@ -668,11 +670,11 @@ def _cap_pairs(problem: Problem, buckets: Buckets) -> _CapPairs:
 
 
 def _kept_apart_per_bucket(
-    model: cp_model.CpModel, problem: Problem, buckets: Buckets, count: Mapping[tuple[int, int], cp_model.IntVar]
+    model: cp_model.CpModel, problem: Problem, of_node: np.ndarray, count: Mapping[tuple[int, int], cp_model.IntVar]
 ) -> None:
-    """Roles of one PodGroup that its term keeps apart put no more pods in a bucket than it has
-    nodes that are a candidate of one of them: each role's caps alone let a Ray head and its
-    workers count the same nodes twice."""
+    """Roles of one PodGroup that its term keeps apart put no more pods in a bucket (``of_node``
+    gives each node's) than it has nodes that are a candidate of one of them: each role's caps
+    alone let a Ray head and its workers count the same nodes twice."""
     sets: dict[str, list[int]] = defaultdict(list)
     for r, role in enumerate(problem.roles):
         if role.apart:
@@ -681,7 +683,7 @@ def _kept_apart_per_bucket(
         if len(roles) < 2:
             continue
         nodes = np.unique(np.concatenate([problem.roles[r].nodes for r in roles]))
-        room = np.bincount(buckets.of_node[nodes], minlength=len(buckets.nodes))
+        room = np.bincount(of_node[nodes], minlength=int(of_node.max(initial=0)) + 1)
         for b in np.flatnonzero(room).tolist():
             held = [count[r, b] for r in roles if (r, b) in count]
             if len(held) > 1:

@@ -664,3 +664,23 @@ def test_the_bucket_model_counts_a_node_once_for_a_groups_roles_kept_apart(monke
     assert found.whole and found.solve.stages[0].bound == 0
     assert not any(learned)
     assert not plan(snapshot, Options(model="buckets")).placements
+
+
+def test_the_model_one_level_up_counts_a_node_once_for_a_groups_roles_kept_apart() -> None:
+    """The same on the zones (aggregate._upper, the bound at scale): a head and three workers,
+    one to a node, confined to a zone of three nodes, cannot all be placed, and the bound says
+    so; each role's caps alone bounded the group as placed."""
+    term = PodAffinityTerm({"app": "ray"}, (), ("default",), "kubernetes.io/hostname")
+    nodes = tuple(Node(f"n{i}", {"zone": f"z{i // 3}", "rack": f"r{i // 3}"}, {"cpu": 64000, GPU: 8, "pods": 110}) for i in range(6))
+    pods = tuple(
+        Pod("default", f"ray-{i}", labels={"scheduling.x-k8s.io/pod-group": "ray", "app": "ray"},
+            containers=(Container("main", {"cpu": 1000 if i else 2000, GPU: 1}),), node_selector={"zone": "z0"}, anti_affinity=(term,))
+        for i in range(4)
+    )
+    group = PodGroup("default", "ray", PodGroupAPI.SCHEDULER_PLUGINS, min_member=4)
+    problem = build_problem(Snapshot(nodes=nodes, pods=pods, pod_groups=(group,)), levels=("zone", "rack"))
+    assert [role.count for role in problem.roles if role.apart] == [1, 3]
+    stages, _, _ = aggregate._upper(
+        problem, objective_terms(problem), Assignment({}, frozenset()), 0, 0, time_limit=5, workers=1, seed=0, reporter=None, tuning=Tuning()
+    )
+    assert stages[0].status == "OPTIMAL" and stages[0].bound == 0
