@@ -209,7 +209,7 @@ class _Placed:
         if len(requests) != 1:
             return f" ({short})"
         (request,) = requests
-        parts = _asks(self.problem, request, {self.problem.roles[r].apart for r in roles} - {""})
+        parts = _asks(self.problem, request, _apart(self.problem, roles))
         return f" ({', '.join([*parts[:-1], parts[-1] + '; ' + short] if parts else [short])})"
 
 
@@ -222,6 +222,12 @@ def _asks(problem: Problem, request: Sequence[int], apart: Iterable[str] = ()) -
         if v and name != "pods"
     ]
     return [text for _, text in sorted([*asked, *((name, name) for name in apart)])]
+
+
+def _apart(problem: Problem, roles: Iterable[int]) -> list[str]:
+    """The terms that keep pods of ``roles`` one to a node as a cap on them (no column has
+    them, so what reads columns is told of them apart)."""
+    return sorted({problem.roles[r].apart for r in roles} - {""})
 
 
 def _holder(problem: Problem, j: int) -> str:
@@ -323,7 +329,7 @@ def reason(
             free, nodes = gang.filtered_free, gang.passing
             where = f"on the {gang.passing} of {usable_nodes} Ready, schedulable nodes that pass its filters"
         # Pods kept apart need a node each: as a resource of one a node, though no column has it.
-        apart = sorted({problem.roles[r].apart for r in gang.roles} - {""})
+        apart = _apart(problem, gang.roles)
         needs += [_least_quorum(problem, g, lambda r: int(problem.roles[r].apart == name)) for name in apart]
         free = [*free, *(nodes for _ in apart)]
         if short := _insufficient(problem, needs, free, "quorum needs", where, [*problem.resources, *apart]):
@@ -903,7 +909,7 @@ def _per_node(
             room -= take * want
             fitted += take
         np.minimum(most, fitted, out=most)
-    for name in sorted({problem.roles[r].apart for r, _, _ in kinds} - {""}):
+    for name in _apart(problem, (r for r, _, _ in kinds)):
         kept, rest = np.zeros(len(touched), dtype=np.int64), np.zeros(len(touched), dtype=np.int64)
         for r, at, caps in kinds:
             np.add.at(kept if problem.roles[r].apart == name else rest, np.searchsorted(touched, at), caps)

@@ -651,18 +651,16 @@ def _private_terms(grouping: Grouping) -> set[str]:
     node on the roles carrying it, not a column. A pod carries one such term at most (a role
     has one ``apart``): where one carries two, both stay columns."""
     gangs: dict[str, set[int]] = defaultdict(set)
+    carried = []  # each pending pod's terms
     for jg in grouping.job_groups:
         for gang in jg.gangs:
             for pod in gang.pending:
-                for name in grouping.anti_affinity.units.get(id(pod), ()):
-                    gangs[name].add(id(gang))
+                if names := grouping.anti_affinity.units.get(id(pod)):
+                    carried.append(names)
+                    for name in names:
+                        gangs[name].add(id(gang))
     own = {name for name, where in gangs.items() if len(where) == 1}
-    crossed = {
-        name
-        for jg in grouping.job_groups for gang in jg.gangs for pod in gang.pending
-        if len(mine := own.intersection(grouping.anti_affinity.units.get(id(pod), ()))) > 1
-        for name in mine
-    }
+    crossed = {name for names in carried if len(mine := own.intersection(names)) > 1 for name in mine}
     return own - crossed
 
 
