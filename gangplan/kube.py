@@ -452,8 +452,27 @@ def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[
     return tuple(out)
 
 
-def _anti_affinity_term(r: _Reader, raw: object, path: Path, namespace: str) -> PodAffinityTerm:
-    """Without namespaces or a namespaceSelector a term selects pods of the pod's own namespace."""
+def folds_labels(spec: Mapping[str, Any]) -> bool:
+    """Whether a pod spec's required anti-affinity folds the pod's own labels into a term
+    (``matchLabelKeys``, ``mismatchLabelKeys``), so that pods of one template with different
+    labels have different terms. Read leniently: ``to_pod`` reports a malformed spec."""
+    anti = spec.get("affinity")
+    anti = anti.get("podAntiAffinity") if isinstance(anti, dict) else None
+    terms = anti.get(_REQUIRED_AFFINITY) if isinstance(anti, dict) else None
+    return isinstance(terms, list) and any(
+        isinstance(t, dict) and (t.get("matchLabelKeys") or t.get("mismatchLabelKeys")) for t in terms
+    )
+
+
+def _anti_affinity_term(
+    r: _Reader, raw: object, path: Path, namespace: str, own: Mapping[str, str]
+) -> PodAffinityTerm:
+    """Without namespaces or a namespaceSelector a term selects pods of the pod's own namespace.
+
+    ``matchLabelKeys`` and ``mismatchLabelKeys`` are folded into the selector with the pod's
+    ``own`` labels, as the API server does when it creates the pod (Kubernetes 1.31 and later), so
+    a ``--gang`` template's pods read as the pods gangplan writes will. A dump's pods carry the
+    fold already; it is not added twice, and a key the pod lacks is ignored, as there."""
     term = r.entry(raw, path)
     selector = term.get("labelSelector")
     labels = None
@@ -462,6 +481,13 @@ def _anti_affinity_term(r: _Reader, raw: object, path: Path, namespace: str) -> 
         selector = r.mapping(term, "labelSelector", path)
         labels = r.string_map(selector, "matchLabels", path + ("labelSelector",))
         expressions = r.requirements(selector, "matchExpressions", path + ("labelSelector",))
+        folded = [
+            NodeSelectorRequirement(key, operator, (own[key],))
+            for field, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn"))
+            for key in r.strings(term, field, path)
+            if key in own
+        ]
+        expressions += tuple(dict.fromkeys(f for f in folded if f not in expressions))
     namespaces = tuple(r.strings(term, "namespaces", path))
     key = r.string(term, "topologyKey", path)
     if (chosen := term.get("namespaceSelector")) is not None:
@@ -541,10 +567,11 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
         if r.mapping(affinity, "podAffinity", _AFFINITY).get(_REQUIRED_AFFINITY):
             unmodelled.append("required pod affinity")
     namespace = r.string(meta, "namespace", _META) or "default"
+    own_labels = r.labels(meta)
     anti_affinity: tuple[PodAffinityTerm, ...] = ()
     if affinity:
         anti_affinity = tuple(
-            _anti_affinity_term(r, raw, _ANTI_AFFINITY + (_REQUIRED_AFFINITY, i), namespace)
+            _anti_affinity_term(r, raw, _ANTI_AFFINITY + (_REQUIRED_AFFINITY, i), namespace, own_labels)
             for i, raw in enumerate(
                 r.sequence(r.mapping(affinity, "podAntiAffinity", _AFFINITY), _REQUIRED_AFFINITY, _ANTI_AFFINITY)
             )
@@ -588,7 +615,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
         namespace=r.string(meta, "namespace", _META) or "default",
         name=r.string(meta, "name", _META, required=True),
         uid=r.string(meta, "uid", _META) or None,
-        labels=r.labels(meta),
+        labels=own_labels,
         annotations=r.string_map(meta, "annotations", _META),
         containers=containers,
         init_containers=init_containers,

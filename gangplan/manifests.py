@@ -26,7 +26,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gangplan.errors import InputError, Position, UsageError
-from gangplan.kube import DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, VOLUME_BINDING, _Reader, name_problem, to_pod, volcano_hard_network_topology
+from gangplan.kube import (
+    DNS_LABEL, LABEL_LIMIT, VOLCANO_HARD_NETWORK, VOLUME_BINDING, _Reader, folds_labels, name_problem, to_pod,
+    volcano_hard_network_topology,
+)
 from gangplan.model import Origin, Pod, PodGroup, PodGroupAPI, PodPhase, Snapshot
 from gangplan.semantics import (
     GODEL_POD_GROUP_KEY,
@@ -185,6 +188,7 @@ def _expand(
     base_annotations = {**t.annotations, **annotations}
     pods: list[Pod] = []
     first: Pod | None = None
+    label_keyed = folds_labels(t.spec)
     for index, name in enumerate(names):
         pod_labels, pod_annotations = base_labels, base_annotations
         if indexed is not None:
@@ -201,7 +205,9 @@ def _expand(
                 *(v for v in t.spec.get("volumes") or [] if not (isinstance(v, dict) and v.get("name") in claimed)),
                 *({"name": volume, "persistentVolumeClaim": {"claimName": claim or f"{volume}-{name}"}} for volume, claim in t.claims),
             ]
-        if first is None:  # the template is read once; its pods differ only in metadata
+        if first is None or (indexed is not None and label_keyed):
+            # The template is read once, as its pods differ only in metadata, unless its anti-affinity
+            # folds in labels (matchLabelKeys) that differ from pod to pod.
             first = to_pod(manifest, t.origin, t.at)
         pods.append(
             replace(

@@ -1195,3 +1195,102 @@ def test_an_ordered_ready_statefulset_never_gathers_a_gang_that_needs_two_of_its
     assert "podManagementPolicy: expected one of OrderedReady, Parallel" in error(
         lambda: load_snapshot([write("bad.yaml", _ordered_sts("Sequential"))])
     )
+
+
+# ---------------------------------------------------------------- matchLabelKeys, as the API server folds them
+
+
+def _deployment(revision: str, replicas: int, term: str) -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: trainer, namespace: ml}}
+spec:
+  replicas: {replicas}
+  template:
+    metadata:
+      labels: {{app: trainer, rev: "{revision}"}}
+    spec:
+      containers: [{{name: main, image: t, resources: {{requests: {{cpu: "1"}}}}}}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {term}
+"""
+
+
+def _running(name: str, node_name: str, labels: str, term: str | None = None) -> str:
+    affinity = (
+        f"\n  affinity: {{podAntiAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{term}]}}}}" if term else ""
+    )
+    return f"""\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ml, uid: u-{name}, labels: {labels}}}
+spec:
+  nodeName: {node_name}
+  containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]{affinity}
+status: {{phase: Running}}
+"""
+
+
+REVISION_TERM = "{labelSelector: {matchLabels: {app: trainer}}, matchLabelKeys: [rev], topologyKey: kubernetes.io/hostname}"
+
+
+def _planned(snapshot: Snapshot) -> dict[str, str]:
+    result = plan(snapshot, Options(time_limit=5))
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    return {p.name: p.node for p in result.placements}
+
+
+@pytest.mark.parametrize("folded_already", [False, True])
+def test_match_label_keys_keep_a_revision_apart_from_itself_only(folded_already: bool) -> None:
+    """A rolling update's pods (KEP-3633's own case): the term selects app=trainer of the pod's
+    own revision, so revision 2's two pods go one to a node, and may share a node with
+    revision 1's running pod, whose own term selects its revision alone. Unfolded, each
+    revision's term selected the other's pods: the old pod held n0, and two pods one to a node
+    did not fit on n1 alone. A dump's pod may carry the fold the API server made already."""
+    old_term = REVISION_TERM
+    if folded_already:
+        old_term = old_term.replace("matchLabels: {app: trainer}}", "matchLabels: {app: trainer}, matchExpressions: [{key: rev, operator: In, values: ['1']}]}")
+    cluster = write("c.yaml", node("n0", cpu="4") + node("n1", cpu="4") + _running("trainer-old", "n0", "{app: trainer, rev: '1'}", old_term))
+    group, pods = gang_from_objects("train", read_objects([write("deploy.yaml", _deployment("2", 2, REVISION_TERM))]))
+    snapshot = with_gang(load_snapshot([cluster]), group, pods)
+    assert sorted(_planned(snapshot).values()) == ["n0", "n1"]
+    (old,) = [p for p in snapshot.pods if p.name == "trainer-old"]
+    assert [r.values for r in old.anti_affinity[0].match_expressions] == [("1",)]  # not folded twice
+    # Three pods of revision 2 need three nodes: the fold still keeps them one to a node.
+    group, pods = gang_from_objects("train", read_objects([write("deploy.yaml", _deployment("2", 3, REVISION_TERM))]))
+    assert _planned(with_gang(load_snapshot([cluster]), group, pods)) == {}
+
+
+def test_mismatch_label_keys_keep_other_tenants_off_the_node() -> None:
+    """Kubernetes' own example of mismatchLabelKeys: a tenant's pod selects every pod with a
+    tenant label but its own tenant's value, so it shares a node with its tenant only: tenant
+    b's gang of two does not fit on n1 alone."""
+    term = "{labelSelector: {matchExpressions: [{key: tenant, operator: Exists}]}, mismatchLabelKeys: [tenant], topologyKey: kubernetes.io/hostname}"
+    text = node("n0", cpu="2") + node("n1", cpu="1") + _running("other", "n0", "{tenant: a}")
+    for tenant, nodes in (("a", {"n0", "n1"}), ("b", set())):  # one free cpu a node
+        job = _deployment("1", 2, term).replace("app: trainer, rev: \"1\"", f"tenant: {tenant}")
+        group, pods = gang_from_objects("train", read_objects([write("deploy.yaml", job)]))
+        snapshot = with_gang(load_snapshot([write("c.yaml", text)]), group, pods)
+        assert set(_planned(snapshot).values()) == nodes, tenant
+
+
+def test_a_volcano_jobs_pods_fold_their_own_task_index() -> None:
+    """A Volcano Job's pods differ in their task index label, so a term folding it selects
+    each pod alone and keeps no two apart; read once for the first pod, every pod's term
+    selected pod 0, which the others did not carry as a term they matched (warned about)."""
+    job = VOLCANO_JOB.format(min_available=3).replace(
+        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n',
+        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n'
+        "        affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+        "{matchLabels: {volcano.sh/job-name: tf}}, matchLabelKeys: [volcano.sh/task-spec, volcano.sh/task-index], topologyKey: kubernetes.io/hostname}]}}\n",
+    )
+    assert job != VOLCANO_JOB.format(min_available=3)
+    snapshot = load_snapshot([write("cluster.yaml", job + node("g1", gpu="8"))])
+    workers = sorted((p for p in snapshot.pods if "worker" in p.name), key=lambda p: p.name)
+    assert [t.match_expressions[-1].values for p in workers for t in p.anti_affinity] == [(str(i),) for i in range(len(workers))]
+    assert not group_pods(snapshot).anti_affinity.loose
+    assert set(_planned(snapshot).values()) == {"g1"}
