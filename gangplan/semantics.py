@@ -577,8 +577,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             )
     running = [pod for pod in snapshot.pods if consumes_capacity(pod)]
     guards = [pod for pod in running if pod.anti_affinity]
-    apart = anti_affinity([pod for gang in all_gangs for pod in gang.pending], running)
-    unmodelled = _unmodelled(all_gangs, guards, apart.loose)
+    apart = anti_affinity([pod for gang in all_gangs for pod in gang.pending], running, snapshot.nodes)
+    unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond)
     warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     workload_classes = {wpc.name: wpc.value for wpc in snapshot.workload_priority_classes}
@@ -666,13 +666,17 @@ def _one_by_one_or_together(items: Sequence[str], one: Callable[[str], str], tog
     return [one(item) for item in items] if len(items) <= _ONE_BY_ONE_UP_TO else [together]
 
 
-def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequence[str] = ()) -> dict[str, list[str]]:
+def _unmodelled(
+    gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequence[str] = (), beyond: Sequence[str] = ()
+) -> dict[str, list[str]]:
     """Each hard rule pending pods or their PodGroups ask that gangplan does not model, and
     who asks: a plan applied as Bindings bypasses the scheduler's own check of it. A running
     pod's required anti-affinity binds the pending pods it selects too (kube-scheduler's
-    InterPodAffinity checks existing pods' terms against the incoming one)."""
+    InterPodAffinity checks existing pods' terms against the incoming one). ``beyond``: pending
+    pods whose terms wider than the node select other pending pods."""
     asking: dict[str, list[str]] = defaultdict(list)
     pending = [pod for gang in gangs for pod in gang.pending]
+    wide = set(beyond)
     for gang in gangs:
         if not gang.pending:
             continue
@@ -686,7 +690,7 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequen
         for pod in gang.pending:
             for rule in pod.unmodelled:
                 asking[rule].append(f"pod {pod.key}")
-            if any(not kept_apart(term) for term in pod.anti_affinity):
+            if pod.key in wide or any(not kept_out(term) for term in pod.anti_affinity):
                 asking[ANTI_AFFINITY_BEYOND].append(f"pod {pod.key}")
     asking[ANTI_AFFINITY_LOOSE] += [f"pod {pod_key}" for pod_key in loose]
     if guards and pending:
@@ -694,7 +698,7 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequen
         # Many running pods share a term (a Deployment's replicas): each distinct one is weighed once.
         selects_some: dict[tuple[object, ...], bool] = {}
         for guard in guards:
-            for term in (t for t in guard.anti_affinity if not kept_apart(t)):
+            for term in (t for t in guard.anti_affinity if not kept_out(t)):
                 key = _term_key(term)
                 if key not in selects_some:
                     selects_some[key] = any(_selects(term, pod) for pod in _candidates(term, by_label, by_key, pending))
@@ -707,7 +711,8 @@ def _unmodelled(gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequen
 ANTI_AFFINITY = "podAntiAffinity "  # a one-a-node resource: pods sharing a term, one to a node
 HOSTNAME_LABEL = "kubernetes.io/hostname"  # the node itself, as a topology key
 ANTI_AFFINITY_BEYOND = (
-    "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector"
+    "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, "
+    "or with a non-empty namespaceSelector"
 )
 ANTI_AFFINITY_LOOSE = "required pod anti-affinity between pending pods that do not all carry the term and match it"
 
@@ -716,9 +721,18 @@ def kept_apart(term: PodAffinityTerm) -> bool:
     """The anti-affinity gangplan models: on the node itself, in namespaces the term names or in
     every one (``namespaceSelector: {}``); another namespaceSelector reads Namespace labels a
     snapshot lacks. A term with no labelSelector selects no pod, so it asks nothing."""
-    return term.match_labels is None or (
-        term.topology_key == HOSTNAME_LABEL and (term.namespaces is not None or term.every_namespace)
-    )
+    return term.match_labels is None or (term.topology_key == HOSTNAME_LABEL and kept_out(term))
+
+
+def kept_out(term: PodAffinityTerm) -> bool:
+    """The anti-affinity gangplan models against running pods, at any topologyKey: that of
+    ``kept_apart`` without its key. Between pending pods a wider key is a cap per domain, which
+    is not modelled (``AntiAffinity.beyond``)."""
+    return term.match_labels is None or term.namespaces is not None or term.every_namespace
+
+
+def _wider(term: PodAffinityTerm) -> bool:
+    return term.match_labels is not None and term.topology_key != HOSTNAME_LABEL and kept_out(term)
 
 
 @dataclass(frozen=True, slots=True)
@@ -728,11 +742,15 @@ class AntiAffinity:
     its terms select runs, or one whose own term selects it; ``units``, per pending pod, one
     unit of a resource each node has one of, per term it shares with other pending pods that
     carry it and match it, so those go one to a node; ``loose``, pending pods whose terms
-    select pending pods not kept apart from them that way (warned about)."""
+    select pending pods not kept apart from them that way (warned about). At a topologyKey
+    wider than the node, ``blocked`` holds each node whose value of the key is that of the node
+    of such a running pod; ``beyond``, pending pods whose wider terms select other pending
+    pods, whom nothing keeps apart (warned about)."""
 
     blocked: Mapping[int, frozenset[str]]
     units: Mapping[int, Mapping[str, int]]
     loose: tuple[str, ...]
+    beyond: tuple[str, ...] = ()
 
 
 def repels(pod: Pod, other: Pod) -> bool:
@@ -764,7 +782,7 @@ def _shown_term(term: PodAffinityTerm) -> str:
     return f"{ANTI_AFFINITY}{','.join(term.namespaces or ('*',))}/{','.join(parts) or '* (every pod)'}"
 
 
-def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinity:
+def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> AntiAffinity:
     if not any(p.anti_affinity for p in pending) and not any(p.anti_affinity for p in running):
         return AntiAffinity({}, {}, ())
     blocked: dict[int, set[str]] = defaultdict(set)
@@ -810,7 +828,76 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod]) -> AntiAffinit
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):
                 blocked[id(pod)] |= held
-    return AntiAffinity({k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)))
+    domains, beyond = _domains_apart(pending, running, nodes, pending_index, running_index)
+    if not domains:
+        return AntiAffinity({k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)), beyond)
+    topology_keys = {label for held in domains.values() for label, _ in held}
+    in_domain: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for node in nodes:
+        for label in topology_keys:
+            if (value := node.labels.get(label)) is not None:
+                in_domain[label, value].append(node.name)
+    # Thousands of pods kept out of one zone of thousands of nodes share one set, not a copy each.
+    made: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], frozenset[str]] = {}
+    ruled_out: dict[int, frozenset[str]] = {}
+    for pod_id in dict.fromkeys([*blocked, *domains]):
+        which = (frozenset(blocked.get(pod_id, ())), frozenset(domains.get(pod_id, ())))
+        if which not in made:
+            made[which] = which[0].union(*(in_domain.get(d, ()) for d in which[1]))
+        if made[which]:
+            ruled_out[pod_id] = made[which]
+    return AntiAffinity(ruled_out, dict(units), tuple(sorted(loose)), beyond)
+
+
+def _domains_apart(
+    pending: Sequence[Pod],
+    running: Sequence[Pod],
+    nodes: Sequence[Node],
+    pending_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
+    running_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
+) -> tuple[dict[int, set[tuple[str, str]]], tuple[str, ...]]:
+    """kube-scheduler's InterPodAffinity at a topologyKey wider than the node, against running
+    pods, both ways: per pending pod (by ``id``), the (key, value) domains where a running pod
+    its term selects runs, or one whose term selects it. A running pod on a node without the
+    key holds no domain, and a node without it is in none (satisfyPodAntiAffinity counts only
+    the pairs a node has). Also the pending pods whose wider terms select another pending pod."""
+    labels = {node.name: node.labels for node in nodes}
+
+    def domain(pod: Pod, key: str) -> tuple[str, str] | None:
+        value = labels.get(pod.node_name or "", {}).get(key)
+        return None if value is None else (key, value)
+
+    domains: dict[int, set[tuple[str, str]]] = defaultdict(set)
+    carriers: dict[tuple, list[Pod]] = defaultdict(list)
+    terms: dict[tuple, PodAffinityTerm] = {}
+    for pod in pending:
+        for term in pod.anti_affinity:
+            if _wider(term):
+                key = _term_key(term)
+                terms.setdefault(key, term)
+                if not carriers[key] or carriers[key][-1] is not pod:
+                    carriers[key].append(pod)
+    beyond: set[str] = set()
+    everyone, bound = list(pending), list(running)
+    for key, term in terms.items():
+        near = {d for e in _candidates(term, *running_index, bound) if _selects(term, e) and (d := domain(e, term.topology_key))}
+        selected = [q for q in _candidates(term, *pending_index, everyone) if _selects(term, q)]
+        for pod in carriers[key]:
+            domains[id(pod)] |= near
+            if len(selected) > 1 or (selected and selected[0] is not pod):
+                beyond.add(pod.key)
+    guarded: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # a running pod's term -> the domains it holds
+    for guard in running:
+        for term in guard.anti_affinity:
+            if _wider(term) and (there := domain(guard, term.topology_key)) is not None:
+                key = _term_key(term)
+                terms.setdefault(key, term)
+                guarded[key].add(there)
+    for key, held in guarded.items():
+        for pod in _candidates(terms[key], *pending_index, everyone):
+            if _selects(terms[key], pod):
+                domains[id(pod)] |= held
+    return {k: v for k, v in domains.items() if v}, tuple(sorted(beyond))
 
 
 def _candidates(

@@ -761,6 +761,13 @@ def _on_node(term: PodAffinityTerm) -> bool:
     return term.topology_key == _HOSTNAME and known and term.match_labels is not None
 
 
+def _in_domains(term: PodAffinityTerm) -> bool:
+    """The anti-affinity terms at a topologyKey wider than the node that gangplan models against
+    running pods (not between pending ones), in namespaces known as ``_on_node`` takes them."""
+    known = term.namespaces is not None or term.every_namespace
+    return term.topology_key != _HOSTNAME and known and term.match_labels is not None
+
+
 def _term_selects(term: PodAffinityTerm, pod: Pod) -> bool:
     """metav1.LabelSelector over the term's namespaces; no labelSelector selects nothing."""
     if term.match_labels is None:
@@ -782,11 +789,12 @@ def _anti_affinity(
     may not share its node with a running pod its term selects, or whose term selects it; two
     placed pods may not share one when both carry one term that selects them both (pods of one
     Deployment or gang kept one to a node). A term that selects placed pods not carrying it is
-    warned about, not checked, as gangplan does not keep those apart."""
+    warned about, not checked, as gangplan does not keep those apart. At a wider topologyKey,
+    ``_domain_anti_affinity`` checks the running pods."""
     if not any(pod.anti_affinity for pod in snapshot.pods):
         return []  # most snapshots: no pair to look at
     arriving, running = _sharing(snapshot, nodes, placed, lambda key: True)
-    found: list[Violation] = []
+    found = _domain_anti_affinity(snapshot, nodes, pods, placed)
     for node_name, keys in sorted(arriving.items()):
         here = [pods[key] for key in keys]
         if not any(p.anti_affinity for p in here) and not any(p.anti_affinity for p in running.get(node_name, ())):
@@ -802,6 +810,73 @@ def _anti_affinity(
                 if any(_term_selects(t, pod) and _term_selects(t, other) for t in shared):
                     found.append(Violation("pod-anti-affinity", pod.key, f"placed on node {node_name} beside pod {other.key}, which carries its anti-affinity term and matches it"))
     return found
+
+
+def _label(nodes: Mapping[str, Node], node_name: str | None, key: str) -> str | None:
+    """The node's value of ``key``; None when the node, or its label, is not there."""
+    node = nodes.get(node_name or "")
+    return None if node is None else node.labels.get(key)
+
+
+def _domain_anti_affinity(
+    snapshot: Snapshot,
+    nodes: Mapping[str, Node],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+) -> list[Violation]:
+    """kube-scheduler's InterPodAffinity at a topologyKey K wider than the node, against running
+    pods: a placed pod may not be on a node whose K is that of the node of a running pod its
+    term selects, or of one whose term selects it. A node without K shares no domain
+    (satisfyPodAntiAffinity counts only the topology pairs a node has)."""
+    keys = sorted({t.topology_key for p in snapshot.pods for t in p.anti_affinity if _in_domains(t)})
+    if not keys:
+        return []
+    # The running pods per (K, value) of their node: a pod is checked against its domain only.
+    here: dict[tuple[str, str], list[Pod]] = {}
+    guarding: dict[tuple[str, str], list[Pod]] = {}  # those with a term at K
+    for other in sorted((p for p in snapshot.pods if _is_running(p)), key=lambda p: p.key):
+        for k in keys:
+            if (value := _label(nodes, other.node_name, k)) is not None:
+                here.setdefault((k, value), []).append(other)
+                if any(t.topology_key == k and _in_domains(t) for t in other.anti_affinity):
+                    guarding.setdefault((k, value), []).append(other)
+    first: dict[tuple, Pod | None] = {}  # (term, K, value) -> the first running pod it selects there
+    found: list[Violation] = []
+    for key in sorted(placed):
+        pod, node_name = pods.get(key), placed[key]
+        if pod is None or node_name not in nodes:
+            continue
+        for term in (t for t in pod.anti_affinity if _in_domains(t)):
+            if (value := _label(nodes, node_name, term.topology_key)) is None:
+                continue
+            asked = (_selector(term), term.topology_key, value)
+            if asked not in first:
+                first[asked] = next((o for o in here.get((term.topology_key, value), ()) if _term_selects(term, o)), None)
+            if (clash := first[asked]) is not None:
+                found.append(Violation(
+                    "pod-anti-affinity", key,
+                    f"its anti-affinity at {term.topology_key} selects pod {clash.key}, running on node {clash.node_name}, "
+                    f"which shares {term.topology_key}={value} with node {node_name}",
+                ))
+        for k in keys:
+            if (value := _label(nodes, node_name, k)) is None:
+                continue
+            guard = next(
+                (g for g in guarding.get((k, value), ()) if any(t.topology_key == k and _in_domains(t) and _term_selects(t, pod) for t in g.anti_affinity)),
+                None,
+            )
+            if guard is not None:
+                found.append(Violation(
+                    "pod-anti-affinity", key,
+                    f"pod {guard.key}, running on node {guard.node_name}, has anti-affinity at {k} that selects it, "
+                    f"and node {node_name} shares {k}={value} with it",
+                ))
+    return found
+
+
+def _selector(term: PodAffinityTerm) -> tuple:
+    labels = None if term.match_labels is None else tuple(sorted(term.match_labels.items()))
+    return labels, term.match_expressions, term.namespaces, term.every_namespace
 
 
 def _group_checks(

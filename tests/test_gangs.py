@@ -16,6 +16,7 @@ from gangplan.loader import load_snapshot
 from gangplan.objective import Assignment
 from gangplan.plan import plan_from_dict
 from gangplan.problem import alone as sole, build_problem
+from gangplan.semantics import group_pods
 from gangplan.verify import verify
 
 runner = CliRunner()
@@ -831,9 +832,10 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
     anti-affinity, a DoNotSchedule spread or Volcano's hard networkTopology says so, once per
     rule (user reviews C and D). Preferences (soft modes, ScheduleAnyway) are not warned about."""
     members = pods("spread", 2, 1)
-    # Anti-affinity on the node is modelled; across a zone it is not.
+    # Anti-affinity on the node is modelled; across a zone, between pending pods, it is not.
     anti = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "topology.kubernetes.io/zone"}
     for pod in members:
+        pod["metadata"]["labels"] = {"app": "x"}
         pod["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [anti]}}
     members[0]["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone"}]
     soft = pods("soft", 1, 1)
@@ -846,8 +848,8 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
     assert warned == [
         "warning: Volcano networkTopology (mode hard; HyperNode tiers) is not modelled, so the plan may break it: "
         "PodGroup ml/spread asks for it",
-        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector "
-        "is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
+        "non-empty namespaceSelector is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
         "warning: topologySpreadConstraints with DoNotSchedule is not modelled, so the plan may break it: pod ml/spread-0 asks for it",
     ]
 
@@ -1318,21 +1320,127 @@ def test_pods_of_one_gang_kept_off_different_nodes_are_placed_each_by_its_own(tm
     assert "0/1 nodes are available: 1 pod anti-affinity" in runner.invoke(app, ["plan", snapshot]).stdout
 
 
-def test_anti_affinity_beyond_the_node_is_warned_about_and_not_checked_by_verify(tmp_path: Path) -> None:
-    """A zone term selecting a running pod is not modelled: warned about, and the planner's plan
-    beside that pod is not rejected by verify. A zone term with no labelSelector selects no pod,
-    so it asks nothing and is not named."""
+def test_anti_affinity_beyond_the_node_against_a_pod_on_a_node_without_the_key_holds_nothing(tmp_path: Path) -> None:
+    """A zone term selecting a running pod is modelled, but a pod on a node without the zone
+    label is in no zone (kube-scheduler counts only the topology pairs a node has): it rules
+    out nothing, nothing is warned about, and the plan beside it passes verify. A zone term
+    with no labelSelector selects no pod, so it asks nothing and is not named."""
     running = _repelling("old-0", {"app": "ray"}, node_name="n0")
     zone = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": "topology.kubernetes.io/zone"}
     members = [_repelling("g-0", {}, zone), _repelling("g-1", {}, {"topologyKey": "topology.kubernetes.io/zone"})]
     snapshot = write(tmp_path, [node("n0"), running, pod_group("g", 2), *members])
     result = runner.invoke(app, ["plan", snapshot])
     assert result.exit_code == 0, result.output
-    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
-        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname, or with a non-empty namespaceSelector "
-        "is not modelled, so the plan may break it: pod ml/g-0 asks for it",
-    ]
+    assert "not modelled" not in result.stderr
     assert plan_of(snapshot)["ml/g"]["placed"]
+
+
+_ZONE = "topology.kubernetes.io/zone"
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+@pytest.mark.parametrize("whose", ["pending", "running"])
+def test_anti_affinity_at_a_zone_keeps_pending_pods_out_of_a_running_pods_zone(tmp_path: Path, solver: str, whose: str) -> None:
+    """kube-scheduler's InterPodAffinity at a topologyKey wider than the node, both ways: a
+    pending pod whose zone term selects a running pod, or that a running pod's zone term
+    selects, goes to no node of that pod's zone. A node without the zone label is in no zone:
+    it is not ruled out, and a pod running there rules out nothing. A GPU free on each node but
+    z-a-0's two: zone a has room for both workers, and they take z-b-0 and bare instead."""
+    zone = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": _ZONE}
+    if whose == "pending":
+        running = [_repelling("old-0", {"app": "ray"}, node_name="z-a-0"), _repelling("old-1", {"app": "ray"}, node_name="bare")]
+        members = [_repelling(f"g-{i}", {}, zone) for i in range(2)]
+    else:
+        running = [_repelling("old-0", {}, zone, node_name="z-a-0"), _repelling("old-1", {}, zone, node_name="bare")]
+        members = [_repelling(f"g-{i}", {"app": "ray"}) for i in range(2)]
+    nodes = [node("z-a-0", gpus=3, labels={_ZONE: "a"}), node("z-a-1", gpus=1, labels={_ZONE: "a"}),
+             node("z-b-0", gpus=1, labels={_ZONE: "b"}), node("bare", gpus=2)]
+    snapshot = write(tmp_path, [*nodes, *running, pod_group("g", 2), *members])
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "not modelled" not in result.stderr
+    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["bare", "z-b-0"]
+    assert plan_of(snapshot, "--solver", solver)["ml/g"]["placed"]  # and verified
+    # Without zone b, bare alone is left, with room for one; without bare too, nothing.
+    no_b = write(tmp_path, [*nodes[:2], nodes[3], *running, pod_group("g", 2), *members])
+    assert plan_of(no_b, "--solver", solver)["ml/g"]["reason"] == (
+        "insufficient nvidia.com/gpu (quorum needs 2, 1 free) on the 1 of 3 Ready, schedulable nodes that pass its filters"
+    )
+    zone_a = write(tmp_path, [*nodes[:2], *running[:1], pod_group("g", 2), *members])
+    assert explain(zone_a, "ml/g").splitlines()[2] == "not placed: 0/2 nodes are available: 2 pod anti-affinity"
+
+
+def test_anti_affinity_at_a_zone_is_warned_about_only_between_pending_pods(tmp_path: Path) -> None:
+    """Against running pods a zone term is modelled; between pending pods it would be a cap per
+    zone, which is not: only pods whose zone terms select another pending pod are named (both
+    of a pair, the one of a one-sided pair), and the planner's plan, the pair in one zone,
+    passes verify, which does not check them either. A term selecting only its own pod asks
+    nothing more (kube-scheduler weighs the incoming pod against pods already there); one with
+    a labelled namespaceSelector is named whatever it selects, a running pod's when it selects
+    a pending pod."""
+    def term(app_: str, **more: object) -> dict:
+        return {"labelSelector": {"matchLabels": {"app": app_}}, "topologyKey": _ZONE, **more}
+
+    labelled = {"namespaceSelector": {"matchLabels": {"team": "ml"}}}
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}), node("z-b-0", labels={_ZONE: "b"}),
+        _repelling("old-0", {"app": "ray"}, node_name="z-b-0"),
+        _repelling("guard-0", {}, term("calm"), node_name="z-b-0"),
+        _repelling("guard-1", {}, term("calm", **labelled), node_name="z-b-0"),
+        pod_group("pair", 2), _repelling("pair-0", {"app": "pair"}, term("pair")), _repelling("pair-1", {"app": "pair"}, term("pair")),
+        pod_group("watch", 1), _repelling("watch-0", {}, term("calm")),
+        pod_group("calm", 1), _repelling("calm-0", {"app": "calm"}),
+        pod_group("self", 1), _repelling("self-0", {"app": "self"}, term("self")),
+        pod_group("solo", 1), _repelling("solo-0", {}, term("ray")),
+        pod_group("ns", 1), _repelling("ns-0", {}, term("ray", **labelled)),
+    ]
+    snapshot = write(tmp_path, objects)
+    asking = group_pods(load_snapshot([snapshot])).unmodelled
+    assert {rule: sorted(who) for rule, who in asking.items()} == {
+        "required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
+        "non-empty namespaceSelector": ["pod ml/ns-0", "pod ml/pair-0", "pod ml/pair-1", "pod ml/watch-0"],
+        "running pods' required pod anti-affinity": ["pod ml/guard-1"],
+    }
+    result = runner.invoke(app, ["plan", snapshot])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
+        "non-empty namespaceSelector is not modelled, so the plan may break it: pod ml/ns-0, pod ml/pair-0, pod ml/pair-1 and 1 more ask for it",
+        "warning: running pods' required pod anti-affinity is not modelled, so the plan may break it: pod ml/guard-1 asks for it",
+    ]
+    items = json.loads(runner.invoke(app, ["plan", snapshot, "-o", "json"]).stdout)["items"]
+    target = {b["metadata"]["name"]: b["target"]["name"] for b in items}
+    # guard-0 keeps calm-0 out of zone b, old-0 solo-0; the pair shares a zone (a node, even).
+    assert (target["calm-0"], target["solo-0"], target["pair-0"]) == ("z-a-0", "z-a-0", target["pair-1"])
+    assert all(g["placed"] for g in plan_of(snapshot).values())
+
+
+def test_verify_holds_a_placed_pod_to_running_pods_anti_affinity_at_a_zone(tmp_path: Path) -> None:
+    """verify checks the rule on its own, both ways: a Binding into the zone of a running pod
+    the placed pod's term selects, or of one whose term selects it, is a violation; one to a
+    node without the zone label is none."""
+    zone = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": _ZONE}
+    head = {"labelSelector": {"matchLabels": {"app": "head"}}, "topologyKey": _ZONE}
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}), node("z-a-1", labels={_ZONE: "a"}), node("bare"),
+        _repelling("old-0", {"app": "ray"}, node_name="z-a-0"), _repelling("guard-0", {}, head, node_name="z-a-0"),
+        pod_group("g", 3), _repelling("g-0", {}, zone), _repelling("g-1", {"app": "head"}), _repelling("g-2", {"app": "head"}, zone),
+    ]
+    snapshot = write(tmp_path, objects)
+    bindings = tmp_path / "bindings.json"
+    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
+        for name, target in (("g-0", "z-a-1"), ("g-1", "z-a-1"), ("g-2", "bare"))]}))
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
+        "pod-anti-affinity ml/g-0: its anti-affinity at topology.kubernetes.io/zone selects pod ml/old-0, running on node z-a-0, "
+        "which shares topology.kubernetes.io/zone=a with node z-a-1",
+        "pod-anti-affinity ml/g-1: pod ml/guard-0, running on node z-a-0, has anti-affinity at topology.kubernetes.io/zone "
+        "that selects it, and node z-a-1 shares topology.kubernetes.io/zone=a with it",
+    ]
+    assert plan_of(snapshot)["ml/g"]["placed"]  # its own plan: z-a-x for none of them
 
 
 def test_verify_holds_a_placed_pod_to_a_running_pods_anti_affinity(tmp_path: Path) -> None:

@@ -799,10 +799,11 @@ def test_a_running_pods_anti_affinity_by_exclusion_is_warned_about(expression: N
     """A running pod's required anti-affinity binds the pending pods it selects (kube-scheduler's
     InterPodAffinity checks existing pods' terms too). A term of only NotIn or DoesNotExist names
     no label to look pods up by, so every pending pod is a candidate: looking none up would
-    drop the warning for a term that selects the pending pod."""
+    drop the warning for a term that selects the pending pod. (Its namespaceSelector, which
+    reads Namespace labels, is what leaves it unmodelled: with its namespaces known it would be.)"""
     guard = mkpod(
         "guard", node_name="n1", phase=PodPhase.RUNNING,
-        anti_affinity=(PodAffinityTerm({}, (expression,), ("ns",)),),
+        anti_affinity=(PodAffinityTerm({}, (expression,), None, "topology.kubernetes.io/zone"),),
     )
     waiting = mkpod("w", labels={"app": "train"})
     grouping = group_pods(Snapshot(pods=(guard, waiting)))
@@ -816,16 +817,20 @@ def test_running_pods_sharing_an_anti_affinity_term_are_each_weighed_by_every_pa
     """10,000 running pods whose term's first label every pending pod carries took 40 s: each
     scanned every pending pod (a review's case). A term is now weighed once for all the pods
     that carry it, looked up by its rarest label; its other labels and its namespaces still
-    decide, for each guard."""
+    decide, for each guard. Its zone is modelled now: the guards whose terms select w7 keep it
+    out of their zones, and no other pod out of any."""
+    zone = "topology.kubernetes.io/zone"
     pending = [mkpod(f"w{i}", labels={"team": "a", "app": "x" if i == 7 else "y"}) for i in range(20)]
 
     def guard(name: str, app: str, namespaces: tuple[str, ...] = ("ns",)) -> Pod:
-        term = PodAffinityTerm({"team": "a", "app": app}, (), namespaces)
-        return mkpod(name, node_name="n1", phase=PodPhase.RUNNING, anti_affinity=(term,))
+        term = PodAffinityTerm({"team": "a", "app": app}, (), namespaces, zone)
+        return mkpod(name, node_name=f"n-{name}", phase=PodPhase.RUNNING, anti_affinity=(term,))
 
     guards = [guard("g0", "x"), guard("g1", "nomatch"), guard("g2", "x"), guard("g3", "x", ("other",)), guard("g4", "x")]
-    grouping = group_pods(Snapshot(pods=(*guards, *pending)))
-    assert grouping.unmodelled == {"running pods' required pod anti-affinity": ["pod ns/g0", "pod ns/g2", "pod ns/g4"]}
+    nodes = tuple(mknode(f"n-{g.name}", {zone: g.name}) for g in guards)
+    grouping = group_pods(Snapshot(nodes=nodes, pods=(*guards, *pending)))
+    assert grouping.unmodelled == {}
+    assert dict(grouping.anti_affinity.blocked) == {id(pending[7]): {"n-g0", "n-g2", "n-g4"}}
 
 
 def test_kueue_groups_are_per_namespace() -> None:
