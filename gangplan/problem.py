@@ -267,7 +267,7 @@ def _role_signature(pod: Pod, request: Mapping[str, int], blocked: frozenset[str
         tuple(sorted(pod.node_selector.items())),
         pod.node_affinity,
         tuple(sorted(pod.tolerations, key=repr)),
-        tuple(sorted(blocked)),
+        blocked,
     )
 
 
@@ -516,6 +516,7 @@ class _Eligibility:
         self.fits: dict[Vector, np.ndarray] = {}  # per request: pods each node holds, alone
         self.candidates: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (request, mask) -> nodes, fits
         self._codes: dict[str | None, np.ndarray] = {}  # label key (None: the rest) -> class per node
+        self._passing: dict[tuple, np.ndarray] = {}  # ``filters`` before anti-affinity's nodes are taken out
 
     def _mask_key(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> tuple:
         """The key of the pod's mask in ``cache``, which holds it once this has run."""
@@ -533,10 +534,15 @@ class _Eligibility:
     def _filtered(self, pod: Pod, gang: Gang) -> np.ndarray:
         if not self.nodes:
             return np.zeros(0, dtype=bool)
-        first, classes = self._alike(pod, gang)
-        known = tolerated(pod.tolerations)
-        passes = np.array([filter_reason(self.nodes[i], pod, gang.group, known) is None for i in first.tolist()], dtype=bool)
-        found = passes[classes]
+        # Pods kept out of different zones share their other filters: those run once.
+        own = self.filters_key(pod, gang)[:-1]
+        passing = self._passing.get(own)
+        if passing is None:
+            first, classes = self._alike(pod, gang)
+            known = tolerated(pod.tolerations)
+            passes = np.array([filter_reason(self.nodes[i], pod, gang.group, known) is None for i in first.tolist()], dtype=bool)
+            passing = self._passing[own] = passes[classes]
+        found = passing.copy()
         found[[self.index[n] for n in self.blocked.get(id(pod), ()) if n in self.index]] = False
         return found
 
@@ -596,7 +602,7 @@ class _Eligibility:
             pod.node_affinity,
             tuple(sorted(pod.tolerations, key=repr)),
             gang.group.node_selector,
-            tuple(sorted(self.blocked.get(id(pod), ()))),
+            self.blocked.get(id(pod), frozenset()),
         )
 
     def caps(self, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector, count: int) -> tuple[np.ndarray, np.ndarray]:
