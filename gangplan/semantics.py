@@ -861,6 +861,8 @@ def _domains_apart(
     its term selects runs, or one whose term selects it. A running pod on a node without the
     key holds no domain, and a node without it is in none (satisfyPodAntiAffinity counts only
     the pairs a node has). Also the pending pods whose wider terms select another pending pod."""
+    if not any(_wider(t) for pods in (pending, running) for pod in pods for t in pod.anti_affinity):
+        return {}, ()
     labels = {node.name: node.labels for node in nodes}
 
     def domain(pod: Pod, key: str) -> tuple[str, str] | None:

@@ -833,13 +833,16 @@ def _domain_anti_affinity(
         return []
     # The running pods per (K, value) of their node: a pod is checked against its domain only.
     here: dict[tuple[str, str], list[Pod]] = {}
-    guarding: dict[tuple[str, str], list[Pod]] = {}  # those with a term at K
+    # Per (K, value), each term at K running pods there carry, with the first that carries it:
+    # a Deployment's thousand replicas are one term.
+    guarding: dict[tuple[str, str], dict[tuple, tuple[Pod, PodAffinityTerm]]] = {}
     for other in sorted((p for p in snapshot.pods if _is_running(p)), key=lambda p: p.key):
         for k in keys:
             if (value := _label(nodes, other.node_name, k)) is not None:
                 here.setdefault((k, value), []).append(other)
-                if any(t.topology_key == k and _in_domains(t) for t in other.anti_affinity):
-                    guarding.setdefault((k, value), []).append(other)
+                for t in other.anti_affinity:
+                    if t.topology_key == k and _in_domains(t):
+                        guarding.setdefault((k, value), {}).setdefault(_selector(t), (other, t))
     first: dict[tuple, Pod | None] = {}  # (term, K, value) -> the first running pod it selects there
     found: list[Violation] = []
     for key in sorted(placed):
@@ -861,10 +864,7 @@ def _domain_anti_affinity(
         for k in keys:
             if (value := _label(nodes, node_name, k)) is None:
                 continue
-            guard = next(
-                (g for g in guarding.get((k, value), ()) if any(t.topology_key == k and _in_domains(t) and _term_selects(t, pod) for t in g.anti_affinity)),
-                None,
-            )
+            guard = min((g for g, t in guarding.get((k, value), {}).values() if _term_selects(t, pod)), key=lambda g: g.key, default=None)
             if guard is not None:
                 found.append(Violation(
                     "pod-anti-affinity", key,
