@@ -864,7 +864,8 @@ def _domain_anti_affinity(
         for k in keys:
             if (value := _label(nodes, node_name, k)) is None:
                 continue
-            guard = min((g for g, t in guarding.get((k, value), {}).values() if _term_selects(t, pod)), key=lambda g: g.key, default=None)
+            selecting = [g for g, t in guarding.get((k, value), {}).values() if _term_selects(t, pod)]
+            guard = min(selecting, key=lambda g: g.key, default=None)
             if guard is not None:
                 found.append(Violation(
                     "pod-anti-affinity", key,
