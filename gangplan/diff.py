@@ -40,8 +40,10 @@ from .semantics import (
     node_allocatable,
     pod_requests,
     repels,
+    repels_in_domain,
     succeeded_count,
     untolerated_taint,
+    wider_keys,
 )
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
 from .verify import MINIMUM_RULES, verify
@@ -352,13 +354,20 @@ def _snag(pod: Pod | None, placement: Placement, nodes: Container[str]) -> str:
     return "elsewhere" if placement.node not in nodes else ""
 
 
-def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node], running: Mapping[str, list[Pod]]) -> str:
+def _stale(
+    pod: Pod | None,
+    placement: Placement,
+    nodes: Mapping[str, Node],
+    running: Mapping[str, list[Pod]],
+    domains: Mapping[tuple[str, str], list[Pod]],
+) -> str:
     """Why a placement made from another snapshot cannot be applied to this one, or "": a
     node cordoned, NotReady or tainted since takes the pod no more: kube-scheduler would not
     choose it, and gangplan's filters and verify refuse it (a Binding made anyway would be
     accepted, and the kubelet runs the pod unless a NoExecute taint evicts it). Nor does one
     where a pod bound since (``running``, per node) binds a host port the pod binds, which the
-    kubelet refuses, or repels it by anti-affinity on the node, which it does not check."""
+    kubelet refuses, or repels it by anti-affinity on the node, which it does not check, or in
+    the node's domain of a wider topologyKey (``domains``, per (key, value))."""
     snag = _snag(pod, placement, nodes)
     node = nodes.get(placement.node)
     if not snag and pod is not None and node is not None:
@@ -375,6 +384,14 @@ def _stale(pod: Pod | None, placement: Placement, nodes: Mapping[str, Node], run
             return f"node {node.name} has hostPort {port.port}/{port.protocol} bound on {port.ip} by pod {holder}"
         if (other := next((p for p in here if repels(pod, p)), None)) is not None:
             return f"node {node.name} runs pod {other.key}, which its pod anti-affinity keeps it apart from"
+        for key in sorted({key for key, _ in domains}):
+            value = node.labels.get(key)
+            there = domains.get((key, value), []) if value is not None else []
+            if (other := next((p for p in there if repels_in_domain(pod, p, key)), None)) is not None:
+                return (
+                    f"node {node.name} is in {key}={value}, where pod {other.key} runs, which its pod anti-affinity "
+                    "keeps it apart from"
+                )
     if not snag:
         return ""
     if pod is None:
@@ -454,7 +471,12 @@ def diff_snapshot(
     for bound in snapshot.pods:
         if bound.node_name is not None and consumes_capacity(bound):
             running[bound.node_name].append(bound)
-    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, running)) for p in placements]
+    domains: dict[tuple[str, str], list[Pod]] = defaultdict(list)  # running pods per (key, value), for wider terms
+    for key in wider_keys(snapshot.pods):
+        for name, here in running.items():
+            if (value := nodes[name].labels.get(key) if name in nodes else None) is not None:
+                domains[key, value] += here
+    changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, running, domains)) for p in placements]
     pods = tuple(
         sorted((PodChange(p.pod, gid[1], None, p.node, why, gid[0] == _BARE) for p, gid, why in changes), key=lambda c: _key(c.pod))
     )

@@ -761,6 +761,19 @@ def repels(pod: Pod, other: Pod) -> bool:
     )
 
 
+def wider_keys(pods: Sequence[Pod]) -> set[str]:
+    """The topologyKeys wider than the node that pods' modelled anti-affinity terms name."""
+    return {t.topology_key for pod in pods for t in pod.anti_affinity if _wider(t)}
+
+
+def repels_in_domain(pod: Pod, other: Pod, key: str) -> bool:
+    """Whether either pod's anti-affinity at ``key``, wider than the node, selects the other:
+    one running keeps the other out of its domain of ``key`` (kube-scheduler checks both ways)."""
+    return any(_wider(t) and t.topology_key == key and _selects(t, other) for t in pod.anti_affinity) or any(
+        _wider(t) and t.topology_key == key and _selects(t, pod) for t in other.anti_affinity
+    )
+
+
 def _indexed(pods: Sequence[Pod]) -> tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]]:
     by_label: dict[tuple[str, str], list[Pod]] = defaultdict(list)
     by_key: dict[str, list[Pod]] = defaultdict(list)

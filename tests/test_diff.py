@@ -1606,6 +1606,29 @@ def test_a_pod_bound_since_the_plan_that_repels_a_placed_pod_takes_its_node_from
     assert {p.stale for p in diff.pods if p.group == "ml/a"} == {"node n2 runs pod ml/guard, which its pod anti-affinity keeps it apart from"}
 
 
+def test_a_pod_bound_since_in_the_block_a_placed_pods_wider_anti_affinity_names_takes_the_block_from_it() -> None:
+    """The same at a topologyKey wider than the node, either way: a pod bound since on n1, in
+    n2's block b0, that a-1's block term selects, or whose own block term selects a-1, makes
+    a-1's placement on n2 stale; bound on n3, in block b1, it leaves it be. verify agrees."""
+    before = tiny()
+    result = plan(before, Options(solver="greedy"))
+    assert {p.node for p in result.placements if p.group == "ml/a"} == {"n2"}
+    term = PodAffinityTerm({"app": "db"}, (), ("ml",), BLOCK)
+    repelled = replace(before, pods=tuple(replace(p, anti_affinity=(term,)) if p.name == "a-1" else p for p in before.pods))
+    db = Pod("ml", "db", labels={"app": "db"}, containers=(Container("c", {"cpu": 100}),), node_name="n1", phase=PodPhase.RUNNING)
+    guard = replace(db, name="guard", labels={}, anti_affinity=(PodAffinityTerm({"scheduling.x-k8s.io/pod-group": "a"}, (), ("ml",), BLOCK),))
+    told = "node n2 is in example.com/block=b0, where pod ml/{} runs, which its pod anti-affinity keeps it apart from"
+    for after, stale in (
+        (replace(repelled, pods=(*repelled.pods, db)), {"ml/a-0": "", "ml/a-1": told.format("db")}),
+        (replace(repelled, pods=(*repelled.pods, replace(db, node_name="n3"))), {"ml/a-0": "", "ml/a-1": ""}),
+        (replace(before, pods=(*before.pods, guard)), {"ml/a-0": told.format("guard"), "ml/a-1": told.format("guard")}),
+        (replace(before, pods=(*before.pods, replace(guard, node_name="n3"))), {"ml/a-0": "", "ml/a-1": ""}),
+    ):
+        diff = diff_snapshot(after, result)
+        assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == stale
+        assert verify(after, result.placements, result.topology_levels()).ok == (not any(stale.values()))
+
+
 def test_a_host_port_bound_since_on_another_address_or_by_a_finished_pod_leaves_the_placement() -> None:
     """NodePorts holds a port on one address only against that address and 0.0.0.0, and a
     Succeeded or Failed pod holds none: neither makes a placement stale."""
