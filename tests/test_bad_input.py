@@ -155,6 +155,13 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers:\n  - name: c\n"
         "    ports: [{containerPort: 80, protocol: tcp}]\n", 8, 43, "one of TCP, UDP, SCTP, got \"tcp\"",
     ),
+    # The API server folds matchLabelKeys into the selector, and so does gangplan: a key must be a string.
+    "match-label-keys": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: a}}\nspec:\n  containers: [{name: c}]\n"
+        "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      - {labelSelector: {}, topologyKey: kubernetes.io/hostname, matchLabelKeys: [app, 7]}\n",
+        9, 88, "expected a string (quote it), got 7",
+    ),
     "resource-name-empty-prefix": (POD.format(cpu="1").replace("        cpu: 1\n", "        /gpu: 1\n"), 11, 15,
                                    "resource name '/gpu': its prefix must be a DNS subdomain"),
 }
