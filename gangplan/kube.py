@@ -86,6 +86,7 @@ _NAME: Path = ("metadata", "name")
 _AFFINITY: Path = ("spec", "affinity")
 _NODE_AFFINITY: Path = ("spec", "affinity", "nodeAffinity")
 _ANTI_AFFINITY: Path = ("spec", "affinity", "podAntiAffinity")
+_POD_AFFINITY: Path = ("spec", "affinity", "podAffinity")
 _TOLERATION_EFFECTS = ("", *TAINT_EFFECTS)
 
 # Object names (RFC 1123). A namespace is a label; so is a name that is also a label value
@@ -453,18 +454,21 @@ def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[
 
 
 def folds_labels(spec: Mapping[str, Any]) -> bool:
-    """Whether a pod spec's required anti-affinity folds the pod's own labels into a term
-    (``matchLabelKeys``, ``mismatchLabelKeys``), so that pods of one template with different
+    """Whether a pod spec's required affinity or anti-affinity folds the pod's own labels into a
+    term (``matchLabelKeys``, ``mismatchLabelKeys``), so that pods of one template with different
     labels have different terms. Read leniently: ``to_pod`` reports a malformed spec."""
-    anti = spec.get("affinity")
-    anti = anti.get("podAntiAffinity") if isinstance(anti, dict) else None
-    terms = anti.get(_REQUIRED_AFFINITY) if isinstance(anti, dict) else None
-    return isinstance(terms, list) and any(
-        isinstance(t, dict) and (t.get("matchLabelKeys") or t.get("mismatchLabelKeys")) for t in terms
-    )
+    affinity = spec.get("affinity")
+    for kind in ("podAntiAffinity", "podAffinity"):
+        rule = affinity.get(kind) if isinstance(affinity, dict) else None
+        terms = rule.get(_REQUIRED_AFFINITY) if isinstance(rule, dict) else None
+        if isinstance(terms, list) and any(
+            isinstance(t, dict) and (t.get("matchLabelKeys") or t.get("mismatchLabelKeys")) for t in terms
+        ):
+            return True
+    return False
 
 
-def _anti_affinity_term(
+def _pod_affinity_term(
     r: _Reader, raw: object, path: Path, namespace: str, own: Mapping[str, str]
 ) -> PodAffinityTerm:
     """Without namespaces or a namespaceSelector a term selects pods of the pod's own namespace.
@@ -563,17 +567,21 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
     unmodelled: list[str] = []
     if affinity:  # most pods have none
         nodes = r.mapping(affinity, "nodeAffinity", _AFFINITY)
-        # Say which hard rules the plan may break (semantics judges anti-affinity's terms).
-        if r.mapping(affinity, "podAffinity", _AFFINITY).get(_REQUIRED_AFFINITY):
-            unmodelled.append("required pod affinity")
     namespace = r.string(meta, "namespace", _META) or "default"
     own_labels = r.labels(meta)
     anti_affinity: tuple[PodAffinityTerm, ...] = ()
-    if affinity:
+    pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    if affinity:  # semantics judges which terms it models, and warns of the rest
         anti_affinity = tuple(
-            _anti_affinity_term(r, raw, _ANTI_AFFINITY + (_REQUIRED_AFFINITY, i), namespace, own_labels)
+            _pod_affinity_term(r, raw, _ANTI_AFFINITY + (_REQUIRED_AFFINITY, i), namespace, own_labels)
             for i, raw in enumerate(
                 r.sequence(r.mapping(affinity, "podAntiAffinity", _AFFINITY), _REQUIRED_AFFINITY, _ANTI_AFFINITY)
+            )
+        )
+        pod_affinity = tuple(
+            _pod_affinity_term(r, raw, _POD_AFFINITY + (_REQUIRED_AFFINITY, i), namespace, own_labels)
+            for i, raw in enumerate(
+                r.sequence(r.mapping(affinity, "podAffinity", _AFFINITY), _REQUIRED_AFFINITY, _POD_AFFINITY)
             )
         )
     host_ports = _host_ports(r, spec)
@@ -637,6 +645,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
         deleting=bool(r.string(meta, "deletionTimestamp", _META)),
         unmodelled=tuple(unmodelled),
         anti_affinity=anti_affinity,
+        affinity=pod_affinity,
         pod_level_requests={k: v for k, v in level_requests.items() if _pod_level(k)},
         host_ports=host_ports,
     )

@@ -71,7 +71,7 @@ class NodeSelector:
 
 @dataclass(frozen=True, slots=True)
 class PodAffinityTerm:
-    """A required pod anti-affinity term (requiredDuringSchedulingIgnoredDuringExecution)."""
+    """A required pod affinity or anti-affinity term (requiredDuringSchedulingIgnoredDuringExecution)."""
 
     match_labels: Mapping[str, str] | None  # None: no labelSelector, which selects no pod
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()
@@ -151,6 +151,7 @@ class Pod:
     deleting: bool = False  # metadata.deletionTimestamp is set
     unmodelled: tuple[str, ...] = ()  # hard scheduling rules it asks that gangplan does not model
     anti_affinity: tuple[PodAffinityTerm, ...] = ()  # required podAntiAffinity terms
+    affinity: tuple[PodAffinityTerm, ...] = ()  # required podAffinity terms
     # spec.resources (pod-level resources, on by default since Kubernetes 1.34): requests,
     # defaulted from limits, of the resources it may set (cpu, memory).
     pod_level_requests: Resources = field(default_factory=dict)

@@ -271,6 +271,23 @@ def _role_signature(pod: Pod, request: Mapping[str, int], blocked: frozenset[str
     )
 
 
+def _joined(*rules: Mapping[int, frozenset[str]]) -> Mapping[int, frozenset[str]]:
+    """The nodes each pending pod's pod affinity and anti-affinity rule out together; pods whose
+    sets are shared share the union too (a set can hold nearly all of 20,480 nodes)."""
+    present = [rule for rule in rules if rule]
+    if len(present) < 2:
+        return present[0] if present else {}
+    made: dict[tuple[int, ...], frozenset[str]] = {}
+    joined: dict[int, frozenset[str]] = {}
+    for pod_id in dict.fromkeys(pod_id for rule in present for pod_id in rule):
+        sets = [rule[pod_id] for rule in present if pod_id in rule]
+        which = tuple(id(found) for found in sets)
+        if which not in made:
+            made[which] = sets[0].union(*sets[1:])
+        joined[pod_id] = made[which]
+    return joined
+
+
 def build_problem(
     snapshot: Snapshot,
     grouping: Grouping | None = None,
@@ -323,7 +340,9 @@ def build_problem(
     usable_maps = [a for a, n in zip(alloc_maps, nodes) if node_usable(n)]
     usable_total = {r: sum(a.get(r, 0) for a in usable_maps) for r in pending_resources}
 
-    eligibility = _Eligibility(nodes, free, tree, len(resources), grouping.anti_affinity.blocked, node_index)
+    affine = grouping.affinity.blocked
+    blocked = _joined(grouping.anti_affinity.blocked, affine)
+    eligibility = _Eligibility(nodes, free, tree, len(resources), blocked, node_index, affine)
     usable_nodes = len(usable_maps)
     filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
@@ -506,9 +525,11 @@ class _Eligibility:
     def __init__(
         self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None, width: int,
         blocked: Mapping[int, frozenset[str]] | None = None, index: Mapping[str, int] | None = None,
+        affine: Mapping[int, frozenset[str]] | None = None,
     ) -> None:
         self.nodes, self.tree = nodes, tree
-        self.blocked = blocked or {}  # per pending pod (id): nodes its pod anti-affinity rules out
+        self.blocked = blocked or {}  # per pending pod (id): nodes its pod affinity or anti-affinity rules out
+        self.affine = affine or {}  # those of ``blocked`` its pod affinity rules out, for reasons
         self.index = index if index is not None else {n.name: i for i, n in enumerate(nodes)}
         self.free = np.array(free, dtype=np.int64).reshape(len(nodes), width)
         self.cache: dict[tuple, np.ndarray] = {}
@@ -556,9 +577,10 @@ class _Eligibility:
         known = tolerated(pod.tolerations)
         found = [filter_reason(self.nodes[i], pod, gang.group, known) for i in first.tolist()]
         reasons = [found[c] for c in classes.tolist()]
+        affine = self.affine.get(id(pod), frozenset())
         for name in self.blocked.get(id(pod), ()):
             if name in self.index and reasons[self.index[name]] is None:
-                reasons[self.index[name]] = "pod anti-affinity"
+                reasons[self.index[name]] = "pod affinity" if name in affine else "pod anti-affinity"
         return reasons
 
     def _alike(self, pod: Pod, gang: Gang) -> tuple[np.ndarray, np.ndarray]:

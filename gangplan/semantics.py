@@ -371,6 +371,7 @@ class Grouping:
     warnings: list[str]
     unmodelled: dict[str, list[str]] = field(default_factory=dict)  # rule gangplan does not model -> who asks
     anti_affinity: AntiAffinity = field(default_factory=lambda: AntiAffinity({}, {}, ()))
+    affinity: Affinity = field(default_factory=lambda: Affinity({}))
 
 
 def group_names_of(pod: Pod) -> list[str]:
@@ -577,8 +578,10 @@ def group_pods(snapshot: Snapshot) -> Grouping:
             )
     running = [pod for pod in snapshot.pods if consumes_capacity(pod)]
     guards = [pod for pod in running if pod.anti_affinity]
-    apart = anti_affinity([pod for gang in all_gangs for pod in gang.pending], running, snapshot.nodes)
-    unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond)
+    waiting = [pod for gang in all_gangs for pod in gang.pending]
+    apart = anti_affinity(waiting, running, snapshot.nodes)
+    near = pod_affinity(waiting, running, snapshot.nodes)
+    unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond, near.together)
     warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     workload_classes = {wpc.name: wpc.value for wpc in snapshot.workload_priority_classes}
@@ -645,7 +648,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"{jg.top.group.sub_group!r} ({listed([g.key for g in jg.gangs])}): they are two JobGroups, "
                 "named alike in the table, explain and Plans"
             )
-    return Grouping(job_groups, warnings, unmodelled, apart)
+    return Grouping(job_groups, warnings, unmodelled, apart, near)
 
 
 def _workload_priority_classes(gang: Gang) -> list[str]:
@@ -667,13 +670,18 @@ def _one_by_one_or_together(items: Sequence[str], one: Callable[[str], str], tog
 
 
 def _unmodelled(
-    gangs: Sequence[Gang], guards: Sequence[Pod] = (), loose: Sequence[str] = (), beyond: Sequence[str] = ()
+    gangs: Sequence[Gang],
+    guards: Sequence[Pod] = (),
+    loose: Sequence[str] = (),
+    beyond: Sequence[str] = (),
+    together: Sequence[str] = (),
 ) -> dict[str, list[str]]:
     """Each hard rule pending pods or their PodGroups ask that gangplan does not model, and
     who asks: a plan applied as Bindings bypasses the scheduler's own check of it. A running
     pod's required anti-affinity binds the pending pods it selects too (kube-scheduler's
     InterPodAffinity checks existing pods' terms against the incoming one). ``beyond``: pending
-    pods whose terms wider than the node select other pending pods."""
+    pods whose terms wider than the node select other pending pods; ``together``: pending pods
+    whose pod affinity is not modelled (``Affinity.together``)."""
     asking: dict[str, list[str]] = defaultdict(list)
     pending = [pod for gang in gangs for pod in gang.pending]
     wide = set(beyond)
@@ -693,6 +701,7 @@ def _unmodelled(
             if pod.key in wide or any(not kept_out(term) for term in pod.anti_affinity):
                 asking[ANTI_AFFINITY_BEYOND].append(f"pod {pod.key}")
     asking[ANTI_AFFINITY_LOOSE] += [f"pod {pod_key}" for pod_key in loose]
+    asking[AFFINITY_TOGETHER] += [f"pod {pod_key}" for pod_key in together]
     if guards and pending:
         by_label, by_key = _indexed(pending)
         # Many running pods share a term (a Deployment's replicas): each distinct one is weighed once.
@@ -913,6 +922,89 @@ def _domains_apart(
             if _selects(terms[key], pod):
                 domains[id(pod)] |= held
     return {k: v for k, v in domains.items() if v}, tuple(sorted(beyond))
+
+
+AFFINITY_TOGETHER = "required pod affinity between pending pods, or with a non-empty namespaceSelector"
+
+
+@dataclass(frozen=True, slots=True)
+class Affinity:
+    """Required pod affinity (kube-scheduler's InterPodAffinity), as the planner takes it:
+    ``blocked``, per pending pod (by ``id``), the nodes its terms rule out; ``together``,
+    pending pods whose terms ask what is not modelled (warned about): to join pending pods
+    when no running pod matches, or to read a namespaceSelector other than ``{}``."""
+
+    blocked: Mapping[int, frozenset[str]]
+    together: tuple[str, ...] = ()
+
+
+def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> Affinity:
+    """satisfyPodAffinity against running pods. A running pod counts when it matches every term
+    of the pending pod, and puts its node's value of each term's key among that term's domains;
+    a node passes when it has each key, at a value among the term's domains. When no running
+    pod counts and the pod matches its own terms it may go to any node with the keys (the first
+    of a group affine to itself); when it does not, to none. Pending pods that match are not
+    counted: a pod placed in a running pod's domain stays right once they are bound (so the
+    rule is exact or stricter), and one that joins pending pods alone is in ``together``.
+    Pods with one outcome share one set of nodes, as a set can hold nearly every node."""
+    if not any(pod.affinity for pod in pending):
+        return Affinity({})
+    named = {node.name: node for node in nodes}
+    pending_index, running_index = _indexed(pending), _indexed(running)
+    everyone, bound = list(pending), list(running)
+
+    def value(node: Node, key: str) -> str | None:
+        return node.name if key == HOSTNAME_LABEL else node.labels.get(key)
+
+    def ruled_out(passes: Callable[[Node], bool]) -> frozenset[str]:
+        return frozenset(node.name for node in nodes if not passes(node))
+
+    counted: dict[tuple, tuple[bool, tuple[frozenset[str], ...]]] = {}  # terms -> any counted, domains per term
+    made: dict[tuple, frozenset[str]] = {}
+    blocked: dict[int, frozenset[str]] = {}
+    together: list[str] = []
+    for pod in pending:
+        terms = pod.affinity
+        if not terms:
+            continue
+        if any(t.namespaces is None and not t.every_namespace for t in terms):
+            together.append(pod.key)
+            continue
+        key = tuple(_term_key(t) for t in terms)
+        if key not in counted:
+            domains: list[set[str]] = [set() for _ in terms]
+            unknown = False  # a matching pod on a node the snapshot lacks: counted, in no known domain
+            for other in _candidates(terms[0], *running_index, bound):
+                if all(_selects(t, other) for t in terms):
+                    node = named.get(other.node_name or "")
+                    if node is None:
+                        unknown = True
+                        continue
+                    for held, term in zip(domains, terms):
+                        if (there := value(node, term.topology_key)) is not None:
+                            held.add(there)
+            counted[key] = (unknown or any(domains), tuple(frozenset(d) for d in domains))
+        some, domains_of = counted[key]
+        if some:
+            outcome: tuple = ("near", key)
+            if outcome not in made:
+                made[outcome] = ruled_out(
+                    lambda node: all(value(node, t.topology_key) in d for t, d in zip(terms, domains_of))
+                )
+        else:
+            matching = [q for q in _candidates(terms[0], *pending_index, everyone) if all(_selects(t, q) for t in terms)]
+            if any(q is not pod for q in matching):
+                together.append(pod.key)
+                continue
+            keys = tuple(sorted({t.topology_key for t in terms}))
+            outcome = ("first", keys) if matching else ("nowhere",)
+            if outcome not in made:
+                made[outcome] = ruled_out(
+                    lambda node: bool(matching) and all(value(node, k) is not None for k in keys)
+                )
+        if made[outcome]:
+            blocked[id(pod)] = made[outcome]
+    return Affinity(blocked, tuple(sorted(together)))
 
 
 def _candidates(

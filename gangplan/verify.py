@@ -550,6 +550,7 @@ def verify(
     violations.extend(_capacity(snapshot, nodes, pods, placed))
     violations.extend(_host_ports(snapshot, nodes, pods, placed))
     violations.extend(_anti_affinity(snapshot, nodes, pods, placed))
+    violations.extend(_pod_affinity(snapshot, nodes, pods, placed))
     placed_keys = set(placed)
     violations.extend(_group_checks(snapshot, gangs, placed_keys))
     topology_violations, spans = _topology_checks(
@@ -871,6 +872,64 @@ def _domain_anti_affinity(
                     "pod-anti-affinity", key,
                     f"pod {guard.key}, running on node {guard.node_name}, has anti-affinity at {k} that selects it, "
                     f"and node {node_name} shares {k}={value} with it",
+                ))
+    return found
+
+
+def _pod_affinity(
+    snapshot: Snapshot,
+    nodes: Mapping[str, Node],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+) -> list[Violation]:
+    """kube-scheduler's InterPodAffinity for a placed pod's required affinity term at key K,
+    once a running pod is there for it to join: when the term selects a running pod, the
+    placed pod's node must have K, and a running or another placed pod the term selects must be
+    on a node with the same value of K (at kubernetes.io/hostname, the node itself). A term that
+    selects no running pod is not checked: the first of a group affine to itself may go
+    anywhere, and affinity between pending pods alone is warned about, not modelled. So is a
+    term with a namespaceSelector other than ``{}``, which needs Namespace labels."""
+    asking = [key for key in sorted(placed) if key in pods and pods[key].affinity and placed[key] in nodes]
+    if not asking:
+        return []
+
+    def value(node_name: str | None, key: str) -> str | None:
+        node = nodes.get(node_name or "")
+        if node is None:
+            return None
+        return node.name if key == _HOSTNAME else node.labels.get(key)
+
+    running = sorted((p for p in snapshot.pods if _is_running(p)), key=lambda p: p.key)
+    selected: dict[tuple, list[Pod]] = {}  # per selector, the running pods it selects
+    found: list[Violation] = []
+    for key in asking:
+        pod, node_name = pods[key], placed[key]
+        for term in pod.affinity:
+            if term.namespaces is None and not term.every_namespace:
+                continue
+            chosen = _selector(term)
+            if chosen not in selected:
+                selected[chosen] = [o for o in running if _term_selects(term, o)]
+            if not selected[chosen]:
+                continue
+            k, first = term.topology_key, selected[chosen][0]
+            there = value(node_name, k)
+            if there is None:
+                found.append(Violation(
+                    "pod-affinity", key,
+                    f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
+                    f"and node {node_name} has no {k} label",
+                ))
+                continue
+            joined = any(value(o.node_name, k) == there for o in selected[chosen]) or any(
+                other != key and value(placed[other], k) == there and _term_selects(term, pods[other])
+                for other in placed if other in pods
+            )
+            if not joined:
+                found.append(Violation(
+                    "pod-affinity", key,
+                    f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
+                    f"but no pod it selects runs or is placed where node {node_name} is ({k}={there})",
                 ))
     return found
 

@@ -1459,6 +1459,126 @@ def test_verify_holds_a_placed_pod_to_a_running_pods_anti_affinity(tmp_path: Pat
     ]
 
 
+def _affine(name: str, labels: dict[str, str], *terms: dict, node_name: str | None = None) -> dict:
+    pod = _repelling(name, labels, node_name=node_name)
+    if terms:
+        pod["spec"]["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": list(terms)}}
+    return pod
+
+
+def _bindings(tmp_path: Path, targets: dict[str, str]) -> str:
+    path = tmp_path / "bindings.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
+         "target": {"apiVersion": "v1", "kind": "Node", "name": target}} for name, target in targets.items()]}))
+    return str(path)
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pod_affinity_at_a_zone_keeps_pending_pods_in_a_running_pods_zone(tmp_path: Path, solver: str) -> None:
+    """kube-scheduler's InterPodAffinity: a pending pod whose required affinity term selects a
+    running pod goes only to a node whose value of the term's key is that of such a pod's node;
+    a node without the key is ruled out. Zone a has just room for the gang (a GPU free on each
+    node), where zone b and the bare node have more; old-1 on the bare node adds no zone."""
+    zone = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": _ZONE}
+    running = [_affine("old-0", {"app": "db"}, node_name="z-a-0"), _affine("old-1", {"app": "db"}, node_name="bare")]
+    nodes = [node("z-a-0", gpus=2, labels={_ZONE: "a"}), node("z-a-1", gpus=1, labels={_ZONE: "a"}),
+             node("z-b-0", gpus=8, labels={_ZONE: "b"}), node("bare", gpus=8)]
+    members = [_affine(f"g-{i}", {}, zone) for i in range(2)]
+    snapshot = write(tmp_path, [*nodes, *running, pod_group("g", 2), *members])
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "not modelled" not in result.stderr
+    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["z-a-0", "z-a-1"]
+    assert plan_of(snapshot, "--solver", solver)["ml/g"]["placed"]  # and verified
+    # Zone a full: the other nodes are ruled out by the affinity, not by room.
+    full = write(tmp_path, [node("z-a-0", gpus=1, labels={_ZONE: "a"}), *nodes[2:], running[0], pod_group("g", 2), *members])
+    assert explain(full, "ml/g").splitlines()[2] == (
+        "not placed: 0/3 nodes are available: 2 pod affinity, 1 resource nvidia.com/gpu"
+    )
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pod_affinity_at_the_hostname_is_the_running_pods_node(tmp_path: Path, solver: str) -> None:
+    """At kubernetes.io/hostname, read as the node itself (no label needed), the pod joins the
+    running pod's node and no other."""
+    host = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+    objects = [node("n0"), node("n1"), node("n2"), _affine("db-0", {"app": "db"}, node_name="n1"),
+               pod_group("g", 1), _affine("g-0", {}, host)]
+    snapshot = write(tmp_path, objects)
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == ["n1"]
+    assert plan_of(snapshot, "--solver", solver)["ml/g"]["placed"]
+
+
+def test_pod_affinity_selecting_no_pod_at_all_places_the_pod_nowhere(tmp_path: Path) -> None:
+    """With no pod its term selects, running or pending, not even itself, kube-scheduler leaves
+    the pod pending (satisfyPodAffinity): so does the plan, naming the rule; nothing is warned
+    about. A pod whose term selects itself alone is the first of a group affine to itself and
+    may go anywhere."""
+    other = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": _ZONE}
+    own = {"labelSelector": {"matchLabels": {"app": "self"}}, "topologyKey": _ZONE}
+    objects = [node("z-a-0", labels={_ZONE: "a"}), node("z-b-0", labels={_ZONE: "b"}), node("bare"),
+               pod_group("g", 1), _affine("g-0", {}, other), pod_group("s", 1), _affine("s-0", {"app": "self"}, own)]
+    snapshot = write(tmp_path, objects)
+    result = runner.invoke(app, ["plan", snapshot])
+    assert result.exit_code == 0, result.output
+    assert "not modelled" not in result.stderr
+    planned = plan_of(snapshot)
+    assert not planned["ml/g"]["placed"] and planned["ml/s"]["placed"]
+    assert explain(snapshot, "ml/g").splitlines()[2] == "not placed: 0/3 nodes are available: 3 pod affinity"
+    # The first of such a group still needs a node with the key (bare has no zone).
+    alone = write(tmp_path, [node("bare"), pod_group("s", 1), _affine("s-0", {"app": "self"}, own)])
+    assert explain(alone, "ml/s").splitlines()[2] == "not placed: 0/1 nodes are available: 1 pod affinity"
+
+
+def test_pod_affinity_between_pending_pods_alone_is_warned_about_and_not_held_against_the_plan(tmp_path: Path) -> None:
+    """A gang's pods asked to share a zone, with no running pod to join: co-location among
+    pending pods is not modelled, so the pods are named in a warning and planned as without the
+    term (verify, which checks only terms selecting a running pod, passes the plan). Once a
+    running pod matches, the term is modelled and nothing is warned about."""
+    zone = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": _ZONE}
+    nodes = [node("z-a-0", gpus=1, labels={_ZONE: "a"}), node("z-b-0", gpus=1, labels={_ZONE: "b"})]
+    members = [_affine(f"g-{i}", {"app": "ray"}, zone) for i in range(2)]
+    snapshot = write(tmp_path, [*nodes, pod_group("g", 2), *members])
+    result = runner.invoke(app, ["plan", snapshot])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: required pod affinity between pending pods, or with a non-empty namespaceSelector is not modelled, "
+        "so the plan may break it: pod ml/g-0, pod ml/g-1 ask for it",
+    ]
+    assert plan_of(snapshot)["ml/g"]["placed"]
+    joined = write(tmp_path, [node("z-a-0", gpus=3, labels={_ZONE: "a"}), nodes[1], _affine("old-0", {"app": "ray"}, node_name="z-a-0"),
+                              pod_group("g", 2), *members])
+    result = runner.invoke(app, ["plan", joined, "-o", "json"])
+    assert "not modelled" not in result.stderr
+    assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == ["z-a-0", "z-a-0"]
+
+
+def test_verify_holds_a_placed_pod_to_its_pod_affinity_for_a_running_pod(tmp_path: Path) -> None:
+    """verify checks the rule on its own: a pod placed outside every zone of the running pods
+    its term selects, or on a node without the key, breaks it; one placed in such a zone, or
+    whose term selects no running pod, does not."""
+    zone = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": _ZONE}
+    lonely = {"labelSelector": {"matchLabels": {"app": "none"}}, "topologyKey": _ZONE}
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}), node("z-a-1", labels={_ZONE: "a"}), node("z-b-0", labels={_ZONE: "b"}), node("bare"),
+        _affine("db-0", {"app": "db"}, node_name="z-a-0"),
+        pod_group("g", 4), _affine("g-0", {}, zone), _affine("g-1", {}, zone), _affine("g-2", {}, zone), _affine("g-3", {}, lonely),
+    ]
+    snapshot = write(tmp_path, objects)
+    bindings = _bindings(tmp_path, {"g-0": "z-a-1", "g-1": "z-b-0", "g-2": "bare", "g-3": "z-b-0"})
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-affinity")] == [
+        "pod-affinity ml/g-1: its pod affinity at topology.kubernetes.io/zone selects pod ml/db-0, running on node z-a-0, "
+        "but no pod it selects runs or is placed where node z-b-0 is (topology.kubernetes.io/zone=b)",
+        "pod-affinity ml/g-2: its pod affinity at topology.kubernetes.io/zone selects pod ml/db-0, running on node z-a-0, "
+        "and node bare has no topology.kubernetes.io/zone label",
+    ]
+
+
 def test_a_gated_pod_to_create_comes_unbound_so_the_whole_workload_is_created(tmp_path: Path) -> None:
     """Session 22's workload review F7: a --gang of a Kueue-gated Job and a Deployment printed only
     the Deployment's pods in -o json and -o name, so applying them created part of a gang the

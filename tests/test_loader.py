@@ -1395,11 +1395,12 @@ def _unmodelled(spec: dict[str, object]) -> tuple[str, ...]:
 
 def test_each_hard_rule_gangplan_does_not_model_is_kept_with_the_pod() -> None:
     """A Binding bypasses kube-scheduler's filters, so the rules they check that gangplan does not
-    model are kept to warn about: required pod affinity (InterPodAffinity). An empty list of
-    required terms requires nothing. Host ports are modelled now, so no longer among them."""
+    model are kept to warn about. Required pod affinity is modelled now (semantics warns of the
+    terms it does not model), so it is read into terms and no longer among them; an empty list of
+    required terms requires nothing. Host ports are modelled too."""
     anchor = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
     required = "requiredDuringSchedulingIgnoredDuringExecution"
-    assert _unmodelled({"affinity": {"podAffinity": {required: [anchor]}}}) == ("required pod affinity",)
+    assert _unmodelled({"affinity": {"podAffinity": {required: [anchor]}}}) == ()
     assert _unmodelled({"affinity": {"podAffinity": {required: []}, "podAntiAffinity": {required: []}}}) == ()
     assert _unmodelled({"hostNetwork": True, "containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}) == ()
 

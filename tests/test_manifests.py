@@ -1278,6 +1278,22 @@ def test_mismatch_label_keys_keep_other_tenants_off_the_node() -> None:
         assert set(_planned(snapshot).values()) == nodes, tenant
 
 
+def test_a_volcano_jobs_pods_fold_their_own_task_index_into_pod_affinity_too() -> None:
+    """Pod affinity's terms fold the pod's labels as anti-affinity's do: each of a Volcano Job's
+    pods carries a term of its own task index, not pod 0's (the template read once)."""
+    job = VOLCANO_JOB.format(min_available=3).replace(
+        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n',
+        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n'
+        "        affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+        "{matchLabels: {volcano.sh/job-name: tf}}, matchLabelKeys: [volcano.sh/task-index], topologyKey: kubernetes.io/hostname}]}}\n",
+    )
+    assert job != VOLCANO_JOB.format(min_available=3)
+    snapshot = load_snapshot([write("cluster.yaml", job + node("g1", gpu="8"))])
+    workers = sorted((p for p in snapshot.pods if "worker" in p.name), key=lambda p: p.name)
+    assert len(workers) > 1
+    assert [t.match_expressions[-1].values for p in workers for t in p.affinity] == [(str(i),) for i in range(len(workers))]
+
+
 def test_a_volcano_jobs_pods_fold_their_own_task_index() -> None:
     """A Volcano Job's pods differ in their task index label, so a term folding it selects
     each pod alone and keeps no two apart; read once for the first pod, every pod's term
