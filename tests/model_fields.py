@@ -46,6 +46,7 @@ class PodFields(TypedDict, total=False):
     deleting: bool
     unmodelled: tuple[str, ...]
     anti_affinity: tuple[PodAffinityTerm, ...]
+    affinity: tuple[PodAffinityTerm, ...]
     pod_level_requests: Resources
 
 

@@ -36,6 +36,7 @@ from gangplan.model import (
 from gangplan.plan import GroupOutcome, claims_of
 from gangplan.planner import Options, plan
 from gangplan.semantics import (
+    AFFINITY_TOGETHER,
     Gang,
     consumes_capacity,
     filter_reason,
@@ -831,6 +832,41 @@ def test_running_pods_sharing_an_anti_affinity_term_are_each_weighed_by_every_pa
     grouping = group_pods(Snapshot(nodes=nodes, pods=(*guards, *pending)))
     assert grouping.unmodelled == {}
     assert dict(grouping.anti_affinity.blocked) == {id(pending[7]): {"n-g0", "n-g2", "n-g4"}}
+
+
+def test_pod_affinity_counts_the_running_pods_that_match_every_term_of_the_pod() -> None:
+    """satisfyPodAffinity counts a running pod for a pending pod only when it matches all of the
+    pod's terms, and then in each term's domain: w's zone term and rack term both select
+    "both" (zone b, rack 2), while "tier" matches the rack term alone, so rack 1 is no domain
+    of w's and n-c (zone b, rack 1) is ruled out with n-a and n-e (no rack). namespaceSelector
+    {} selects pods of every namespace (x joins far's zone a); listed namespaces those only
+    (v selects nothing, not even itself: no node). A labelled namespaceSelector is not
+    modelled; a running pod on a node the snapshot lacks counts, in no known domain, so z is not
+    the first of its group and goes nowhere."""
+    zone, rack, running = "topology.kubernetes.io/zone", "rack", PodPhase.RUNNING
+    nodes = (
+        mknode("n-a", {zone: "a", rack: "1"}), mknode("n-b", {zone: "b", rack: "2"}), mknode("n-c", {zone: "b", rack: "1"}),
+        mknode("n-d", {zone: "b", rack: "2"}), mknode("n-e", {zone: "b"}),
+    )
+    bound = (
+        mkpod("both", labels={"app": "db", "tier": "1"}, node_name="n-b", phase=running),
+        mkpod("tier", labels={"tier": "1"}, node_name="n-a", phase=running),
+        mkpod("far", namespace="other", labels={"app": "far"}, node_name="n-a", phase=running),
+        mkpod("ghost", labels={"app": "ghost"}, node_name="n-gone", phase=running),
+    )
+    w = mkpod("w", affinity=(PodAffinityTerm({"app": "db"}, (), ("ns",), zone), PodAffinityTerm({"tier": "1"}, (), ("ns",), rack)))
+    x = mkpod("x", affinity=(PodAffinityTerm({"app": "far"}, (), None, zone, every_namespace=True),))
+    v = mkpod("v", affinity=(PodAffinityTerm({"app": "far"}, (), ("ns",), zone),))
+    y = mkpod("y", affinity=(PodAffinityTerm({"app": "db"}, (), None, zone),))
+    z = mkpod("z", labels={"app": "ghost"}, affinity=(PodAffinityTerm({"app": "ghost"}, (), ("ns",), zone),))
+    u = replace(v, name="u")
+    grouping = group_pods(Snapshot(nodes=nodes, pods=(*bound, w, x, v, u, y, z)))
+    every = {"n-a", "n-b", "n-c", "n-d", "n-e"}
+    assert dict(grouping.affinity.blocked) == {
+        id(w): {"n-a", "n-c", "n-e"}, id(x): every - {"n-a"}, id(v): every, id(u): every, id(z): every,
+    }
+    assert grouping.affinity.blocked[id(v)] is grouping.affinity.blocked[id(u)]  # one outcome, one set
+    assert grouping.unmodelled == {AFFINITY_TOGETHER: ["pod ns/y"]}
 
 
 def test_kueue_groups_are_per_namespace() -> None:
