@@ -882,13 +882,15 @@ def _pod_affinity(
     pods: Mapping[str, Pod],
     placed: Mapping[str, str],
 ) -> list[Violation]:
-    """kube-scheduler's InterPodAffinity for a placed pod's required affinity term at key K,
-    once a running pod is there for it to join: when the term selects a running pod, the
-    placed pod's node must have K, and a running or another placed pod the term selects must be
-    on a node with the same value of K (at kubernetes.io/hostname, the node itself). A term that
-    selects no running pod is not checked: the first of a group affine to itself may go
-    anywhere, and affinity between pending pods alone is warned about, not modelled. So is a
-    term with a namespaceSelector other than ``{}``, which needs Namespace labels."""
+    """kube-scheduler's InterPodAffinity for a placed pod's required affinity terms, once a
+    running pod is there to join. A pod counts when it matches every term of the placed pod
+    (podMatchesAllAffinityTerms), in each term's domain (its node's value of the term's key K;
+    at kubernetes.io/hostname the node itself). When a running pod counts in some domain, the
+    placed pod's node must have each K, and a running or another placed pod that counts must be
+    on a node with the same value of K. Otherwise nothing is checked: the first of a group
+    affine to itself may go anywhere, and affinity between pending pods alone is warned about,
+    not modelled; so are terms with a namespaceSelector other than ``{}``, which needs
+    Namespace labels."""
     asking = [key for key in sorted(placed) if key in pods and pods[key].affinity and placed[key] in nodes]
     if not asking:
         return []
@@ -900,36 +902,38 @@ def _pod_affinity(
         return node.name if key == _HOSTNAME else node.labels.get(key)
 
     running = sorted((p for p in snapshot.pods if _is_running(p)), key=lambda p: p.key)
-    selected: dict[tuple, list[Pod]] = {}  # per selector, the running pods it selects
+    counted: dict[tuple, list[Pod]] = {}  # per set of terms, the running pods that match them all
     found: list[Violation] = []
     for key in asking:
         pod, node_name = pods[key], placed[key]
-        for term in pod.affinity:
-            if term.namespaces is None and not term.every_namespace:
-                continue
-            chosen = _selector(term)
-            if chosen not in selected:
-                selected[chosen] = [o for o in running if _term_selects(term, o)]
-            if not selected[chosen]:
-                continue
-            k, first = term.topology_key, selected[chosen][0]
-            there = value(node_name, k)
-            if there is None:
+        terms = pod.affinity
+        if any(t.namespaces is None and not t.every_namespace for t in terms):
+            continue
+        chosen = tuple(_selector(t) for t in terms)
+        if chosen not in counted:
+            counted[chosen] = [o for o in running if all(_term_selects(t, o) for t in terms)]
+        there = [o for o in counted[chosen] if any(value(o.node_name, t.topology_key) is not None for t in terms)]
+        if not there:
+            continue
+        first = there[0]
+        for term in terms:
+            k = term.topology_key
+            mine = value(node_name, k)
+            if mine is None:
                 found.append(Violation(
                     "pod-affinity", key,
                     f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
                     f"and node {node_name} has no {k} label",
                 ))
-                continue
-            joined = any(value(o.node_name, k) == there for o in selected[chosen]) or any(
-                other != key and value(placed[other], k) == there and _term_selects(term, pods[other])
-                for other in placed if other in pods
-            )
-            if not joined:
+            elif not any(value(o.node_name, k) == mine for o in there) and not any(
+                other != key and other in pods and value(placed[other], k) == mine
+                and all(_term_selects(t, pods[other]) for t in terms)
+                for other in placed
+            ):
                 found.append(Violation(
                     "pod-affinity", key,
                     f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
-                    f"but no pod it selects runs or is placed where node {node_name} is ({k}={there})",
+                    f"but no pod it selects runs or is placed where node {node_name} is ({k}={mine})",
                 ))
     return found
 

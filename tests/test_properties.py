@@ -188,6 +188,45 @@ def test_plans_keep_pending_pods_out_of_running_pods_anti_affinity_domains(doc: 
     event("some placed" if result.placements else "none placed")
 
 
+@st.composite
+def joined_to_domains(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated cluster whose pending pods carry required pod affinity at the miniPod or tor
+    level, or the node, to one another's labels and the running pods', sometimes with a second
+    term at another key, and where some nodes lack the label: modelled against running pods,
+    warned about between pending pods alone."""
+    doc = draw(snapshots())
+    rng = random.Random(draw(st.integers(0, 2**20)))
+    key = draw(st.sampled_from([MINIPOD, TOR, "kubernetes.io/hostname"]))
+    share = draw(st.sampled_from([0.2, 0.6]))
+    for item in doc["items"]:
+        if item["kind"] == "Node" and rng.random() < 0.2:
+            item["metadata"]["labels"].pop(key, None)
+        if item["kind"] == "Pod":
+            item["metadata"].setdefault("labels", {}).update(side=rng.choice("ab"), tier=rng.choice("12"))
+            if not item["spec"].get("nodeName") and rng.random() < share:
+                terms = [{"labelSelector": {"matchLabels": {"side": rng.choice("ab")}}, "topologyKey": key, "namespaceSelector": {}}]
+                if rng.random() < 0.3:
+                    terms.append({"labelSelector": {"matchLabels": {"tier": rng.choice("12")}},
+                                  "topologyKey": rng.choice([MINIPOD, TOR]), "namespaceSelector": {}})
+                item["spec"].setdefault("affinity", {})["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": terms}
+    return doc
+
+
+@profile(80)
+@given(joined_to_domains())
+def test_plans_keep_pending_pods_in_the_domains_of_running_pods_they_are_affine_to(doc: dict[str, Any]) -> None:
+    """The planner (semantics' ruled-out nodes) and verify (its own reading of the rule) agree:
+    no plan puts a pending pod whose terms a running pod matches outside that pod's domains,
+    or on a node without a term's key."""
+    snapshot = load(doc)
+    for solver in ("greedy", "cp-sat"):
+        result = plan(snapshot, Options(solver=solver, time_limit=TIME_LIMIT))
+        check = verify(snapshot, result.placements, result.topology_levels(), claims_of(result.groups))
+        assert check.ok, (solver, [str(v) for v in check.violations])
+    event("some placed" if result.placements else "none placed")
+    event("affine pod placed" if any(p.affinity for p in snapshot.pods if p.key in {q.pod for q in result.placements}) else "none affine placed")
+
+
 @profile(60)
 @given(snapshots())
 def test_every_plan_verifies_and_greedy_never_beats_the_default(doc: dict[str, Any]) -> None:
