@@ -260,7 +260,9 @@ class Problem:
         return sorted({jg.priority for jg in self.job_groups}, reverse=True)
 
 
-def _role_signature(pod: Pod, request: Mapping[str, int], blocked: frozenset[str]) -> tuple:
+def _role_signature(
+    pod: Pod, request: Mapping[str, int], blocked: frozenset[str], only: frozenset[str] | None = None
+) -> tuple:
     return (
         task_of(pod),
         tuple(sorted(request.items())),
@@ -268,24 +270,8 @@ def _role_signature(pod: Pod, request: Mapping[str, int], blocked: frozenset[str
         pod.node_affinity,
         tuple(sorted(pod.tolerations, key=repr)),
         blocked,
+        only,
     )
-
-
-def _joined(*rules: Mapping[int, frozenset[str]]) -> Mapping[int, frozenset[str]]:
-    """The nodes each pending pod's pod affinity and anti-affinity rule out together; pods whose
-    sets are shared share the union too (a set can hold nearly all of 20,480 nodes)."""
-    present = [rule for rule in rules if rule]
-    if len(present) < 2:
-        return present[0] if present else {}
-    made: dict[tuple[int, ...], frozenset[str]] = {}
-    joined: dict[int, frozenset[str]] = {}
-    for pod_id in dict.fromkeys(pod_id for rule in present for pod_id in rule):
-        sets = [rule[pod_id] for rule in present if pod_id in rule]
-        which = tuple(id(found) for found in sets)
-        if which not in made:
-            made[which] = sets[0].union(*sets[1:])
-        joined[pod_id] = made[which]
-    return joined
 
 
 def build_problem(
@@ -340,9 +326,9 @@ def build_problem(
     usable_maps = [a for a, n in zip(alloc_maps, nodes) if node_usable(n)]
     usable_total = {r: sum(a.get(r, 0) for a in usable_maps) for r in pending_resources}
 
-    affine = grouping.affinity.blocked
-    blocked = _joined(grouping.anti_affinity.blocked, affine)
-    eligibility = _Eligibility(nodes, free, tree, len(resources), blocked, node_index, affine)
+    eligibility = _Eligibility(
+        nodes, free, tree, len(resources), grouping.anti_affinity.blocked, node_index, grouping.affinity.only
+    )
     usable_nodes = len(usable_maps)
     filtered_room: dict[frozenset, tuple[int, Vector | None]] = {}  # per set of filters: nodes, free
     carried = frozenset(key for node in nodes for key in node.labels)
@@ -525,11 +511,11 @@ class _Eligibility:
     def __init__(
         self, nodes: Sequence[Node], free: Sequence[Vector], tree: TopologyTree | None, width: int,
         blocked: Mapping[int, frozenset[str]] | None = None, index: Mapping[str, int] | None = None,
-        affine: Mapping[int, frozenset[str]] | None = None,
+        only: Mapping[int, frozenset[str]] | None = None,
     ) -> None:
         self.nodes, self.tree = nodes, tree
-        self.blocked = blocked or {}  # per pending pod (id): nodes its pod affinity or anti-affinity rules out
-        self.affine = affine or {}  # those of ``blocked`` its pod affinity rules out, for reasons
+        self.blocked = blocked or {}  # per pending pod (id): nodes its pod anti-affinity rules out
+        self.only = only or {}  # per pending pod (id): the nodes its pod affinity allows, if it limits them
         self.index = index if index is not None else {n.name: i for i, n in enumerate(nodes)}
         self.free = np.array(free, dtype=np.int64).reshape(len(nodes), width)
         self.cache: dict[tuple, np.ndarray] = {}
@@ -537,7 +523,7 @@ class _Eligibility:
         self.fits: dict[Vector, np.ndarray] = {}  # per request: pods each node holds, alone
         self.candidates: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (request, mask) -> nodes, fits
         self._codes: dict[str | None, np.ndarray] = {}  # label key (None: the rest) -> class per node
-        self._passing: dict[tuple, np.ndarray] = {}  # ``filters`` before anti-affinity's nodes are taken out
+        self._passing: dict[tuple, np.ndarray] = {}  # ``filters`` before pod (anti-)affinity's nodes are taken out
 
     def _mask_key(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> tuple:
         """The key of the pod's mask in ``cache``, which holds it once this has run."""
@@ -556,7 +542,7 @@ class _Eligibility:
         if not self.nodes:
             return np.zeros(0, dtype=bool)
         # Pods kept out of different zones share their other filters: those run once.
-        own = self.filters_key(pod, gang)[:-1]
+        own = self.filters_key(pod, gang)[:-2]
         passing = self._passing.get(own)
         if passing is None:
             first, classes = self._alike(pod, gang)
@@ -565,6 +551,10 @@ class _Eligibility:
             passing = self._passing[own] = passes[classes]
         found = passing.copy()
         found[[self.index[n] for n in self.blocked.get(id(pod), ()) if n in self.index]] = False
+        if (allowed := self.only.get(id(pod))) is not None:
+            inside = np.zeros(len(self.nodes), dtype=bool)
+            inside[[self.index[n] for n in allowed if n in self.index]] = True
+            found &= inside
         return found
 
     def filter_reasons(self, pod: Pod, gang: Gang) -> list[str | None]:
@@ -577,10 +567,13 @@ class _Eligibility:
         known = tolerated(pod.tolerations)
         found = [filter_reason(self.nodes[i], pod, gang.group, known) for i in first.tolist()]
         reasons = [found[c] for c in classes.tolist()]
-        affine = self.affine.get(id(pod), frozenset())
+        if (allowed := self.only.get(id(pod))) is not None:
+            for i, node in enumerate(self.nodes):
+                if reasons[i] is None and node.name not in allowed:
+                    reasons[i] = "pod affinity"  # kube-scheduler checks it before anti-affinity
         for name in self.blocked.get(id(pod), ()):
             if name in self.index and reasons[self.index[name]] is None:
-                reasons[self.index[name]] = "pod affinity" if name in affine else "pod anti-affinity"
+                reasons[self.index[name]] = "pod anti-affinity"
         return reasons
 
     def _alike(self, pod: Pod, gang: Gang) -> tuple[np.ndarray, np.ndarray]:
@@ -625,6 +618,7 @@ class _Eligibility:
             tuple(sorted(pod.tolerations, key=repr)),
             gang.group.node_selector,
             self.blocked.get(id(pod), frozenset()),
+            self.only.get(id(pod)),
         )
 
     def caps(self, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -655,7 +649,8 @@ def _build_roles(
 ) -> tuple[list[int], dict[str, int], frozenset]:
     by_signature: dict[tuple, list[Pod]] = defaultdict(list)
     for pod in gang.pending:
-        by_signature[_role_signature(pod, requests[id(pod)], eligibility.blocked.get(id(pod), frozenset()))].append(pod)
+        blocked, only = eligibility.blocked.get(id(pod), frozenset()), eligibility.only.get(id(pod))
+        by_signature[_role_signature(pod, requests[id(pod)], blocked, only)].append(pod)
     role_ids = []
     excluded: dict[str, int] = {}
     filter_keys = set()  # the filters its pods ask, each a key of ``eligibility.filters``

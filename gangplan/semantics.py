@@ -930,11 +930,13 @@ AFFINITY_TOGETHER = "required pod affinity between pending pods, or with a non-e
 @dataclass(frozen=True, slots=True)
 class Affinity:
     """Required pod affinity (kube-scheduler's InterPodAffinity), as the planner takes it:
-    ``blocked``, per pending pod (by ``id``), the nodes its terms rule out; ``together``,
-    pending pods whose terms ask what is not modelled (warned about): to join pending pods
-    when no running pod matches, or to read a namespaceSelector other than ``{}``."""
+    ``only``, per pending pod (by ``id``), the nodes its terms allow, none for a pod they leave
+    nowhere to go, and a pod they let go anywhere absent (the allowed nodes, not the ruled-out
+    ones: a running pod's zone is a few nodes of 20,480); ``together``, pending pods whose terms
+    ask what is not modelled (warned about): to join pending pods when no running pod matches,
+    or to read a namespaceSelector other than ``{}``."""
 
-    blocked: Mapping[int, frozenset[str]]
+    only: Mapping[int, frozenset[str]]
     together: tuple[str, ...] = ()
 
 
@@ -946,22 +948,31 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
     of a group affine to itself); when it does not, to none. Pending pods that match are not
     counted: a pod placed in a running pod's domain stays right once they are bound (so the
     rule is exact or stricter), and one that joins pending pods alone is in ``together``.
-    Pods with one outcome share one set of nodes, as a set can hold nearly every node."""
+    Pods with one outcome share one set of nodes."""
     if not any(pod.affinity for pod in pending):
         return Affinity({})
     named = {node.name: node for node in nodes}
     pending_index, running_index = _indexed(pending), _indexed(running)
     everyone, bound = list(pending), list(running)
+    in_domain: dict[str, dict[str, list[str]]] = {}  # key -> value -> the nodes with it
 
     def value(node: Node, key: str) -> str | None:
         return node.name if key == HOSTNAME_LABEL else node.labels.get(key)
 
-    def ruled_out(passes: Callable[[Node], bool]) -> frozenset[str]:
-        return frozenset(node.name for node in nodes if not passes(node))
+    def domain_nodes(key: str, values: Iterable[str]) -> set[str]:
+        if key == HOSTNAME_LABEL:
+            return {name for name in values if name in named}
+        if key not in in_domain:
+            found: dict[str, list[str]] = defaultdict(list)
+            for node in nodes:
+                if (there := node.labels.get(key)) is not None:
+                    found[there].append(node.name)
+            in_domain[key] = found
+        return {name for v in values for name in in_domain[key].get(v, ())}
 
     counted: dict[tuple, tuple[bool, tuple[frozenset[str], ...]]] = {}  # terms -> any counted, domains per term
-    made: dict[tuple, frozenset[str]] = {}
-    blocked: dict[int, frozenset[str]] = {}
+    made: dict[tuple, frozenset[str] | None] = {}  # outcome -> the nodes allowed (None: every one)
+    only: dict[int, frozenset[str]] = {}
     together: list[str] = []
     for pod in pending:
         terms = pod.affinity
@@ -986,11 +997,10 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
             counted[key] = (unknown or any(domains), tuple(frozenset(d) for d in domains))
         some, domains_of = counted[key]
         if some:
-            outcome: tuple = ("near", key)
+            outcome: tuple = ("near", tuple(zip((t.topology_key for t in terms), domains_of)))
             if outcome not in made:
-                made[outcome] = ruled_out(
-                    lambda node: all(value(node, t.topology_key) in d for t, d in zip(terms, domains_of))
-                )
+                allowed = set.intersection(*(domain_nodes(t.topology_key, d) for t, d in zip(terms, domains_of)))
+                made[outcome] = None if len(allowed) == len(named) else frozenset(allowed)
         else:
             matching = [q for q in _candidates(terms[0], *pending_index, everyone) if all(_selects(t, q) for t in terms)]
             if any(q is not pod for q in matching):
@@ -999,12 +1009,14 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
             keys = tuple(sorted({t.topology_key for t in terms}))
             outcome = ("first", keys) if matching else ("nowhere",)
             if outcome not in made:
-                made[outcome] = ruled_out(
-                    lambda node: bool(matching) and all(value(node, k) is not None for k in keys)
-                )
-        if made[outcome]:
-            blocked[id(pod)] = made[outcome]
-    return Affinity(blocked, tuple(sorted(together)))
+                if matching:
+                    allowed = {n.name for n in nodes if all(value(n, k) is not None for k in keys)}
+                    made[outcome] = None if len(allowed) == len(named) else frozenset(allowed)
+                else:
+                    made[outcome] = frozenset()
+        if (allows := made[outcome]) is not None:
+            only[id(pod)] = allows
+    return Affinity(only, tuple(sorted(together)))
 
 
 def _candidates(

@@ -902,6 +902,17 @@ def _pod_affinity(
         return node.name if key == _HOSTNAME else node.labels.get(key)
 
     running = sorted((p for p in snapshot.pods if _is_running(p)), key=lambda p: p.key)
+    labelled: dict[tuple[str, str], list[Pod]] = {}  # a term's matchLabels look its pods up, not a scan
+    for other in running:
+        for item in other.labels.items():
+            labelled.setdefault(item, []).append(other)
+
+    def candidates(terms: Sequence[PodAffinityTerm]) -> list[Pod]:
+        for term in terms:
+            if term.match_labels:
+                return min((labelled.get(item, []) for item in term.match_labels.items()), key=len)
+        return running
+
     counted: dict[tuple, list[Pod]] = {}  # per set of terms, the running pods that match them all
     found: list[Violation] = []
     for key in asking:
@@ -911,13 +922,12 @@ def _pod_affinity(
             continue
         chosen = tuple(_selector(t) for t in terms)
         if chosen not in counted:
-            counted[chosen] = [o for o in running if all(_term_selects(t, o) for t in terms)]
+            counted[chosen] = [o for o in candidates(terms) if all(_term_selects(t, o) for t in terms)]
         there = [o for o in counted[chosen] if any(value(o.node_name, t.topology_key) is not None for t in terms)]
         if not there:
             continue
         first = there[0]
-        for term in terms:
-            k = term.topology_key
+        for k in dict.fromkeys(t.topology_key for t in terms):  # terms at one key ask one thing of the node
             mine = value(node_name, k)
             if mine is None:
                 found.append(Violation(

@@ -1579,6 +1579,40 @@ def test_verify_holds_a_placed_pod_to_its_pod_affinity_for_a_running_pod(tmp_pat
     ]
 
 
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pods_of_one_gang_affine_to_different_running_pods_are_placed_each_by_its_own(tmp_path: Path, solver: str) -> None:
+    """Two pods of one gang alike in all else but the running pod their hostname term joins are
+    two kinds of pod, or one would take the other's node: each node has room for one."""
+    objects = [node("n0", gpus=2), node("n1", gpus=2), _affine("db-a", {"app": "a"}, node_name="n0"),
+               _affine("db-b", {"app": "b"}, node_name="n1"), pod_group("g", 2),
+               *(_affine(f"g-{i}", {}, {"labelSelector": {"matchLabels": {"app": x}}, "topologyKey": "kubernetes.io/hostname"})
+                 for i, x in enumerate("ab"))]
+    snapshot = write(tmp_path, objects)
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert {b["metadata"]["name"]: b["target"]["name"] for b in json.loads(result.stdout)["items"]} == {"g-0": "n0", "g-1": "n1"}
+
+
+def test_verify_counts_only_running_pods_that_match_every_term(tmp_path: Path) -> None:
+    """kube-scheduler counts a pod for a pod's affinity only when it matches all of its terms
+    (podMatchesAllAffinityTerms): half runs in zone b but matches one term of two, so zone b
+    is no domain of g-0's, for verify as for the planner, whose plan takes zone a."""
+    terms = ({"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": _ZONE},
+             {"labelSelector": {"matchLabels": {"tier": "1"}}, "topologyKey": _ZONE})
+    objects = [node("z-a-0", labels={_ZONE: "a"}), node("z-b-0", labels={_ZONE: "b"}),
+               _affine("full", {"app": "db", "tier": "1"}, node_name="z-a-0"), _affine("half", {"app": "db"}, node_name="z-b-0"),
+               pod_group("g", 1), _affine("g-0", {}, *terms)]
+    snapshot = write(tmp_path, objects)
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"g-0": "z-b-0"})])
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-affinity")] == [
+        f"pod-affinity ml/g-0: its pod affinity at {_ZONE} selects pod ml/full, running on node z-a-0, "
+        f"but no pod it selects runs or is placed where node z-b-0 is ({_ZONE}=b)",
+    ]  # once for the two terms at one key
+    result = runner.invoke(app, ["plan", snapshot, "-o", "json"])
+    assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == ["z-a-0"]
+
+
 def test_a_gated_pod_to_create_comes_unbound_so_the_whole_workload_is_created(tmp_path: Path) -> None:
     """Session 22's workload review F7: a --gang of a Kueue-gated Job and a Deployment printed only
     the Deployment's pods in -o json and -o name, so applying them created part of a gang the

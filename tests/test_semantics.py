@@ -838,7 +838,8 @@ def test_pod_affinity_counts_the_running_pods_that_match_every_term_of_the_pod()
     """satisfyPodAffinity counts a running pod for a pending pod only when it matches all of the
     pod's terms, and then in each term's domain: w's zone term and rack term both select
     "both" (zone b, rack 2), while "tier" matches the rack term alone, so rack 1 is no domain
-    of w's and n-c (zone b, rack 1) is ruled out with n-a and n-e (no rack). namespaceSelector
+    of w's and n-c (zone b, rack 1) is ruled out with n-a and n-e (no rack): w may go to n-b
+    and n-d only. namespaceSelector
     {} selects pods of every namespace (x joins far's zone a); listed namespaces those only
     (v selects nothing, not even itself: no node). A labelled namespaceSelector is not
     modelled; a running pod on a node the snapshot lacks counts, in no known domain, so z is not
@@ -861,11 +862,8 @@ def test_pod_affinity_counts_the_running_pods_that_match_every_term_of_the_pod()
     z = mkpod("z", labels={"app": "ghost"}, affinity=(PodAffinityTerm({"app": "ghost"}, (), ("ns",), zone),))
     u = replace(v, name="u")
     grouping = group_pods(Snapshot(nodes=nodes, pods=(*bound, w, x, v, u, y, z)))
-    every = {"n-a", "n-b", "n-c", "n-d", "n-e"}
-    assert dict(grouping.affinity.blocked) == {
-        id(w): {"n-a", "n-c", "n-e"}, id(x): every - {"n-a"}, id(v): every, id(u): every, id(z): every,
-    }
-    assert grouping.affinity.blocked[id(v)] is grouping.affinity.blocked[id(u)]  # one outcome, one set
+    assert dict(grouping.affinity.only) == {id(w): {"n-b", "n-d"}, id(x): {"n-a"}, id(v): set(), id(u): set(), id(z): set()}
+    assert grouping.affinity.only[id(v)] is grouping.affinity.only[id(u)]  # one outcome, one set
     assert grouping.unmodelled == {AFFINITY_TOGETHER: ["pod ns/y"]}
 
 
