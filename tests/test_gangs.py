@@ -990,12 +990,8 @@ def test_pods_binding_one_host_port_never_share_a_node(tmp_path: Path, solver: s
     result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
     assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n0", "n2"]
     # verify checks any plan, of any tool, for the rule on its own.
-    bindings = tmp_path / "bindings.json"
-    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
-         "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
-        for name, target in (("mpi-0", "n1"), ("mpi-1", "n1"))]}))
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
+    bindings = _bindings(tmp_path, {"mpi-0": "n1", "mpi-1": "n1"})
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
     assert checked.exit_code == 1
     assert [line for line in checked.stdout.splitlines() if line.startswith("host-port")] == [
         "host-port ml/mpi-0: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
@@ -1025,12 +1021,8 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     blocked = write(tmp_path, [node("n0"), node("n1"), node("n2"), other, pod_group("ray", 3), *members])
     assert not plan_of(blocked, "--solver", solver)["ml/ray"]["placed"]
     assert "insufficient podAntiAffinity ml/app=ray (quorum needs 3 nodes, 2 free)" in runner.invoke(app, ["plan", blocked, "--solver", solver]).stdout
-    bindings = tmp_path / "bindings.json"
-    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
-         "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
-        for name, target in (("ray-0", "n0"), ("ray-1", "n0"), ("ray-2", "n2"))]}))
-    checked = runner.invoke(app, ["verify", blocked, "--plan", str(bindings)])
+    bindings = _bindings(tmp_path, {"ray-0": "n0", "ray-1": "n0", "ray-2": "n2"})
+    checked = runner.invoke(app, ["verify", blocked, "--plan", bindings])
     assert checked.exit_code == 1
     assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
         "pod-anti-affinity ml/ray-1: placed on node n0 beside pod ml/ray-0, which carries its anti-affinity term and matches it",
@@ -1046,7 +1038,7 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     result = runner.invoke(app, ["plan", wide, "--solver", solver])
     assert "insufficient podAntiAffinity */app=ray (quorum needs 3 nodes, 2 free)" in result.stdout
     assert "not modelled" not in result.stderr
-    checked = runner.invoke(app, ["verify", wide, "--plan", str(bindings)])
+    checked = runner.invoke(app, ["verify", wide, "--plan", bindings])
     assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
         "pod-anti-affinity ml/ray-1: placed on node n0 beside pod ml/ray-0, which carries its anti-affinity term and matches it",
         "pod-anti-affinity ml/ray-2: its anti-affinity selects pod web/old-ray, running on node n2",
@@ -1427,12 +1419,8 @@ def test_verify_holds_a_placed_pod_to_running_pods_anti_affinity_at_a_zone(tmp_p
         pod_group("g", 3), _repelling("g-0", {}, zone), _repelling("g-1", {"app": "head"}), _repelling("g-2", {"app": "head"}, zone),
     ]
     snapshot = write(tmp_path, objects)
-    bindings = tmp_path / "bindings.json"
-    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "ml"},
-         "target": {"apiVersion": "v1", "kind": "Node", "name": target}}
-        for name, target in (("g-0", "z-a-1"), ("g-1", "z-a-1"), ("g-2", "bare"))]}))
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
+    bindings = _bindings(tmp_path, {"g-0": "z-a-1", "g-1": "z-a-1", "g-2": "bare"})
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
     assert checked.exit_code == 1
     assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
         "pod-anti-affinity ml/g-0: its anti-affinity at topology.kubernetes.io/zone selects pod ml/old-0, running on node z-a-0, "
@@ -1448,11 +1436,8 @@ def test_verify_holds_a_placed_pod_to_a_running_pods_anti_affinity(tmp_path: Pat
     Binding that puts a pod a running pod's term selects on that pod's node is a violation."""
     guard = _repelling("guard-0", {}, _ON_NODE, node_name="n0")
     snapshot = write(tmp_path, [node("n0"), node("n1"), guard, pod_group("ray", 1), _repelling("ray-0", {"app": "ray"})])
-    bindings = tmp_path / "bindings.json"
-    bindings.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "ray-0", "namespace": "ml"},
-         "target": {"apiVersion": "v1", "kind": "Node", "name": "n0"}}]}))
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(bindings)])
+    bindings = _bindings(tmp_path, {"ray-0": "n0"})
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
     assert checked.exit_code == 1
     assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
         "pod-anti-affinity ml/ray-0: pod ml/guard-0, running on node n0, has anti-affinity that selects it",

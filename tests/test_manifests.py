@@ -1278,17 +1278,23 @@ def test_mismatch_label_keys_keep_other_tenants_off_the_node() -> None:
         assert set(_planned(snapshot).values()) == nodes, tenant
 
 
-def test_a_volcano_jobs_pods_fold_their_own_task_index_into_pod_affinity_too() -> None:
-    """Pod affinity's terms fold the pod's labels as anti-affinity's do: each of a Volcano Job's
-    pods carries a term of its own task index, not pod 0's (the template read once)."""
+def _volcano_workers_with(rule: str, keys: str) -> Snapshot:
+    """VOLCANO_JOB on one 8-GPU node, its workers carrying a required ``rule`` (podAffinity or
+    podAntiAffinity) term on the job's pods that folds the label ``keys``."""
     job = VOLCANO_JOB.format(min_available=3).replace(
         'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n',
         'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n'
-        "        affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
-        "{matchLabels: {volcano.sh/job-name: tf}}, matchLabelKeys: [volcano.sh/task-index], topologyKey: kubernetes.io/hostname}]}}\n",
+        f"        affinity: {{{rule}: {{requiredDuringSchedulingIgnoredDuringExecution: [{{labelSelector: "
+        f"{{matchLabels: {{volcano.sh/job-name: tf}}}}, matchLabelKeys: [{keys}], topologyKey: kubernetes.io/hostname}}]}}}}\n",
     )
     assert job != VOLCANO_JOB.format(min_available=3)
-    snapshot = load_snapshot([write("cluster.yaml", job + node("g1", gpu="8"))])
+    return load_snapshot([write("cluster.yaml", job + node("g1", gpu="8"))])
+
+
+def test_a_volcano_jobs_pods_fold_their_own_task_index_into_pod_affinity_too() -> None:
+    """Pod affinity's terms fold the pod's labels as anti-affinity's do: each of a Volcano Job's
+    pods carries a term of its own task index, not pod 0's (the template read once)."""
+    snapshot = _volcano_workers_with("podAffinity", "volcano.sh/task-index")
     workers = sorted((p for p in snapshot.pods if "worker" in p.name), key=lambda p: p.name)
     assert len(workers) > 1
     assert [t.match_expressions[-1].values for p in workers for t in p.affinity] == [(str(i),) for i in range(len(workers))]
@@ -1298,14 +1304,7 @@ def test_a_volcano_jobs_pods_fold_their_own_task_index() -> None:
     """A Volcano Job's pods differ in their task index label, so a term folding it selects
     each pod alone and keeps no two apart; read once for the first pod, every pod's term
     selected pod 0, which the others did not carry as a term they matched (warned about)."""
-    job = VOLCANO_JOB.format(min_available=3).replace(
-        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n',
-        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n'
-        "        affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
-        "{matchLabels: {volcano.sh/job-name: tf}}, matchLabelKeys: [volcano.sh/task-spec, volcano.sh/task-index], topologyKey: kubernetes.io/hostname}]}}\n",
-    )
-    assert job != VOLCANO_JOB.format(min_available=3)
-    snapshot = load_snapshot([write("cluster.yaml", job + node("g1", gpu="8"))])
+    snapshot = _volcano_workers_with("podAntiAffinity", "volcano.sh/task-spec, volcano.sh/task-index")
     workers = sorted((p for p in snapshot.pods if "worker" in p.name), key=lambda p: p.name)
     assert [t.match_expressions[-1].values for p in workers for t in p.anti_affinity] == [(str(i),) for i in range(len(workers))]
     assert not group_pods(snapshot).anti_affinity.loose

@@ -154,6 +154,18 @@ def group_of(pod: dict[str, Any]) -> tuple[str, str] | None:
 # ---------------------------------------------------------------- every plan is valid
 
 
+def _both_solvers_verify(doc: dict[str, Any]) -> tuple[Snapshot, Plan]:
+    """Plan with greedy and CP-SAT; verify, which reads every rule on its own, passes each plan.
+    The CP-SAT result is returned."""
+    snapshot = load(doc)
+    for solver in ("greedy", "cp-sat"):
+        result = plan(snapshot, Options(solver=solver, time_limit=TIME_LIMIT))
+        check = verify(snapshot, result.placements, result.topology_levels(), claims_of(result.groups))
+        assert check.ok, (solver, [str(v) for v in check.violations])
+    event("some placed" if result.placements else "none placed")
+    return snapshot, result
+
+
 @st.composite
 def kept_out_of_domains(draw: st.DrawFn) -> dict[str, Any]:
     """A generated cluster whose pods, running and pending, carry required anti-affinity at
@@ -180,12 +192,7 @@ def test_plans_keep_pending_pods_out_of_running_pods_anti_affinity_domains(doc: 
     """The planner (semantics' blocked nodes) and verify (its own reading of the rule) agree:
     no plan puts a pending pod in the domain of a running pod its term selects, or of one whose
     term selects it."""
-    snapshot = load(doc)
-    for solver in ("greedy", "cp-sat"):
-        result = plan(snapshot, Options(solver=solver, time_limit=TIME_LIMIT))
-        check = verify(snapshot, result.placements, result.topology_levels(), claims_of(result.groups))
-        assert check.ok, (solver, [str(v) for v in check.violations])
-    event("some placed" if result.placements else "none placed")
+    _both_solvers_verify(doc)
 
 
 @st.composite
@@ -218,12 +225,7 @@ def test_plans_keep_pending_pods_in_the_domains_of_running_pods_they_are_affine_
     """The planner (semantics' ruled-out nodes) and verify (its own reading of the rule) agree:
     no plan puts a pending pod whose terms a running pod matches outside that pod's domains,
     or on a node without a term's key."""
-    snapshot = load(doc)
-    for solver in ("greedy", "cp-sat"):
-        result = plan(snapshot, Options(solver=solver, time_limit=TIME_LIMIT))
-        check = verify(snapshot, result.placements, result.topology_levels(), claims_of(result.groups))
-        assert check.ok, (solver, [str(v) for v in check.violations])
-    event("some placed" if result.placements else "none placed")
+    snapshot, result = _both_solvers_verify(doc)
     event("affine pod placed" if any(p.affinity for p in snapshot.pods if p.key in {q.pod for q in result.placements}) else "none affine placed")
 
 
