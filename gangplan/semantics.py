@@ -853,22 +853,27 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequenc
     domains, beyond = _domains_apart(pending, running, nodes, pending_index, running_index)
     if not domains:
         return AntiAffinity({k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)), beyond)
-    topology_keys = {label for held in domains.values() for label, _ in held}
-    in_domain: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for node in nodes:
-        for label in topology_keys:
-            if (value := node.labels.get(label)) is not None:
-                in_domain[label, value].append(node.name)
+    by_value = {label: _nodes_by_value(nodes, label) for label in {label for held in domains.values() for label, _ in held}}
     # Thousands of pods kept out of one zone of thousands of nodes share one set, not a copy each.
     made: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], frozenset[str]] = {}
     ruled_out: dict[int, frozenset[str]] = {}
     for pod_id in dict.fromkeys([*blocked, *domains]):
         which = (frozenset(blocked.get(pod_id, ())), frozenset(domains.get(pod_id, ())))
         if which not in made:
-            made[which] = which[0].union(*(in_domain.get(d, ()) for d in which[1]))
+            made[which] = which[0].union(*(by_value[label].get(v, ()) for label, v in which[1]))
         if made[which]:
             ruled_out[pod_id] = made[which]
     return AntiAffinity(ruled_out, dict(units), tuple(sorted(loose)), beyond)
+
+
+def _nodes_by_value(nodes: Sequence[Node], key: str) -> dict[str, list[str]]:
+    """The names of the nodes with each value of label ``key``: its domains. A node without the
+    key is in none (kube-scheduler counts only the topology pairs a node has)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for node in nodes:
+        if (value := node.labels.get(key)) is not None:
+            found[value].append(node.name)
+    return found
 
 
 def _domains_apart(
@@ -963,14 +968,11 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
         if key == HOSTNAME_LABEL:
             return {name for name in values if name in named}
         if key not in in_domain:
-            found: dict[str, list[str]] = defaultdict(list)
-            for node in nodes:
-                if (there := node.labels.get(key)) is not None:
-                    found[there].append(node.name)
-            in_domain[key] = found
+            in_domain[key] = _nodes_by_value(nodes, key)
         return {name for v in values for name in in_domain[key].get(v, ())}
 
     counted: dict[tuple, tuple[bool, tuple[frozenset[str], ...]]] = {}  # terms -> any counted, domains per term
+    joining: dict[tuple, list[Pod]] = {}  # terms -> the pending pods that match them all
     made: dict[tuple, frozenset[str] | None] = {}  # outcome -> the nodes allowed (None: every one)
     only: dict[int, frozenset[str]] = {}
     together: list[str] = []
@@ -1002,7 +1004,9 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
                 allowed = set.intersection(*(domain_nodes(t.topology_key, d) for t, d in zip(terms, domains_of)))
                 made[outcome] = None if len(allowed) == len(named) else frozenset(allowed)
         else:
-            matching = [q for q in _candidates(terms[0], *pending_index, everyone) if all(_selects(t, q) for t in terms)]
+            if key not in joining:  # a gang of 256 pods asks once, not once a pod
+                joining[key] = [q for q in _candidates(terms[0], *pending_index, everyone) if all(_selects(t, q) for t in terms)]
+            matching = joining[key]
             if any(q is not pod for q in matching):
                 together.append(pod.key)
                 continue
