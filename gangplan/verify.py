@@ -882,15 +882,17 @@ def _pod_affinity(
     pods: Mapping[str, Pod],
     placed: Mapping[str, str],
 ) -> list[Violation]:
-    """kube-scheduler's InterPodAffinity for a placed pod's required affinity terms, once a
-    running pod is there to join. A pod counts when it matches every term of the placed pod
+    """kube-scheduler's InterPodAffinity for a placed pod's required affinity terms
+    (satisfyPodAffinity). A pod counts when it matches every term of the placed pod
     (podMatchesAllAffinityTerms), in each term's domain (its node's value of the term's key K;
-    at kubernetes.io/hostname the node itself). When a running pod counts in some domain, the
-    placed pod's node must have each K, and a running or another placed pod that counts must be
-    on a node with the same value of K. Otherwise nothing is checked: the first of a group
-    affine to itself may go anywhere, and affinity between pending pods alone is warned about,
-    not modelled; so are terms with a namespaceSelector other than ``{}``, which needs
-    Namespace labels."""
+    at kubernetes.io/hostname the node itself); a pod on a node without K counts in no domain.
+    The placed pod's node must have each K. A plan's pods are bound at once, so it passes when
+    some order of binding lets each pod through: when a running pod counts in some domain, a
+    running or another placed pod that counts must be on a node with the same value of each K
+    (that one bound first). When none does, another placed pod that counts may (bound first),
+    or the pod matches its own terms (the first of a group affine to itself); else
+    kube-scheduler never schedules it. Terms with a namespaceSelector other than ``{}`` need
+    Namespace labels: not checked, and warned about by the planner."""
     asking = [key for key in sorted(placed) if key in pods and pods[key].affinity and placed[key] in nodes]
     if not asking:
         return []
@@ -914,6 +916,14 @@ def _pod_affinity(
         return running
 
     counted: dict[tuple, list[Pod]] = {}  # per set of terms, the running pods that match them all
+    joined: dict[tuple, list[str]] = {}  # per set of terms, the placed pods that match them all
+
+    def placed_matching(chosen: tuple, terms: Sequence[PodAffinityTerm]) -> list[str]:
+        """Looked up only when no running pod will do: a scan of the plan per set of terms."""
+        if chosen not in joined:
+            joined[chosen] = [o for o in sorted(placed) if o in pods and all(_term_selects(t, pods[o]) for t in terms)]
+        return joined[chosen]
+
     found: list[Violation] = []
     for key in asking:
         pod, node_name = pods[key], placed[key]
@@ -924,26 +934,31 @@ def _pod_affinity(
         if chosen not in counted:
             counted[chosen] = [o for o in candidates(terms) if all(_term_selects(t, o) for t in terms)]
         there = [o for o in counted[chosen] if any(value(o.node_name, t.topology_key) is not None for t in terms)]
-        if not there:
+        keys = list(dict.fromkeys(t.topology_key for t in terms))  # terms at one key ask one thing of the node
+        first_bound = not there and all(_term_selects(t, pod) for t in terms)  # then it needs only the keys
+        if not there and not first_bound and not any(o != key for o in placed_matching(chosen, terms)):
+            found.append(Violation(
+                "pod-affinity", key,
+                "its pod affinity selects no pod running on a node with its topologyKey, none placed, and not itself: "
+                "kube-scheduler never schedules it",
+            ))
             continue
-        first = there[0]
-        for k in dict.fromkeys(t.topology_key for t in terms):  # terms at one key ask one thing of the node
+        first = there[0] if there else None
+        for k in keys:
             mine = value(node_name, k)
+            if first is not None:
+                asked = f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
+            else:
+                asked = f"its pod affinity at {k} selects no pod running on a node with {k}, "
             if mine is None:
-                found.append(Violation(
-                    "pod-affinity", key,
-                    f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
-                    f"and node {node_name} has no {k} label",
-                ))
-            elif not any(value(o.node_name, k) == mine for o in there) and not any(
-                other != key and other in pods and value(placed[other], k) == mine
-                and all(_term_selects(t, pods[other]) for t in terms)
-                for other in placed
+                found.append(Violation("pod-affinity", key, f"{asked}and node {node_name} has no {k} label"))
+            elif not first_bound and not any(value(o.node_name, k) == mine for o in there) and not any(
+                o != key and value(placed[o], k) == mine for o in placed_matching(chosen, terms)
             ):
                 found.append(Violation(
                     "pod-affinity", key,
-                    f"its pod affinity at {k} selects pod {first.key}, running on node {first.node_name}, "
-                    f"but no pod it selects runs or is placed where node {node_name} is ({k}={mine})",
+                    f"{asked}but no pod it selects runs or is placed where node {node_name} is ({k}={mine})"
+                    + ("" if first is not None else ", and it does not match its own terms"),
                 ))
     return found
 

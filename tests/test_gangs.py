@@ -1521,7 +1521,7 @@ def test_pod_affinity_selecting_no_pod_at_all_places_the_pod_nowhere(tmp_path: P
 def test_pod_affinity_between_pending_pods_alone_is_warned_about_and_not_held_against_the_plan(tmp_path: Path) -> None:
     """A gang's pods asked to share a zone, with no running pod to join: co-location among
     pending pods is not modelled, so the pods are named in a warning and planned as without the
-    term (verify, which checks only terms selecting a running pod, passes the plan). Once a
+    term (verify passes the plan: each pod matches the term, so either may be bound first). Once a
     running pod matches, the term is modelled and nothing is warned about."""
     zone = {"labelSelector": {"matchLabels": {"app": "ray"}}, "topologyKey": _ZONE}
     nodes = [node("z-a-0", gpus=1, labels={_ZONE: "a"}), node("z-b-0", gpus=1, labels={_ZONE: "b"})]
@@ -1541,10 +1541,32 @@ def test_pod_affinity_between_pending_pods_alone_is_warned_about_and_not_held_ag
     assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == ["z-a-0", "z-a-0"]
 
 
+def test_a_plan_joining_pending_pods_alone_is_made_and_verify_names_the_pod_it_leaves_unscheduled(tmp_path: Path) -> None:
+    """The planner warns that a pod whose term selects pending pods alone is planned as without
+    the term: its plan is a known gap, not a bug, so its last check passes it over, where
+    verify, reading the rule strictly, names the pod (the db it was to join is placed nowhere,
+    so kube-scheduler would never schedule it)."""
+    to_db = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": _ZONE}
+    db = _affine("db-0", {"app": "db"})
+    db["spec"]["nodeSelector"] = {"pool": "none"}
+    snapshot = write(tmp_path, [node("z-a-0", labels={_ZONE: "a"}), pod_group("db", 1), db, pod_group("g", 1), _affine("g-0", {}, to_db)])
+    result = runner.invoke(app, ["plan", snapshot, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "pod ml/g-0 asks for it" in result.stderr
+    assert [b["metadata"]["name"] for b in json.loads(result.stdout)["items"]] == ["g-0"]
+    (tmp_path / "plan.json").write_text(result.stdout)
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(tmp_path / "plan.json")])
+    assert checked.exit_code == 1
+    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-affinity")] == [
+        "pod-affinity ml/g-0: its pod affinity selects no pod running on a node with its topologyKey, none placed, "
+        "and not itself: kube-scheduler never schedules it",
+    ]
+
+
 def test_verify_holds_a_placed_pod_to_its_pod_affinity_for_a_running_pod(tmp_path: Path) -> None:
     """verify checks the rule on its own: a pod placed outside every zone of the running pods
-    its term selects, or on a node without the key, breaks it; one placed in such a zone, or
-    whose term selects no running pod, does not."""
+    its term selects, or on a node without the key, breaks it, and so does one whose term
+    selects no pod at all, not even itself; one placed in such a zone does not."""
     zone = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": _ZONE}
     lonely = {"labelSelector": {"matchLabels": {"app": "none"}}, "topologyKey": _ZONE}
     objects = [
@@ -1561,6 +1583,8 @@ def test_verify_holds_a_placed_pod_to_its_pod_affinity_for_a_running_pod(tmp_pat
         "but no pod it selects runs or is placed where node z-b-0 is (topology.kubernetes.io/zone=b)",
         "pod-affinity ml/g-2: its pod affinity at topology.kubernetes.io/zone selects pod ml/db-0, running on node z-a-0, "
         "and node bare has no topology.kubernetes.io/zone label",
+        "pod-affinity ml/g-3: its pod affinity selects no pod running on a node with its topologyKey, none placed, "
+        "and not itself: kube-scheduler never schedules it",
     ]
 
 

@@ -21,6 +21,7 @@ from gangplan.model import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
+    PodAffinityTerm,
     PodGroup,
     PodGroupAPI,
     PodPhase,
@@ -1305,6 +1306,74 @@ def test_kueue_annotation_on_a_podgroup_member_adds_a_required_term() -> None:
     pods = [member("a", "g", annotations=required), member("b", "g")]
     result = topo_check(pods, place(("a", "n1"), ("b", "n3")), godel("g", 2))
     assert only(result, "required-topology").subject == "ns/g"
+
+
+# ---------------------------------------------------------------- required pod affinity
+
+ZONE = "topology.kubernetes.io/zone"
+TO_DB = PodAffinityTerm({"app": "db"}, (), ("ns",), ZONE)
+ZONED = [node("a-0", labels={ZONE: "a"}), node("a-1", labels={ZONE: "a"}), node("b-0", labels={ZONE: "b"}), node("bare")]
+
+
+def affine(name: str, labels: Mapping[str, str] | None = None) -> Pod:
+    """A pending pod whose one required pod affinity term asks for app=db in its zone."""
+    return pod(name, labels=labels, affinity=(TO_DB,))
+
+
+def affinity_messages(pods: list[Pod], placements: list[Placement]) -> list[str]:
+    return [f"{v.subject}: {v.message}" for v in check(ZONED, pods, placements).violations if v.rule == "pod-affinity"]
+
+
+def test_a_pod_whose_affinity_selects_no_pod_at_all_is_never_scheduled() -> None:
+    """No pod runs or is placed that the term selects, and the pod does not match it:
+    satisfyPodAffinity fails on every node, so kube-scheduler leaves it pending."""
+    assert affinity_messages([affine("w")], place(("w", "a-0"))) == [
+        "ns/w: its pod affinity selects no pod running on a node with its topologyKey, none placed, and not itself: "
+        "kube-scheduler never schedules it",
+    ]
+
+
+def test_running_pods_on_nodes_without_the_key_count_in_no_domain() -> None:
+    """kube-scheduler's affinityCounts holds topology pairs of nodes that have the key, so a
+    db on the bare node leaves them empty: a pod not matching its own term is never scheduled,
+    and one that matches it is the first of its group, free to go to zone b."""
+    db = pod("db", labels={"app": "db"}, on="bare")
+    assert affinity_messages([db, affine("w")], place(("w", "a-0"))) == [
+        "ns/w: its pod affinity selects no pod running on a node with its topologyKey, none placed, and not itself: "
+        "kube-scheduler never schedules it",
+    ]
+    assert affinity_messages([db, affine("w", labels={"app": "db"})], place(("w", "b-0"))) == []
+
+
+def test_a_pod_affine_to_itself_alone_still_needs_a_node_with_the_key() -> None:
+    """satisfyPodAffinity refuses a node without a term's topologyKey before it counts anything."""
+    assert affinity_messages([affine("w", labels={"app": "db"})], place(("w", "bare"))) == [
+        f"ns/w: its pod affinity at {ZONE} selects no pod running on a node with {ZONE}, and node bare has no {ZONE} label",
+    ]
+
+
+def test_the_first_of_a_group_affine_to_itself_may_go_to_any_zone() -> None:
+    """No pod counts yet and the pods match their own term: bound first, each passes
+    (podMatchesAllAffinityTerms), so a pod in zone b and a pair in zone a are all accepted."""
+    pods = [affine(name, labels={"app": "db"}) for name in ("w", "x", "y")]
+    assert affinity_messages(pods, place(("w", "b-0"), ("x", "a-0"), ("y", "a-1"))) == []
+
+
+def test_a_pod_may_join_a_placed_pod_it_selects_in_its_zone() -> None:
+    """No pod it selects runs, but the plan places a db in zone a: bound after it, the pod
+    placed in zone a passes."""
+    pods = [pod("db", labels={"app": "db"}), affine("w")]
+    assert affinity_messages(pods, place(("db", "a-0"), ("w", "a-1"))) == []
+
+
+def test_a_pod_placed_away_from_the_only_placed_pod_it_selects_is_caught() -> None:
+    """The db is placed in zone a, the pod in zone b, and it does not match its own term: in
+    no order of binding does it pass."""
+    pods = [pod("db", labels={"app": "db"}), affine("w")]
+    assert affinity_messages(pods, place(("db", "a-0"), ("w", "b-0"))) == [
+        f"ns/w: its pod affinity at {ZONE} selects no pod running on a node with {ZONE}, "
+        f"but no pod it selects runs or is placed where node b-0 is ({ZONE}=b), and it does not match its own terms",
+    ]
 
 
 def test_spans_worked_by_hand() -> None:
