@@ -1629,6 +1629,55 @@ def test_a_pod_bound_since_in_the_block_a_placed_pods_wider_anti_affinity_names_
         assert verify(after, result.placements, result.topology_levels()).ok == (not any(stale.values()))
 
 
+def _joining_db(self_matching: bool = False) -> tuple[Snapshot, Plan, Pod]:
+    """tiny() with db running on n1, in block b0, and a-1's required pod affinity asking for
+    app=db in its block: planned in b0, on n2; ``self_matching``: a-1 carries app=db too."""
+    db = Pod("ml", "db", labels={"app": "db"}, containers=(Container("c", {"cpu": 100}),), node_name="n1", phase=PodPhase.RUNNING)
+    term = PodAffinityTerm({"app": "db"}, (), ("ml",), BLOCK)
+    before = tiny()
+    joining = tuple(
+        replace(p, affinity=(term,), labels={**p.labels, **({"app": "db"} if self_matching else {})}) if p.name == "a-1" else p
+        for p in before.pods
+    )
+    before = replace(before, pods=(*joining, db))
+    result = plan(before, Options(solver="greedy"))
+    assert {p.pod: p.node for p in result.placements if p.group == "ml/a"} == {"ml/a-0": "n2", "ml/a-1": "n2"}
+    assert not diff_snapshot(before, result).stale
+    return before, result, db
+
+
+def test_a_placement_whose_pod_affinity_joined_a_pod_gone_since_is_stale() -> None:
+    """db, which a-1 was placed in b0 to join, is deleted: no running or placed pod matches
+    a-1's term, and a-1 does not, so kube-scheduler would never schedule it. verify agrees."""
+    before, result, db = _joining_db()
+    after = replace(before, pods=tuple(p for p in before.pods if p is not db))
+    diff = diff_snapshot(after, result)
+    assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == {
+        "ml/a-0": "",
+        "ml/a-1": "its pod affinity selects no pod running on a node with its topologyKey, none placed, and not itself: "
+        "kube-scheduler never schedules it",
+    }
+    assert [g.change for g in diff.groups if g.key == "ml/a"] == ["stale"]
+    assert not verify(after, result.placements, result.topology_levels()).ok
+
+
+def test_a_placement_affine_to_itself_outlives_the_pod_it_joined() -> None:
+    """a-1 matches its own term: with db gone, nothing counts, and it may be the first bound."""
+    before, result, db = _joining_db(self_matching=True)
+    after = replace(before, pods=tuple(p for p in before.pods if p is not db))
+    assert not diff_snapshot(after, result).stale
+    assert verify(after, result.placements, result.topology_levels()).ok
+
+
+def test_a_pod_it_selects_bound_since_elsewhere_leaves_the_placement_while_one_runs_in_its_block() -> None:
+    """A second db bound since on n3, in block b1 (first by name), is one more domain a-1 may
+    join: db still runs in b0, so the placement on n2 holds."""
+    before, result, db = _joining_db()
+    after = replace(before, pods=(*before.pods, replace(db, name="cache-db", node_name="n3")))
+    assert not diff_snapshot(after, result).stale
+    assert verify(after, result.placements, result.topology_levels()).ok
+
+
 def test_a_host_port_bound_since_on_another_address_or_by_a_finished_pod_leaves_the_placement() -> None:
     """NodePorts holds a port on one address only against that address and 0.0.0.0, and a
     Succeeded or Failed pod holds none: neither makes a placement stale."""
