@@ -20,7 +20,7 @@ from .objective import Assignment, Term, objective_terms
 from .problem import GangSpec, Problem, alone, candidate_count, frozen, level_key, pods_that_fit
 from .model import PodGroupAPI
 from .quantity import counted, describe_amount, describe_apart, plural
-from .semantics import node_usable, one_a_node
+from .semantics import counted_rule, node_usable, one_a_node
 from .stages import SolveResult, Tuning
 from .topology import TopologyTree
 
@@ -217,7 +217,7 @@ def _asks(problem: Problem, request: Sequence[int], apart: Iterable[str] = ()) -
     """A pod's requests, as kubectl shows them: ['95.6 cpu', '372Gi memory', '4 nvidia.com/gpu'];
     a term keeping it apart (``apart``), or a port, is named among them."""
     asked = [
-        (name, name if one_a_node(name) else f"{describe_amount(name, v)} {name}")
+        (name, name if counted_rule(name) else f"{describe_amount(name, v)} {name}")
         for name, v in zip(problem.resources, request)
         if v and name != "pods"
     ]
@@ -498,7 +498,7 @@ def _insufficient(
     """'insufficient gpu (quorum needs 40, 20 free), ...' for each resource short (of
     ``names``, the problem's resources by default), scarcest first; '' when none is."""
     short = sorted(
-        (free / need, f"{name} ({what} {shown[0]}{' nodes' if one_a_node(name) else ''}, {shown[1]} free)")
+        (free / need, f"{name} ({what} {shown[0]}{' nodes' if one_a_node(name) else ' pods' if counted_rule(name) else ''}, {shown[1]} free)")
         for name, need, free in zip(problem.resources if names is None else names, needs, usable_free)
         if need > free and (shown := describe_apart(name, need, free))
     )

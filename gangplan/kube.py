@@ -38,6 +38,7 @@ from gangplan.model import (
     Taint,
     Toleration,
     Topology,
+    TopologySpreadConstraint,
     WorkloadPriorityClass,
 )
 from gangplan.quantity import QuantityError, to_amount
@@ -499,6 +500,31 @@ def _pod_affinity_term(
     return PodAffinityTerm(labels, expressions, namespaces or (namespace,), key)
 
 
+_SPREAD_POLICIES = ("Honor", "Ignore")
+
+
+def _spread_constraint(
+    r: _Reader, raw: object, path: Path, namespace: str, own: Mapping[str, str]
+) -> TopologySpreadConstraint | None:
+    """A DoNotSchedule constraint; None for ScheduleAnyway, a preference. Its labelSelector and
+    matchLabelKeys read as a pod affinity term's (no namespaces: the pod's own), and semantics
+    judges which it models."""
+    constraint = r.entry(raw, path)
+    # The API requires whenUnsatisfiable; a dump without it was read as DoNotSchedule before, and still is.
+    hard = r.choice(constraint, "whenUnsatisfiable", path, ("DoNotSchedule", "ScheduleAnyway"), "DoNotSchedule") == "DoNotSchedule"
+    r.string(constraint, "topologyKey", path, required=True)
+    max_skew = r.integer(constraint, "maxSkew", path, required=True, minimum=1, maximum=_INT32_MAX)
+    min_domains = r.integer(constraint, "minDomains", path, default=1, minimum=1, maximum=_INT32_MAX)
+    affinity_policy = r.choice(constraint, "nodeAffinityPolicy", path, _SPREAD_POLICIES, "Honor")
+    taints_policy = r.choice(constraint, "nodeTaintsPolicy", path, _SPREAD_POLICIES, "Ignore")
+    if not hard:
+        return None
+    term = {k: v for k, v in constraint.items() if k in ("labelSelector", "matchLabelKeys", "topologyKey")}
+    return TopologySpreadConstraint(
+        _pod_affinity_term(r, term, path, namespace, own), max_skew or 1, min_domains or 1, affinity_policy, taints_policy
+    )
+
+
 def _toleration(r: _Reader, raw: object, path: Path) -> Toleration:
     toleration = r.entry(raw, path)
     key = r.string(toleration, "key", path)
@@ -585,9 +611,11 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
             )
         )
     host_ports = _host_ports(r, spec)
-    spread = r.sequence(spec, "topologySpreadConstraints", _SPEC)
-    if any(isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" for c in spread):
-        unmodelled.append("topologySpreadConstraints with DoNotSchedule")
+    spread = tuple(
+        constraint
+        for i, raw in enumerate(r.sequence(spec, "topologySpreadConstraints", _SPEC))
+        if (constraint := _spread_constraint(r, raw, _SPEC + ("topologySpreadConstraints", i), namespace, own_labels))
+    )
     if r.sequence(spec, "resourceClaims", _SPEC):
         unmodelled.append("device allocation for resource claims (kube-scheduler's DynamicResources filter)")
     volumes = r.sequence(spec, "volumes", _SPEC)
@@ -648,6 +676,7 @@ def to_pod(obj: Mapping[str, Any], origin: Origin, shown: Path = ()) -> Pod:
         affinity=pod_affinity,
         pod_level_requests={k: v for k, v in level_requests.items() if _pod_level(k)},
         host_ports=host_ports,
+        spread=spread,
     )
 
 

@@ -81,6 +81,18 @@ class PodAffinityTerm:
 
 
 @dataclass(frozen=True, slots=True)
+class TopologySpreadConstraint:
+    """A topologySpreadConstraint with ``whenUnsatisfiable: DoNotSchedule`` (kube-scheduler's
+    PodTopologySpread filter); ScheduleAnyway is a preference, which gangplan does not plan by."""
+
+    selector: PodAffinityTerm  # labelSelector, matchLabelKeys folded in; the pod's namespace; topologyKey
+    max_skew: int
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"  # Honor | Ignore: whether E holds only nodes the pod's node filters pass
+    node_taints_policy: str = "Ignore"  # Honor | Ignore: whether E holds only nodes whose taints it tolerates
+
+
+@dataclass(frozen=True, slots=True)
 class Node:
     name: str
     labels: Mapping[str, str]
@@ -156,6 +168,7 @@ class Pod:
     # defaulted from limits, of the resources it may set (cpu, memory).
     pod_level_requests: Resources = field(default_factory=dict)
     host_ports: tuple[HostPort, ...] = ()
+    spread: tuple[TopologySpreadConstraint, ...] = ()  # DoNotSchedule topologySpreadConstraints
 
     @property
     def key(self) -> str:

@@ -25,7 +25,7 @@ from .model import Snapshot
 from .objective import Assignment, DomainWeights, Term, UsedDomains, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
 from .problem import Problem, alone, build_problem, candidate_count, restrict
-from .semantics import one_a_node
+from .semantics import counted_rule
 from .stages import Reporter, StageResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
 from .verify import claim_violations, verify
 
@@ -556,8 +556,8 @@ def resource_totals(problem: Problem, assignment: Assignment) -> tuple[dict[str,
         for k, want in enumerate(problem.roles[r].request):
             added[k] += want * n
     for k, name in enumerate(problem.resources):
-        if one_a_node(name):
-            continue  # a host port or an anti-affinity term is no resource Kubernetes counts
+        if counted_rule(name):
+            continue  # a host port, an anti-affinity term or a spread cap is no resource Kubernetes counts
         total = sum(a[k] for a in problem.allocatable)
         used = sum(u[k] for u in problem.used)
         before[name] = (used, total)

@@ -33,6 +33,7 @@ from .semantics import (
     node_selector_matches,
     node_allocatable,
     node_usable,
+    counted_rule,
     one_a_node,
     pod_requests,
     task_of,
@@ -294,8 +295,10 @@ def build_problem(
     counted = [p for p in snapshot.pods if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED]
     # Only pods that hold or may take a node split a port into addresses.
     ports = host_port_requests(p for p in counted if consumes_capacity(p) or is_pending(p))
-    apart = grouping.anti_affinity.units
-    requests = {id(p): {**pod_requests(p), **ports.get(id(p), {}), **apart.get(id(p), {})} for p in counted}
+    apart, spread = grouping.anti_affinity.units, grouping.spread.units
+    requests = {
+        id(p): {**pod_requests(p), **ports.get(id(p), {}), **apart.get(id(p), {}), **spread.get(id(p), {})} for p in counted
+    }
 
     used: list[dict[str, int]] = [defaultdict(int) for _ in nodes]
     idle = [True] * len(nodes)
@@ -320,6 +323,9 @@ def build_problem(
     resources = tuple(sorted(pending_resources | {"pods"}))
     ones = dict.fromkeys(filter(one_a_node, resources), 1)  # a host port, an anti-affinity term: one a node
     alloc_maps = [node_allocatable(n) | ones for n in nodes]
+    for name in (name for name in resources if name in grouping.spread.caps):
+        for node_room, node in zip(alloc_maps, nodes):
+            node_room[name] = grouping.spread.caps[name].get(node.name, 0)
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
     requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
     free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))
@@ -726,7 +732,7 @@ def _quorum_shares(
     for gang in jg.gangs:
         members = [p for pods in (gang.running, gang.counted_succeeded, gang.pending) for p in sorted(pods, key=lambda p: p.name)]
         for pod in members[: gang.group.min_member]:
-            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and not one_a_node(k) and total.get(k)))] += 1
+            alike[tuple(sorted((k, v) for k, v in requests[id(pod)].items() if k != "pods" and not counted_rule(k) and total.get(k)))] += 1
     shares: dict[Fraction, int] = defaultdict(int)
     for asked, pods in alike.items():
         if share := sum((Fraction(amount, total[name]) for name, amount in asked), Fraction(0)):

@@ -33,6 +33,7 @@ from .model import (
     Snapshot,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
 )
 
 POD_GROUP_LABELS = ("scheduling.x-k8s.io/pod-group", "pod-group.scheduling.sigs.k8s.io")
@@ -81,9 +82,15 @@ ANY_ADDRESS = "0.0.0.0"  # kube-scheduler's DefaultBindAllHostIP
 
 
 def one_a_node(resource: str) -> bool:
-    """A rule counted as a resource each node has one of (a host port, an anti-affinity term):
-    no resource Kubernetes counts, so in no figure of room used or quorum demand."""
+    """A rule counted as a resource each node has one of (a host port, an anti-affinity term)."""
     return resource.startswith((HOST_PORT, ANTI_AFFINITY))
+
+
+def counted_rule(resource: str) -> bool:
+    """A rule counted as a resource (a host port, an anti-affinity term, a spread constraint's
+    cap on each node): no resource Kubernetes counts, so in no figure of room used or quorum
+    demand."""
+    return resource.startswith((HOST_PORT, ANTI_AFFINITY, SPREAD))
 
 
 def host_port_clash(wanted: Iterable[HostPort], held: Iterable[tuple[HostPort, str]]) -> tuple[HostPort, str] | None:
@@ -372,6 +379,7 @@ class Grouping:
     unmodelled: dict[str, list[str]] = field(default_factory=dict)  # rule gangplan does not model -> who asks
     anti_affinity: AntiAffinity = field(default_factory=lambda: AntiAffinity({}, {}, ()))
     affinity: Affinity = field(default_factory=lambda: Affinity({}))
+    spread: Spread = field(default_factory=lambda: Spread({}, {}))
 
 
 def group_names_of(pod: Pod) -> list[str]:
@@ -581,7 +589,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     waiting = [pod for gang in all_gangs for pod in gang.pending]
     apart = anti_affinity(waiting, running, snapshot.nodes)
     near = pod_affinity(waiting, running, snapshot.nodes)
-    unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond, near.together)
+    spread = topology_spread(waiting, running, snapshot.nodes)
+    unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond, near.together, spread)
     warnings.extend(unmodelled_warnings(unmodelled))
     unknown: set[str] = set()  # PriorityClass names nothing in the snapshot defines
     workload_classes = {wpc.name: wpc.value for wpc in snapshot.workload_priority_classes}
@@ -648,7 +657,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 f"{jg.top.group.sub_group!r} ({listed([g.key for g in jg.gangs])}): they are two JobGroups, "
                 "named alike in the table, explain and Plans"
             )
-    return Grouping(job_groups, warnings, unmodelled, apart, near)
+    return Grouping(job_groups, warnings, unmodelled, apart, near, spread)
 
 
 def _workload_priority_classes(gang: Gang) -> list[str]:
@@ -675,13 +684,15 @@ def _unmodelled(
     loose: Sequence[str] = (),
     beyond: Sequence[str] = (),
     together: Sequence[str] = (),
+    spread: Spread | None = None,
 ) -> dict[str, list[str]]:
     """Each hard rule pending pods or their PodGroups ask that gangplan does not model, and
     who asks: a plan applied as Bindings bypasses the scheduler's own check of it. A running
     pod's required anti-affinity binds the pending pods it selects too (kube-scheduler's
     InterPodAffinity checks existing pods' terms against the incoming one). ``beyond``: pending
     pods whose terms wider than the node select other pending pods; ``together``: pending pods
-    whose pod affinity is not modelled (``Affinity.together``)."""
+    whose pod affinity is not modelled (``Affinity.together``); ``spread``, the spread
+    constraints that are not (``Spread.loose``, ``Spread.beyond``)."""
     asking: dict[str, list[str]] = defaultdict(list)
     pending = [pod for gang in gangs for pod in gang.pending]
     wide = set(beyond)
@@ -702,6 +713,9 @@ def _unmodelled(
                 asking[ANTI_AFFINITY_BEYOND].append(f"pod {pod.key}")
     asking[ANTI_AFFINITY_LOOSE] += [f"pod {pod_key}" for pod_key in loose]
     asking[AFFINITY_TOGETHER] += [f"pod {pod_key}" for pod_key in together]
+    if spread is not None:
+        asking[SPREAD_BEYOND] += [f"pod {pod_key}" for pod_key in spread.beyond]
+        asking[SPREAD_LOOSE] += [f"pod {pod_key}" for pod_key in spread.loose]
     if guards and pending:
         by_label, by_key = _indexed(pending)
         # Many running pods share a term (a Deployment's replicas): each distinct one is weighed once.
@@ -799,9 +813,13 @@ def _term_key(term: PodAffinityTerm) -> tuple:
 
 
 def _shown_term(term: PodAffinityTerm) -> str:
+    return f"{ANTI_AFFINITY}{_shown_selector(term)}"
+
+
+def _shown_selector(term: PodAffinityTerm) -> str:
     parts = [f"{k}={v}" for k, v in sorted((term.match_labels or {}).items())]
     parts += [f"{r.key} {r.operator}{' (' + ','.join(r.values) + ')' if r.values else ''}" for r in term.match_expressions]
-    return f"{ANTI_AFFINITY}{','.join(term.namespaces or ('*',))}/{','.join(parts) or '* (every pod)'}"
+    return f"{','.join(term.namespaces or ('*',))}/{','.join(parts) or '* (every pod)'}"
 
 
 def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> AntiAffinity:
@@ -1021,6 +1039,106 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
         if (allows := made[outcome]) is not None:
             only[id(pod)] = allows
     return Affinity(only, tuple(sorted(together)))
+
+
+SPREAD = "topologySpread "  # a spread constraint's cap on each node, counted as a resource
+SPREAD_BEYOND = "topologySpreadConstraints with DoNotSchedule at a topologyKey other than kubernetes.io/hostname"
+SPREAD_LOOSE = (
+    "topologySpreadConstraints with DoNotSchedule at kubernetes.io/hostname between pending pods that do not all "
+    "carry the constraint and match its labelSelector"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """DoNotSchedule topologySpreadConstraints at kubernetes.io/hostname (kube-scheduler's
+    PodTopologySpread), as the planner takes them: the pods a constraint's labelSelector
+    matches on a node may number at most maxSkew over the fewest on any eligible node. The
+    fewest is taken over running pods alone, a constant per node: placed pods can only raise
+    it, so the rule is exact or stricter. Each constraint is a resource: ``units``, per pending
+    pod (by ``id``), one unit of each it carries; ``caps``, per resource, each node's room
+    (maxSkew + fewest - those running there, never below 0). Modelled only where the pending
+    pods carrying it are exactly those it matches; ``loose``, the carriers where they are not,
+    and ``beyond``, pods whose constraints are at a wider topologyKey (both warned about)."""
+
+    units: Mapping[int, Mapping[str, int]]
+    caps: Mapping[str, Mapping[str, int]]
+    loose: tuple[str, ...] = ()
+    beyond: tuple[str, ...] = ()
+
+
+def _spread_key(constraint: TopologySpreadConstraint) -> tuple:
+    c = constraint
+    return _term_key(c.selector), c.max_skew, c.min_domains, c.node_affinity_policy, c.node_taints_policy
+
+
+def _eligible(constraint: TopologySpreadConstraint, pod: Pod, node: Node, known: Tolerated) -> bool:
+    """Whether ``node`` is one of the domains the fewest is taken over, for ``pod``."""
+    if constraint.node_affinity_policy == "Honor" and not (
+        labels_match(pod.node_selector, node.labels)
+        and (pod.node_affinity is None or node_selector_matches(pod.node_affinity, node))
+    ):
+        return False
+    return constraint.node_taints_policy != "Honor" or _untolerated(node, known) is None
+
+
+def _spread_name(constraint: TopologySpreadConstraint) -> str:
+    fewest = f" minDomains={constraint.min_domains}" if constraint.min_domains > 1 else ""
+    return f"{SPREAD}{HOSTNAME_LABEL} maxSkew={constraint.max_skew}{fewest} {_shown_selector(constraint.selector)}"
+
+
+def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> Spread:
+    """See ``Spread``. Running pods count while they hold room and are not terminating, as
+    kube-scheduler counts them. Carriers whose node filters differ see different eligible
+    nodes; the smallest fewest of theirs caps them all."""
+    if not any(pod.spread for pod in pending):
+        return Spread({}, {})
+    counted_pods = [pod for pod in running if not pod.deleting]
+    pending_index, running_index = _indexed(pending), _indexed(counted_pods)
+    carriers: dict[tuple, list[Pod]] = defaultdict(list)
+    constraints: dict[tuple, TopologySpreadConstraint] = {}
+    beyond: list[str] = []
+    for pod in pending:
+        for constraint in pod.spread:
+            if constraint.selector.topology_key != HOSTNAME_LABEL:
+                beyond.append(pod.key)  # a node without the key fails it too, selector or none
+                continue
+            if constraint.selector.match_labels is None:
+                continue  # no labelSelector matches no pod: the skew is always 0
+            key = _spread_key(constraint)
+            constraints.setdefault(key, constraint)
+            if not carriers[key] or carriers[key][-1] is not pod:
+                carriers[key].append(pod)
+    units: dict[int, dict[str, int]] = defaultdict(dict)
+    caps: dict[str, dict[str, int]] = {}
+    loose: set[str] = set()
+    names: dict[str, int] = defaultdict(int)
+    everyone, bound = list(pending), list(counted_pods)
+    for key, constraint in constraints.items():
+        term = constraint.selector
+        members = carriers[key]
+        selected = [q for q in _candidates(term, *pending_index, everyone) if _selects(term, q)]
+        if {id(q) for q in selected} != {id(p) for p in members}:
+            loose.update(p.key for p in members)
+            continue
+        here: dict[str, int] = defaultdict(int)
+        for other in _candidates(term, *running_index, bound):
+            if other.node_name is not None and _selects(term, other):
+                here[other.node_name] += 1
+        fewest: int | None = None
+        filters = {(tuple(sorted(p.node_selector.items())), p.node_affinity, p.tolerations): p for p in members}
+        for pod in filters.values():
+            known = tolerated(pod.tolerations)
+            eligible = [node.name for node in nodes if _eligible(constraint, pod, node, known)]
+            least = 0 if len(eligible) < constraint.min_domains else min((here[n] for n in eligible), default=0)
+            fewest = least if fewest is None else min(fewest, least)
+        name = _spread_name(constraint)
+        names[name] += 1
+        name += f" #{names[name]}" if names[name] > 1 else ""
+        caps[name] = {node.name: max(0, constraint.max_skew + (fewest or 0) - here[node.name]) for node in nodes}
+        for pod in members:
+            units[id(pod)][name] = 1
+    return Spread(dict(units), caps, tuple(sorted(loose)), tuple(sorted(set(beyond))))
 
 
 def _candidates(

@@ -30,6 +30,7 @@ from gangplan.model import (
     Snapshot,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
 )
 from gangplan.plan import Claim, Placement
 from gangplan.quantity import format_alike, plural
@@ -551,6 +552,7 @@ def verify(
     violations.extend(_host_ports(snapshot, nodes, pods, placed))
     violations.extend(_anti_affinity(snapshot, nodes, pods, placed))
     violations.extend(_pod_affinity(snapshot, nodes, pods, placed))
+    violations.extend(_topology_spread(snapshot, nodes, pods, placed))
     placed_keys = set(placed)
     violations.extend(_group_checks(snapshot, gangs, placed_keys))
     topology_violations, spans = _topology_checks(
@@ -974,6 +976,76 @@ def _pod_affinity(
                     + ("" if first is not None else ", and it does not match its own terms"),
                 ))
     return found
+
+
+def _topology_spread(
+    snapshot: Snapshot,
+    nodes: Mapping[str, Node],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+) -> list[Violation]:
+    """kube-scheduler's PodTopologySpread, DoNotSchedule at kubernetes.io/hostname, read as the
+    state once the plan is bound: on a placed pod's node, the pods its constraint's selector
+    matches (running and not terminating, or placed) may number at most maxSkew over the fewest
+    on any eligible node (0 when fewer nodes than minDomains are eligible). Eligible: under
+    nodeAffinityPolicy Honor, nodes its nodeSelector and required node affinity pass; under
+    nodeTaintsPolicy Honor, nodes whose NoSchedule and NoExecute taints it tolerates. Where a
+    pending pod the selector matches does not carry the constraint, or one carrying it does not
+    match it, the constraint is warned about, not checked (gangplan does not model it); so is
+    one at a wider topologyKey."""
+    asking = [
+        key for key in sorted(placed)
+        if key in pods and placed[key] in nodes and any(_spread_here(c) for c in pods[key].spread)
+    ]
+    if not asking:
+        return []
+    pending = [p for p in snapshot.pods if _is_pending(p)]
+    where = [(p, p.node_name or "") for p in snapshot.pods if _is_running(p) and not p.deleting]
+    where += [(pods[key], node_name) for key, node_name in placed.items() if key in pods]
+    checked: dict[tuple, bool] = {}  # constraint -> whether its carriers are the pending pods it matches
+    counts: dict[tuple, Counter[str]] = {}  # selector -> matching pods per node
+    fewest: dict[tuple, int] = {}  # constraint and the pod's node filters -> the fewest over eligible nodes
+    found: list[Violation] = []
+    for key in asking:
+        pod, node_name = pods[key], placed[key]
+        for c in (c for c in pod.spread if _spread_here(c)):
+            asked = (_selector(c.selector), c.max_skew, c.min_domains, c.node_affinity_policy, c.node_taints_policy)
+            if asked not in checked:
+                checked[asked] = all((c in p.spread) == _term_selects(c.selector, p) for p in pending)
+            if not checked[asked]:
+                continue
+            if asked[0] not in counts:
+                counts[asked[0]] = Counter(n for p, n in where if n in nodes and _term_selects(c.selector, p))
+            count = counts[asked[0]]
+            filters = (asked, tuple(sorted(pod.node_selector.items())), pod.node_affinity, pod.tolerations)
+            if filters not in fewest:
+                eligible = [n for n in nodes.values() if _spread_eligible(c, pod, n)]
+                fewest[filters] = 0 if len(eligible) < c.min_domains else min(count[n.name] for n in eligible)
+            if count[node_name] > c.max_skew + fewest[filters]:
+                found.append(Violation(
+                    "topology-spread", key,
+                    f"its topologySpreadConstraint at {_HOSTNAME} (maxSkew {c.max_skew}) counts {count[node_name]} "
+                    f"matching pods on node {node_name}, over maxSkew plus the fewest on an eligible node "
+                    f"({fewest[filters]})",
+                ))
+    return found
+
+
+def _spread_here(constraint: TopologySpreadConstraint) -> bool:
+    """A spread on the node that selects pods: no labelSelector matches none, so skews nothing."""
+    return constraint.selector.topology_key == _HOSTNAME and constraint.selector.match_labels is not None
+
+
+def _spread_eligible(constraint: TopologySpreadConstraint, pod: Pod, node: Node) -> bool:
+    if constraint.node_affinity_policy == "Honor":
+        if any(node.labels.get(k) != v for k, v in pod.node_selector.items()):
+            return False
+        if pod.node_affinity is not None and not _selector_matches(pod.node_affinity, node):
+            return False
+    if constraint.node_taints_policy == "Honor":
+        blocking = (t for t in node.taints if t.effect in _BLOCKING_EFFECTS)
+        return all(any(_tolerates(t, taint) for t in pod.tolerations) for taint in blocking)
+    return True
 
 
 def _selector(term: PodAffinityTerm) -> tuple:

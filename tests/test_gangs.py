@@ -850,7 +850,8 @@ def test_hard_rules_gangplan_does_not_model_are_warned_about(tmp_path: Path) -> 
         "PodGroup ml/spread asks for it",
         "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
         "non-empty namespaceSelector is not modelled, so the plan may break it: pod ml/spread-0, pod ml/spread-1 ask for it",
-        "warning: topologySpreadConstraints with DoNotSchedule is not modelled, so the plan may break it: pod ml/spread-0 asks for it",
+        "warning: topologySpreadConstraints with DoNotSchedule at a topologyKey other than kubernetes.io/hostname is not modelled, "
+        "so the plan may break it: pod ml/spread-0 asks for it",
     ]
 
 
