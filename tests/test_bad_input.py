@@ -155,6 +155,22 @@ CASES: dict[str, tuple[str | bytes, int | None, int | None, str]] = {
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers:\n  - name: c\n"
         "    ports: [{containerPort: 80, protocol: tcp}]\n", 8, 43, "one of TCP, UDP, SCTP, got \"tcp\"",
     ),
+    # PodTopologySpread reads them: maxSkew a positive int32, minDomains too, and the policies Honor or Ignore.
+    "spread-max-skew-zero": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  topologySpreadConstraints:\n"
+        "  - {maxSkew: 0, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}\n",
+        7, 15, "an integer from 1 to 2,147,483,647, got 0",
+    ),
+    "spread-max-skew-text": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  topologySpreadConstraints:\n"
+        "  - {maxSkew: '1', topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}\n",
+        7, 15, "expected an integer, got \"1\"",
+    ),
+    "spread-policy": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  topologySpreadConstraints:\n"
+        "  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, nodeTaintsPolicy: honor}\n",
+        7, 73, "one of Honor, Ignore, got \"honor\"",
+    ),
     # The API server folds matchLabelKeys into the selector, and so does gangplan: a key must be a string.
     "match-label-keys": (
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: a}}\nspec:\n  containers: [{name: c}]\n"

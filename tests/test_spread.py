@@ -1,0 +1,211 @@
+"""DoNotSchedule topologySpreadConstraints at kubernetes.io/hostname (kube-scheduler's
+PodTopologySpread): the planner's cap per node (maxSkew + the fewest matching running pods on
+an eligible node - those on the node), explain's reason, verify's exact final-state rule, and
+the cases still warned about, through the CLI; every plan verified."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_gangs import _bindings, node, pod_group, pods, runner, write
+
+from gangplan.cli import app
+from gangplan.loader import load_snapshot
+from gangplan.plan import plan_from_dict
+from gangplan.verify import verify
+
+_HOSTNAME = "kubernetes.io/hostname"
+
+
+def _spread(max_skew: int = 1, key: str = _HOSTNAME, selector: dict | None = None, **more: object) -> dict:
+    return {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "x"}} if selector is None else selector, **more}
+
+
+def _gang(count: int, constraint: dict | None = None, name: str = "job", gpus: int = 0, **spec: object) -> list[dict]:
+    """A PodGroup of ``count`` pods labelled app=x, each carrying ``constraint``."""
+    members = pods(name, count, gpus)
+    for pod in members:
+        pod["metadata"]["labels"] = {"app": "x"}
+        pod["spec"].update(topologySpreadConstraints=[constraint or _spread()], **spec)
+    return [pod_group(name, count), *members]
+
+
+def _running(name: str, on: str, labels: dict[str, str] | None = None, **extra: object) -> dict:
+    metadata = {"name": name, "namespace": "ml", "labels": {"app": "x"} if labels is None else labels, **extra}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata,
+            "spec": {"nodeName": on, "containers": [{"name": "c"}]}, "status": {"phase": "Running"}}
+
+
+def _nodes(count: int, **labels: str) -> list[dict]:
+    return [node(f"n{i}", labels=dict(labels)) for i in range(count)]
+
+
+def plan_of(path: str, *options: str) -> dict:
+    """test_gangs' plan_of, each group with the nodes of its placed pods (``on``)."""
+    result = runner.invoke(app, ["plan", path, "-o", "plan", *options])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    check = verify(load_snapshot([path]), plan_from_dict(data).placements, tuple(data["topology"]["levels"]))
+    assert check.ok, check.violations
+    return {g["name"]: {**g, "on": sorted(p["node"] for p in data["placements"] if p["group"] == g["name"])} for g in data["groups"]}
+
+
+def _on(placed: dict) -> list[str]:
+    return list(placed["on"])
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_max_skew_one_puts_a_gang_one_to_a_node_and_three_nodes_are_too_few(tmp_path: Path, solver: str) -> None:
+    """With no matching pod running the fewest is 0, so maxSkew 1 allows one a node: 4 pods fit
+    on 4 nodes, not on 3, and the reason names the constraint; maxSkew 2 lets two share one."""
+    four = plan_of(write(tmp_path, [*_nodes(4), *_gang(4)]), "--solver", solver)["ml/job"]
+    assert four["placed"] and _on(four) == ["n0", "n1", "n2", "n3"]
+    three = write(tmp_path, [*_nodes(3), *_gang(4)])
+    assert not plan_of(three, "--solver", solver)["ml/job"]["placed"]
+    said = runner.invoke(app, ["explain", three, "ml/job", "--solver", solver]).stdout
+    assert "insufficient topologySpread kubernetes.io/hostname maxSkew=1 ml/app=x (quorum needs 4 pods, 3 free)" in said
+    two = plan_of(write(tmp_path, [*_nodes(2), *_gang(4, _spread(2))]), "--solver", solver)["ml/job"]
+    assert two["placed"] and _on(two) == ["n0", "n0", "n1", "n1"]
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_running_matching_pods_lower_their_nodes_cap(tmp_path: Path, solver: str) -> None:
+    """Two matching pods run on n0 and one on n1, none on n2 (the fewest, 0): maxSkew 2 leaves
+    n0 no room, n1 one pod and n2 two. A terminating pod is not counted, nor one of another
+    namespace or of other labels, so n3's three such pods leave it its two."""
+    objects = [*_nodes(4), _running("r0", "n0"), _running("r1", "n0"), _running("r2", "n1")]
+    objects += [_running("gone", "n3", deletionTimestamp="2024-01-01T00:00:00Z"), _running("other", "n3", {"app": "y"})]
+    other_namespace = _running("elsewhere", "n3")
+    other_namespace["metadata"]["namespace"] = "web"
+    fits = plan_of(write(tmp_path, [*objects, other_namespace, *_gang(5, _spread(2))]), "--solver", solver)["ml/job"]
+    assert fits["placed"] and _on(fits) == ["n1", "n2", "n2", "n3", "n3"]
+    assert not plan_of(write(tmp_path, [*objects, other_namespace, *_gang(6, _spread(2))]), "--solver", solver)["ml/job"]["placed"]
+
+
+def test_too_few_eligible_nodes_for_min_domains_make_the_fewest_zero(tmp_path: Path) -> None:
+    """A matching pod runs on each of 3 nodes, so the fewest is 1 and maxSkew 1 leaves each node
+    room for one more; with minDomains 4 (3 eligible nodes) the fewest is 0, and there is none."""
+    running = [_running(f"r{i}", f"n{i}") for i in range(3)]
+    assert plan_of(write(tmp_path, [*_nodes(3), *running, *_gang(3)]))["ml/job"]["placed"]
+    assert plan_of(write(tmp_path, [*_nodes(3), *running, *_gang(3, _spread(1, minDomains=3))]))["ml/job"]["placed"]
+    assert not plan_of(write(tmp_path, [*_nodes(3), *running, *_gang(1, _spread(1, minDomains=4))]))["ml/job"]["placed"]
+
+
+def test_node_affinity_policy_decides_which_nodes_the_fewest_is_taken_over(tmp_path: Path) -> None:
+    """The gang may go only to pool=a nodes, which each run a matching pod; the pool=b node runs
+    none. Under Honor (the default) the fewest is over pool=a nodes, 1, so each takes one more;
+    under Ignore the pool=b node counts too, the fewest is 0, and no pool=a node has room."""
+    objects = [node("a0", labels={"pool": "a"}), node("a1", labels={"pool": "a"}), node("b0", labels={"pool": "b"})]
+    objects += [_running("r0", "a0"), _running("r1", "a1")]
+    honor = plan_of(write(tmp_path, [*objects, *_gang(2, nodeSelector={"pool": "a"})]))["ml/job"]
+    assert honor["placed"] and _on(honor) == ["a0", "a1"]
+    ignore = _gang(2, _spread(1, nodeAffinityPolicy="Ignore"), nodeSelector={"pool": "a"})
+    assert not plan_of(write(tmp_path, [*objects, *ignore]))["ml/job"]["placed"]
+
+
+def test_node_taints_policy_honor_leaves_untolerated_nodes_out_of_the_fewest(tmp_path: Path) -> None:
+    """A tainted node the gang does not tolerate runs no matching pod: under the default Ignore
+    it counts, the fewest is 0, and the two nodes running one each have no room; under Honor
+    it does not, and they take one each."""
+    taint = [{"key": "gpu", "value": "h100", "effect": "NoSchedule"}]
+    objects = [*_nodes(2), node("t0", taints=taint), _running("r0", "n0"), _running("r1", "n1")]
+    assert not plan_of(write(tmp_path, [*objects, *_gang(2)]))["ml/job"]["placed"]
+    honor = plan_of(write(tmp_path, [*objects, *_gang(2, _spread(1, nodeTaintsPolicy="Honor"))]))["ml/job"]
+    assert honor["placed"] and _on(honor) == ["n0", "n1"]
+
+
+def test_match_label_keys_fold_into_the_selector(tmp_path: Path) -> None:
+    """matchLabelKeys: [job] selects pods of the pod's own job only: a running pod of another
+    job on n0 does not count, so both of this job's pods go one to a node on 2 nodes."""
+    gang = _gang(2, _spread(1, selector={"matchLabels": {"app": "x"}}, matchLabelKeys=["job"]))
+    for pod in gang[1:]:
+        pod["metadata"]["labels"]["job"] = "mine"
+    other = _running("r0", "n0", {"app": "x", "job": "theirs"})
+    placed = plan_of(write(tmp_path, [*_nodes(2), other, *gang]))["ml/job"]
+    assert placed["placed"] and _on(placed) == ["n0", "n1"]
+    plain = _gang(2)
+    assert not plan_of(write(tmp_path, [*_nodes(2), other, *plain]))["ml/job"]["placed"]
+
+
+def test_verify_checks_the_final_state_rule(tmp_path: Path) -> None:
+    """verify reads the rule as the state once bound: on n0 two placed pods with none on n1 is a
+    skew of 2; two on n0 and one on n1 is within maxSkew 1 of a fewest that the placement
+    itself raised to 1 (the planner, taking the fewest from running pods, would not make it,
+    but kube-scheduler binding them one by one could), and so is accepted."""
+    snapshot = write(tmp_path, [*_nodes(2), *_gang(3)])
+    broken = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"job-0": "n0", "job-1": "n0"})])
+    assert broken.exit_code == 1
+    assert [line for line in broken.stdout.splitlines() if line.startswith("topology-spread")] == [
+        f"topology-spread ml/job-{i}: its topologySpreadConstraint at kubernetes.io/hostname (maxSkew 1) counts 2 "
+        "matching pods on node n0, over maxSkew plus the fewest on an eligible node (0)"
+        for i in (0, 1)
+    ]
+    kept = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"job-0": "n0", "job-1": "n0", "job-2": "n1"})])
+    assert not [line for line in kept.stdout.splitlines() if line.startswith("topology-spread")], kept.stdout
+    assert not plan_of(snapshot)["ml/job"]["placed"]  # the planner's own rule is stricter
+
+
+def test_verify_counts_running_pods_and_min_domains(tmp_path: Path) -> None:
+    """A running matching pod counts on its node: one placed beside it on n0 makes 2 where n1
+    has 0. With one running on each node, one more on n0 is within maxSkew 1 of the fewest,
+    1, until minDomains 3 over 2 nodes makes the fewest 0."""
+    snapshot = write(tmp_path, [*_nodes(2), _running("r0", "n0"), *_gang(1)])
+    broken = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"job-0": "n0"})])
+    assert [line.split(":")[0] for line in broken.stdout.splitlines() if line.startswith("topology-spread")] == [
+        "topology-spread ml/job-0"
+    ]
+    assert runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"job-0": "n1"})]).exit_code == 0
+    both = [*_nodes(2), _running("r0", "n0"), _running("r1", "n1")]
+    beside = _bindings(tmp_path, {"job-0": "n0"})
+    assert runner.invoke(app, ["verify", write(tmp_path, [*both, *_gang(1)]), "--plan", beside]).exit_code == 0
+    domains = write(tmp_path, [*both, *_gang(1, _spread(1, minDomains=3))])
+    assert runner.invoke(app, ["verify", domains, "--plan", beside]).exit_code == 1
+    ample = write(tmp_path, [*both, *_gang(1, _spread(2, minDomains=3))])
+    assert runner.invoke(app, ["verify", ample, "--plan", beside]).exit_code == 0
+
+
+def test_verify_applies_the_node_policies_to_its_eligible_nodes(tmp_path: Path) -> None:
+    """Under Honor the pool=b node, which the pod may not go to, is not eligible: one placed
+    pod beside a running one on a0 is within maxSkew 1 of a1's one; under Ignore b0's none
+    is the fewest, and it is not."""
+    objects = [node("a0", labels={"pool": "a"}), node("a1", labels={"pool": "a"}), node("b0", labels={"pool": "b"})]
+    objects += [_running("r0", "a0"), _running("r1", "a1")]
+    honor = write(tmp_path, [*objects, *_gang(1, nodeSelector={"pool": "a"})])
+    assert runner.invoke(app, ["verify", honor, "--plan", _bindings(tmp_path, {"job-0": "a0"})]).exit_code == 0
+    ignore = write(tmp_path, [*objects, *_gang(1, _spread(1, nodeAffinityPolicy="Ignore"), nodeSelector={"pool": "a"})])
+    assert runner.invoke(app, ["verify", ignore, "--plan", _bindings(tmp_path, {"job-0": "a0"})]).exit_code == 1
+
+
+def _warned(path: str) -> list[str]:
+    result = runner.invoke(app, ["plan", path])
+    assert result.exit_code == 0, result.output
+    return [line for line in result.stderr.splitlines() if "topologySpread" in line]
+
+
+def test_constraints_not_modelled_are_warned_about_and_not_checked(tmp_path: Path) -> None:
+    """A zone constraint, one whose selector matches a pending pod not carrying it, and one a
+    carrier does not match are warned about; the plan may break them, so verify does not
+    check them either. A ScheduleAnyway one, or a hostname one on a job's own pods, is not."""
+    zone = _gang(2, _spread(1, "topology.kubernetes.io/zone"))
+    assert _warned(write(tmp_path, [*_nodes(1), *zone])) == [
+        "warning: topologySpreadConstraints with DoNotSchedule at a topologyKey other than kubernetes.io/hostname is not "
+        "modelled, so the plan may break it: pod ml/job-0, pod ml/job-1 ask for it"
+    ]
+    # n1 has no GPU for them, yet counts 0: both on n0 break the rule, which the plan may do.
+    loose = [*_gang(2, gpus=1), *pods("other", 1, 1)]
+    loose[-1]["metadata"]["labels"] = {"app": "x"}
+    snapshot = write(tmp_path, [node("n0"), node("n1", gpus=0), *loose])
+    assert _warned(snapshot) == [
+        "warning: topologySpreadConstraints with DoNotSchedule at kubernetes.io/hostname between pending pods that do not "
+        "all carry the constraint and match its labelSelector is not modelled, so the plan may break it: pod ml/job-0, "
+        "pod ml/job-1 ask for it"
+    ]
+    assert plan_of(snapshot)["ml/job"]["on"] == ["n0", "n0"]  # planned as without it
+    unmatched = _gang(2, _spread(1, selector={"matchLabels": {"app": "y"}}))
+    assert "pod ml/job-0, pod ml/job-1 ask for it" in _warned(write(tmp_path, [*_nodes(1), *unmatched]))[0]
+    soft = _gang(2, {**_spread(), "whenUnsatisfiable": "ScheduleAnyway"})
+    assert _warned(write(tmp_path, [*_nodes(1), *soft])) == []
+    assert _warned(write(tmp_path, [*_nodes(2), *_gang(2)])) == []
