@@ -233,6 +233,57 @@ def test_plans_keep_pending_pods_in_the_domains_of_running_pods_they_are_affine_
     event("affine pod placed" if any(p.affinity for p in snapshot.pods if p.key in {q.pod for q in result.placements}) else "none affine placed")
 
 
+@st.composite
+def spread_over_nodes(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated cluster where a share of the groups' pending pods carry a DoNotSchedule
+    topologySpreadConstraint at kubernetes.io/hostname over their group's label (maxSkew 1-3,
+    minDomains 1-6, either node policy), pods holding no room that match it run on most nodes,
+    and in a few groups one pending pod lacks the constraint (not modelled: warned about, not
+    checked)."""
+    doc = draw(snapshots())
+    rng = random.Random(draw(st.integers(0, 2**20)))
+    share = draw(st.sampled_from([0.3, 1.0]))
+    constrained: dict[tuple[str, str], dict[str, Any] | None] = {}
+    for item in doc["items"]:
+        if item["kind"] != "Pod" or (group := group_of(item)) is None:
+            continue
+        item["metadata"].setdefault("labels", {})["spread"] = group[1]
+        if item["spec"].get("nodeName"):
+            continue
+        if group not in constrained:
+            constrained[group] = None if rng.random() >= share else {
+                "maxSkew": rng.randint(1, 3), "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"spread": group[1]}}, "minDomains": rng.choice([1, 1, 2, 6]),
+                "nodeAffinityPolicy": rng.choice(["Honor", "Ignore"]), "nodeTaintsPolicy": rng.choice(["Honor", "Ignore"]),
+            }
+        if (constraint := constrained[group]) is not None and rng.random() > 0.05:
+            item["spec"]["topologySpreadConstraints"] = [constraint]
+    nodes = [item["metadata"]["name"] for item in doc["items"] if item["kind"] == "Node"]
+    for (namespace, name), constraint in sorted(constrained.items()):
+        if constraint is None or rng.random() < 0.3:
+            continue
+        # Matching pods running on most nodes, so the fewest is often above 0; a few terminating.
+        for node_name in nodes:
+            for i in range(rng.choice([0, 1, 1, 2])):
+                meta: dict[str, Any] = {"name": f"{name}-{node_name}-{i}", "namespace": namespace, "labels": {"spread": name}}
+                if rng.random() < 0.1:
+                    meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+                doc["items"].append({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                                     "spec": {"nodeName": node_name, "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    return doc
+
+
+@profile(80)
+@given(spread_over_nodes())
+def test_plans_keep_hostname_spread_constraints(doc: dict[str, Any]) -> None:
+    """The planner (semantics' cap per node, from running pods) and verify (its own reading of
+    the exact rule, with the placed pods counted) agree: no plan puts more pods a constraint
+    matches on a node than maxSkew over the fewest on an eligible node."""
+    snapshot, result = _both_solvers_verify(doc)
+    placed = {q.pod for q in result.placements}
+    event("spread pod placed" if any(p.spread for p in snapshot.pods if p.key in placed) else "none spread placed")
+
+
 @profile(60)
 @given(snapshots())
 def test_every_plan_verifies_and_greedy_never_beats_the_default(doc: dict[str, Any]) -> None:
