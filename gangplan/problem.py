@@ -324,8 +324,9 @@ def build_problem(
     ones = dict.fromkeys(filter(one_a_node, resources), 1)  # a host port, an anti-affinity term: one a node
     alloc_maps = [node_allocatable(n) | ones for n in nodes]
     for name in (name for name in resources if name in grouping.spread.caps):
+        everywhere, lower = grouping.spread.caps[name]
         for node_room, node in zip(alloc_maps, nodes):
-            node_room[name] = grouping.spread.caps[name].get(node.name, 0)
+            node_room[name] = lower.get(node.name, everywhere)
     allocatable = tuple(tuple(a.get(r, 0) for r in resources) for a in alloc_maps)
     requested = tuple(tuple(used[i].get(r, 0) for r in resources) for i in range(len(nodes)))
     free = tuple(tuple(max(0, a - u) for a, u in zip(allocatable[i], requested[i])) for i in range(len(nodes)))
@@ -677,14 +678,17 @@ def _build_roles(
 
 def _private_terms(grouping: Grouping) -> set[str]:
     """The anti-affinity terms whose pods are all of one PodGroup: each is a cap of one pod a
-    node on the roles carrying it, not a column. A pod carries one such term at most (a role
-    has one ``apart``): where one carries two, both stay columns."""
+    node on the roles carrying it, not a column. So is a spread constraint of maxSkew 1 with
+    room 1 on every node (no matching pod runs), which asks the same. A pod carries one such
+    term at most (a role has one ``apart``): where one carries two, both stay columns."""
+    one_each = {name for name, room in grouping.spread.caps.items() if room == (1, {})}
     gangs: dict[str, set[int]] = defaultdict(set)
     carried = []  # each pending pod's terms
     for jg in grouping.job_groups:
         for gang in jg.gangs:
             for pod in gang.pending:
-                if names := grouping.anti_affinity.units.get(id(pod)):
+                spread = [name for name in grouping.spread.units.get(id(pod), ()) if name in one_each]
+                if names := [*grouping.anti_affinity.units.get(id(pod), ()), *spread]:
                     carried.append(names)
                     for name in names:
                         gangs[name].add(id(gang))

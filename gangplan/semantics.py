@@ -1056,13 +1056,14 @@ class Spread:
     matches on a node may number at most maxSkew over the fewest on any eligible node. The
     fewest is taken over running pods alone, a constant per node: placed pods can only raise
     it, so the rule is exact or stricter. Each constraint is a resource: ``units``, per pending
-    pod (by ``id``), one unit of each it carries; ``caps``, per resource, each node's room
-    (maxSkew + fewest - those running there, never below 0). Modelled only where the pending
+    pod (by ``id``), one unit of each it carries; ``caps``, per resource, every node's room
+    (maxSkew + fewest) and the lesser room of the nodes matching pods run on (less those, never
+    below 0): a few nodes each, not a map of 20,480 per constraint. Modelled only where the pending
     pods carrying it are exactly those it matches; ``loose``, the carriers where they are not,
     and ``beyond``, pods whose constraints are at a wider topologyKey (both warned about)."""
 
     units: Mapping[int, Mapping[str, int]]
-    caps: Mapping[str, Mapping[str, int]]
+    caps: Mapping[str, tuple[int, Mapping[str, int]]]
     loose: tuple[str, ...] = ()
     beyond: tuple[str, ...] = ()
 
@@ -1085,6 +1086,23 @@ def _eligible(constraint: TopologySpreadConstraint, pod: Pod, node: Node, known:
 def _spread_name(constraint: TopologySpreadConstraint) -> str:
     fewest = f" minDomains={constraint.min_domains}" if constraint.min_domains > 1 else ""
     return f"{SPREAD}{HOSTNAME_LABEL} maxSkew={constraint.max_skew}{fewest} {_shown_selector(constraint.selector)}"
+
+
+def _fewest(constraint: TopologySpreadConstraint, pod: Pod, nodes: Sequence[Node], here: Mapping[str, int]) -> int:
+    """The fewest matching running pods on a node eligible for ``pod``; 0 when fewer nodes
+    are eligible than minDomains. The scan stops at the first eligible node none run on, which
+    a cluster of thousands of nodes has near its start."""
+    known = tolerated(pod.tolerations)
+    least: int | None = None
+    eligible = 0
+    for node in nodes:
+        if _eligible(constraint, pod, node, known):
+            eligible += 1
+            count = here.get(node.name, 0)
+            least = count if least is None else min(least, count)
+            if least == 0:  # the fewest, and the answer when too few are eligible too
+                return 0
+    return 0 if eligible < constraint.min_domains or least is None else least
 
 
 def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> Spread:
@@ -1110,7 +1128,7 @@ def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Seque
             if not carriers[key] or carriers[key][-1] is not pod:
                 carriers[key].append(pod)
     units: dict[int, dict[str, int]] = defaultdict(dict)
-    caps: dict[str, dict[str, int]] = {}
+    caps: dict[str, tuple[int, dict[str, int]]] = {}
     loose: set[str] = set()
     names: dict[str, int] = defaultdict(int)
     everyone, bound = list(pending), list(counted_pods)
@@ -1125,17 +1143,13 @@ def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Seque
         for other in _candidates(term, *running_index, bound):
             if other.node_name is not None and _selects(term, other):
                 here[other.node_name] += 1
-        fewest: int | None = None
         filters = {(tuple(sorted(p.node_selector.items())), p.node_affinity, p.tolerations): p for p in members}
-        for pod in filters.values():
-            known = tolerated(pod.tolerations)
-            eligible = [node.name for node in nodes if _eligible(constraint, pod, node, known)]
-            least = 0 if len(eligible) < constraint.min_domains else min((here[n] for n in eligible), default=0)
-            fewest = least if fewest is None else min(fewest, least)
+        fewest = min((_fewest(constraint, pod, nodes, here) for pod in filters.values()), default=0) if here else 0
         name = _spread_name(constraint)
         names[name] += 1
         name += f" #{names[name]}" if names[name] > 1 else ""
-        caps[name] = {node.name: max(0, constraint.max_skew + (fewest or 0) - here[node.name]) for node in nodes}
+        room = constraint.max_skew + fewest
+        caps[name] = (room, {node: max(0, room - count) for node, count in here.items()})
         for pod in members:
             units[id(pod)][name] = 1
     return Spread(dict(units), caps, tuple(sorted(loose)), tuple(sorted(set(beyond))))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from gangplan.model import (
     Node,
@@ -34,6 +34,8 @@ from gangplan.model import (
 )
 from gangplan.plan import Claim, Placement
 from gangplan.quantity import format_alike, plural
+
+T = TypeVar("T")
 
 __all__ = [
     "MINIMUM_RULES",
@@ -1002,6 +1004,25 @@ def _topology_spread(
     pending = [p for p in snapshot.pods if _is_pending(p)]
     where = [(p, p.node_name or "") for p in snapshot.pods if _is_running(p) and not p.deleting]
     where += [(pods[key], node_name) for key, node_name in placed.items() if key in pods]
+    # A selector's matchLabels look its pods up, not a scan: a thousand PodGroups with a constraint each.
+    pending_by_label: dict[tuple[str, str], list[Pod]] = {}
+    for p in pending:
+        for item in p.labels.items():
+            pending_by_label.setdefault(item, []).append(p)
+    where_by_label: dict[tuple[str, str], list[tuple[Pod, str]]] = {}
+    for p, n in where:
+        for item in p.labels.items():
+            where_by_label.setdefault(item, []).append((p, n))
+    carrying: dict[tuple, set[str]] = {}  # constraint -> the pending pods that carry it
+    for p in pending:
+        for c in p.spread:
+            carrying.setdefault(_spread_asked(c), set()).add(p.key)
+
+    def rarest(selector: PodAffinityTerm, by_label: Mapping[tuple[str, str], list[T]], every: list[T]) -> list[T]:
+        if selector.match_labels:
+            return min((by_label.get(item, []) for item in selector.match_labels.items()), key=len)
+        return every
+
     checked: dict[tuple, bool] = {}  # constraint -> whether its carriers are the pending pods it matches
     counts: dict[tuple, Counter[str]] = {}  # selector -> matching pods per node
     fewest: dict[tuple, int] = {}  # constraint and the pod's node filters -> the fewest over eligible nodes
@@ -1009,18 +1030,20 @@ def _topology_spread(
     for key in asking:
         pod, node_name = pods[key], placed[key]
         for c in (c for c in pod.spread if _spread_here(c)):
-            asked = (_selector(c.selector), c.max_skew, c.min_domains, c.node_affinity_policy, c.node_taints_policy)
+            asked = _spread_asked(c)
             if asked not in checked:
-                checked[asked] = all((c in p.spread) == _term_selects(c.selector, p) for p in pending)
+                matched = {p.key for p in rarest(c.selector, pending_by_label, pending) if _term_selects(c.selector, p)}
+                checked[asked] = matched == carrying.get(asked, set())
             if not checked[asked]:
                 continue
             if asked[0] not in counts:
-                counts[asked[0]] = Counter(n for p, n in where if n in nodes and _term_selects(c.selector, p))
+                counts[asked[0]] = Counter(
+                    n for p, n in rarest(c.selector, where_by_label, where) if n in nodes and _term_selects(c.selector, p)
+                )
             count = counts[asked[0]]
             filters = (asked, tuple(sorted(pod.node_selector.items())), pod.node_affinity, pod.tolerations)
             if filters not in fewest:
-                eligible = [n for n in nodes.values() if _spread_eligible(c, pod, n)]
-                fewest[filters] = 0 if len(eligible) < c.min_domains else min(count[n.name] for n in eligible)
+                fewest[filters] = _fewest_eligible(c, pod, nodes, count)
             if count[node_name] > c.max_skew + fewest[filters]:
                 found.append(Violation(
                     "topology-spread", key,
@@ -1029,6 +1052,24 @@ def _topology_spread(
                     f"({fewest[filters]})",
                 ))
     return found
+
+
+def _spread_asked(c: TopologySpreadConstraint) -> tuple:
+    return _selector(c.selector), c.selector.topology_key, c.max_skew, c.min_domains, c.node_affinity_policy, c.node_taints_policy
+
+
+def _fewest_eligible(c: TopologySpreadConstraint, pod: Pod, nodes: Mapping[str, Node], count: Mapping[str, int]) -> int:
+    """The fewest matching pods on a node eligible for ``pod`` (0 when fewer than minDomains
+    are): the scan ends at the first eligible node with none, as 0 is the answer either way."""
+    least: int | None = None
+    eligible = 0
+    for node in nodes.values():
+        if _spread_eligible(c, pod, node):
+            eligible += 1
+            least = count.get(node.name, 0) if least is None else min(least, count.get(node.name, 0))
+            if least == 0:
+                return 0
+    return 0 if eligible < c.min_domains or least is None else least
 
 
 def _spread_here(constraint: TopologySpreadConstraint) -> bool:

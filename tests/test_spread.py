@@ -14,6 +14,7 @@ from test_gangs import _bindings, node, pod_group, pods, runner, write
 from gangplan.cli import app
 from gangplan.loader import load_snapshot
 from gangplan.plan import plan_from_dict
+from gangplan.problem import build_problem
 from gangplan.verify import verify
 
 _HOSTNAME = "kubernetes.io/hostname"
@@ -177,6 +178,22 @@ def test_verify_applies_the_node_policies_to_its_eligible_nodes(tmp_path: Path) 
     assert runner.invoke(app, ["verify", honor, "--plan", _bindings(tmp_path, {"job-0": "a0"})]).exit_code == 0
     ignore = write(tmp_path, [*objects, *_gang(1, _spread(1, nodeAffinityPolicy="Ignore"), nodeSelector={"pool": "a"})])
     assert runner.invoke(app, ["verify", ignore, "--plan", _bindings(tmp_path, {"job-0": "a0"})]).exit_code == 1
+
+
+def test_a_gangs_own_max_skew_one_is_a_cap_on_its_roles_not_a_column(tmp_path: Path) -> None:
+    """maxSkew 1 with no matching pod running asks what a PodGroup's own anti-affinity term
+    asks, one a node, so it is the same cap on its roles (a column each costs time at scale);
+    maxSkew 2, a running matching pod, or a selector two PodGroups share keep the column."""
+    name = "topologySpread kubernetes.io/hostname maxSkew=1 ml/app=x"
+
+    def column_and_apart(objects: list[dict]) -> tuple[bool, set[str]]:
+        problem = build_problem(load_snapshot([write(tmp_path, objects)]))
+        return any(r.startswith("topologySpread") for r in problem.resources), {role.apart for role in problem.roles}
+
+    assert column_and_apart([*_nodes(4), *_gang(4)]) == (False, {name})
+    assert column_and_apart([*_nodes(4), *_gang(4, _spread(2))]) == (True, {""})
+    assert column_and_apart([*_nodes(4), *_gang(4), _running("r0", "n0")]) == (True, {""})
+    assert column_and_apart([*_nodes(4), *_gang(2), *_gang(2, name="other")]) == (True, {""})
 
 
 def _warned(path: str) -> list[str]:
