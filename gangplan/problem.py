@@ -531,6 +531,7 @@ class _Eligibility:
         self.candidates: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (request, mask) -> nodes, fits
         self._codes: dict[str | None, np.ndarray] = {}  # label key (None: the rest) -> class per node
         self._passing: dict[tuple, np.ndarray] = {}  # ``filters`` before pod (anti-)affinity's nodes are taken out
+        self._reasons: dict[tuple, tuple[list[str], np.ndarray]] = {}  # ``filter_codes`` before the same
 
     def _mask_key(self, pod: Pod, gang: Gang, topology: GangTopology | None) -> tuple:
         """The key of the pod's mask in ``cache``, which holds it once this has run."""
@@ -564,24 +565,32 @@ class _Eligibility:
             found &= inside
         return found
 
-    def filter_reasons(self, pod: Pod, gang: Gang) -> list[str | None]:
-        """Each node's ``filter_reason`` for the pod, worked out once per class of nodes alike
-        to its filters: 100 groups that fit nowhere, on 2,000 nodes of 50 taints each, took 30 s
-        node by node."""
+    def filter_codes(self, pod: Pod, gang: Gang) -> tuple[list[str], np.ndarray]:
+        """Why the pod may not go to each node: ``filter_reason``, else "pod affinity", else
+        "pod anti-affinity", as reasons and each node's index among them (-1: none). Worked
+        out once per class of nodes alike to the pod's filters, and once per set of filters:
+        pods of one gang drawing their own affinity terms share the rest. 100 groups that fit
+        nowhere, on 2,000 nodes of 50 taints each, took 30 s node by node; 780 gangs with a pod
+        that fits nowhere, at 20,480 nodes, 18 s with a reason per node."""
         if not self.nodes:
-            return []
-        first, classes = self._alike(pod, gang)
-        known = tolerated(pod.tolerations)
-        found = [filter_reason(self.nodes[i], pod, gang.group, known) for i in first.tolist()]
-        reasons = [found[c] for c in classes.tolist()]
+            return [], np.zeros(0, dtype=np.int64)
+        own = self.filters_key(pod, gang)[:-2]
+        known = self._reasons.get(own)
+        if known is None:
+            first, classes = self._alike(pod, gang)
+            tolerates = tolerated(pod.tolerations)
+            found = [filter_reason(self.nodes[i], pod, gang.group, tolerates) for i in first.tolist()]
+            names = sorted({*(r for r in found if r is not None), "pod affinity", "pod anti-affinity"})
+            per_class = np.array([-1 if r is None else names.index(r) for r in found], dtype=np.int64)
+            known = self._reasons[own] = (names, per_class[classes])
+        names, codes = known[0], known[1].copy()
         if (allowed := self.only.get(id(pod))) is not None:
-            for i, node in enumerate(self.nodes):
-                if reasons[i] is None and node.name not in allowed:
-                    reasons[i] = "pod affinity"  # kube-scheduler checks it before anti-affinity
-        for name in self.blocked.get(id(pod), ()):
-            if name in self.index and reasons[self.index[name]] is None:
-                reasons[self.index[name]] = "pod anti-affinity"
-        return reasons
+            outside = np.ones(len(self.nodes), dtype=bool)
+            outside[[self.index[n] for n in allowed if n in self.index]] = False
+            codes[(codes < 0) & outside] = names.index("pod affinity")  # kube-scheduler checks it first
+        blocked = np.array([self.index[n] for n in self.blocked.get(id(pod), ()) if n in self.index], dtype=np.int64)
+        codes[blocked[codes[blocked] < 0]] = names.index("pod anti-affinity")
+        return names, codes
 
     def _alike(self, pod: Pod, gang: Gang) -> tuple[np.ndarray, np.ndarray]:
         """One node of each class the pod's filters cannot tell apart, and each node's class."""
@@ -709,20 +718,33 @@ def apart_roles(problem: Problem, r: int) -> list[int]:
 def _excluded(
     eligibility: _Eligibility, pod: Pod, gang: Gang, topology: GangTopology | None, request: Vector, resources: tuple[str, ...]
 ) -> dict[str, int]:
-    """Nodes excluded per filter, kube-scheduler style, for a role with no candidate at all."""
+    """Nodes excluded per filter, kube-scheduler style, for a role with no candidate at all:
+    each node's first filter that fails, else its topology, else its first resource short."""
+    names, codes = eligibility.filter_codes(pod, gang)
     counts: dict[str, int] = defaultdict(int)
-    short = np.full(len(eligibility.nodes), -1)  # each node's first resource short of the request
+    for code, times in enumerate(np.bincount(codes[codes >= 0], minlength=len(names)).tolist()):
+        if times:
+            counts[names[code]] += times
+    left = np.flatnonzero(codes < 0)
+    tree = eligibility.tree
+    if topology is not None and tree is not None:
+        outside = np.zeros(len(eligibility.nodes), dtype=bool)
+        outside[list(tree.outside)] = True
+        steps = [("outside the topology", outside)]
+        for level, domain in topology.pinned.items():
+            steps.append((f"required {level_key(tree, level)} (running members)", _domain_array(tree, level) != domain))
+        for reason, fails in steps:
+            failing = fails[left]
+            if times := int(failing.sum()):
+                counts[reason] += times
+            left = left[~failing]
+    short = np.full(len(left), -1)  # each node's first resource short of the request
     for k in reversed(range(len(request))):
         if request[k]:
-            short[eligibility.free[:, k] < request[k]] = k
-    tree = eligibility.tree
-    for i, reason in enumerate(eligibility.filter_reasons(pod, gang)):
-        if reason is None and topology is not None and tree is not None:
-            reason = _topology_reason(i, tree, topology)
-        if reason is None and short[i] >= 0:
-            reason = f"resource {resources[short[i]]}"
-        if reason is not None:
-            counts[reason] += 1
+            short[eligibility.free[left, k] < request[k]] = k
+    for k, times in enumerate(np.bincount(short[short >= 0], minlength=len(resources)).tolist()):
+        if times:
+            counts[f"resource {resources[k]}"] += times
     return dict(sorted(counts.items()))
 
 
@@ -822,15 +844,6 @@ def _task_minimums(gang: Gang, role_ids: Sequence[int], roles: Sequence[Role]) -
 def level_key(tree: TopologyTree, level: int) -> str:
     """The label key a term names for ``level``: the node level is kubernetes.io/hostname."""
     return tree.levels[level] if level < len(tree.levels) else HOSTNAME_LABEL
-
-
-def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> str | None:
-    if node in tree.outside:
-        return "outside the topology"
-    for level, domain in topology.pinned.items():
-        if _domain_array(tree, level)[node] != domain:
-            return f"required {level_key(tree, level)} (running members)"
-    return None
 
 
 def _terms(

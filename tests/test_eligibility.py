@@ -26,9 +26,9 @@ from gangplan.model import (
     Toleration,
 )
 from gangplan.planner import Options, plan
-from gangplan.problem import GangTopology, Vector, _Eligibility, _excluded, _topology_reason, build_problem
+from gangplan.problem import GangTopology, Vector, _domain_array, _Eligibility, _excluded, build_problem, level_key
 from gangplan.semantics import Gang, filter_reason
-from gangplan.topology import build_tree
+from gangplan.topology import TopologyTree, build_tree
 from gangplan.verify import verify
 
 KEYS = ("zone", "pool", "gen")
@@ -103,10 +103,29 @@ def _reason(
 ) -> str | None:
     """Why node ``i`` is no candidate, as the kube-scheduler breakdown names it, node by node."""
     reason = filter_reason(eligibility.nodes[i], pod, gang.group)
+    allowed = eligibility.only.get(id(pod))
+    if reason is None and allowed is not None and eligibility.nodes[i].name not in allowed:
+        reason = "pod affinity"
+    if reason is None and eligibility.nodes[i].name in eligibility.blocked.get(id(pod), ()):
+        reason = "pod anti-affinity"
     if reason is None and topology is not None and eligibility.tree is not None:
         reason = _topology_reason(i, eligibility.tree, topology)
     short = [k for k, w in enumerate(request) if w and eligibility.free[i, k] < w]
     return reason if reason is not None or not short else f"resource {('cpu',)[short[0]]}"
+
+
+def _topology_reason(node: int, tree: TopologyTree, topology: GangTopology) -> str | None:
+    if node in tree.outside:
+        return "outside the topology"
+    for level, domain in topology.pinned.items():
+        if _domain_array(tree, level)[node] != domain:
+            return f"required {level_key(tree, level)} (running members)"
+    return None
+
+
+def _reasons(eligibility: _Eligibility, pod: Pod, gang: Gang) -> list[str | None]:
+    names, codes = eligibility.filter_codes(pod, gang)
+    return [None if c < 0 else names[c] for c in codes.tolist()]
 
 
 @settings(max_examples=300, deadline=None)
@@ -122,10 +141,35 @@ def test_candidates_are_the_nodes_each_filter_passes(cluster: Cluster) -> None:
         assert all(filter_reason(nodes[i], pod, group) is None for i in found.tolist())
         per_node = [min(2, f[0] // request[0]) if request[0] else 2 for f in (free[i] for i in expected)]
         assert caps.tolist() == per_node
-        assert eligibility.filter_reasons(pod, gang) == [filter_reason(n, pod, group) for n in nodes]
+        assert _reasons(eligibility, pod, gang) == [filter_reason(n, pod, group) for n in nodes]
         by_node = Counter(_reason(eligibility, i, pod, gang, None, request) for i in range(len(nodes)))
         del by_node[None]
         assert _excluded(eligibility, pod, gang, None, request, ("cpu",)) == dict(sorted(by_node.items()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(clusters(), st.data())
+def test_pod_affinity_and_pinned_domains_are_counted_after_the_filters(cluster: Cluster, data: st.DataObject) -> None:
+    """Pods that share their filters but not their pod (anti-)affinity, as a gang's pods each
+    drawing a term do, share a verdict per class of nodes (cached once) and then each have
+    their own nodes ruled out: the counts are those written node by node, a node's first
+    failing filter first, then pod affinity, pod anti-affinity, topology and room."""
+    nodes, free, pods = cluster
+    tree = build_tree(nodes, ["pool"])  # nodes without a pool are outside it
+    subsets = st.none() | st.frozensets(st.sampled_from([n.name for n in nodes]))
+    only = {id(pod): allowed for pod, _, _ in pods if (allowed := data.draw(subsets)) is not None}
+    blocked = {id(pod): data.draw(st.frozensets(st.sampled_from([n.name for n in nodes])) | st.just(frozenset())) for pod, _, _ in pods}
+    eligibility = _Eligibility(nodes, free, tree, 1, blocked, only=only)
+    for pod, group, request in pods:
+        gang = Gang(group)
+        domains = list(range(len(tree.domains[0]))) if tree.levels else []
+        pinned = data.draw(st.sampled_from(domains).map(lambda d: {0: d}) | st.just({})) if domains else {}
+        for topology in (None, GangTopology((0,), (), (1,), {}, pinned)):
+            found, _ = eligibility.caps(pod, gang, topology, request, 2)
+            assert found.tolist() == _one_by_one(eligibility, pod, gang, topology, request)
+            by_node = Counter(_reason(eligibility, i, pod, gang, topology, request) for i in range(len(nodes)))
+            del by_node[None]
+            assert _excluded(eligibility, pod, gang, topology, request, ("cpu",)) == dict(sorted(by_node.items()))
 
 
 def test_alike_nodes_share_a_verdict_but_not_when_the_name_is_read() -> None:

@@ -1519,6 +1519,36 @@ def test_pod_affinity_selecting_no_pod_at_all_places_the_pod_nowhere(tmp_path: P
     assert explain(alone, "ml/s").splitlines()[2] == "not placed: 0/1 nodes are available: 1 pod affinity"
 
 
+def test_pods_of_one_gang_with_different_affinity_terms_count_the_nodes_each_rules_out(tmp_path: Path) -> None:
+    """The pods of a gang, and of gangs with the same node filters, each drawing a term of
+    their own: each count of "0/N nodes are available" is its first pod's with no node, its
+    own term's zone against the others' (a node's failing filter is named before the
+    affinity, its room after). The filters' verdicts are shared between those pods, the
+    nodes each term rules out are not."""
+    db, web, nothing = ({"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": _ZONE} for app in ("db", "web", "none"))
+    nodes = [node("z-a-0", gpus=1, labels={_ZONE: "a", "rack": "r1"}), node("z-b-0", gpus=1, labels={_ZONE: "b"}),
+             node("z-b-1", gpus=1, labels={_ZONE: "b"}), node("bare", gpus=8)]
+    running = [_affine("db-0", {"app": "db"}, node_name="z-a-0"), _affine("web-0", {"app": "web"}, node_name="z-b-0"),
+               _affine("web-1", {"app": "web"}, node_name="z-b-1")]
+    picky = _affine("k-0", {}, db)
+    picky["spec"]["nodeSelector"] = {"rack": "r1"}
+    snapshot = write(tmp_path, [
+        *nodes, *running,
+        pod_group("g", 4), _affine("g-0", {}, db), _affine("g-1", {}, web), _affine("g-2", {}, nothing), _affine("g-3", {}),
+        pod_group("h", 2), _affine("h-0", {}, web), _affine("h-1", {}),
+        pod_group("k", 2), picky, _affine("k-1", {}),
+    ])
+    reasons = {name: group["reason"] for name, group in plan_of(snapshot).items()}
+    assert reasons == {
+        "ml/g": "only 1 of its pending pods has a node to go to, 4 needed; "
+                "for g-0 (and 2 more pods), 0/4 nodes are available: 3 pod affinity, 1 resource nvidia.com/gpu",
+        "ml/h": "only 1 of its pending pods has a node to go to, 2 needed; "
+                "for h-0, 0/4 nodes are available: 2 pod affinity, 2 resource nvidia.com/gpu",
+        "ml/k": "only 1 of its pending pods has a node to go to, 2 needed; "
+                "for k-0, 0/4 nodes are available: 3 nodeSelector, 1 resource nvidia.com/gpu",
+    }
+
+
 def test_pod_affinity_between_pending_pods_alone_is_warned_about_and_not_held_against_the_plan(tmp_path: Path) -> None:
     """A gang's pods asked to share a zone, with no running pod to join: co-location among
     pending pods is not modelled, so the pods are named in a warning and planned as without the
