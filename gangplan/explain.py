@@ -1109,12 +1109,26 @@ def _tied_short(problem: Problem, g: int, exact: _Exact) -> str:
 
 def _node_kinds(problem: Problem, g: int, free: np.ndarray) -> list[int]:
     """Per node, its kind for gang ``g``: nodes of one kind have the same free room and take the
-    same of its roles."""
+    same of its roles. Kinds are numbered in the order of their rows (room, then a bit per
+    role, the first role first), as np.unique's rows would be; 63 roles' bits are one column,
+    and the rows are sorted by column, not compared whole: that took 0.2 s a gang of 80 roles
+    at 20,480 nodes."""
     roles = problem.gangs[g].roles
-    takes = np.zeros((len(free), len(roles)), dtype=free.dtype)
-    for i, r in enumerate(roles):
-        takes[problem.roles[r].nodes, i] = 1
-    return np.unique(np.hstack([free, takes]), axis=0, return_inverse=True)[1].reshape(-1).tolist()
+    columns = list(free.T)
+    for start in range(0, len(roles), 63):
+        bits = np.zeros(len(free), dtype=np.int64)
+        for i, r in enumerate(roles[start : start + 63]):
+            bits[problem.roles[r].nodes] |= 1 << (62 - i)
+        columns.append(bits)
+    if not columns or not len(free):
+        return [0] * len(free)
+    order = np.lexsort(columns[::-1])
+    rows = np.stack(columns)[:, order]
+    starts = np.ones(len(order), dtype=bool)  # the first node of each kind, in row order
+    starts[1:] = (rows[:, 1:] != rows[:, :-1]).any(axis=0)
+    kinds = np.empty(len(order), dtype=np.int64)
+    kinds[order] = np.cumsum(starts) - 1
+    return kinds.tolist()
 
 
 def _distinct(kinds: list[int], nodes_in: Mapping[int, Iterable[int]], domains: Iterable[int]) -> list[int]:

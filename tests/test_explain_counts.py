@@ -20,13 +20,15 @@ from typing import Mapping, TypedDict, Unpack
 
 import pytest
 
-from gangplan.explain import _Exact, _fits_alone, _Most, _pods_bound
+import numpy as np
+
+from gangplan.explain import _Exact, _fits_alone, _Most, _node_kinds, _pods_bound
 from gangplan.greedy import _place_quorum, _State
 from gangplan.quantity import describe_amount, to_amount
 from gangplan.model import Container, Node, Pod, PodGroup, PodGroupAPI, PodPhase, PriorityClass, Snapshot
 from gangplan.plan import Plan
 from gangplan.planner import Options, plan
-from gangplan.problem import NARROW_ROOM_FROM, build_problem
+from gangplan.problem import NARROW_ROOM_FROM, Problem, build_problem
 from gangplan.verify import verify
 
 from test_exhaustive import _eligible, _request, domains, exhaustive_best, inferred_levels, random_snapshot, seeds
@@ -721,3 +723,35 @@ def test_a_question_dearer_than_the_budget_left_is_not_asked(monkeypatch: pytest
     assert answer is not None and len(asked) == 1
     exact.left = 0.0
     assert exact._solve(sub, terms, Assignment({}, frozenset())) is answer and len(asked) == 1
+
+
+def _kinds_as_rows(problem: Problem, g: int, free: np.ndarray) -> list[int]:
+    """The kinds of node as explain first numbered them: each node's row of free room and a
+    column per role taking it, np.unique's rank of the row."""
+    roles = problem.gangs[g].roles
+    takes = np.zeros((len(free), len(roles)), dtype=free.dtype)
+    for i, r in enumerate(roles):
+        takes[problem.roles[r].nodes, i] = 1
+    return np.unique(np.hstack([free, takes]), axis=0, return_inverse=True)[1].reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("seed", seeds(40))
+def test_kinds_of_node_are_the_ranks_of_their_rows(seed: int) -> None:
+    """_node_kinds sorts column by column, with the roles' columns as bits 63 at a time: the
+    same kinds, numbered alike, as the rows compared whole; here with a gang of 70 roles (one
+    per size of pod, each selecting nodes by one of 7 labels, so that no role's nodes nest in
+    another's) beside test_exhaustive's clusters."""
+    rng = random.Random(seed)
+    nodes = tuple(
+        Node(f"n{i}", {f"b{b}": rng.choice("01") for b in range(7)}, {"cpu": rng.choice([40_000, 60_000, 70_000]), "pods": 110})
+        for i in range(rng.randint(1, 12))
+    )
+    sizes = [Pod("default", f"w-{k}", labels={"scheduling.x-k8s.io/pod-group": "w"}, node_selector={f"b{k % 7}": "1"},
+                 containers=(Container("main", {"cpu": 1000 * (k + 1)}),)) for k in range(70)]
+    wide = Snapshot(nodes=nodes, pods=tuple(sizes), pod_groups=(PodGroup("default", "w", PodGroupAPI.SCHEDULER_PLUGINS, min_member=70),))
+    for snapshot in (wide, random_snapshot(seed)):
+        problem = build_problem(snapshot)
+        free = problem.matrix("free")
+        for g in range(len(problem.gangs)):
+            assert _node_kinds(problem, g, free) == _kinds_as_rows(problem, g, free)
+        assert snapshot is not wide or len(problem.gangs[0].roles) == 70
