@@ -46,7 +46,7 @@ from .semantics import (
     wider_keys,
 )
 from .topology import DEFAULT_GPU_RESOURCE, build_tree, resolve_levels
-from .verify import MINIMUM_RULES, pod_affinity_violations, verify
+from .verify import MINIMUM_RULES, inter_pod_violations, verify
 
 __all__ = [
     "DomainUse",
@@ -477,10 +477,11 @@ def diff_snapshot(
             if (value := nodes[name].labels.get(key) if name in nodes else None) is not None:
                 domains[key, value] += here
     changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, running, domains)) for p in placements]
-    # Required pod affinity, as verify reads it, against the pods running now, beside the
-    # placements that still apply: the pods a placement was to join may have gone.
+    # Required pod affinity and topology spread, as verify reads them, against the pods running
+    # now, beside the placements that still apply: the pods a placement was to join may have
+    # gone, and pods bound since may crowd its node.
     unmet: dict[str, str] = {}
-    for v in pod_affinity_violations(snapshot, {p.pod: p.node for p, _, why in changes if not why}):
+    for v in inter_pod_violations(snapshot, {p.pod: p.node for p, _, why in changes if not why}):
         unmet.setdefault(v.subject, v.message)
     changes = [(p, gid, why or unmet.get(p.pod, "")) for p, gid, why in changes]
     pods = tuple(

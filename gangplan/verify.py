@@ -573,17 +573,18 @@ def verify(
     return Verification(tuple(violations), summary, spans)
 
 
-def pod_affinity_violations(snapshot: Snapshot, placed: Mapping[str, str]) -> list[Violation]:
-    """``verify``'s required pod affinity check alone, of ``placed`` (pod key -> node name, the
-    pods pending in ``snapshot``): diff holds an earlier plan's placements to it against a newer
-    snapshot, whose running pods may have gone or come, as verify would."""
+def inter_pod_violations(snapshot: Snapshot, placed: Mapping[str, str]) -> list[Violation]:
+    """``verify``'s checks of what a placement asks of the pods around it, alone: required pod
+    affinity and topology spread, of ``placed`` (pod key -> node name, the pods pending in
+    ``snapshot``). diff holds an earlier plan's placements to them against a newer snapshot,
+    whose running pods may have gone or come, as verify would."""
     pods: dict[str, Pod] = {}
     for known_pod in snapshot.pods:
         pods.setdefault(known_pod.key, known_pod)
     nodes: dict[str, Node] = {}
     for known_node in snapshot.nodes:
         nodes.setdefault(known_node.name, known_node)
-    return _pod_affinity(snapshot, nodes, pods, placed)
+    return [*_pod_affinity(snapshot, nodes, pods, placed), *_topology_spread(snapshot, nodes, pods, placed)]
 
 
 def claim_violations(snapshot: Snapshot, placements: Sequence[Placement], claims: Iterable[Claim]) -> tuple[Violation, ...]:

@@ -12,7 +12,7 @@ import pytest
 
 from gangplan.diff import KINDS, DomainUse, PlanDiff, diff_plans, diff_snapshot
 from gangplan.loader import load_snapshot
-from gangplan.model import Container, HostPort, Node, Pod, PodAffinityTerm, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology
+from gangplan.model import Container, HostPort, Node, Pod, PodAffinityTerm, PodGroup, PodGroupAPI, PodPhase, Snapshot, Taint, Topology, TopologySpreadConstraint
 from gangplan.plan import GroupOutcome, Placement, Plan, SolverReport, plan_from_dict, plan_to_dict
 from gangplan.planner import Options, plan
 from gangplan.semantics import blocked_by, pod_requests
@@ -1676,6 +1676,28 @@ def test_a_pod_it_selects_bound_since_elsewhere_leaves_the_placement_while_one_r
     after = replace(before, pods=(*before.pods, replace(db, name="cache-db", node_name="n3")))
     assert not diff_snapshot(after, result).stale
     assert verify(after, result.placements, result.topology_levels()).ok
+
+
+def test_a_placement_a_spread_constraint_allowed_is_stale_once_matching_pods_crowd_its_node() -> None:
+    """a-0 and a-1 spread over nodes with maxSkew 2 over their app, both on n2 (n3, with none,
+    is the fewest): one more matching pod bound on n2 since makes three, over 2 + 0, and
+    kube-scheduler would refuse the later of them; one bound on n3 instead leaves it."""
+    spread = TopologySpreadConstraint(PodAffinityTerm({"app": "a"}, (), ("ml",), HOSTNAME_LABEL), 2)
+    before = tiny()
+    before = replace(before, pods=tuple(
+        replace(p, labels={**p.labels, "app": "a"}, spread=(spread,)) if p.name.startswith("a-") else p for p in before.pods
+    ))
+    result = plan(before, Options(solver="greedy"))
+    assert {p.pod: p.node for p in result.placements if p.group == "ml/a"} == {"ml/a-0": "n2", "ml/a-1": "n2"}
+    assert not diff_snapshot(before, result).stale
+    since = Pod("ml", "a-old", labels={"app": "a"}, containers=(Container("c", {"cpu": 100}),), node_name="n2", phase=PodPhase.RUNNING)
+    crowded = replace(before, pods=(*before.pods, since))
+    stale = {p.pod: p.stale for p in diff_snapshot(crowded, result).pods if p.group == "ml/a"}
+    assert set(stale) == {"ml/a-0", "ml/a-1"} and all("topologySpreadConstraint" in why for why in stale.values()), stale
+    assert not verify(crowded, result.placements, result.topology_levels()).ok
+    elsewhere = replace(before, pods=(*before.pods, replace(since, node_name="n3")))
+    assert not diff_snapshot(elsewhere, result).stale
+    assert verify(elsewhere, result.placements, result.topology_levels()).ok
 
 
 def test_a_host_port_bound_since_on_another_address_or_by_a_finished_pod_leaves_the_placement() -> None:
