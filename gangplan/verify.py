@@ -909,8 +909,13 @@ def _pod_affinity(
     running or another placed pod that counts must be on a node with the same value of each K
     (that one bound first). When none does, another placed pod that counts may (bound first),
     or the pod matches its own terms (the first of a group affine to itself); else
-    kube-scheduler never schedules it. Terms with a namespaceSelector other than ``{}`` need
-    Namespace labels: not checked, and warned about by the planner."""
+    kube-scheduler never schedules it. Placed pods carrying the same terms and matching them,
+    with no running pod counting and no other placed pod matching, are a group affine to itself
+    alone: whichever is bound first, each next joins one bound before, so they share one domain
+    of each K, and those outside the one most of them share break it. Where other placed pods
+    match too (carrying other terms, or none) it stays lenient: a pod matching its own terms
+    passes wherever it is, though no order may bind them all. Terms with a namespaceSelector
+    other than ``{}`` need Namespace labels: not checked, and warned about by the planner."""
     asking = [key for key in sorted(placed) if key in pods and pods[key].affinity and placed[key] in nodes]
     if not asking:
         return []
@@ -935,6 +940,7 @@ def _pod_affinity(
 
     counted: dict[tuple, list[Pod]] = {}  # per set of terms, the running pods that match them all
     joined: dict[tuple, list[str]] = {}  # per set of terms, the placed pods that match them all
+    apart: dict[tuple, list[Violation]] = {}  # per set of terms affine to itself alone, its pods split
 
     def placed_matching(chosen: tuple, terms: Sequence[PodAffinityTerm]) -> list[str]:
         """Looked up only when no running pod will do: a scan of the plan per set of terms."""
@@ -978,6 +984,44 @@ def _pod_affinity(
                     f"{asked}but no pod it selects runs or is placed where node {node_name} is ({k}={mine})"
                     + ("" if first is not None else ", and it does not match its own terms"),
                 ))
+        if first_bound and chosen not in apart:
+            apart[chosen] = _kept_together(chosen, terms, placed_matching(chosen, terms), pods, placed, value)
+    for split in apart.values():
+        found.extend(split)
+    return sorted(found, key=lambda v: v.subject)
+
+
+def _kept_together(
+    chosen: tuple,
+    terms: Sequence[PodAffinityTerm],
+    matching: Sequence[str],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+    value: Callable[[str | None, str], str | None],
+) -> list[Violation]:
+    """The one-domain rule for placed pods affine to themselves alone (``matching``, when each
+    carries ``chosen``): per key, those outside the domain most of them share (the first value
+    on a tie), pods on nodes without the key left to the check of the key itself."""
+    if len(matching) < 2 or any(tuple(_selector(t) for t in pods[o].affinity) != chosen for o in matching):
+        return []
+    found: list[Violation] = []
+    for k in dict.fromkeys(t.topology_key for t in terms):
+        where = {o: v for o in matching if (v := value(placed[o], k)) is not None}
+        shares = Counter(where.values())
+        if len(shares) < 2:
+            continue
+        kept = min(shares, key=lambda v: (-shares[v], v))
+        shown = ", ".join(f"{v} ({shares[v]})" for v in sorted(shares))
+        found.extend(
+            Violation(
+                "pod-affinity", o,
+                f"its pod affinity at {k} selects no running pod, only the {len(matching)} placed pods carrying its "
+                f"terms, which kube-scheduler binds into one {k} (each next joins one bound before), not "
+                f"{len(shares)} ({shown}): node {placed[o]} has {k}={v}, not {kept}",
+            )
+            for o, v in where.items()
+            if v != kept
+        )
     return found
 
 

@@ -1352,11 +1352,20 @@ def test_a_pod_affine_to_itself_alone_still_needs_a_node_with_the_key() -> None:
     ]
 
 
-def test_the_first_of_a_group_affine_to_itself_may_go_to_any_zone() -> None:
-    """No pod counts yet and the pods match their own term: bound first, each passes
-    (podMatchesAllAffinityTerms), so a pod in zone b and a pair in zone a are all accepted."""
+def test_a_group_affine_to_itself_alone_shares_one_zone() -> None:
+    """No pod counts yet and the pods match their own term: the first bound may go to any
+    zone (podMatchesAllAffinityTerms), each next only beside one bound before, so the three
+    share one zone. A pod in zone b apart from a pair in zone a breaks it, the pair all in zone
+    a does not. A placed db in zone b, matching without the term, lets w be bound after it there."""
     pods = [affine(name, labels={"app": "db"}) for name in ("w", "x", "y")]
-    assert affinity_messages(pods, place(("w", "b-0"), ("x", "a-0"), ("y", "a-1"))) == []
+    assert affinity_messages(pods, place(("w", "b-0"), ("x", "a-0"), ("y", "a-1"))) == [
+        f"ns/w: its pod affinity at {ZONE} selects no running pod, only the 3 placed pods carrying its terms, which "
+        f"kube-scheduler binds into one {ZONE} (each next joins one bound before), not 2 (a (2), b (1)): "
+        f"node b-0 has {ZONE}=b, not a",
+    ]
+    assert affinity_messages(pods, place(("w", "a-0"), ("x", "a-0"), ("y", "a-1"))) == []
+    db = pod("db", labels={"app": "db"})
+    assert affinity_messages([*pods, db], place(("w", "b-0"), ("x", "a-0"), ("y", "a-1"), ("db", "b-0"))) == []
 
 
 def test_a_pod_may_join_a_placed_pod_it_selects_in_its_zone() -> None:
