@@ -370,7 +370,7 @@ def build_problem(
             topology = _gang_topology(
                 gang, tree, nodes, node_index, allocatable_matrix, free_matrix, rank_resources, gpu_resource, warnings, rank_cache, carried,
                 strict=levels is None or bool(snapshot.topologies), kueue_topologies=kueue_topologies, ignored=ignored,
-                selected_cache=selected_cache,
+                selected_cache=selected_cache, kept_together=grouping.affinity.kept_together.get(gang.key, ()),
             )
             # Kueue's unconstrained topology: no level to share, but only the Topology's nodes.
             unconstrained = topology is None and tree is not None and any(
@@ -846,13 +846,30 @@ def level_key(tree: TopologyTree, level: int) -> str:
     return tree.levels[level] if level < len(tree.levels) else HOSTNAME_LABEL
 
 
+def unheld_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
+    """The pending pods whose pod affinity the plan does not hold, as warned: those joining
+    pending pods alone (``Affinity.together``), and a kept-together gang's whose key is no level."""
+    held = {HOSTNAME_LABEL, *levels}
+    return set(grouping.affinity.together) | {
+        pod.key
+        for jg in grouping.job_groups
+        for gang in jg.gangs
+        if not held.issuperset(grouping.affinity.kept_together.get(gang.key, ()))
+        for pod in gang.pending
+    }
+
+
 def _terms(
     gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True,
-    kueue_topologies: Sequence[Topology] = (), *, ignored: dict[str, list[str]],
+    kueue_topologies: Sequence[Topology] = (), *, ignored: dict[str, list[str]], kept_together: Sequence[str] = (),
 ) -> tuple[tuple[int, ...], tuple[int, ...], str]:
-    """Required and preferred levels of a gang: Godel terms, or Kueue's pod annotations; and
-    why its required terms cannot hold at all ('' when they can): one names a label no node
-    carries, which no placement meets (Kueue does not admit it, kube-scheduler finds no node)."""
+    """Required and preferred levels of a gang: Godel terms, Kueue's pod annotations, or the
+    keys of its pods' affinity to each other alone (``kept_together``); and why its required
+    terms cannot hold at all ('' when they can): one names a label no node carries, which no
+    placement meets (Kueue does not admit it, kube-scheduler finds no node). A kept-together key
+    that is no level (a Topology object or --levels without it) is ignored, with the warning:
+    kube-scheduler holds pod affinity whatever the levels, so the group is not unplaceable, and
+    the pods' affinity is the plan's known gap (``unheld_affinity``)."""
     required, preferred = list(gang.group.required_topology), list(gang.group.preferred_topology)
     if gang.group.affinity_beside:
         warnings.append(
@@ -898,12 +915,13 @@ def _terms(
                 preferred.append(key)
     index = {key: i for i, key in enumerate(levels)}
     index[HOSTNAME_LABEL] = len(levels)  # the node itself, below every level
+    required.extend(key for key in kept_together if key in index or key not in carried)
     nowhere = sorted(k for k in set(required) - set(index) if k not in carried)
     # Levels the cluster states (a Topology object) or gangplan infers bind: a required key that
     # is not one of them cannot be held (Kueue does not admit it). Only --levels, the user's
     # what-if, lets such a term go, with the warning preferred keys always get.
     unheld = sorted(set(required) - set(index) - set(nowhere)) if strict else []
-    for key in sorted({*required, *preferred} - set(index) - set(nowhere) - set(unheld)):
+    for key in sorted({*required, *preferred, *kept_together} - set(index) - set(nowhere) - set(unheld)):
         ignored[key].append(gang.key)  # said once for each key, by build_problem
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
@@ -939,9 +957,11 @@ def _gang_topology(
     *,
     ignored: dict[str, list[str]],
     selected_cache: dict[NodeSelector, np.ndarray],
+    kept_together: Sequence[str] = (),
 ) -> GangTopology | None:
     required, preferred, broken = _terms(
-        gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topologies, ignored=ignored
+        gang, tree.levels if tree is not None else (), carried, warnings, strict, kueue_topologies, ignored=ignored,
+        kept_together=kept_together,
     )
     if broken and (tree is None or not (required or preferred)):
         return GangTopology((), (), (), {}, {}, broken)

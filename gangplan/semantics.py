@@ -588,7 +588,7 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     guards = [pod for pod in running if pod.anti_affinity]
     waiting = [pod for gang in all_gangs for pod in gang.pending]
     apart = anti_affinity(waiting, running, snapshot.nodes)
-    near = pod_affinity(waiting, running, snapshot.nodes)
+    near = pod_affinity(waiting, running, snapshot.nodes, all_gangs)
     spread = topology_spread(waiting, running, snapshot.nodes)
     unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond, near.together, spread)
     warnings.extend(unmodelled_warnings(unmodelled))
@@ -957,21 +957,30 @@ class Affinity:
     nowhere to go, and a pod they let go anywhere absent (the allowed nodes, not the ruled-out
     ones: a running pod's zone is a few nodes of 20,480); ``together``, pending pods whose terms
     ask what is not modelled (warned about): to join pending pods when no running pod matches,
-    or to read a namespaceSelector other than ``{}``."""
+    or to read a namespaceSelector other than ``{}``; ``kept_together``, per gang whose pending
+    pods are affine to each other alone, its terms' topology keys: kube-scheduler binds the first
+    anywhere with the keys and each next one beside a bound one, so all share one domain of each
+    key, a required topology term there (planned as Godel's podGroupAffinity.required is)."""
 
     only: Mapping[int, frozenset[str]]
     together: tuple[str, ...] = ()
+    kept_together: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> Affinity:
+def pod_affinity(
+    pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = (), gangs: Sequence[Gang] = ()
+) -> Affinity:
     """satisfyPodAffinity against running pods. A running pod counts when it matches every term
     of the pending pod, and puts its node's value of each term's key among that term's domains;
     a node passes when it has each key, at a value among the term's domains. When no running
     pod counts and the pod matches its own terms it may go to any node with the keys (the first
     of a group affine to itself); when it does not, to none. Pending pods that match are not
     counted: a pod placed in a running pod's domain stays right once they are bound (so the
-    rule is exact or stricter), and one that joins pending pods alone is in ``together``.
-    Pods with one outcome share one set of nodes."""
+    rule is exact or stricter), and one that joins pending pods alone is in ``together``, unless
+    they are its gang's pending pods, all of them, each carrying the same terms: then the gang is
+    in ``kept_together`` (its pods need nodes with the keys, as the first does). A gang with
+    running members is not: a required term would pin it to their domains, which its pods'
+    affinity may not ask. Pods with one outcome share one set of nodes."""
     if not any(pod.affinity for pod in pending):
         return Affinity({})
     named = {node.name: node for node in nodes}
@@ -994,6 +1003,8 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
     made: dict[tuple, frozenset[str] | None] = {}  # outcome -> the nodes allowed (None: every one)
     only: dict[int, frozenset[str]] = {}
     together: list[str] = []
+    gang_of = {id(p): gang for gang in gangs for p in gang.pending}
+    kept_together: dict[str, tuple[str, ...]] = {}
     for pod in pending:
         terms = pod.affinity
         if not terms:
@@ -1025,10 +1036,12 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
             if key not in joining:  # a gang of 256 pods asks once, not once a pod
                 joining[key] = [q for q in _candidates(terms[0], *pending_index, everyone) if all(_selects(t, q) for t in terms)]
             matching = joining[key]
-            if any(q is not pod for q in matching):
-                together.append(pod.key)
-                continue
             keys = tuple(sorted({t.topology_key for t in terms}))
+            if any(q is not pod for q in matching):
+                if not _affine_to_itself(gang_of.get(id(pod)), key, matching):
+                    together.append(pod.key)
+                    continue
+                kept_together[gang_of[id(pod)].key] = keys
             outcome = ("first", keys) if matching else ("nowhere",)
             if outcome not in made:
                 if matching:
@@ -1038,7 +1051,37 @@ def pod_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence
                     made[outcome] = frozenset()
         if (allows := made[outcome]) is not None:
             only[id(pod)] = allows
-    return Affinity(only, tuple(sorted(together)))
+    return Affinity(only, tuple(sorted(together)), kept_together)
+
+
+_kept_together_seen: list[tuple[Snapshot, frozenset[str]]] = []  # the last snapshot asked about
+
+
+def kept_together_keys(snapshot: Snapshot) -> frozenset[str]:
+    """The topology keys of the gangs whose pods are affine to each other alone
+    (``Affinity.kept_together``): required terms, so levels to infer, as the groups' named keys
+    are. Levels are resolved from the snapshot alone, by verify, diff and topology too, so the
+    gangs are found here again; only a snapshot whose pending pods ask for pod affinity pays, and
+    it pays once (planning resolves levels more than once)."""
+    if not any(pod.affinity and is_pending(pod) for pod in snapshot.pods):
+        return frozenset()
+    if _kept_together_seen and _kept_together_seen[0][0] is snapshot:
+        return _kept_together_seen[0][1]
+    keys = frozenset(key for keys in group_pods(snapshot).affinity.kept_together.values() for key in keys)
+    _kept_together_seen[:] = [(snapshot, keys)]
+    return keys
+
+
+def _affine_to_itself(gang: Gang | None, terms: tuple, matching: Sequence[Pod]) -> bool:
+    """Whether the pending pods that match a set of terms are exactly one gang's pending pods,
+    each carrying those terms (in any order): no pod outside it to join, none inside it free."""
+    if gang is None or gang.running or len(gang.pending) != len(matching):
+        return False
+    wanted = frozenset(terms)
+    ours = {id(p) for p in gang.pending}
+    return all(id(q) in ours for q in matching) and all(
+        frozenset(_term_key(t) for t in p.affinity) == wanted for p in gang.pending
+    )
 
 
 SPREAD = "topologySpread "  # a spread constraint's cap on each node, counted as a resource

@@ -25,7 +25,7 @@ import numpy as np
 from . import kueue
 from .model import Node, Snapshot, Topology
 from .quantity import listed
-from .semantics import HOSTNAME_LABEL, consumes_capacity, node_allocatable, node_usable, pod_requests
+from .semantics import HOSTNAME_LABEL, consumes_capacity, kept_together_keys, node_allocatable, node_usable, pod_requests
 
 __all__ = [
     "DEFAULT_GPU_RESOURCE",
@@ -119,8 +119,8 @@ def _clean(keys: Sequence[str], source: str, warnings: list[str]) -> tuple[str, 
 
 
 def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, ...]]]:
-    """The topology keys the groups name (Godel terms, Kueue annotations), sorted, and the
-    orders the groups' terms hint at, each largest first. ``kubernetes.io/hostname`` is among the keys when named: it is
+    """The topology keys the groups name (Godel terms, Kueue annotations, a gang's pod affinity
+    to itself alone), sorted, and the orders the groups' terms hint at, each largest first. ``kubernetes.io/hostname`` is among the keys when named: it is
     the node level, never a level of the tree.
 
     Godel's preferred terms are written largest first, and a group's required term is the
@@ -137,6 +137,7 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
         orders.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
     for pod in snapshot.pods:
         keys.update(key for key in kueue.topology_requests(pod.annotations) if key)
+    keys.update(kept_together_keys(snapshot))
     # An order seen before adds nothing (its edges are in, or were refused): 300 groups with the same terms.
     # Where orders disagree, the one more groups hint at goes first, then the lesser tuple: not the file's order.
     counts = Counter(order for order in orders if len(order) > 1)

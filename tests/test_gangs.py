@@ -1596,6 +1596,87 @@ def test_a_plan_joining_pending_pods_alone_is_made_and_verify_names_the_pod_it_l
     ]
 
 
+_JOB_X = {"job": "x"}
+
+
+def _kept_together(key: str, count: int = 4, labels: dict[str, str] | None = None) -> list[dict]:
+    """A gang whose pods, labelled job=x, each ask to be where a job=x pod is, at ``key``."""
+    term = {"labelSelector": {"matchLabels": _JOB_X}, "topologyKey": key}
+    return [pod_group("g", count), *(_affine(f"g-{i}", _JOB_X if labels is None else labels, term) for i in range(count))]
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_gang_affine_to_itself_alone_is_planned_in_one_zone(tmp_path: Path, solver: str) -> None:
+    """kube-scheduler binds the first pod of a gang whose pods select each other alone anywhere
+    with the zone label and every next one where a bound one is: all four share one zone, a
+    required topology term at the zone, inferred as a level with no --levels. Two zones of two
+    one-pod nodes hold it nowhere; one zone of four holds it there, the bare node left out, and
+    nothing is warned about."""
+    split = write(tmp_path, [*(node(f"n{i}", gpus=1, labels={_ZONE: z}) for i, z in enumerate("aabb")), *_kept_together(_ZONE)])
+    result = runner.invoke(app, ["plan", split, "--solver", solver, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "not modelled" not in result.stderr
+    assert json.loads(result.stdout)["items"] == []
+    assert explain(split, "ml/g").splitlines()[2] == (
+        f"not placed: required {_ZONE}: the best {_ZONE} (a) holds 2 of 4 pods (nvidia.com/gpu)"
+    )
+    one = write(tmp_path, [node("bare", gpus=4), *(node(f"n{i}", gpus=1, labels={_ZONE: "a"}) for i in range(4)), *_kept_together(_ZONE)])
+    result = runner.invoke(app, ["plan", one, "--solver", solver, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "not modelled" not in result.stderr
+    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n0", "n1", "n2", "n3"]
+    assert plan_of(one, "--solver", solver)["ml/g"]["placed"]
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_gang_affine_to_itself_alone_at_the_hostname_is_planned_on_one_node(tmp_path: Path, solver: str) -> None:
+    """At kubernetes.io/hostname the one domain is a node: two nodes with room for two pods
+    each hold three nowhere; beside a node with room for three, all go there."""
+    objects = [node("n0", gpus=2), node("n1", gpus=2), *_kept_together("kubernetes.io/hostname", 3)]
+    for nodes, placed in (([], []), ([node("n2", gpus=3)], ["n2"] * 3)):
+        result = runner.invoke(app, ["plan", write(tmp_path, [*nodes, *objects]), "--solver", solver, "-o", "json"])
+        assert result.exit_code == 0, result.output
+        assert "warning" not in result.stderr
+        assert [b["target"]["name"] for b in json.loads(result.stdout)["items"]] == placed
+
+
+def test_a_gang_affine_to_itself_but_not_alone_keeps_the_other_paths(tmp_path: Path) -> None:
+    """A running job=x pod makes the term one against running pods (its zone, b, not warned
+    about); a gang one of whose pods lacks the label is still pending pods joining each other,
+    warned about and planned as without the term; so is a key that is no level (--levels
+    without it): the term is ignored with the warning, and the split plan is not called a bug."""
+    zones = [node(f"n{i}", gpus=1, labels={_ZONE: z}) for i, z in enumerate("aabbbb")]
+    running = _affine("old-0", _JOB_X, node_name="n2")
+    result = runner.invoke(app, ["plan", write(tmp_path, [*zones, running, *_kept_together(_ZONE, 3)]), "-o", "json"])
+    assert "warning" not in result.stderr
+    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n3", "n4", "n5"]
+    lacking = _kept_together(_ZONE, 3)
+    lacking[1]["metadata"]["labels"] = {}
+    result = runner.invoke(app, ["plan", write(tmp_path, [*zones[:4], *lacking]), "-o", "json"])
+    assert "pod ml/g-0, pod ml/g-1, pod ml/g-2 ask for it" in result.stderr
+    assert len(json.loads(result.stdout)["items"]) == 3
+    racked = [*(node(f"n{i}", gpus=1, labels={_ZONE: z, "rack": "r"}) for i, z in enumerate("aabb")), *_kept_together(_ZONE)]
+    topology = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Topology", "metadata": {"name": "dc"},
+                "spec": {"levels": [{"nodeLabel": "rack"}]}}
+    for objects, options in ((racked, ["--levels", "rack"]), ([topology, *racked], [])):
+        result = runner.invoke(app, ["plan", write(tmp_path, objects), *options, "-o", "json"])
+        assert result.exit_code == 0, result.output
+        assert f"PodGroup ml/g: topologyKey {_ZONE} is not a topology level; the term is ignored" in result.stderr
+        assert len(json.loads(result.stdout)["items"]) == 4
+
+
+def test_verify_holds_a_gang_affine_to_itself_alone_to_one_zone(tmp_path: Path) -> None:
+    """verify on its own: a hand-written plan splitting the gang across zones breaks its pod
+    affinity (the pods outside the zone most share are named), all in one zone does not."""
+    nodes = [node(f"n{i}", gpus=1, labels={_ZONE: z}) for i, z in enumerate("aaab")]
+    snapshot = write(tmp_path, [*nodes, *_kept_together(_ZONE, 3)])
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"g-0": "n0", "g-1": "n1", "g-2": "n3"})])
+    assert checked.exit_code == 1
+    assert [line.split(":")[0] for line in checked.stdout.splitlines() if line.startswith("pod-affinity")] == ["pod-affinity ml/g-2"]
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"g-0": "n0", "g-1": "n1", "g-2": "n2"})])
+    assert checked.exit_code == 0, checked.output
+
+
 def test_verify_holds_a_placed_pod_to_its_pod_affinity_for_a_running_pod(tmp_path: Path) -> None:
     """verify checks the rule on its own: a pod placed outside every zone of the running pods
     its term selects, or on a node without the key, breaks it, and so does one whose term

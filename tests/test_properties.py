@@ -37,7 +37,7 @@ from gangplan.model import Container, Node, Pod, Snapshot
 from gangplan.objective import objective_terms
 from gangplan.plan import Plan, plan_to_dict
 from gangplan.planner import Options, plan
-from gangplan.problem import build_problem
+from gangplan.problem import build_problem, unheld_affinity
 from gangplan.semantics import group_pods
 from gangplan.render import render
 from gangplan.plan import claims_of
@@ -157,12 +157,13 @@ def group_of(pod: dict[str, Any]) -> tuple[str, str] | None:
 
 def _both_solvers_verify(doc: dict[str, Any]) -> tuple[Snapshot, Plan]:
     """Plan with greedy and CP-SAT; verify, which reads every rule on its own, passes each plan,
-    but for the pod affinity of the pods the planner warned it does not model. The CP-SAT
-    result is returned."""
+    but for the pod affinity of the pods the planner warned it does not model (a gang kept
+    together at a level is held, so not among them). The CP-SAT result is returned."""
     snapshot = load(doc)
-    warned = set(group_pods(snapshot).affinity.together)
+    grouping = group_pods(snapshot)
     for solver in ("greedy", "cp-sat"):
         result = plan(snapshot, Options(solver=solver, time_limit=TIME_LIMIT))
+        warned = unheld_affinity(grouping, result.topology_levels())
         check = verify(snapshot, result.placements, result.topology_levels(), claims_of(result.groups))
         broken = [str(v) for v in check.violations if v.rule != "pod-affinity" or v.subject not in warned]
         assert not broken, (solver, broken)
@@ -282,6 +283,41 @@ def test_plans_keep_hostname_spread_constraints(doc: dict[str, Any]) -> None:
     snapshot, result = _both_solvers_verify(doc)
     placed = {q.pod for q in result.placements}
     event("spread pod placed" if any(p.spread for p in snapshot.pods if p.key in placed) else "none spread placed")
+
+
+@st.composite
+def kept_together(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated cluster where some gangs' pending pods (of gangs with no running member)
+    each carry a label of their own gang and a required pod affinity term selecting it, at the
+    miniPod or tor level or the node, and where some nodes lack the label: each such gang is
+    kept in one domain, a required term the planner holds."""
+    doc = draw(snapshots())
+    rng = random.Random(draw(st.integers(0, 2**20)))
+    key = draw(st.sampled_from([MINIPOD, TOR, "kubernetes.io/hostname"]))
+    share = draw(st.sampled_from([0.3, 0.8]))
+    grouping = group_pods(load(doc))
+    chosen = {pod.key: f"g{i}" for i, gang in enumerate(g for jg in grouping.job_groups for g in jg.gangs)
+              if len(gang.pending) > 1 and not gang.running and rng.random() < share for pod in gang.pending}
+    for item in doc["items"]:
+        if item["kind"] == "Node" and rng.random() < 0.2:
+            item["metadata"]["labels"].pop(key, None)
+        meta = item["metadata"]
+        if item["kind"] == "Pod" and (job := chosen.get(f"{meta.get('namespace', 'default')}/{meta['name']}")):
+            meta.setdefault("labels", {})["job"] = job
+            term = {"labelSelector": {"matchLabels": {"job": job}}, "topologyKey": key, "namespaceSelector": {}}
+            item["spec"].setdefault("affinity", {})["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    return doc
+
+
+@profile(60)
+@given(kept_together())
+def test_plans_keep_a_gang_affine_to_itself_alone_in_one_domain(doc: dict[str, Any]) -> None:
+    """The planner (a required topology term at the key) and verify (its one-domain rule for
+    placed pods affine to themselves alone) agree, with no pod of such a gang passed over."""
+    snapshot, result = _both_solvers_verify(doc)
+    assert not group_pods(snapshot).affinity.together
+    kept = group_pods(snapshot).affinity.kept_together
+    event("a kept-together gang placed" if any(p.group in kept for p in result.placements) else "none kept together placed")
 
 
 @profile(60)
