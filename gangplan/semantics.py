@@ -1054,22 +1054,19 @@ def pod_affinity(
     return Affinity(only, tuple(sorted(together)), kept_together)
 
 
-_kept_together_seen: list[tuple[Snapshot, frozenset[str]]] = []  # the last snapshot asked about
-
-
-def kept_together_keys(snapshot: Snapshot) -> frozenset[str]:
-    """The topology keys of the gangs whose pods are affine to each other alone
-    (``Affinity.kept_together``): required terms, so levels to infer, as the groups' named keys
-    are. Levels are resolved from the snapshot alone, by verify, diff and topology too, so the
-    gangs are found here again; only a snapshot whose pending pods ask for pod affinity pays, and
-    it pays once (planning resolves levels more than once)."""
-    if not any(pod.affinity and is_pending(pod) for pod in snapshot.pods):
-        return frozenset()
-    if _kept_together_seen and _kept_together_seen[0][0] is snapshot:
-        return _kept_together_seen[0][1]
-    keys = frozenset(key for keys in group_pods(snapshot).affinity.kept_together.values() for key in keys)
-    _kept_together_seen[:] = [(snapshot, keys)]
-    return keys
+def self_affine_keys(snapshot: Snapshot) -> frozenset[str]:
+    """The topology keys of the required pod affinity terms pending pods carry and match
+    themselves: those of a gang affine to itself alone (``Affinity.kept_together``) among them,
+    which are required terms, so levels to infer as the groups' named keys are. Levels are
+    resolved from the snapshot alone (by diff and topology too), so this is a pass over the pods,
+    not the grouping: a pod that matches its own terms and joins running pods names its key too,
+    as a level, which nothing requires of anyone else."""
+    return frozenset(
+        t.topology_key
+        for pod in snapshot.pods
+        if pod.affinity and is_pending(pod) and all(_selects(t, pod) for t in pod.affinity)
+        for t in pod.affinity
+    )
 
 
 def _affine_to_itself(gang: Gang | None, terms: tuple, matching: Sequence[Pod]) -> bool:

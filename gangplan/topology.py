@@ -25,7 +25,7 @@ import numpy as np
 from . import kueue
 from .model import Node, Snapshot, Topology
 from .quantity import listed
-from .semantics import HOSTNAME_LABEL, consumes_capacity, kept_together_keys, node_allocatable, node_usable, pod_requests
+from .semantics import HOSTNAME_LABEL, consumes_capacity, self_affine_keys, node_allocatable, node_usable, pod_requests
 
 __all__ = [
     "DEFAULT_GPU_RESOURCE",
@@ -137,7 +137,7 @@ def named_topology_keys(snapshot: Snapshot) -> tuple[list[str], list[tuple[str, 
         orders.extend((outer, k) for outer in group.required_topology if outer != HOSTNAME_LABEL for k in inner if k != outer)
     for pod in snapshot.pods:
         keys.update(key for key in kueue.topology_requests(pod.annotations) if key)
-    keys.update(kept_together_keys(snapshot))
+    keys.update(self_affine_keys(snapshot))
     # An order seen before adds nothing (its edges are in, or were refused): 300 groups with the same terms.
     # Where orders disagree, the one more groups hint at goes first, then the lesser tuple: not the file's order.
     counts = Counter(order for order in orders if len(order) > 1)
