@@ -63,13 +63,18 @@ def write(tmp_path: Path, objects: list[dict]) -> str:
     return str(path)
 
 
-def plan_of(path: str, *options: str) -> dict:
+def verified_plan(path: str, *options: str) -> dict:
+    """``plan -o plan`` of ``path``, held to verify."""
     result = runner.invoke(app, ["plan", path, "-o", "plan", *options])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     check = verify(load_snapshot([path]), plan_from_dict(data).placements, tuple(data["topology"]["levels"]))
     assert check.ok, check.violations
-    return {g["name"]: g for g in data["groups"]}
+    return data
+
+
+def plan_of(path: str, *options: str) -> dict:
+    return {g["name"]: g for g in verified_plan(path, *options)["groups"]}
 
 
 # ----------------------------------------------------------------- JobGroups (seed 004)

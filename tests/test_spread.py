@@ -5,17 +5,14 @@ the cases still warned about, through the CLI; every plan verified."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from test_gangs import _bindings, node, pod_group, pods, runner, write
+from test_gangs import _bindings, node, pod_group, pods, runner, verified_plan, write
 
 from gangplan.cli import app
 from gangplan.loader import load_snapshot
-from gangplan.plan import plan_from_dict
 from gangplan.problem import build_problem
-from gangplan.verify import verify
 
 _HOSTNAME = "kubernetes.io/hostname"
 
@@ -46,11 +43,7 @@ def _nodes(count: int, **labels: str) -> list[dict]:
 
 def plan_of(path: str, *options: str) -> dict:
     """test_gangs' plan_of, each group with the nodes of its placed pods (``on``)."""
-    result = runner.invoke(app, ["plan", path, "-o", "plan", *options])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    check = verify(load_snapshot([path]), plan_from_dict(data).placements, tuple(data["topology"]["levels"]))
-    assert check.ok, check.violations
+    data = verified_plan(path, *options)
     return {g["name"]: {**g, "on": sorted(p["node"] for p in data["placements"] if p["group"] == g["name"])} for g in data["groups"]}
 
 
