@@ -455,9 +455,10 @@ def _resized(r: _Reader, status: Mapping[str, Any], key: str, containers: tuple[
 
 
 def folds_labels(spec: Mapping[str, Any]) -> bool:
-    """Whether a pod spec's required affinity or anti-affinity folds the pod's own labels into a
-    term (``matchLabelKeys``, ``mismatchLabelKeys``), so that pods of one template with different
-    labels have different terms. Read leniently: ``to_pod`` reports a malformed spec."""
+    """Whether a pod spec's required affinity or anti-affinity, or a topology spread constraint,
+    folds the pod's own labels into a term (``matchLabelKeys``, ``mismatchLabelKeys``), so that
+    pods of one template with different labels have different terms. Read leniently: ``to_pod``
+    reports a malformed spec."""
     affinity = spec.get("affinity")
     for kind in ("podAntiAffinity", "podAffinity"):
         rule = affinity.get(kind) if isinstance(affinity, dict) else None
@@ -466,7 +467,8 @@ def folds_labels(spec: Mapping[str, Any]) -> bool:
             isinstance(t, dict) and (t.get("matchLabelKeys") or t.get("mismatchLabelKeys")) for t in terms
         ):
             return True
-    return False
+    spread = spec.get("topologySpreadConstraints")
+    return isinstance(spread, list) and any(isinstance(c, dict) and c.get("matchLabelKeys") for c in spread)
 
 
 def _pod_affinity_term(

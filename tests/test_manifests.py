@@ -1300,6 +1300,22 @@ def test_a_volcano_jobs_pods_fold_their_own_task_index_into_pod_affinity_too() -
     assert [t.match_expressions[-1].values for p in workers for t in p.affinity] == [(str(i),) for i in range(len(workers))]
 
 
+def test_a_volcano_jobs_pods_fold_their_own_task_index_into_spread_constraints_too() -> None:
+    """A topology spread constraint's matchLabelKeys fold the pod's labels as affinity terms do:
+    each of a Volcano Job's pods spreads over the pods of its own task index, not pod 0's."""
+    job = VOLCANO_JOB.format(min_available=3).replace(
+        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n',
+        'resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}\n'
+        "        topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, "
+        "labelSelector: {matchLabels: {volcano.sh/job-name: tf}}, matchLabelKeys: [volcano.sh/task-index]}]\n",
+    )
+    assert job != VOLCANO_JOB.format(min_available=3)
+    snapshot = load_snapshot([write("cluster.yaml", job + node("g1", gpu="8"))])
+    workers = sorted((p for p in snapshot.pods if "worker" in p.name), key=lambda p: p.name)
+    assert len(workers) > 1
+    assert [c.selector.match_expressions[-1].values for p in workers for c in p.spread] == [(str(i),) for i in range(len(workers))]
+
+
 def test_a_volcano_jobs_pods_fold_their_own_task_index() -> None:
     """A Volcano Job's pods differ in their task index label, so a term folding it selects
     each pod alone and keeps no two apart; read once for the first pod, every pod's term
