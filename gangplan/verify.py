@@ -938,11 +938,11 @@ def _pod_affinity(
                 return min((labelled.get(item, []) for item in term.match_labels.items()), key=len)
         return running
 
-    counted: dict[tuple, list[Pod]] = {}  # per set of terms, the running pods that match them all
-    joined: dict[tuple, list[str]] = {}  # per set of terms, the placed pods that match them all
-    apart: dict[tuple, list[Violation]] = {}  # per set of terms affine to itself alone, its pods split
+    counted: dict[frozenset, list[Pod]] = {}  # per set of terms, the running pods that match them all
+    joined: dict[frozenset, list[str]] = {}  # per set of terms, the placed pods that match them all
+    apart: dict[frozenset, list[Violation]] = {}  # per set of terms affine to itself alone, its pods split
 
-    def placed_matching(chosen: tuple, terms: Sequence[PodAffinityTerm]) -> list[str]:
+    def placed_matching(chosen: frozenset, terms: Sequence[PodAffinityTerm]) -> list[str]:
         """Looked up only when no running pod will do: a scan of the plan per set of terms."""
         if chosen not in joined:
             joined[chosen] = [o for o in sorted(placed) if o in pods and all(_term_selects(t, pods[o]) for t in terms)]
@@ -954,7 +954,7 @@ def _pod_affinity(
         terms = pod.affinity
         if any(t.namespaces is None and not t.every_namespace for t in terms):
             continue
-        chosen = tuple(_selector(t) for t in terms)
+        chosen = frozenset(_selector(t) for t in terms)  # what they select, in any order
         if chosen not in counted:
             counted[chosen] = [o for o in candidates(terms) if all(_term_selects(t, o) for t in terms)]
         there = [o for o in counted[chosen] if any(value(o.node_name, t.topology_key) is not None for t in terms)]
@@ -984,15 +984,20 @@ def _pod_affinity(
                     f"{asked}but no pod it selects runs or is placed where node {node_name} is ({k}={mine})"
                     + ("" if first is not None else ", and it does not match its own terms"),
                 ))
-        if first_bound and chosen not in apart:
-            apart[chosen] = _kept_together(chosen, terms, placed_matching(chosen, terms), pods, placed, value)
+        if first_bound and (carried := _carried(terms)) not in apart:
+            apart[carried] = _kept_together(carried, terms, placed_matching(chosen, terms), pods, placed, value)
     for split in apart.values():
         found.extend(split)
     return sorted(found, key=lambda v: v.subject)
 
 
+def _carried(terms: Sequence[PodAffinityTerm]) -> frozenset:
+    """A pod's terms, keys and all, in any order: pods listing them in another order ask the same."""
+    return frozenset((_selector(t), t.topology_key) for t in terms)
+
+
 def _kept_together(
-    chosen: tuple,
+    carried: frozenset,
     terms: Sequence[PodAffinityTerm],
     matching: Sequence[str],
     pods: Mapping[str, Pod],
@@ -1000,9 +1005,9 @@ def _kept_together(
     value: Callable[[str | None, str], str | None],
 ) -> list[Violation]:
     """The one-domain rule for placed pods affine to themselves alone (``matching``, when each
-    carries ``chosen``): per key, those outside the domain most of them share (the first value
+    carries the terms ``carried``): per key, those outside the domain most of them share (the first value
     on a tie), pods on nodes without the key left to the check of the key itself."""
-    if len(matching) < 2 or any(tuple(_selector(t) for t in pods[o].affinity) != chosen for o in matching):
+    if len(matching) < 2 or any(_carried(pods[o].affinity) != carried for o in matching):
         return []
     found: list[Violation] = []
     for k in dict.fromkeys(t.topology_key for t in terms):

@@ -1368,6 +1368,16 @@ def test_a_group_affine_to_itself_alone_shares_one_zone() -> None:
     assert affinity_messages([*pods, db], place(("w", "b-0"), ("x", "a-0"), ("y", "a-1"), ("db", "b-0"))) == []
 
 
+def test_a_group_affine_to_itself_alone_in_any_order_of_its_terms_shares_one_zone() -> None:
+    """Pods listing the same two terms in either order ask the same (podMatchesAllAffinityTerms
+    reads them all): split over two zones, the one apart breaks the rule all the same."""
+    also = PodAffinityTerm({"tier": "x"}, (), ("ns",), ZONE)
+    labels = {"app": "db", "tier": "x"}
+    pods = [pod("w", labels=labels, affinity=(TO_DB, also)), *(pod(n, labels=labels, affinity=(also, TO_DB)) for n in ("x", "y"))]
+    assert [m.split(":")[0] for m in affinity_messages(pods, place(("w", "b-0"), ("x", "a-0"), ("y", "a-1")))] == ["ns/w"]
+    assert affinity_messages(pods, place(("w", "a-0"), ("x", "a-0"), ("y", "a-1"))) == []
+
+
 def test_a_pod_may_join_a_placed_pod_it_selects_in_its_zone() -> None:
     """No pod it selects runs, but the plan places a db in zone a: bound after it, the pod
     placed in zone a passes."""
