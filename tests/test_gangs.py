@@ -996,10 +996,9 @@ def test_pods_binding_one_host_port_never_share_a_node(tmp_path: Path, solver: s
     result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
     assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n0", "n2"]
     # verify checks any plan, of any tool, for the rule on its own.
-    bindings = _bindings(tmp_path, {"mpi-0": "n1", "mpi-1": "n1"})
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
-    assert checked.exit_code == 1
-    assert [line for line in checked.stdout.splitlines() if line.startswith("host-port")] == [
+    code, lines = _verify_lines(tmp_path, snapshot, {"mpi-0": "n1", "mpi-1": "n1"}, "host-port")
+    assert code == 1
+    assert lines == [
         "host-port ml/mpi-0: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
         "host-port ml/mpi-1: hostPort 29500/TCP on 0.0.0.0 is bound on node n1 already (on 10.0.0.1, by pod kube-system/exporter)",
     ]
@@ -1354,10 +1353,7 @@ def test_anti_affinity_at_a_zone_keeps_pending_pods_out_of_a_running_pods_zone(t
     nodes = [node("z-a-0", gpus=3, labels={_ZONE: "a"}), node("z-a-1", gpus=1, labels={_ZONE: "a"}),
              node("z-b-0", gpus=1, labels={_ZONE: "b"}), node("bare", gpus=2)]
     snapshot = write(tmp_path, [*nodes, *running, pod_group("g", 2), *members])
-    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
-    assert result.exit_code == 0, result.output
-    assert "not modelled" not in result.stderr
-    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["bare", "z-b-0"]
+    assert _modelled_targets(snapshot, "--solver", solver) == ["bare", "z-b-0"]
     assert plan_of(snapshot, "--solver", solver)["ml/g"]["placed"]  # and verified
     # Without zone b, bare alone is left, with room for one; without bare too, nothing.
     no_b = write(tmp_path, [*nodes[:2], nodes[3], *running, pod_group("g", 2), *members])
@@ -1425,10 +1421,9 @@ def test_verify_holds_a_placed_pod_to_running_pods_anti_affinity_at_a_zone(tmp_p
         pod_group("g", 3), _repelling("g-0", {}, zone), _repelling("g-1", {"app": "head"}), _repelling("g-2", {"app": "head"}, zone),
     ]
     snapshot = write(tmp_path, objects)
-    bindings = _bindings(tmp_path, {"g-0": "z-a-1", "g-1": "z-a-1", "g-2": "bare"})
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
-    assert checked.exit_code == 1
-    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
+    code, lines = _verify_lines(tmp_path, snapshot, {"g-0": "z-a-1", "g-1": "z-a-1", "g-2": "bare"}, "pod-anti-affinity")
+    assert code == 1
+    assert lines == [
         "pod-anti-affinity ml/g-0: its anti-affinity at topology.kubernetes.io/zone selects pod ml/old-0, running on node z-a-0, "
         "which shares topology.kubernetes.io/zone=a with node z-a-1",
         "pod-anti-affinity ml/g-1: pod ml/guard-0, running on node z-a-0, has anti-affinity at topology.kubernetes.io/zone "
@@ -1442,10 +1437,9 @@ def test_verify_holds_a_placed_pod_to_a_running_pods_anti_affinity(tmp_path: Pat
     Binding that puts a pod a running pod's term selects on that pod's node is a violation."""
     guard = _repelling("guard-0", {}, _ON_NODE, node_name="n0")
     snapshot = write(tmp_path, [node("n0"), node("n1"), guard, pod_group("ray", 1), _repelling("ray-0", {"app": "ray"})])
-    bindings = _bindings(tmp_path, {"ray-0": "n0"})
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
-    assert checked.exit_code == 1
-    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")] == [
+    code, lines = _verify_lines(tmp_path, snapshot, {"ray-0": "n0"}, "pod-anti-affinity")
+    assert code == 1
+    assert lines == [
         "pod-anti-affinity ml/ray-0: pod ml/guard-0, running on node n0, has anti-affinity that selects it",
     ]
 
@@ -1465,6 +1459,20 @@ def _bindings(tmp_path: Path, targets: dict[str, str]) -> str:
     return str(path)
 
 
+def _modelled_targets(snapshot: str, *options: str) -> list[str]:
+    """The nodes ``plan -o json`` binds pods to, sorted, from a run that warns of no rule not modelled."""
+    result = runner.invoke(app, ["plan", snapshot, *options, "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert "not modelled" not in result.stderr
+    return sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"])
+
+
+def _verify_lines(tmp_path: Path, snapshot: str, targets: dict[str, str], rule: str) -> tuple[int, list[str]]:
+    """``verify --plan`` of Bindings of pods to ``targets``: its exit code and its ``rule`` lines."""
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, targets)])
+    return checked.exit_code, [line for line in checked.stdout.splitlines() if line.startswith(rule)]
+
+
 @pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
 def test_pod_affinity_at_a_zone_keeps_pending_pods_in_a_running_pods_zone(tmp_path: Path, solver: str) -> None:
     """kube-scheduler's InterPodAffinity: a pending pod whose required affinity term selects a
@@ -1477,10 +1485,7 @@ def test_pod_affinity_at_a_zone_keeps_pending_pods_in_a_running_pods_zone(tmp_pa
              node("z-b-0", gpus=8, labels={_ZONE: "b"}), node("bare", gpus=8)]
     members = [_affine(f"g-{i}", {}, zone) for i in range(2)]
     snapshot = write(tmp_path, [*nodes, *running, pod_group("g", 2), *members])
-    result = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "json"])
-    assert result.exit_code == 0, result.output
-    assert "not modelled" not in result.stderr
-    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["z-a-0", "z-a-1"]
+    assert _modelled_targets(snapshot, "--solver", solver) == ["z-a-0", "z-a-1"]
     assert plan_of(snapshot, "--solver", solver)["ml/g"]["placed"]  # and verified
     # Zone a full: the other nodes are ruled out by the affinity, not by room.
     full = write(tmp_path, [node("z-a-0", gpus=1, labels={_ZONE: "a"}), *nodes[2:], running[0], pod_group("g", 2), *members])
@@ -1626,10 +1631,7 @@ def test_a_gang_affine_to_itself_alone_is_planned_in_one_zone(tmp_path: Path, so
         f"not placed: required {_ZONE}: the best {_ZONE} (a) holds 2 of 4 pods (nvidia.com/gpu)"
     )
     one = write(tmp_path, [node("bare", gpus=4), *(node(f"n{i}", gpus=1, labels={_ZONE: "a"}) for i in range(4)), *_kept_together(_ZONE)])
-    result = runner.invoke(app, ["plan", one, "--solver", solver, "-o", "json"])
-    assert result.exit_code == 0, result.output
-    assert "not modelled" not in result.stderr
-    assert sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"]) == ["n0", "n1", "n2", "n3"]
+    assert _modelled_targets(one, "--solver", solver) == ["n0", "n1", "n2", "n3"]
     assert plan_of(one, "--solver", solver)["ml/g"]["placed"]
 
 
@@ -1694,10 +1696,9 @@ def test_verify_holds_a_placed_pod_to_its_pod_affinity_for_a_running_pod(tmp_pat
         pod_group("g", 4), _affine("g-0", {}, zone), _affine("g-1", {}, zone), _affine("g-2", {}, zone), _affine("g-3", {}, lonely),
     ]
     snapshot = write(tmp_path, objects)
-    bindings = _bindings(tmp_path, {"g-0": "z-a-1", "g-1": "z-b-0", "g-2": "bare", "g-3": "z-b-0"})
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", bindings])
-    assert checked.exit_code == 1
-    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-affinity")] == [
+    code, lines = _verify_lines(tmp_path, snapshot, {"g-0": "z-a-1", "g-1": "z-b-0", "g-2": "bare", "g-3": "z-b-0"}, "pod-affinity")
+    assert code == 1
+    assert lines == [
         "pod-affinity ml/g-1: its pod affinity at topology.kubernetes.io/zone selects pod ml/db-0, running on node z-a-0, "
         "but no pod it selects runs or is placed where node z-b-0 is (topology.kubernetes.io/zone=b)",
         "pod-affinity ml/g-2: its pod affinity at topology.kubernetes.io/zone selects pod ml/db-0, running on node z-a-0, "
@@ -1731,9 +1732,9 @@ def test_verify_counts_only_running_pods_that_match_every_term(tmp_path: Path) -
                _affine("full", {"app": "db", "tier": "1"}, node_name="z-a-0"), _affine("half", {"app": "db"}, node_name="z-b-0"),
                pod_group("g", 1), _affine("g-0", {}, *terms)]
     snapshot = write(tmp_path, objects)
-    checked = runner.invoke(app, ["verify", snapshot, "--plan", _bindings(tmp_path, {"g-0": "z-b-0"})])
-    assert checked.exit_code == 1
-    assert [line for line in checked.stdout.splitlines() if line.startswith("pod-affinity")] == [
+    code, lines = _verify_lines(tmp_path, snapshot, {"g-0": "z-b-0"}, "pod-affinity")
+    assert code == 1
+    assert lines == [
         f"pod-affinity ml/g-0: its pod affinity at {_ZONE} selects pod ml/full, running on node z-a-0, "
         f"but no pod it selects runs or is placed where node z-b-0 is ({_ZONE}=b)",
     ]  # once for the two terms at one key
