@@ -361,7 +361,8 @@ def build_problem(
     gangs: list[GangSpec] = []
     job_groups: list[JobGroupSpec] = []
     kueue_topologies = tuple(sorted(snapshot.topologies, key=lambda t: t.name))
-    ignored: dict[str, list[str]] = defaultdict(list)  # topologyKey that is no level -> the groups naming it
+    # (topologyKey that is no level, named by pod affinity alone) -> the groups naming it
+    ignored: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for rank, jg in enumerate(grouping.job_groups):
         gang_ids = []
         feasible = True
@@ -440,11 +441,13 @@ def build_problem(
                 shares=shares,
             )
         )
-    for key, named in sorted(ignored.items()):
+    for (key, affine), named in sorted(ignored.items()):
+        term = "its pods' podAffinity term" if affine else "the term"
         warnings.append(
-            f"PodGroup {named[0]}: topologyKey {shown_key(key)} is not a topology level; the term is ignored"
-            if len(named) == 1 else f"topologyKey {shown_key(key)} is not a topology level; the terms of "
-            f"{len(named)} PodGroups naming it are ignored ({listed(sorted(named))})"
+            f"PodGroup {named[0]}: topologyKey {shown_key(key)} is not a topology level; {term} is ignored"
+            if len(named) == 1 else f"topologyKey {shown_key(key)} is not a topology level; the "
+            f"{'podAffinity terms of the pods' if affine else 'terms'} of {len(named)} PodGroups naming it are ignored "
+            f"({listed(sorted(named))})"
         )
     return Problem(
         resources=resources,
@@ -861,7 +864,7 @@ def unheld_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
 
 def _terms(
     gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True,
-    kueue_topologies: Sequence[Topology] = (), *, ignored: dict[str, list[str]], kept_together: Sequence[str] = (),
+    kueue_topologies: Sequence[Topology] = (), *, ignored: dict[tuple[str, bool], list[str]], kept_together: Sequence[str] = (),
 ) -> tuple[tuple[int, ...], tuple[int, ...], str]:
     """Required and preferred levels of a gang: Godel terms, Kueue's pod annotations, or the
     keys of its pods' affinity to each other alone (``kept_together``); and why its required
@@ -922,7 +925,7 @@ def _terms(
     # what-if, lets such a term go, with the warning preferred keys always get.
     unheld = sorted(set(required) - set(index) - set(nowhere)) if strict else []
     for key in sorted({*required, *preferred, *kept_together} - set(index) - set(nowhere) - set(unheld)):
-        ignored[key].append(gang.key)  # said once for each key, by build_problem
+        ignored[key, key not in required and key not in preferred].append(gang.key)  # said once per key, by build_problem
     req = tuple(sorted({index[k] for k in required if k in index}))
     pref = tuple(sorted({index[k] for k in preferred if k in index}))
     if nowhere:
@@ -955,7 +958,7 @@ def _gang_topology(
     strict: bool = True,
     kueue_topologies: Sequence[Topology] = (),
     *,
-    ignored: dict[str, list[str]],
+    ignored: dict[tuple[str, bool], list[str]],
     selected_cache: dict[NodeSelector, np.ndarray],
     kept_together: Sequence[str] = (),
 ) -> GangTopology | None:

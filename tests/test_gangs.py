@@ -1668,8 +1668,27 @@ def test_a_gang_affine_to_itself_but_not_alone_keeps_the_other_paths(tmp_path: P
     for objects, options in ((racked, ["--levels", "rack"]), ([topology, *racked], [])):
         result = runner.invoke(app, ["plan", write(tmp_path, objects), *options, "-o", "json"])
         assert result.exit_code == 0, result.output
-        assert f"PodGroup ml/g: topologyKey {_ZONE} is not a topology level; the term is ignored" in result.stderr
+        assert f"PodGroup ml/g: topologyKey {_ZONE} is not a topology level; its pods' podAffinity term is ignored" in result.stderr
         assert len(json.loads(result.stdout)["items"]) == 4
+
+
+def test_the_warning_for_pod_affinity_at_no_level_says_it_is_pod_affinity(tmp_path: Path) -> None:
+    """A key that is no level, named only by gangs kept together by their pods' affinity, is
+    warned about as their pod affinity, once for all of them; named by a Godel term too, as a
+    term (the group's own)."""
+    racked = [node(f"n{i}", gpus=2, labels={_ZONE: z, "rack": "r"}) for i, z in enumerate("aabb")]
+    other = [pod_group("h", 2), *(_affine(f"h-{i}", {"job": "y"}, {"labelSelector": {"matchLabels": {"job": "y"}},
+                                                                     "topologyKey": _ZONE}) for i in range(2))]
+    result = runner.invoke(app, ["plan", write(tmp_path, [*racked, *_kept_together(_ZONE, 2), *other]), "--levels", "rack"])
+    assert result.exit_code == 0, result.output
+    assert (f"topologyKey {_ZONE} is not a topology level; the podAffinity terms of the pods of 2 PodGroups naming it "
+            "are ignored (ml/g, ml/h)") in result.stderr
+    godel = pod_group("h", 2, api="scheduling.godel.kubewharf.io/v1alpha1",
+                      affinity={"podGroupAffinity": {"required": [{"topologyKey": _ZONE}]}})
+    result = runner.invoke(app, ["plan", write(tmp_path, [*racked, *_kept_together(_ZONE, 2), godel, *other[1:]]), "--levels", "rack"])
+    assert result.exit_code == 0, result.output
+    assert f"PodGroup ml/g: topologyKey {_ZONE} is not a topology level; its pods' podAffinity term is ignored" in result.stderr
+    assert f"PodGroup ml/h: topologyKey {_ZONE} is not a topology level; the term is ignored" in result.stderr
 
 
 def test_verify_holds_a_gang_affine_to_itself_alone_to_one_zone(tmp_path: Path) -> None:
