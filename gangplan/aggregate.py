@@ -673,8 +673,8 @@ def _kept_apart_per_bucket(
     model: cp_model.CpModel, problem: Problem, of_node: np.ndarray, count: Mapping[tuple[int, int], cp_model.IntVar]
 ) -> None:
     """Roles of one PodGroup that its term keeps apart put no more pods in a bucket (``of_node``
-    gives each node's) than it has nodes that are a candidate of one of them: each role's caps
-    alone let a Ray head and its workers count the same nodes twice."""
+    gives each node's) than their cap times its nodes that are a candidate of one of them: each
+    role's caps alone let a Ray head and its workers count the same nodes twice."""
     sets: dict[str, list[int]] = defaultdict(list)
     for r, role in enumerate(problem.roles):
         if role.apart:
@@ -682,12 +682,13 @@ def _kept_apart_per_bucket(
     for roles in sets.values():
         if len(roles) < 2:
             continue
+        cap = problem.roles[roles[0]].apart_cap
         nodes = np.unique(np.concatenate([problem.roles[r].nodes for r in roles]))
         room = np.bincount(of_node[nodes], minlength=int(of_node.max(initial=0)) + 1)
         for b in np.flatnonzero(room).tolist():
             held = [count[r, b] for r in roles if (r, b) in count]
             if len(held) > 1:
-                model.add(sum(held) <= int(room[b]))
+                model.add(sum(held) <= cap * int(room[b]))
 
 
 def _caps(problem: Problem, buckets: Buckets) -> dict[tuple[int, int], int]:
@@ -1121,7 +1122,8 @@ def _pack(
             fit = pods_that_fit(room, request, min(left, role.most))
             if role.apart:
                 mates = apart_roles(problem, r)
-                fit[[any(counts.get((q, n), 0) for q in mates) for n in nodes.tolist()]] = 0
+                held = np.array([sum(counts.get((q, n), 0) for q in mates) for n in nodes.tolist()], dtype=np.int64)
+                fit = np.minimum(fit, np.maximum(role.apart_cap - held, 0))
             usable = np.nonzero(fit > 0)[0]
             if not len(usable):
                 break

@@ -85,15 +85,17 @@ def add_quorum(
 
 
 def add_kept_apart(model: cp_model.CpModel, problem: Problem, on_node: list[tuple[int, cp_model.IntVar]]) -> None:
-    """One node's pod counts ``on_node`` (role, count) hold one pod at most of the roles one
-    anti-affinity term of their PodGroup keeps apart (each role alone is capped by its bounds)."""
+    """One node's pod counts ``on_node`` (role, count) hold no more than their cap of the roles
+    one term of their PodGroup keeps apart (each role alone is capped by its bounds)."""
     together: dict[str, list[cp_model.IntVar]] = {}
+    caps: dict[str, int] = {}
     for r, var in on_node:
         if apart := problem.roles[r].apart:
             together.setdefault(apart, []).append(var)
-    for held in together.values():
+            caps[apart] = problem.roles[r].apart_cap
+    for apart, held in together.items():
         if len(held) > 1:
-            model.add(sum(held) <= 1)
+            model.add(sum(held) <= caps[apart])
 
 
 def _topology(

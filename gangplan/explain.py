@@ -224,8 +224,13 @@ def _asks(problem: Problem, request: Sequence[int], apart: Iterable[str] = ()) -
     return [text for _, text in sorted([*asked, *((name, name) for name in apart)])]
 
 
+def _apart_cap(problem: Problem, roles: Iterable[int], name: str) -> int:
+    """The pods a node takes of those the term ``name`` keeps apart among ``roles``."""
+    return next(problem.roles[r].apart_cap for r in roles if problem.roles[r].apart == name)
+
+
 def _apart(problem: Problem, roles: Iterable[int]) -> list[str]:
-    """The terms that keep pods of ``roles`` one to a node as a cap on them (no column has
+    """The terms that keep pods of ``roles`` a few to a node as a cap on them (no column has
     them, so what reads columns is told of them apart)."""
     return sorted({problem.roles[r].apart for r in roles} - {""})
 
@@ -328,10 +333,10 @@ def reason(
         if gang.filtered_free is not None:  # room it cannot use is not room: count only its nodes
             free, nodes = gang.filtered_free, gang.passing
             where = f"on the {gang.passing} of {usable_nodes} Ready, schedulable nodes that pass its filters"
-        # Pods kept apart need a node each: as a resource of one a node, though no column has it.
+        # Pods kept k apart need a k-th of a node each: a resource of k a node, though no column has it.
         apart = _apart(problem, gang.roles)
         needs += [_least_quorum(problem, g, lambda r: int(problem.roles[r].apart == name)) for name in apart]
-        free = [*free, *(nodes for _ in apart)]
+        free = [*free, *(_apart_cap(problem, gang.roles, name) * nodes for name in apart)]
         if short := _insufficient(problem, needs, free, "quorum needs", where, [*problem.resources, *apart]):
             return who + short
         if short := _insufficient(problem, gang.min_resources, free, "minResources needs", where):
@@ -819,8 +824,8 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
     than its count or its room alone, and on each node, for each resource, as many as fit
     taking the smallest first. First fit's count is the most where it ``reached`` this, so
     the per-node part is not worked out when the first part already says so. Pods of roles a
-    term keeps apart take a node each: no more than the nodes one of them fits on, as a column
-    of theirs would say."""
+    term keeps apart take a k-th of a node each: no more than its cap k times the nodes one of
+    them fits on, as a column of theirs would say."""
     per_role = 0
     kinds = []
     apart: dict[str, tuple[list[int], set[int]]] = {}  # per term: its roles' pods alone, and their nodes
@@ -836,7 +841,7 @@ def _pods_bound(problem: Problem, roles: Sequence[int], free: np.ndarray, nodes:
         else:
             per_role += min(role.count, int(caps.sum()))
         kinds.append((r, at, caps))
-    per_role += sum(min(sum(pods), len(held)) for pods, held in apart.values())
+    per_role += sum(min(sum(pods), _apart_cap(problem, roles, name) * len(held)) for name, (pods, held) in apart.items())
     if per_role <= reached:
         return per_role
     return min(per_role, int(_per_node(problem, kinds, free)[1].sum()))
@@ -892,8 +897,8 @@ def _per_node(
     ascending, and at least the most of their pods each holds together: for each resource, as
     many as fit taking the smallest first. A resource none of them asks bounds nothing the
     others do not (every pod fits in it), so only one such is counted: a cluster of 300
-    extended resources walked all 300 for pods asking 4. Of the roles a term keeps apart, one
-    pod a node (their caps alone let each role count every node)."""
+    extended resources walked all 300 for pods asking 4. Of the roles a term keeps apart, its
+    cap a node (their caps alone let each role count every node)."""
     touched = np.unique(np.concatenate([at for _, at, _ in kinds] or [np.zeros(0, np.int64)]))
     most = np.full(len(touched), np.iinfo(np.int64).max, dtype=np.int64)
     every = range(len(problem.resources))
@@ -913,7 +918,7 @@ def _per_node(
         kept, rest = np.zeros(len(touched), dtype=np.int64), np.zeros(len(touched), dtype=np.int64)
         for r, at, caps in kinds:
             np.add.at(kept if problem.roles[r].apart == name else rest, np.searchsorted(touched, at), caps)
-        np.minimum(most, np.minimum(kept, 1) + rest, out=most)
+        np.minimum(most, np.minimum(kept, _apart_cap(problem, (r for r, _, _ in kinds), name)) + rest, out=most)
     return touched, most
 
 
@@ -935,7 +940,8 @@ def _question(sub: Problem, terms: list[Term], hint: Assignment) -> str:
     term's place among the question's, not its name, which each group of a sweep has its own."""
     terms_at = {name: i for i, name in enumerate(dict.fromkeys(role.apart for role in sub.roles if role.apart))}
     roles = [
-        (role.gang, role.request, role.count, role.task, terms_at.get(role.apart, -1), role.nodes.tobytes(), role.caps.tobytes())
+        (role.gang, role.request, role.count, role.task, terms_at.get(role.apart, -1), role.apart_cap, role.nodes.tobytes(),
+         role.caps.tobytes())
         for role in sub.roles
     ]
     gangs = [replace(gang, key="", excluded={}, blocked="") for gang in sub.gangs]

@@ -130,30 +130,44 @@ class _State:
 
     def share(self, r: int) -> float:
         """Dominant share of one pod of role ``r``: how big it is, across resources. A pod kept
-        one to a node takes a node of the cluster's, as the term's column of one a node counted
-        it: a cap orders a group's kinds of pod as the column did."""
+        k to a node takes a k-th of a node of the cluster's, as the term's column of k a node
+        counted it: a cap orders a group's kinds of pod as the column did."""
         found = self.fixed.shares.get(r)
         if found is None:
             role = self.problem.roles[r]
             found = max((w / t for w, t in zip(role.request, self.totals.tolist())), default=0.0)
             if role.apart:
-                found = max(found, 1 / max(len(self.problem.nodes), 1))
+                found = max(found, 1 / max(role.apart_cap * len(self.problem.nodes), 1))
             self.fixed.shares[r] = found
         return found
 
     def fits(self, r: int, nodes: np.ndarray) -> np.ndarray:
         """How many more pods of role ``r`` each of ``nodes`` holds now: for pods kept apart,
-        one where no pod of theirs (of any role carrying the term) is yet."""
+        their cap less the pods of theirs (of any role carrying the term) there already."""
         role = self.problem.roles[r]
         fit = pods_that_fit(self.free, role.request, role.most, nodes)
-        if role.apart and (taken := self.taken(r)):
-            fit[np.isin(nodes, np.array(taken, dtype=np.int64))] = 0
+        if role.apart and (held := self.held(r)):
+            on = np.array(sorted(held), dtype=np.int64)
+            at = np.minimum(np.searchsorted(on, nodes), len(on) - 1)
+            hit = on[at] == nodes
+            left = role.apart_cap - np.array([held[n] for n in on.tolist()], dtype=np.int64)
+            fit[hit] = np.minimum(fit[hit], np.maximum(left[at[hit]], 0))
         return fit
 
+    def held(self, r: int) -> dict[int, int]:
+        """Per node, the pods there of the roles one term keeps apart with role ``r`` (a node
+        its pods were taken off, by ``put`` of a negative count, is left out)."""
+        found: dict[int, int] = defaultdict(int)
+        for q in apart_roles(self.problem, r):
+            for n, c in self.on_nodes.get(q, {}).items():
+                if c:
+                    found[n] += c
+        return found
+
     def taken(self, r: int) -> list[int]:
-        """The nodes that hold a pod its term keeps role ``r``'s pods apart from (a node its
-        pods were taken off, by ``put`` of a negative count, keeps a count of 0)."""
-        return [n for q in apart_roles(self.problem, r) for n, c in self.on_nodes.get(q, {}).items() if c]
+        """The nodes where the pods role ``r``'s term keeps apart are at its cap."""
+        cap = self.problem.roles[r].apart_cap
+        return [n for n, c in self.held(r).items() if c >= cap]
 
     def request(self, r: int) -> np.ndarray:
         found = self._requests.get(r)

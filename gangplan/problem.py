@@ -59,10 +59,12 @@ class Role:
     nodes: np.ndarray = field(compare=False)  # candidate nodes, ascending
     caps: np.ndarray = field(compare=False)  # per candidate: how many of these pods fit there alone
     task: str = ""  # Volcano task name (volcano.sh/task-spec)
-    # The podAntiAffinity term of its PodGroup's own that keeps these pods one to a node, with
-    # its other roles carrying it (``apart_roles``): a cap rather than a resource column every
-    # role and node carries (1,500 gangs with a term each made 909 columns, planning 5x slower).
+    # The podAntiAffinity term (or spread constraint) of its PodGroup's own that keeps these pods
+    # ``apart_cap`` to a node, with its other roles carrying it (``apart_roles``): a cap rather
+    # than a resource column every role and node carries (1,500 gangs with a term each made 909
+    # columns, planning 5x slower).
     apart: str = ""
+    apart_cap: int = 1
 
     @property
     def count(self) -> int:
@@ -71,7 +73,7 @@ class Role:
     @property
     def most(self) -> int:
         """The most of its pods one node may take, room aside."""
-        return 1 if self.apart else len(self.pods)
+        return min(self.apart_cap, len(self.pods)) if self.apart else len(self.pods)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +320,7 @@ def build_problem(
         warnings = [*warnings, _elsewhere_warning(elsewhere)]
     private = _private_terms(grouping)
     pending_resources = {name for jg in grouping.job_groups for g in jg.gangs for p in g.pending for name in requests[id(p)]}
-    pending_resources -= private
+    pending_resources -= private.keys()
     pending_resources |= {name for jg in grouping.job_groups for g in jg.gangs for name in g.group.min_resources}
     resources = tuple(sorted(pending_resources | {"pods"}))
     ones = dict.fromkeys(filter(one_a_node, resources), 1)  # a host port, an anti-affinity term: one a node
@@ -664,7 +666,7 @@ def _build_roles(
     requests: Mapping[int, Mapping[str, int]],
     roles: list[Role],
     topology: GangTopology | None,
-    private: AbstractSet[str] = frozenset(),
+    private: Mapping[str, int] = {},
 ) -> tuple[list[int], dict[str, int], frozenset]:
     by_signature: dict[tuple, list[Pod]] = defaultdict(list)
     for pod in gang.pending:
@@ -677,23 +679,24 @@ def _build_roles(
         pods = tuple(sorted(by_signature[signature], key=lambda p: p.name))
         request = tuple(requests[id(pods[0])].get(r, 0) for r in resources)
         apart = min((name for name in requests[id(pods[0])] if name in private), default="")
-        candidates, caps = eligibility.caps(pods[0], gang, topology, request, 1 if apart else len(pods))
+        cap = private[apart] if apart else len(pods)
+        candidates, caps = eligibility.caps(pods[0], gang, topology, request, min(cap, len(pods)))
         filter_keys.add(eligibility.filters_key(pods[0], gang))
         if not len(candidates) and not excluded:
             excluded = _excluded(eligibility, pods[0], gang, topology, request, resources)
         role_ids.append(len(roles))
         roles.append(
-            Role(g_index, pods, request, frozen(candidates), frozen(caps), task_of(pods[0]), apart)
+            Role(g_index, pods, request, frozen(candidates), frozen(caps), task_of(pods[0]), apart, cap if apart else 1)
         )
     return role_ids, excluded, frozenset(filter_keys)
 
 
-def _private_terms(grouping: Grouping) -> set[str]:
-    """The anti-affinity terms whose pods are all of one PodGroup: each is a cap of one pod a
-    node on the roles carrying it, not a column. So is a spread constraint of maxSkew 1 with
-    room 1 on every node (no matching pod runs), which asks the same. A pod carries one such
-    term at most (a role has one ``apart``): where one carries two, both stay columns."""
-    one_each = {name for name, room in grouping.spread.caps.items() if room == (1, {})}
+def _private_terms(grouping: Grouping) -> dict[str, int]:
+    """The anti-affinity terms whose pods are all of one PodGroup, each with its cap: one pod a
+    node on the roles carrying it, not a column. So is a spread constraint with the same room
+    k on every node (maxSkew k, no matching pod running): k pods a node. A pod carries one such
+    term at most (a role has one ``apart``): where one carries two, all stay columns."""
+    one_each = {name: room for name, (room, lower) in grouping.spread.caps.items() if not lower}
     gangs: dict[str, set[int]] = defaultdict(set)
     carried = []  # each pending pod's terms
     for jg in grouping.job_groups:
@@ -706,7 +709,7 @@ def _private_terms(grouping: Grouping) -> set[str]:
                         gangs[name].add(id(gang))
     own = {name for name, where in gangs.items() if len(where) == 1}
     crossed = {name for names in carried if len(mine := own.intersection(names)) > 1 for name in mine}
-    return own - crossed
+    return {name: one_each.get(name, 1) for name in sorted(own - crossed)}
 
 
 def apart_roles(problem: Problem, r: int) -> list[int]:

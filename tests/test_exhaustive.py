@@ -676,7 +676,7 @@ def test_a_cap_on_a_group_s_roles_plans_and_explains_as_the_column_it_replaces(s
     span two roles (one pod larger), beside a term several groups share."""
     snapshot = _larger(crew_snapshot(seed), seed)
     capped = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
-    monkeypatch.setattr(problem_module, "_private_terms", lambda *_: set())
+    monkeypatch.setattr(problem_module, "_private_terms", lambda *_: {})
     assert not any(role.apart for role in build_problem(snapshot).roles)
     columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
     assert capped[0].placements == columns[0].placements
@@ -1121,6 +1121,27 @@ def test_hostname_spread_reaches_the_exhaustive_optimum_on_both_paths(seed: int)
     Nothing is warned about as not modelled."""
     scaled = assert_both_paths_optimal(spread_snapshot(seed))
     assert not [w for w in scaled.warnings if "not modelled" in w]
+
+
+SKEW_CAP_SEEDS = [s for s in SPREAD_SEEDS if any(role.apart_cap > 1 for role in build_problem(spread_snapshot(s)).roles)]
+
+
+@pytest.mark.parametrize("seed", SKEW_CAP_SEEDS)
+def test_a_cap_of_max_skew_two_plans_and_explains_as_the_column_it_replaces(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PodGroup's own maxSkew 2 constraint with no matching pod running, capped at two pods a
+    node over its roles, is the rule the resource column of room two it once was asks: greedy
+    places the same pods on the same nodes, every group left out is told the same reason, and
+    the default plan's objective 1 is the same (both proven)."""
+    snapshot = spread_snapshot(seed)
+    capped = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
+    monkeypatch.setattr(problem_module, "_private_terms", lambda *_: {})
+    assert not any(role.apart for role in build_problem(snapshot).roles)
+    columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
+    assert capped[0].placements == columns[0].placements
+    assert [(g.key, g.reason) for g in capped[0].groups] == [(g.key, g.reason) for g in columns[0].groups]
+    assert capped[1].solver.gap == columns[1].solver.gap == 0.0
+    assert plan_objective(snapshot, capped[1].groups) == plan_objective(snapshot, columns[1].groups)
+    assert verify(snapshot, capped[1].placements, capped[1].topology_levels()).ok
 
 
 def test_spread_seeds_hold_both_forms_and_bind() -> None:

@@ -5,14 +5,19 @@ the cases still warned about, through the CLI; every plan verified."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from test_gangs import _bindings, node, pod_group, pods, runner, verified_plan, write
 
 from gangplan.cli import app
+from gangplan.explain import _per_node, _pods_bound
 from gangplan.loader import load_snapshot
+from gangplan import problem as problem_module
+from gangplan.planner import Options, plan
 from gangplan.problem import build_problem
+from gangplan.verify import verify
 
 _HOSTNAME = "kubernetes.io/hostname"
 
@@ -173,20 +178,82 @@ def test_verify_applies_the_node_policies_to_its_eligible_nodes(tmp_path: Path) 
     assert runner.invoke(app, ["verify", ignore, "--plan", _bindings(tmp_path, {"job-0": "a0"})]).exit_code == 1
 
 
-def test_a_gangs_own_max_skew_one_is_a_cap_on_its_roles_not_a_column(tmp_path: Path) -> None:
-    """maxSkew 1 with no matching pod running asks what a PodGroup's own anti-affinity term
-    asks, one a node, so it is the same cap on its roles (a column each costs time at scale);
-    maxSkew 2, a running matching pod, or a selector two PodGroups share keep the column."""
-    name = "topologySpread kubernetes.io/hostname maxSkew=1 ml/app=x"
-
-    def column_and_apart(objects: list[dict]) -> tuple[bool, set[str]]:
+def test_a_gangs_own_max_skew_is_a_cap_on_its_roles_not_a_column(tmp_path: Path) -> None:
+    """maxSkew k with no matching pod running lets k of the group's pods on each node (the
+    fewest is 0), so it is a cap of k a node on its roles, as a PodGroup's own anti-affinity
+    term is one of one (a column each costs time at scale); a running matching pod (rooms that
+    differ by node) or a selector two PodGroups share keep the column."""
+    def column_and_apart(objects: list[dict]) -> tuple[bool, set[tuple[str, int]]]:
         problem = build_problem(load_snapshot([write(tmp_path, objects)]))
-        return any(r.startswith("topologySpread") for r in problem.resources), {role.apart for role in problem.roles}
+        return any(r.startswith("topologySpread") for r in problem.resources), {(role.apart, role.apart_cap) for role in problem.roles}
 
-    assert column_and_apart([*_nodes(4), *_gang(4)]) == (False, {name})
-    assert column_and_apart([*_nodes(4), *_gang(4, _spread(2))]) == (True, {""})
-    assert column_and_apart([*_nodes(4), *_gang(4), _running("r0", "n0")]) == (True, {""})
-    assert column_and_apart([*_nodes(4), *_gang(2), *_gang(2, name="other")]) == (True, {""})
+    def named(skew: int) -> str:
+        return f"topologySpread kubernetes.io/hostname maxSkew={skew} ml/app=x"
+
+    assert column_and_apart([*_nodes(4), *_gang(4)]) == (False, {(named(1), 1)})
+    assert column_and_apart([*_nodes(4), *_gang(4, _spread(2))]) == (False, {(named(2), 2)})
+    assert column_and_apart([*_nodes(4), *_gang(4), _running("r0", "n0")]) == (True, {("", 1)})
+    assert column_and_apart([*_nodes(4), *_gang(2), *_gang(2, name="other")]) == (True, {("", 1)})
+
+
+@pytest.mark.parametrize("solver", ["greedy", "cp-sat"])
+def test_a_cap_of_max_skew_two_plans_as_its_column(tmp_path: Path, solver: str) -> None:
+    """The cap of two a node plans as the column it replaces: five pods of maxSkew 2 on three
+    roomy nodes go two, two and one (the column, forced, the same), and on two a gang of five
+    is not placed, told why in the column's words."""
+    def plans(objects: list[dict], columns: bool) -> tuple[list[int], list[str]]:
+        snapshot = load_snapshot([write(tmp_path, objects)])
+        with pytest.MonkeyPatch.context() as patch:
+            if columns:
+                patch.setattr(problem_module, "_private_terms", lambda *_: {})
+            assert any(role.apart for role in build_problem(snapshot).roles) is not columns
+            result = plan(snapshot, Options(solver=solver))
+        assert verify(snapshot, result.placements, result.topology_levels()).ok
+        per_node = Counter(p.node for p in result.placements)
+        return sorted(per_node.values()), [g.reason for g in result.groups]
+
+    three = [*_nodes(3), *_gang(5, _spread(2))]
+    assert plans(three, False) == plans(three, True) == ([1, 2, 2], [""])
+    two = [*_nodes(2), *_gang(5, _spread(2))]
+    capped = plans(two, False)
+    assert capped == plans(two, True)
+    assert capped[0] == [] and capped[1][0].startswith(
+        "insufficient topologySpread kubernetes.io/hostname maxSkew=2 ml/app=x (quorum needs 5 pods, 4 free)"
+    )
+
+
+@pytest.mark.parametrize("options", [{"solver": "greedy"}, {}, {"model": "buckets"}], ids=["greedy", "cp-sat", "buckets"])
+def test_a_cap_of_max_skew_two_holds_over_a_groups_two_kinds_of_pod(tmp_path: Path, options: dict) -> None:
+    """A gang whose pods differ in size (two roles) under one maxSkew 2 constraint: the cap is
+    on both roles together, two pods a node, so four go two to each of two nodes, the larger
+    pod beside a smaller one, CP-SAT's model holding it (status not GREEDY, the fallback to
+    greedy's plan when the model's is worse); five on two nodes are not placed."""
+    def placed(count: int) -> list[int]:
+        objects = [*_nodes(2), *_gang(count, _spread(2))]
+        objects[3]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
+        snapshot = load_snapshot([write(tmp_path, objects)])
+        assert len({role.apart for role in build_problem(snapshot).roles}) == 1 < len(build_problem(snapshot).roles)
+        result = plan(snapshot, Options(**options))
+        assert verify(snapshot, result.placements, result.topology_levels()).ok
+        assert (result.solver.status == "GREEDY") is (options == {"solver": "greedy"})
+        return sorted(Counter(p.node for p in result.placements).values())
+
+    assert placed(4) == [2, 2]
+    assert placed(5) == []
+
+
+def test_explains_bounds_admit_two_pods_a_node_of_a_groups_two_kinds(tmp_path: Path) -> None:
+    """explain's bounds on the pods a room holds, which decide when its count stops searching,
+    take the cap of two a node over both kinds of pod: four on two nodes, two on each, where
+    one a node would bound them at two and call short a group that fits."""
+    objects = [*_nodes(2), *_gang(4, _spread(2))]
+    objects[3]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
+    problem = build_problem(load_snapshot([write(tmp_path, objects)]))
+    roles = list(problem.gangs[0].roles)
+    free = problem.matrix("free")
+    assert len(roles) == 2 and _pods_bound(problem, roles, free, None, 0) == 4
+    kinds = [(r, problem.roles[r].nodes, problem.roles[r].caps) for r in roles]
+    assert _per_node(problem, kinds, free)[1].tolist() == [2, 2]
 
 
 def _warned(path: str) -> list[str]:
