@@ -865,6 +865,13 @@ def unheld_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
     }
 
 
+def unheld_anti_affinity(grouping: Grouping) -> set[str]:
+    """The pending pods whose anti-affinity toward other pending pods the plan does not hold,
+    as warned: terms selecting pending pods not carrying them and matching them (``loose``),
+    and wider terms selecting other pending pods (``beyond``)."""
+    return {*grouping.anti_affinity.loose, *grouping.anti_affinity.beyond}
+
+
 def _terms(
     gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True,
     kueue_topologies: Sequence[Topology] = (), *, ignored: dict[tuple[str, bool], list[str]], kept_together: Sequence[str] = (),

@@ -72,11 +72,14 @@ _LABEL_VALUE = re.compile(r"(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One broken rule; ``subject`` is a pod key, a node name or a group key."""
+    """One broken rule; ``subject`` is a pod key, a node name or a group key. ``partner``: the
+    other placed pod, where the rule is broken between two the plan places ('' otherwise), so
+    a caller that knows it leaves one of them unchecked can tell the pair from the rest."""
 
     rule: str
     subject: str
     message: str
+    partner: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -773,18 +776,24 @@ def _host_ports(
 
 
 def _on_node(term: PodAffinityTerm) -> bool:
-    """The anti-affinity terms gangplan models: at kubernetes.io/hostname (the node itself), in
+    """The anti-affinity terms verify checks at kubernetes.io/hostname (the node itself), in
     the namespaces the term names or in all (``namespaceSelector: {}``); another
-    namespaceSelector needs Namespace labels, and is warned about."""
+    namespaceSelector needs Namespace labels a snapshot lacks, and is warned about."""
     known = term.namespaces is not None or term.every_namespace
     return term.topology_key == _HOSTNAME and known and term.match_labels is not None
 
 
 def _in_domains(term: PodAffinityTerm) -> bool:
-    """The anti-affinity terms at a topologyKey wider than the node that gangplan models against
-    running pods (not between pending ones), in namespaces known as ``_on_node`` takes them."""
+    """The anti-affinity terms verify checks at a topologyKey wider than the node, in
+    namespaces known as ``_on_node`` takes them."""
     known = term.namespaces is not None or term.every_namespace
     return term.topology_key != _HOSTNAME and known and term.match_labels is not None
+
+
+def _checked(term: PodAffinityTerm) -> bool:
+    """The anti-affinity terms verify holds placed pods to, at any topologyKey: those whose
+    namespaces it can read."""
+    return _on_node(term) or _in_domains(term)
 
 
 def _term_selects(term: PodAffinityTerm, pod: Pod) -> bool:
@@ -804,12 +813,11 @@ def _anti_affinity(
     pods: Mapping[str, Pod],
     placed: Mapping[str, str],
 ) -> list[Violation]:
-    """kube-scheduler's InterPodAffinity, for required anti-affinity on the node: a placed pod
-    may not share its node with a running pod its term selects, or whose term selects it; two
-    placed pods may not share one when both carry one term that selects them both (pods of one
-    Deployment or gang kept one to a node). A term that selects placed pods not carrying it is
-    warned about, not checked, as gangplan does not keep those apart. At a wider topologyKey,
-    ``_domain_anti_affinity`` checks the running pods."""
+    """kube-scheduler's InterPodAffinity for required anti-affinity, both ways, as the plan
+    stands once bound: a placed pod may not share its node with a running pod its term
+    selects, or whose term selects it (at a wider topologyKey, ``_domain_anti_affinity``);
+    nor its node, or its domain of a term's key, with another placed pod (``_placed_apart``).
+    By subject, so a pod's lines stand together."""
     if not any(pod.anti_affinity for pod in snapshot.pods):
         return []  # most snapshots: no pair to look at
     arriving, running = _sharing(snapshot, nodes, placed, lambda key: True)
@@ -818,17 +826,103 @@ def _anti_affinity(
         here = [pods[key] for key in keys]
         if not any(p.anti_affinity for p in here) and not any(p.anti_affinity for p in running.get(node_name, ())):
             continue
-        for i, pod in enumerate(here):
+        for pod in here:
             for other in running.get(node_name, ()):
                 if any(_on_node(t) and _term_selects(t, other) for t in pod.anti_affinity):
                     found.append(Violation("pod-anti-affinity", pod.key, f"its anti-affinity selects pod {other.key}, running on node {node_name}"))
                 elif any(_on_node(t) and _term_selects(t, pod) for t in other.anti_affinity):
                     found.append(Violation("pod-anti-affinity", pod.key, f"pod {other.key}, running on node {node_name}, has anti-affinity that selects it"))
-            for other in here[:i]:
-                shared = [t for t in pod.anti_affinity if _on_node(t) and t in other.anti_affinity]
-                if any(_term_selects(t, pod) and _term_selects(t, other) for t in shared):
-                    found.append(Violation("pod-anti-affinity", pod.key, f"placed on node {node_name} beside pod {other.key}, which carries its anti-affinity term and matches it"))
-    return found
+    found += _placed_apart(nodes, pods, placed)
+    return sorted(found, key=lambda v: v.subject)
+
+
+def _placed_apart(nodes: Mapping[str, Node], pods: Mapping[str, Pod], placed: Mapping[str, str]) -> list[Violation]:
+    """Required anti-affinity between two placed pods, at any topologyKey K: whichever is bound
+    second, kube-scheduler refuses it (the incoming pod's terms against the bound pods, and the
+    bound pods' terms against it), so a pair on nodes of one value of K (at
+    kubernetes.io/hostname, one node) where a term of either selects the other breaks it, in
+    any order of binding. A node without K is in no domain; a term selecting its own pod asks
+    nothing of it. Each pair once, the later pod by key its subject. Placed pods are looked up
+    per domain and label: pods kept one to a node or zone, as a valid plan has them, cost a
+    lookup each, not a scan of the plan."""
+    carriers = [
+        key for key in sorted(placed)
+        if key in pods and placed[key] in nodes and any(map(_checked, pods[key].anti_affinity))
+    ]
+    if not carriers:
+        return []
+
+    def value(node_name: str, k: str) -> str | None:
+        return node_name if k == _HOSTNAME else _label(nodes, node_name, k)
+
+    keys = sorted({t.topology_key for c in carriers for t in pods[c].anti_affinity if _checked(t)})
+    within: dict[tuple[str, str], list[str]] = {}  # (K, value) -> the placed pods there, by key
+    for key in sorted(placed):
+        if key in pods and placed[key] in nodes:
+            for k in keys:
+                if (v := value(placed[key], k)) is not None:
+                    within.setdefault((k, v), []).append(key)
+    labelled: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}  # per domain, by label, made when asked
+
+    def selected(term: PodAffinityTerm, domain: tuple[str, str]) -> list[str]:
+        there = within.get(domain, [])
+        if term.match_labels and len(there) > 1:
+            if domain not in labelled:
+                index: dict[tuple[str, str], list[str]] = {}
+                for key in there:
+                    for item in pods[key].labels.items():
+                        index.setdefault(item, []).append(key)
+                labelled[domain] = index
+            there = min((labelled[domain].get(item, []) for item in term.match_labels.items()), key=len)
+        return [key for key in there if _term_selects(term, pods[key])]
+
+    chosen: dict[tuple, list[str]] = {}  # (selector, K, value) -> the placed pods it selects there
+    pairs: set[tuple[str, str]] = set()  # (later, earlier) by key
+    for carrier in carriers:
+        for term in filter(_checked, pods[carrier].anti_affinity):
+            if (v := value(placed[carrier], term.topology_key)) is None:
+                continue
+            asked = (_selector(term), term.topology_key, v)
+            if asked not in chosen:
+                chosen[asked] = selected(term, (term.topology_key, v))
+            for other in chosen[asked]:
+                if other != carrier:
+                    pairs.add((max(carrier, other), min(carrier, other)))
+    return [_apart_violation(nodes, pods, placed, later, earlier) for later, earlier in sorted(pairs)]
+
+
+def _apart_violation(nodes: Mapping[str, Node], pods: Mapping[str, Pod], placed: Mapping[str, str], key: str, other: str) -> Violation:
+    """The violation of placed pod ``key`` beside placed pod ``other``, by the first term that
+    breaks it: one both carry and match on the node (a gang kept one to a node), else the
+    pod's own, else the other's."""
+    pod, partner, node_name, beside = pods[key], pods[other], placed[key], placed[other]
+
+    def value(node: str, k: str) -> str | None:
+        return node if k == _HOSTNAME else _label(nodes, node, k)
+
+    def breaks(term: PodAffinityTerm, selected: Pod) -> bool:
+        if not _checked(term) or not _term_selects(term, selected):
+            return False
+        return (there := value(node_name, term.topology_key)) is not None and there == value(beside, term.topology_key)
+
+    if node_name == beside and any(
+        _on_node(t) and t in partner.anti_affinity and _term_selects(t, pod) and _term_selects(t, partner) for t in pod.anti_affinity
+    ):
+        said = f"placed on node {node_name} beside pod {other}, which carries its anti-affinity term and matches it"
+    elif (term := next((t for t in pod.anti_affinity if breaks(t, partner)), None)) is not None:
+        k = term.topology_key
+        said = f"its anti-affinity selects pod {other}, placed on node {beside}" if k == _HOSTNAME else (
+            f"its anti-affinity at {k} selects pod {other}, placed on node {beside}, "
+            f"which shares {k}={value(beside, k)} with node {node_name}"
+        )
+    else:
+        term = next(t for t in partner.anti_affinity if breaks(t, pod))
+        k = term.topology_key
+        said = f"pod {other}, placed on node {beside}, has anti-affinity that selects it" if k == _HOSTNAME else (
+            f"pod {other}, placed on node {beside}, has anti-affinity at {k} that selects it, "
+            f"and node {node_name} shares {k}={value(node_name, k)} with it"
+        )
+    return Violation("pod-anti-affinity", key, said, other)
 
 
 def _label(nodes: Mapping[str, Node], node_name: str | None, key: str) -> str | None:

@@ -15,9 +15,10 @@ from gangplan.explain import _question
 from gangplan.loader import load_snapshot
 from gangplan.objective import Assignment
 from gangplan.plan import plan_from_dict
-from gangplan.problem import alone as sole, build_problem
+from gangplan.planner import unwarned
+from gangplan.problem import alone as sole, build_problem, unheld_anti_affinity
 from gangplan.semantics import group_pods
-from gangplan.verify import verify
+from gangplan.verify import Violation, verify
 
 runner = CliRunner()
 
@@ -1288,8 +1289,8 @@ def test_anti_affinity_the_planner_does_not_keep_apart_is_warned_about_and_not_h
 ) -> None:
     """On one node: a-1 carries the term and matches it, but it also selects a-0, which does not
     carry it; a-2 carries it without matching it. Neither pair is kept apart, so both carriers
-    are named in the warning, and verify, which checks only pods that both carry one term and
-    match it, does not reject the planner's own plan (a-1 beside a-0 or beside a-2)."""
+    are named in the warning, and the planner does not call its own plan (all three on n0) a
+    bug; verify, which checks every pair, names each pair a term selects."""
     members = [
         _repelling("a-0", {"app": "ray"}),
         _repelling("a-1", {"app": "ray"}, _ON_NODE),
@@ -1302,7 +1303,13 @@ def test_anti_affinity_the_planner_does_not_keep_apart_is_warned_about_and_not_h
         "warning: required pod anti-affinity between pending pods that do not all carry the term and match it is not modelled, "
         "so the plan may break it: pod ml/a-1, pod ml/a-2 ask for it",
     ]
-    assert plan_of(snapshot, "--solver", solver)["ml/a"]["placed"]
+    groups, code, lines = _own_plan(tmp_path, snapshot, "--solver", solver)
+    assert groups["ml/a"]["placed"] and code == 1
+    assert lines == [
+        "pod-anti-affinity ml/a-1: its anti-affinity selects pod ml/a-0, placed on node n0",
+        "pod-anti-affinity ml/a-2: its anti-affinity selects pod ml/a-0, placed on node n0",
+        "pod-anti-affinity ml/a-2: its anti-affinity selects pod ml/a-1, placed on node n0",
+    ]
 
 
 @pytest.mark.parametrize("first", ["b", "a"])
@@ -1367,11 +1374,11 @@ def test_anti_affinity_at_a_zone_keeps_pending_pods_out_of_a_running_pods_zone(t
 def test_anti_affinity_at_a_zone_is_warned_about_only_between_pending_pods(tmp_path: Path) -> None:
     """Against running pods a zone term is modelled; between pending pods it would be a cap per
     zone, which is not: only pods whose zone terms select another pending pod are named (both
-    of a pair, the one of a one-sided pair), and the planner's plan, the pair in one zone,
-    passes verify, which does not check them either. A term selecting only its own pod asks
-    nothing more (kube-scheduler weighs the incoming pod against pods already there); one with
-    a labelled namespaceSelector is named whatever it selects, a running pod's when it selects
-    a pending pod."""
+    of a pair, the one of a one-sided pair), and the planner's plan, the pair in one zone, is
+    not called a bug, though verify, which checks every pair, names it. A term selecting only
+    its own pod asks nothing more (kube-scheduler weighs the incoming pod against pods already
+    there); one with a labelled namespaceSelector is named whatever it selects, a running pod's
+    when it selects a pending pod."""
     def term(app_: str, **more: object) -> dict:
         return {"labelSelector": {"matchLabels": {"app": app_}}, "topologyKey": _ZONE, **more}
 
@@ -1406,7 +1413,15 @@ def test_anti_affinity_at_a_zone_is_warned_about_only_between_pending_pods(tmp_p
     target = {b["metadata"]["name"]: b["target"]["name"] for b in items}
     # guard-0 keeps calm-0 out of zone b, old-0 solo-0; the pair shares a zone (a node, even).
     assert (target["calm-0"], target["solo-0"], target["pair-0"]) == ("z-a-0", "z-a-0", target["pair-1"])
-    assert all(g["placed"] for g in plan_of(snapshot).values())
+    # watch-0, named for selecting calm-0, is kept out of zone a by nothing, and is in zone b.
+    assert target["watch-0"] == "z-b-0"
+    groups, code, lines = _own_plan(tmp_path, snapshot)
+    assert all(g["placed"] for g in groups.values()) and code == 1
+    pair, zone = target["pair-0"], target["pair-0"][2]
+    assert lines == [
+        f"pod-anti-affinity ml/pair-1: its anti-affinity at {_ZONE} selects pod ml/pair-0, placed on node {pair}, "
+        f"which shares {_ZONE}={zone} with node {pair}",
+    ]
 
 
 def test_verify_holds_a_placed_pod_to_running_pods_anti_affinity_at_a_zone(tmp_path: Path) -> None:
@@ -1444,6 +1459,124 @@ def test_verify_holds_a_placed_pod_to_a_running_pods_anti_affinity(tmp_path: Pat
     ]
 
 
+@pytest.mark.parametrize("carrier", ["a", "b"])
+def test_verify_holds_two_placed_pods_apart_in_a_zone_whichever_carries_the_term(tmp_path: Path, carrier: str) -> None:
+    """kube-scheduler refuses whichever of two pods is bound second when a zone term of either
+    selects the other: the incoming pod's terms against the bound pods, and theirs against it.
+    Pods of two gangs placed in one zone break it, named once, by the later pod (b-0), in
+    either direction; in two zones they do not, nor beside a node without the zone label (in
+    no zone, even the same node)."""
+    zone = {"labelSelector": {"matchLabels": {"app": "b" if carrier == "a" else "a"}}, "topologyKey": _ZONE}
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}), node("z-a-1", labels={_ZONE: "a"}), node("z-b-0", labels={_ZONE: "b"}), node("bare"),
+        pod_group("a", 1), _repelling("a-0", {"app": "a"}, *([zone] if carrier == "a" else [])),
+        pod_group("b", 1), _repelling("b-0", {"app": "b"}, *([zone] if carrier == "b" else [])),
+    ]
+    snapshot = write(tmp_path, objects)
+    code, lines = _verify_lines(tmp_path, snapshot, {"a-0": "z-a-0", "b-0": "z-a-1"}, "pod-anti-affinity")
+    assert code == 1
+    assert lines == [
+        f"pod-anti-affinity ml/b-0: pod ml/a-0, placed on node z-a-0, has anti-affinity at {_ZONE} that selects it, "
+        f"and node z-a-1 shares {_ZONE}=a with it"
+        if carrier == "a" else
+        f"pod-anti-affinity ml/b-0: its anti-affinity at {_ZONE} selects pod ml/a-0, placed on node z-a-0, "
+        f"which shares {_ZONE}=a with node z-a-1"
+    ]
+    for apart in ({"a-0": "z-a-0", "b-0": "z-b-0"}, {"a-0": "bare", "b-0": "bare"}, {"a-0": "bare", "b-0": "z-a-0"}):
+        assert _verify_lines(tmp_path, snapshot, apart, "pod-anti-affinity") == (0, []), apart
+
+
+@pytest.mark.parametrize("carrier", ["c", "d"])
+def test_verify_holds_a_placed_pod_apart_on_its_node_from_a_placed_pod_not_carrying_its_term(tmp_path: Path, carrier: str) -> None:
+    """On the node the same holds for any pair, not only pods that both carry one term and
+    match it: a term selecting a placed pod that does not carry it keeps the two off one node,
+    whichever is bound first; on two nodes they pass."""
+    objects = [
+        node("n0"), node("n1"),
+        pod_group("c", 1), _repelling("c-0", {"app": "c"}, *([_ON_NODE] if carrier == "c" else [])),
+        pod_group("d", 1), _repelling("d-0", {"app": "ray"} if carrier == "c" else {"app": "c"}, *(
+            [{"labelSelector": {"matchLabels": {"app": "c"}}, "topologyKey": "kubernetes.io/hostname"}] if carrier == "d" else []
+        )),
+    ]
+    snapshot = write(tmp_path, objects)
+    code, lines = _verify_lines(tmp_path, snapshot, {"c-0": "n0", "d-0": "n0"}, "pod-anti-affinity")
+    assert code == 1
+    assert lines == [
+        "pod-anti-affinity ml/d-0: pod ml/c-0, placed on node n0, has anti-affinity that selects it"
+        if carrier == "c" else
+        "pod-anti-affinity ml/d-0: its anti-affinity selects pod ml/c-0, placed on node n0"
+    ]
+    assert _verify_lines(tmp_path, snapshot, {"c-0": "n0", "d-0": "n1"}, "pod-anti-affinity") == (0, [])
+
+
+def test_a_term_selecting_its_own_pod_alone_keeps_it_from_no_placed_pod(tmp_path: Path) -> None:
+    """kube-scheduler weighs the incoming pod's terms against the pods already bound, never
+    against itself: pods whose zone and node terms each select only their own pod share a
+    node, and so a zone, with no violation."""
+    def own(app_: str) -> list[dict]:
+        return [{"labelSelector": {"matchLabels": {"app": app_}}, "topologyKey": key} for key in (_ZONE, "kubernetes.io/hostname")]
+
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}),
+        pod_group("self", 1), _repelling("self-0", {"app": "self"}, *own("self")),
+        pod_group("other", 1), _repelling("other-0", {"app": "other"}, *own("other")),
+    ]
+    snapshot = write(tmp_path, objects)
+    assert _verify_lines(tmp_path, snapshot, {"self-0": "z-a-0"}, "pod-anti-affinity") == (0, [])
+    assert _verify_lines(tmp_path, snapshot, {"self-0": "z-a-0", "other-0": "z-a-0"}, "pod-anti-affinity") == (0, [])
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_pending_pods_a_zone_term_keeps_apart_in_the_only_zone_are_planned_and_verify_names_the_pair(
+    tmp_path: Path, solver: str
+) -> None:
+    """x-0's zone term selects y-0, both pending, and zone a is the only zone: between pending
+    pods a wider term is not modelled, so both are planned there with the warning, the planner
+    does not call its plan a bug, and verify names the pair (y-0, the later, as its subject)."""
+    zone = {"labelSelector": {"matchLabels": {"app": "y"}}, "topologyKey": _ZONE}
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}), node("z-a-1", labels={_ZONE: "a"}),
+        pod_group("x", 1), _repelling("x-0", {"app": "x"}, zone), pod_group("y", 1), _repelling("y-0", {"app": "y"}),
+    ]
+    snapshot = write(tmp_path, objects)
+    result = runner.invoke(app, ["plan", snapshot, "--solver", solver])
+    assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
+        "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
+        "non-empty namespaceSelector is not modelled, so the plan may break it: pod ml/x-0 asks for it",
+    ]
+    groups, code, lines = _own_plan(tmp_path, snapshot, "--solver", solver)
+    assert groups["ml/x"]["placed"] and groups["ml/y"]["placed"] and code == 1
+    made = runner.invoke(app, ["plan", snapshot, "--solver", solver, "-o", "plan"]).stdout
+    target = {p.pod: p.node for p in plan_from_dict(json.loads(made)).placements}
+    assert lines == [
+        f"pod-anti-affinity ml/y-0: pod ml/x-0, placed on node {target['ml/x-0']}, has anti-affinity at {_ZONE} that selects it, "
+        f"and node {target['ml/y-0']} shares {_ZONE}=a with it",
+    ]
+
+
+def test_the_planner_passes_over_anti_affinity_only_between_placed_pods_one_of_which_it_warned_of(tmp_path: Path) -> None:
+    """planner.unwarned, the planner's last check: a violation between two placed pods is its
+    known gap when either carries a term it warned it does not keep apart (x-0, whose zone term
+    selects the pending y-0), as subject or as partner; between two pods neither of which it
+    warned of, or a warned pod against a running pod (modelled), it is a bug."""
+    zone = {"labelSelector": {"matchLabels": {"app": "y"}}, "topologyKey": _ZONE}
+    objects = [
+        node("z-a-0", labels={_ZONE: "a"}),
+        pod_group("x", 1), _repelling("x-0", {"app": "x"}, zone), pod_group("y", 1), _repelling("y-0", {"app": "y"}),
+        pod_group("v", 1), _repelling("v-0", {"app": "v"}), pod_group("w", 1), _repelling("w-0", {"app": "w"}),
+    ]
+    grouping = group_pods(load_snapshot([write(tmp_path, objects)]))
+    assert unheld_anti_affinity(grouping) == {"ml/x-0"}
+    found = [
+        Violation("pod-anti-affinity", "ml/y-0", "beside x-0", "ml/x-0"),
+        Violation("pod-anti-affinity", "ml/x-0", "beside w-0", "ml/w-0"),
+        Violation("pod-anti-affinity", "ml/w-0", "beside v-0", "ml/v-0"),
+        Violation("pod-anti-affinity", "ml/x-0", "beside a running pod"),
+        Violation("pod-affinity", "ml/x-0", "apart"),
+    ]
+    assert unwarned(grouping, (), found) == found[2:]
+
+
 def _affine(name: str, labels: dict[str, str], *terms: dict, node_name: str | None = None) -> dict:
     pod = _repelling(name, labels, node_name=node_name)
     if terms:
@@ -1465,6 +1598,19 @@ def _modelled_targets(snapshot: str, *options: str) -> list[str]:
     assert result.exit_code == 0, result.output
     assert "not modelled" not in result.stderr
     return sorted(b["target"]["name"] for b in json.loads(result.stdout)["items"])
+
+
+def _own_plan(tmp_path: Path, snapshot: str, *options: str) -> tuple[dict[str, dict], int, list[str]]:
+    """``plan -o plan`` of ``snapshot``, which must not fail (the planner calls no violation of
+    its own a bug but what it warned of): its groups by name, and ``verify`` of it, its exit
+    code and its pod-anti-affinity lines."""
+    made = runner.invoke(app, ["plan", snapshot, "-o", "plan", *options])
+    assert made.exit_code == 0, made.output
+    path = tmp_path / "own-plan.json"
+    path.write_text(made.stdout)
+    checked = runner.invoke(app, ["verify", snapshot, "--plan", str(path)])
+    lines = [line for line in checked.stdout.splitlines() if line.startswith("pod-anti-affinity")]
+    return {g["name"]: g for g in json.loads(made.stdout)["groups"]}, checked.exit_code, lines
 
 
 def _verify_lines(tmp_path: Path, snapshot: str, targets: dict[str, str], rule: str) -> tuple[int, list[str]]:
