@@ -578,16 +578,17 @@ def verify(
 
 def inter_pod_violations(snapshot: Snapshot, placed: Mapping[str, str]) -> list[Violation]:
     """``verify``'s checks of what a placement asks of the pods around it, alone: required pod
-    affinity and topology spread, of ``placed`` (pod key -> node name, the pods pending in
-    ``snapshot``). diff holds an earlier plan's placements to them against a newer snapshot,
-    whose running pods may have gone or come, as verify would."""
+    affinity, required anti-affinity between the placed pods, and topology spread, of
+    ``placed`` (pod key -> node name, the pods pending in ``snapshot``). diff holds an earlier
+    plan's placements to them against a newer snapshot, whose running pods may have gone or
+    come, as verify would (anti-affinity against running pods it weighs on its own)."""
     pods: dict[str, Pod] = {}
     for known_pod in snapshot.pods:
         pods.setdefault(known_pod.key, known_pod)
     nodes: dict[str, Node] = {}
     for known_node in snapshot.nodes:
         nodes.setdefault(known_node.name, known_node)
-    return [*_pod_affinity(snapshot, nodes, pods, placed), *_topology_spread(snapshot, nodes, pods, placed)]
+    return [*_pod_affinity(snapshot, nodes, pods, placed), *_placed_apart(nodes, pods, placed), *_topology_spread(snapshot, nodes, pods, placed)]
 
 
 def claim_violations(snapshot: Snapshot, placements: Sequence[Placement], claims: Iterable[Claim]) -> tuple[Violation, ...]:

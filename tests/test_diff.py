@@ -1629,6 +1629,27 @@ def test_a_pod_bound_since_in_the_block_a_placed_pods_wider_anti_affinity_names_
         assert verify(after, result.placements, result.topology_levels()).ok == (not any(stale.values()))
 
 
+def test_a_placement_beside_a_placed_pod_its_wider_anti_affinity_selects_is_stale_as_verify_says() -> None:
+    """a-1's block term selects its gang's pods, a-0 too: between pending pods a wider term is
+    not modelled (warned about), and the plan puts both on n2, in block b0, which verify names.
+    diff holds the plan's placements that still apply to the same check, as it holds warned pod
+    affinity: against the very snapshot it was made from, a-1's placement is stale with
+    verify's reason, and a-0's, its term selecting no one, stands."""
+    term = PodAffinityTerm({"scheduling.x-k8s.io/pod-group": "a"}, (), ("ml",), BLOCK)
+    before = tiny()
+    before = replace(before, pods=tuple(replace(p, anti_affinity=(term,)) if p.name == "a-1" else p for p in before.pods))
+    result = plan(before, Options(solver="greedy"))
+    assert any("not modelled" in w for w in result.warnings)
+    assert {p.pod: p.node for p in result.placements if p.group == "ml/a"} == {"ml/a-0": "n2", "ml/a-1": "n2"}
+    told = f"its anti-affinity at {BLOCK} selects pod ml/a-0, placed on node n2, which shares {BLOCK}=b0 with node n2"
+    assert [(v.rule, v.subject, v.message) for v in verify(before, result.placements, result.topology_levels()).violations] == [
+        ("pod-anti-affinity", "ml/a-1", told),
+    ]
+    diff = diff_snapshot(before, result)
+    assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == {"ml/a-0": "", "ml/a-1": told}
+    assert [g.change for g in diff.groups if g.key == "ml/a"] == ["stale"]
+
+
 def _joining_db(self_matching: bool = False) -> tuple[Snapshot, Plan, Pod]:
     """tiny() with db running on n1, in block b0, and a-1's required pod affinity asking for
     app=db in its block: planned in b0, on n2; ``self_matching``: a-1 carries app=db too."""
