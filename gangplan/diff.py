@@ -477,9 +477,9 @@ def diff_snapshot(
             if (value := nodes[name].labels.get(key) if name in nodes else None) is not None:
                 domains[key, value] += here
     changes = [(p, owner(p), _stale(known.get(p.pod), p, nodes, running, domains)) for p in placements]
-    # Required pod affinity and topology spread, as verify reads them, against the pods running
-    # now, beside the placements that still apply: the pods a placement was to join may have
-    # gone, and pods bound since may crowd its node.
+    # Required pod affinity, topology spread and anti-affinity between placements, as verify
+    # reads them, against the pods running now, beside the placements that still apply: the
+    # pods a placement was to join may have gone, and pods bound since may crowd its node.
     unmet: dict[str, str] = {}
     for v in inter_pod_violations(snapshot, {p.pod: p.node for p, _, why in changes if not why}):
         unmet.setdefault(v.subject, v.message)
