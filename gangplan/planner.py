@@ -24,7 +24,7 @@ from .greedy import SECONDS_PER_CANDIDATE_PASS, Placer, complete, greedy, lexico
 from .model import Snapshot
 from .objective import Assignment, DomainWeights, Term, UsedDomains, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
-from .problem import Problem, alone, build_problem, candidate_count, restrict, unheld_affinity, unheld_anti_affinity
+from .problem import Problem, alone, build_problem, candidate_count, restrict, unheld_affinity, unheld_anti_affinity, unheld_spread
 from .semantics import Grouping, counted_rule
 from .stages import Reporter, StageResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
 from .verify import Violation, claim_violations, verify
@@ -289,14 +289,18 @@ def unwarned(grouping: Grouping, levels: Sequence[str], violations: Sequence[Vio
     about as not modelled ask are the plan's known gap, not a bug, and verify reports them to
     whoever checks the plan. Those are the pod affinity of pods joining pending pods alone, or
     kept together at a key that is no level (a gang kept together at a level is held, so its
-    pods are checked like any), and anti-affinity between two placed pods of which one carries
-    a term the planner does not keep apart; against running pods it is held."""
+    pods are checked like any); anti-affinity between two placed pods of which one carries
+    a term the planner does not keep apart (against running pods it is held); and the topology
+    spread constraints of pods whose constraints are at a key other than the node's, or
+    between pods that do not all carry and match them."""
     affine = unheld_affinity(grouping, levels)
     apart = unheld_anti_affinity(grouping)
+    spread = unheld_spread(grouping)
     return [
         v for v in violations
         if not (v.rule == "pod-affinity" and v.subject in affine)
         and not (v.rule == "pod-anti-affinity" and v.partner and {v.subject, v.partner} & apart)
+        and not (v.rule == "topology-spread" and v.subject in spread)
     ]
 
 

@@ -872,6 +872,13 @@ def unheld_anti_affinity(grouping: Grouping) -> set[str]:
     return {*grouping.anti_affinity.loose, *grouping.anti_affinity.beyond}
 
 
+def unheld_spread(grouping: Grouping) -> set[str]:
+    """The pending pods whose topology spread constraints the plan does not hold, as warned:
+    those at a key other than kubernetes.io/hostname (``Spread.beyond``) and those whose
+    carriers are not the pods their selector matches (``Spread.loose``)."""
+    return {*grouping.spread.beyond, *grouping.spread.loose}
+
+
 def _terms(
     gang: Gang, levels: Sequence[str], carried: AbstractSet[str], warnings: list[str], strict: bool = True,
     kueue_topologies: Sequence[Topology] = (), *, ignored: dict[tuple[str, bool], list[str]], kept_together: Sequence[str] = (),

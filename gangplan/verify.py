@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence
 
 from gangplan.model import (
     Node,
@@ -34,8 +34,6 @@ from gangplan.model import (
 )
 from gangplan.plan import Claim, Placement
 from gangplan.quantity import format_alike, plural
-
-T = TypeVar("T")
 
 __all__ = [
     "MINIMUM_RULES",
@@ -1131,70 +1129,66 @@ def _topology_spread(
     pods: Mapping[str, Pod],
     placed: Mapping[str, str],
 ) -> list[Violation]:
-    """kube-scheduler's PodTopologySpread, DoNotSchedule at kubernetes.io/hostname, read as the
-    state once the plan is bound: on a placed pod's node, the pods its constraint's selector
-    matches (running and not terminating, or placed) may number at most maxSkew over the fewest
-    on any eligible node (0 when fewer nodes than minDomains are eligible). Eligible: under
-    nodeAffinityPolicy Honor, nodes its nodeSelector and required node affinity pass; under
-    nodeTaintsPolicy Honor, nodes whose NoSchedule and NoExecute taints it tolerates. Where a
-    pending pod the selector matches does not carry the constraint, or one carrying it does not
-    match it, the constraint is warned about, not checked (gangplan does not model it); so is
-    one at a wider topologyKey."""
-    asking = [
-        key for key in sorted(placed)
-        if key in pods and placed[key] in nodes and any(_spread_here(c) for c in pods[key].spread)
-    ]
+    """kube-scheduler's PodTopologySpread for every DoNotSchedule constraint a placed pod
+    carries, at any topologyKey, read as the state once the plan is bound. The pod's node must
+    have the constraint's key (kube-scheduler's "missing required label"; every node has
+    kubernetes.io/hostname, the node itself). Its domain, the nodes sharing its value of the
+    key, may hold at most maxSkew more of the pods the selector matches (running and not
+    terminating, or placed) than the fewest over the eligible domains (0 when there are fewer
+    than minDomains). As PreFilter counts them, eligible nodes have every key of the pod's
+    DoNotSchedule constraints and pass the constraint's node inclusion policies for the pod:
+    under nodeAffinityPolicy Honor, its nodeSelector and required node affinity; under
+    nodeTaintsPolicy Honor, its tolerations of NoSchedule and NoExecute taints. Only matching
+    pods on eligible nodes count, and a domain of eligible nodes none of them run on is one
+    with 0. Checked whether or not the planner models the constraint: the pods it warned
+    about may break it, and verify says so."""
+    asking = [key for key in sorted(placed) if key in pods and placed[key] in nodes and pods[key].spread]
     if not asking:
         return []
-    pending = [p for p in snapshot.pods if _is_pending(p)]
     where = [(p, p.node_name or "") for p in snapshot.pods if _is_running(p) and not p.deleting]
     where += [(pods[key], node_name) for key, node_name in placed.items() if key in pods]
     # A selector's matchLabels look its pods up, not a scan: a thousand PodGroups with a constraint each.
-    pending_by_label: dict[tuple[str, str], list[Pod]] = {}
-    for p in pending:
-        for item in p.labels.items():
-            pending_by_label.setdefault(item, []).append(p)
     where_by_label: dict[tuple[str, str], list[tuple[Pod, str]]] = {}
     for p, n in where:
         for item in p.labels.items():
             where_by_label.setdefault(item, []).append((p, n))
-    carrying: dict[tuple, set[str]] = {}  # constraint -> the pending pods that carry it
-    for p in pending:
-        for c in p.spread:
-            carrying.setdefault(_spread_asked(c), set()).add(p.key)
 
-    def rarest(selector: PodAffinityTerm, by_label: Mapping[tuple[str, str], list[T]], every: list[T]) -> list[T]:
-        if selector.match_labels:
-            return min((by_label.get(item, []) for item in selector.match_labels.items()), key=len)
-        return every
+    def matching(selector: PodAffinityTerm) -> Counter[str]:
+        if selector.match_labels is None:
+            return Counter()  # no labelSelector matches no pod
+        every = min((where_by_label.get(item, []) for item in selector.match_labels.items()), key=len, default=where)
+        return Counter(n for p, n in every if n in nodes and _term_selects(selector, p))
 
-    checked: dict[tuple, bool] = {}  # constraint -> whether its carriers are the pending pods it matches
-    counts: dict[tuple, Counter[str]] = {}  # selector -> matching pods per node
-    fewest: dict[tuple, int] = {}  # constraint and the pod's node filters -> the fewest over eligible nodes
+    counts: dict[tuple, Counter[str]] = {}  # selector (its namespace with it) -> matching pods per node
+    # Constraint, the pod's node filters and its keys -> matching pods per eligible domain, and the fewest.
+    domains: dict[tuple, tuple[Mapping[str, int], int]] = {}
     found: list[Violation] = []
     for key in asking:
         pod, node_name = pods[key], placed[key]
-        for c in (c for c in pod.spread if _spread_here(c)):
-            asked = _spread_asked(c)
-            if asked not in checked:
-                matched = {p.key for p in rarest(c.selector, pending_by_label, pending) if _term_selects(c.selector, p)}
-                checked[asked] = matched == carrying.get(asked, set())
-            if not checked[asked]:
-                continue
-            if asked[0] not in counts:
-                counts[asked[0]] = Counter(
-                    n for p, n in rarest(c.selector, where_by_label, where) if n in nodes and _term_selects(c.selector, p)
-                )
-            count = counts[asked[0]]
-            filters = (asked, tuple(sorted(pod.node_selector.items())), pod.node_affinity, pod.tolerations)
-            if filters not in fewest:
-                fewest[filters] = _fewest_eligible(c, pod, nodes, count)
-            if count[node_name] > c.max_skew + fewest[filters]:
+        keys = tuple(sorted({c.selector.topology_key for c in pod.spread}))
+        filters = (tuple(sorted(pod.node_selector.items())), pod.node_affinity, pod.tolerations, keys)
+        for asked, c in {_spread_asked(c): c for c in pod.spread}.items():  # one twice asks one thing
+            k = c.selector.topology_key
+            mine = _spread_domain(nodes[node_name], k)
+            if mine is None:
                 found.append(Violation(
                     "topology-spread", key,
-                    f"its topologySpreadConstraint at {_HOSTNAME} (maxSkew {c.max_skew}) counts {count[node_name]} "
-                    f"matching pods on node {node_name}, over maxSkew plus the fewest on an eligible node "
-                    f"({fewest[filters]})",
+                    f"its topologySpreadConstraint at {k} (maxSkew {c.max_skew}) needs the key, and node {node_name} "
+                    f"has no {k} label (kube-scheduler: missing required label)",
+                ))
+                continue
+            if asked[0] not in counts:
+                counts[asked[0]] = matching(c.selector)
+            if (asked, filters) not in domains:
+                domains[asked, filters] = _spread_domains(c, pod, keys, nodes, counts[asked[0]])
+            held, fewest = domains[asked, filters]
+            if held.get(mine, 0) > c.max_skew + fewest:
+                where_it = f"on node {node_name}" if k == _HOSTNAME else f"in {k}={mine}, where node {node_name} is"
+                eligible = "on an eligible node" if k == _HOSTNAME else "in an eligible domain"
+                found.append(Violation(
+                    "topology-spread", key,
+                    f"its topologySpreadConstraint at {k} (maxSkew {c.max_skew}) counts {held.get(mine, 0)} "
+                    f"matching pods {where_it}, over maxSkew plus the fewest {eligible} ({fewest})",
                 ))
     return found
 
@@ -1203,23 +1197,39 @@ def _spread_asked(c: TopologySpreadConstraint) -> tuple:
     return _selector(c.selector), c.selector.topology_key, c.max_skew, c.min_domains, c.node_affinity_policy, c.node_taints_policy
 
 
-def _fewest_eligible(c: TopologySpreadConstraint, pod: Pod, nodes: Mapping[str, Node], count: Mapping[str, int]) -> int:
-    """The fewest matching pods on a node eligible for ``pod`` (0 when fewer than minDomains
-    are): the scan ends at the first eligible node with none, as 0 is the answer either way."""
-    least: int | None = None
-    eligible = 0
+def _spread_domain(node: Node, key: str) -> str | None:
+    """The node's domain of ``key``: at kubernetes.io/hostname the node itself, which every node has."""
+    return node.name if key == _HOSTNAME else node.labels.get(key)
+
+
+def _spread_domains(
+    c: TopologySpreadConstraint, pod: Pod, keys: Sequence[str], nodes: Mapping[str, Node], count: Mapping[str, int]
+) -> tuple[dict[str, int], int]:
+    """The matching pods per domain of the constraint's key over the nodes eligible for ``pod``
+    (those with every key of ``keys``, the pod's constraints', that its policies let in), and
+    the fewest over those domains (0 when fewer than minDomains). Only the nodes matching pods
+    are on are summed; the scan for a domain without any ends at the first, as 0 is the
+    fewest either way."""
+
+    key = c.selector.topology_key
+
+    def domain(node: Node) -> str | None:
+        """The node's domain, None when it is not eligible."""
+        if any(_spread_domain(node, k) is None for k in keys) or not _spread_eligible(c, pod, node):
+            return None
+        return _spread_domain(node, key)
+
+    held: dict[str, int] = {}
+    for name, matched in count.items():
+        if (value := domain(nodes[name])) is not None:
+            held[value] = held.get(value, 0) + matched
+    seen: set[str] = set()
     for node in nodes.values():
-        if _spread_eligible(c, pod, node):
-            eligible += 1
-            least = count.get(node.name, 0) if least is None else min(least, count.get(node.name, 0))
-            if least == 0:
-                return 0
-    return 0 if eligible < c.min_domains or least is None else least
-
-
-def _spread_here(constraint: TopologySpreadConstraint) -> bool:
-    """A spread on the node that selects pods: no labelSelector matches none, so skews nothing."""
-    return constraint.selector.topology_key == _HOSTNAME and constraint.selector.match_labels is not None
+        if (value := domain(node)) is not None:
+            if value not in held:
+                return held, 0
+            seen.add(value)
+    return held, 0 if len(seen) < c.min_domains or not seen else min(held[v] for v in seen)
 
 
 def _spread_eligible(constraint: TopologySpreadConstraint, pod: Pod, node: Node) -> bool:

@@ -159,8 +159,9 @@ def _both_solvers_verify(doc: dict[str, Any]) -> tuple[Snapshot, Plan]:
     """Plan with greedy and CP-SAT; verify, which reads every rule on its own, passes each plan,
     but for what the planner warned it does not model (``planner.unwarned``: the pod affinity
     of pods joining pending pods alone, anti-affinity between pending pods one of which carries
-    a term not kept apart; a gang kept together at a level is held, so not among them). The
-    CP-SAT result is returned."""
+    a term not kept apart, spread constraints at a wider key or between pods not all carrying
+    them; a gang kept together at a level is held, so not among them). The CP-SAT result is
+    returned."""
     snapshot = load(doc)
     grouping = group_pods(snapshot)
     for solver in ("greedy", "cp-sat"):
@@ -240,8 +241,8 @@ def spread_over_nodes(draw: st.DrawFn) -> dict[str, Any]:
     """A generated cluster where a share of the groups' pending pods carry a DoNotSchedule
     topologySpreadConstraint at kubernetes.io/hostname over their group's label (maxSkew 1-3,
     minDomains 1-6, either node policy), pods holding no room that match it run on most nodes,
-    and in a few groups one pending pod lacks the constraint (not modelled: warned about, not
-    checked)."""
+    and in a few groups one pending pod lacks the constraint (not modelled: warned about; verify
+    checks it, and the plan may break it)."""
     doc = draw(snapshots())
     rng = random.Random(draw(st.integers(0, 2**20)))
     share = draw(st.sampled_from([0.3, 1.0]))

@@ -1,7 +1,8 @@
-"""DoNotSchedule topologySpreadConstraints at kubernetes.io/hostname (kube-scheduler's
-PodTopologySpread): the planner's cap per node (maxSkew + the fewest matching running pods on
-an eligible node - those on the node), explain's reason, verify's exact final-state rule, and
-the cases still warned about, through the CLI; every plan verified."""
+"""DoNotSchedule topologySpreadConstraints (kube-scheduler's PodTopologySpread): the planner's
+cap per node at kubernetes.io/hostname (maxSkew + the fewest matching running pods on an
+eligible node - those on the node), explain's reason, verify's exact final-state rule at any
+topologyKey, and the cases the planner warns about, which verify checks all the same, through
+the CLI; every plan of a modelled constraint verified."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_gangs import _bindings, node, pod_group, pods, runner, verified_plan, write
+import json
+
+from test_gangs import _bindings, _verify_lines, node, pod_group, pods, runner, verified_plan, write
 
 from gangplan.cli import app
 from gangplan.explain import _per_node, _pods_bound
@@ -20,6 +23,7 @@ from gangplan.problem import build_problem
 from gangplan.verify import verify
 
 _HOSTNAME = "kubernetes.io/hostname"
+_ZONE = "topology.kubernetes.io/zone"
 
 
 def _spread(max_skew: int = 1, key: str = _HOSTNAME, selector: dict | None = None, **more: object) -> dict:
@@ -262,15 +266,31 @@ def _warned(path: str) -> list[str]:
     return [line for line in result.stderr.splitlines() if "topologySpread" in line]
 
 
-def test_constraints_not_modelled_are_warned_about_and_not_checked(tmp_path: Path) -> None:
+def _planned(tmp_path: Path, snapshot: str, *options: str) -> dict[str, str]:
+    """The nodes ``plan -o json`` binds each pod to (by name), from a run that succeeds: a plan
+    verify faults on a constraint warned about is no bug in gangplan."""
+    result = runner.invoke(app, ["plan", snapshot, "-o", "json", *options])
+    assert result.exit_code == 0, result.output
+    assert "bug in gangplan" not in result.output
+    return {b["metadata"]["name"]: b["target"]["name"] for b in json.loads(result.stdout)["items"]}
+
+
+def test_constraints_not_modelled_are_warned_about_and_checked(tmp_path: Path) -> None:
     """A zone constraint, one whose selector matches a pending pod not carrying it, and one a
-    carrier does not match are warned about; the plan may break them, so verify does not
-    check them either. A ScheduleAnyway one, or a hostname one on a job's own pods, is not."""
-    zone = _gang(2, _spread(1, "topology.kubernetes.io/zone"))
-    assert _warned(write(tmp_path, [*_nodes(1), *zone])) == [
+    carrier does not match are warned about; the plan may break them, and verify says where it
+    does. A ScheduleAnyway one, or a hostname one on a job's own pods, is not warned about."""
+    zone = _gang(2, _spread(1, _ZONE))
+    bare = write(tmp_path, [*_nodes(1), *zone])
+    assert _warned(bare) == [
         "warning: topologySpreadConstraints with DoNotSchedule at a topologyKey other than kubernetes.io/hostname is not "
         "modelled, so the plan may break it: pod ml/job-0, pod ml/job-1 ask for it"
     ]
+    assert _planned(tmp_path, bare) == {"job-0": "n0", "job-1": "n0"}  # n0 has no zone: kube-scheduler refuses both
+    assert _verify_lines(tmp_path, bare, {"job-0": "n0", "job-1": "n0"}, "topology-spread") == (1, [
+        f"topology-spread ml/job-{i}: its topologySpreadConstraint at {_ZONE} (maxSkew 1) needs the key, and node n0 has "
+        f"no {_ZONE} label (kube-scheduler: missing required label)"
+        for i in (0, 1)
+    ])
     # n1 has no GPU for them, yet counts 0: both on n0 break the rule, which the plan may do.
     loose = [*_gang(2, gpus=1), *pods("other", 1, 1)]
     loose[-1]["metadata"]["labels"] = {"app": "x"}
@@ -280,9 +300,144 @@ def test_constraints_not_modelled_are_warned_about_and_not_checked(tmp_path: Pat
         "all carry the constraint and match its labelSelector is not modelled, so the plan may break it: pod ml/job-0, "
         "pod ml/job-1 ask for it"
     ]
-    assert plan_of(snapshot)["ml/job"]["on"] == ["n0", "n0"]  # planned as without it
+    placed = _planned(tmp_path, snapshot)
+    assert placed == {"job-0": "n0", "job-1": "n0", "other-0": "n0"}  # planned as without it
+    assert _verify_lines(tmp_path, snapshot, placed, "topology-spread") == (1, [
+        f"topology-spread ml/job-{i}: its topologySpreadConstraint at kubernetes.io/hostname (maxSkew 1) counts 3 "
+        "matching pods on node n0, over maxSkew plus the fewest on an eligible node (0)"
+        for i in (0, 1)
+    ])
     unmatched = _gang(2, _spread(1, selector={"matchLabels": {"app": "y"}}))
     assert "pod ml/job-0, pod ml/job-1 ask for it" in _warned(write(tmp_path, [*_nodes(1), *unmatched]))[0]
     soft = _gang(2, {**_spread(), "whenUnsatisfiable": "ScheduleAnyway"})
     assert _warned(write(tmp_path, [*_nodes(1), *soft])) == []
     assert _warned(write(tmp_path, [*_nodes(2), *_gang(2)])) == []
+
+
+def _zones(**zones: str) -> list[dict]:
+    """A node per keyword, in the zone its value names ('' for none: a node without the key)."""
+    return [node(name, labels={_ZONE: zone} if zone else {}) for name, zone in zones.items()]
+
+
+def _zone_line(pod: str, count: int, zone: str, on: str, fewest: int, max_skew: int = 1) -> str:
+    return (
+        f"topology-spread ml/{pod}: its topologySpreadConstraint at {_ZONE} (maxSkew {max_skew}) counts {count} matching "
+        f"pods in {_ZONE}={zone}, where node {on} is, over maxSkew plus the fewest in an eligible domain ({fewest})"
+    )
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_gang_with_a_zone_spread_is_planned_warned_about_and_verify_names_its_pods_over(tmp_path: Path, solver: str) -> None:
+    """zone b's one node has a taint the gang does not tolerate, so both its pods go to zone a;
+    under nodeTaintsPolicy Ignore (the default) zone b is a domain with none, and two in zone a
+    is over maxSkew 1. The planner does not model zones: it plans the gang, warns, and does not
+    call the plan a bug; verify names both pods."""
+    taint = [{"key": "gpu", "value": "h100", "effect": "NoSchedule"}]
+    objects = [*_zones(a0="a", a1="a"), node("b0", labels={_ZONE: "b"}, taints=taint), *_gang(2, _spread(1, _ZONE))]
+    snapshot = write(tmp_path, objects)
+    assert _warned(snapshot) == [
+        "warning: topologySpreadConstraints with DoNotSchedule at a topologyKey other than kubernetes.io/hostname is not "
+        "modelled, so the plan may break it: pod ml/job-0, pod ml/job-1 ask for it"
+    ]
+    placed = _planned(tmp_path, snapshot, "--solver", solver)
+    assert set(placed) == {"job-0", "job-1"} and set(placed.values()) <= {"a0", "a1"}
+    assert _verify_lines(tmp_path, snapshot, placed, "topology-spread") == (
+        1, [_zone_line(name, 2, "a", placed[name], 0) for name in sorted(placed)]
+    )
+
+
+def test_verify_holds_a_zone_spread_to_max_skew_over_the_fewest_zone(tmp_path: Path) -> None:
+    """Two pods in zone a and none in b is a skew of 2, over maxSkew 1; two in a and one in b is
+    within it. maxSkew 2 lets two in a with none in b through, not three."""
+    snapshot = write(tmp_path, [*_zones(a0="a", a1="a", b0="b"), *_gang(3, _spread(1, _ZONE))])
+    assert _verify_lines(tmp_path, snapshot, {"job-0": "a0", "job-1": "a1"}, "topology-spread") == (
+        1, [_zone_line("job-0", 2, "a", "a0", 0), _zone_line("job-1", 2, "a", "a1", 0)]
+    )
+    assert _verify_lines(tmp_path, snapshot, {"job-0": "a0", "job-1": "a1", "job-2": "b0"}, "topology-spread") == (0, [])
+    two = write(tmp_path, [*_zones(a0="a", a1="a", b0="b"), *_gang(2, _spread(2, _ZONE))])
+    assert _verify_lines(tmp_path, two, {"job-0": "a0", "job-1": "a1"}, "topology-spread") == (0, [])
+    three = write(tmp_path, [*_zones(a0="a", a1="a", b0="b"), *_gang(3, _spread(2, _ZONE))])
+    assert _verify_lines(tmp_path, three, {"job-0": "a0", "job-1": "a1", "job-2": "a0"}, "topology-spread") == (
+        1, [_zone_line("job-0", 3, "a", "a0", 0, 2), _zone_line("job-1", 3, "a", "a1", 0, 2), _zone_line("job-2", 3, "a", "a0", 0, 2)]
+    )
+
+
+def test_verify_counts_running_pods_in_a_zone_unless_terminating_and_min_domains(tmp_path: Path) -> None:
+    """A matching pod running in zone a counts there: one placed in a beside it is 2 over b's 0.
+    A terminating one does not count. With one running in each zone, one more in a is within
+    maxSkew 1 of the fewest, 1, until minDomains 3 over 2 zones makes the fewest 0."""
+    zones = _zones(a0="a", a1="a", b0="b")
+    running = write(tmp_path, [*zones, _running("r0", "a0"), *_gang(1, _spread(1, _ZONE))])
+    assert _verify_lines(tmp_path, running, {"job-0": "a1"}, "topology-spread") == (1, [_zone_line("job-0", 2, "a", "a1", 0)])
+    assert _verify_lines(tmp_path, running, {"job-0": "b0"}, "topology-spread") == (0, [])
+    going = _running("r0", "a0", deletionTimestamp="2024-01-01T00:00:00Z")
+    terminating = write(tmp_path, [*zones, going, *_gang(1, _spread(1, _ZONE))])
+    assert _verify_lines(tmp_path, terminating, {"job-0": "a1"}, "topology-spread") == (0, [])
+    both = [*zones, _running("r0", "a0"), _running("r1", "b0")]
+    assert _verify_lines(tmp_path, write(tmp_path, [*both, *_gang(1, _spread(1, _ZONE))]), {"job-0": "a1"}, "topology-spread") == (0, [])
+    domains = write(tmp_path, [*both, *_gang(1, _spread(1, _ZONE, minDomains=3))])
+    assert _verify_lines(tmp_path, domains, {"job-0": "a1"}, "topology-spread") == (1, [_zone_line("job-0", 2, "a", "a1", 0)])
+
+
+def test_verify_faults_a_node_without_the_key_and_counts_no_domain_there(tmp_path: Path) -> None:
+    """A pod on a node without the zone label fails its zone constraint (kube-scheduler: missing
+    required label); that node is no domain, so two pods in zone a, the only zone, are within
+    maxSkew 1 of its own 2."""
+    snapshot = write(tmp_path, [*_zones(a0="a", bare=""), *_gang(2, _spread(1, _ZONE))])
+    assert _verify_lines(tmp_path, snapshot, {"job-0": "a0", "job-1": "bare"}, "topology-spread") == (1, [
+        f"topology-spread ml/job-1: its topologySpreadConstraint at {_ZONE} (maxSkew 1) needs the key, and node bare has "
+        f"no {_ZONE} label (kube-scheduler: missing required label)"
+    ])
+    assert _verify_lines(tmp_path, snapshot, {"job-0": "a0", "job-1": "a0"}, "topology-spread") == (0, [])
+
+
+def test_verify_counts_only_nodes_with_every_key_of_the_pods_constraints(tmp_path: Path) -> None:
+    """A matching pod runs on a0 and on a1, and one is placed on a0: 2 over the bare node's 0
+    breaks a hostname constraint alone. A pod that also carries a zone constraint counts only
+    nodes with both keys (kube-scheduler's PreFilter), so bare is no domain of its hostname one
+    either: 2 is within maxSkew 1 of a1's 1, and zone a, with all 3, is the only zone."""
+    objects = [*_zones(a0="a", a1="a", bare=""), _running("r0", "a0"), _running("r1", "a1")]
+    alone = write(tmp_path, [*objects, *_gang(1)])
+    assert _verify_lines(tmp_path, alone, {"job-0": "a0"}, "topology-spread") == (1, [
+        "topology-spread ml/job-0: its topologySpreadConstraint at kubernetes.io/hostname (maxSkew 1) counts 2 "
+        "matching pods on node a0, over maxSkew plus the fewest on an eligible node (0)"
+    ])
+    gang = _gang(1)
+    gang[1]["spec"]["topologySpreadConstraints"].append(_spread(1, _ZONE))
+    assert _verify_lines(tmp_path, write(tmp_path, [*objects, *gang]), {"job-0": "a0"}, "topology-spread") == (0, [])
+
+
+def test_verify_takes_the_zones_the_node_affinity_policy_lets_in(tmp_path: Path) -> None:
+    """The gang may go only to pool=x nodes, in zones a and b, which each run a matching pod;
+    zone c's node is pool=y and runs none. Under Honor (the default) zone c is no domain, so one
+    placed in a is within maxSkew 1 of b's 1; under Ignore zone c counts, its 0 is the fewest,
+    and 2 in a is over."""
+    objects = [node("a0", labels={_ZONE: "a", "pool": "x"}), node("b0", labels={_ZONE: "b", "pool": "x"}),
+               node("c0", labels={_ZONE: "c", "pool": "y"}), _running("r0", "a0"), _running("r1", "b0")]
+    honor = write(tmp_path, [*objects, *_gang(1, _spread(1, _ZONE), nodeSelector={"pool": "x"})])
+    assert _verify_lines(tmp_path, honor, {"job-0": "a0"}, "topology-spread") == (0, [])
+    ignore = write(tmp_path, [*objects, *_gang(1, _spread(1, _ZONE, nodeAffinityPolicy="Ignore"), nodeSelector={"pool": "x"})])
+    assert _verify_lines(tmp_path, ignore, {"job-0": "a0"}, "topology-spread") == (1, [_zone_line("job-0", 2, "a", "a0", 0)])
+
+
+def test_verify_checks_a_loose_hostname_constraint(tmp_path: Path) -> None:
+    """A carrier its selector does not match is not counted itself: two app=y pods running on
+    n0 are over maxSkew 1 of n1's none where it is placed beside them, not on n1. A pending pod
+    the selector matches that does not carry it counts, and is not held to it: other-0 beside
+    job-0 on n0 makes 2 there, over n2's none, which job-0 breaks and other-0 does not."""
+    unmatched = _gang(1, _spread(1, selector={"matchLabels": {"app": "y"}}))
+    running = [_running("r0", "n0", {"app": "y"}), _running("r1", "n0", {"app": "y"})]
+    snapshot = write(tmp_path, [*_nodes(2), *running, *unmatched])
+    assert _verify_lines(tmp_path, snapshot, {"job-0": "n0"}, "topology-spread") == (1, [
+        "topology-spread ml/job-0: its topologySpreadConstraint at kubernetes.io/hostname (maxSkew 1) counts 2 "
+        "matching pods on node n0, over maxSkew plus the fewest on an eligible node (0)"
+    ])
+    assert _verify_lines(tmp_path, snapshot, {"job-0": "n1"}, "topology-spread") == (0, [])
+    other = pods("other", 1, 0)
+    other[0]["metadata"]["labels"] = {"app": "x"}
+    matched = write(tmp_path, [*_nodes(3), *_gang(2), *other])
+    assert _verify_lines(tmp_path, matched, {"job-0": "n0", "other-0": "n0", "job-1": "n1"}, "topology-spread") == (1, [
+        "topology-spread ml/job-0: its topologySpreadConstraint at kubernetes.io/hostname (maxSkew 1) counts 2 "
+        "matching pods on node n0, over maxSkew plus the fewest on an eligible node (0)"
+    ])
+    assert _verify_lines(tmp_path, matched, {"job-0": "n0", "other-0": "n1", "job-1": "n2"}, "topology-spread") == (0, [])
