@@ -1721,6 +1721,32 @@ def test_a_placement_a_spread_constraint_allowed_is_stale_once_matching_pods_cro
     assert verify(elsewhere, result.placements, result.topology_levels()).ok
 
 
+@pytest.mark.parametrize("max_skew", [1, 2])
+def test_a_placement_breaking_a_warned_spread_constraint_from_the_start_is_stale(max_skew: int) -> None:
+    """a-0 and a-1 spread over blocks over their app: not modelled (a key other than the node's),
+    so warned about and planned as without it, both on n2 in b0, where b1 has none. With maxSkew
+    1 that breaks the rule from the start: diff calls both placements stale, as verify faults
+    them, the way it does a warned pod affinity the plan breaks. maxSkew 2 holds."""
+    spread = TopologySpreadConstraint(PodAffinityTerm({"app": "a"}, (), ("ml",), BLOCK), max_skew)
+    before = tiny()
+    before = replace(before, pods=tuple(
+        replace(p, labels={**p.labels, "app": "a"}, spread=(spread,)) if p.name.startswith("a-") else p for p in before.pods
+    ))
+    result = plan(before, Options(solver="greedy"))
+    assert any("topologySpreadConstraints" in w and "pod ml/a-0, pod ml/a-1 ask for it" in w for w in result.warnings)
+    assert {p.pod: p.node for p in result.placements if p.group == "ml/a"} == {"ml/a-0": "n2", "ml/a-1": "n2"}
+    over = (
+        f"its topologySpreadConstraint at {BLOCK} (maxSkew 1) counts 2 matching pods in {BLOCK}=b0, where node n2 is, "
+        "over maxSkew plus the fewest in an eligible domain (0)"
+    )
+    diff = diff_snapshot(before, result)
+    assert {p.pod: p.stale for p in diff.pods if p.group == "ml/a"} == {
+        "ml/a-0": over if max_skew == 1 else "", "ml/a-1": over if max_skew == 1 else ""
+    }
+    assert [g.change for g in diff.groups if g.key == "ml/a"] == ["stale" if max_skew == 1 else "placed"]
+    assert verify(before, result.placements, result.topology_levels()).ok == (max_skew == 2)
+
+
 def test_a_host_port_bound_since_on_another_address_or_by_a_finished_pod_leaves_the_placement() -> None:
     """NodePorts holds a port on one address only against that address and 0.0.0.0, and a
     Succeeded or Failed pod holds none: neither makes a placement stale."""
