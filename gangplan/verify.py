@@ -1160,6 +1160,7 @@ def _topology_spread(
         return Counter(n for p, n in every if n in nodes and _term_selects(selector, p))
 
     counts: dict[tuple, Counter[str]] = {}  # selector (its namespace with it) -> matching pods per node
+    by_value: dict[str, dict[str, list[Node]]] = {}  # key -> the nodes per value of it
     # Constraint, the pod's node filters and its keys -> matching pods per eligible domain, and the fewest.
     domains: dict[tuple, tuple[Mapping[str, int], int]] = {}
     found: list[Violation] = []
@@ -1179,8 +1180,13 @@ def _topology_spread(
                 continue
             if asked[0] not in counts:
                 counts[asked[0]] = matching(c.selector)
+            if k not in by_value:
+                by_value[k] = {}
+                for other in nodes.values():
+                    if (value := _spread_domain(other, k)) is not None:
+                        by_value[k].setdefault(value, []).append(other)
             if (asked, filters) not in domains:
-                domains[asked, filters] = _spread_domains(c, pod, keys, nodes, counts[asked[0]])
+                domains[asked, filters] = _spread_domains(c, pod, keys, nodes, counts[asked[0]], by_value[k])
             held, fewest = domains[asked, filters]
             if held.get(mine, 0) > c.max_skew + fewest:
                 where_it = f"on node {node_name}" if k == _HOSTNAME else f"in {k}={mine}, where node {node_name} is"
@@ -1203,33 +1209,31 @@ def _spread_domain(node: Node, key: str) -> str | None:
 
 
 def _spread_domains(
-    c: TopologySpreadConstraint, pod: Pod, keys: Sequence[str], nodes: Mapping[str, Node], count: Mapping[str, int]
+    c: TopologySpreadConstraint,
+    pod: Pod,
+    keys: Sequence[str],
+    nodes: Mapping[str, Node],
+    count: Mapping[str, int],
+    domains: Mapping[str, Sequence[Node]],
 ) -> tuple[dict[str, int], int]:
     """The matching pods per domain of the constraint's key over the nodes eligible for ``pod``
     (those with every key of ``keys``, the pod's constraints', that its policies let in), and
-    the fewest over those domains (0 when fewer than minDomains). Only the nodes matching pods
-    are on are summed; the scan for a domain without any ends at the first, as 0 is the
-    fewest either way."""
+    the fewest over those domains (0 when fewer than minDomains). ``domains``: the nodes per
+    value of the key. Only the nodes matching pods are on are summed, and a domain none of them
+    is in needs one eligible node to make the fewest 0: the scan ends there, and when every
+    domain holds some, it looks at no node."""
+
+    def eligible(node: Node) -> bool:
+        return all(_spread_domain(node, k) is not None for k in keys) and _spread_eligible(c, pod, node)
 
     key = c.selector.topology_key
-
-    def domain(node: Node) -> str | None:
-        """The node's domain, None when it is not eligible."""
-        if any(_spread_domain(node, k) is None for k in keys) or not _spread_eligible(c, pod, node):
-            return None
-        return _spread_domain(node, key)
-
     held: dict[str, int] = {}
     for name, matched in count.items():
-        if (value := domain(nodes[name])) is not None:
+        if (value := _spread_domain(nodes[name], key)) is not None and eligible(nodes[name]):
             held[value] = held.get(value, 0) + matched
-    seen: set[str] = set()
-    for node in nodes.values():
-        if (value := domain(node)) is not None:
-            if value not in held:
-                return held, 0
-            seen.add(value)
-    return held, 0 if len(seen) < c.min_domains or not seen else min(held[v] for v in seen)
+    if any(value not in held and any(eligible(n) for n in members) for value, members in domains.items()):
+        return held, 0
+    return held, 0 if len(held) < c.min_domains or not held else min(held.values())
 
 
 def _spread_eligible(constraint: TopologySpreadConstraint, pod: Pod, node: Node) -> bool:
