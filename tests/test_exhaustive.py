@@ -674,11 +674,18 @@ def test_a_cap_on_a_group_s_roles_plans_and_explains_as_the_column_it_replaces(s
     greedy places the same pods on the same nodes, every group left out is told the same
     reason, and the default plan's objective 1 is the same (both proven). Some groups' terms
     span two roles (one pod larger), beside a term several groups share."""
-    snapshot = _larger(crew_snapshot(seed), seed)
+    assert_caps_plan_as_columns(_larger(crew_snapshot(seed), seed), monkeypatch)
+
+
+def assert_caps_plan_as_columns(snapshot: Snapshot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Greedy places the same pods on the same nodes with the caps on roles as with the
+    resource columns they replace (``_private_terms`` forced empty), every group left out is
+    told the same reason, and the default plan's objective 1 is the same, both proven."""
     capped = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
-    monkeypatch.setattr(problem_module, "_private_terms", lambda *_: {})
-    assert not any(role.apart for role in build_problem(snapshot).roles)
-    columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
+    with monkeypatch.context() as patch:
+        patch.setattr(problem_module, "_private_terms", lambda *_: {})
+        assert not any(role.apart for role in build_problem(snapshot).roles)
+        columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
     assert capped[0].placements == columns[0].placements
     assert [(g.key, g.reason) for g in capped[0].groups] == [(g.key, g.reason) for g in columns[0].groups]
     assert capped[1].solver.gap == columns[1].solver.gap == 0.0
@@ -1132,16 +1139,7 @@ def test_a_cap_of_max_skew_two_plans_and_explains_as_the_column_it_replaces(seed
     node over its roles, is the rule the resource column of room two it once was asks: greedy
     places the same pods on the same nodes, every group left out is told the same reason, and
     the default plan's objective 1 is the same (both proven)."""
-    snapshot = spread_snapshot(seed)
-    capped = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
-    monkeypatch.setattr(problem_module, "_private_terms", lambda *_: {})
-    assert not any(role.apart for role in build_problem(snapshot).roles)
-    columns = [plan(snapshot, Options(solver=solver)) for solver in ("greedy", "cp-sat")]
-    assert capped[0].placements == columns[0].placements
-    assert [(g.key, g.reason) for g in capped[0].groups] == [(g.key, g.reason) for g in columns[0].groups]
-    assert capped[1].solver.gap == columns[1].solver.gap == 0.0
-    assert plan_objective(snapshot, capped[1].groups) == plan_objective(snapshot, columns[1].groups)
-    assert verify(snapshot, capped[1].placements, capped[1].topology_levels()).ok
+    assert_caps_plan_as_columns(spread_snapshot(seed), monkeypatch)
 
 
 def test_spread_seeds_hold_both_forms_and_bind() -> None:
