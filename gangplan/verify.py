@@ -852,7 +852,7 @@ def _placed_apart(nodes: Mapping[str, Node], pods: Mapping[str, Pod], placed: Ma
         return []
 
     def value(node_name: str, k: str) -> str | None:
-        return node_name if k == _HOSTNAME else _label(nodes, node_name, k)
+        return _domain_of(nodes, node_name, k)
 
     keys = sorted({t.topology_key for c in carriers for t in pods[c].anti_affinity if _checked(t)})
     within: dict[tuple[str, str], list[str]] = {}  # (K, value) -> the placed pods there, by key
@@ -897,7 +897,7 @@ def _apart_violation(nodes: Mapping[str, Node], pods: Mapping[str, Pod], placed:
     pod, partner, node_name, beside = pods[key], pods[other], placed[key], placed[other]
 
     def value(node: str, k: str) -> str | None:
-        return node if k == _HOSTNAME else _label(nodes, node, k)
+        return _domain_of(nodes, node, k)
 
     def breaks(term: PodAffinityTerm, selected: Pod) -> bool:
         if not _checked(term) or not _term_selects(term, selected):
@@ -1014,10 +1014,7 @@ def _pod_affinity(
         return []
 
     def value(node_name: str | None, key: str) -> str | None:
-        node = nodes.get(node_name or "")
-        if node is None:
-            return None
-        return node.name if key == _HOSTNAME else node.labels.get(key)
+        return _domain_of(nodes, node_name, key)
 
     running = sorted((p for p in snapshot.pods if _is_running(p)), key=lambda p: p.key)
     labelled: dict[tuple[str, str], list[Pod]] = {}  # a term's matchLabels look its pods up, not a scan
@@ -1170,7 +1167,7 @@ def _topology_spread(
         filters = (tuple(sorted(pod.node_selector.items())), pod.node_affinity, pod.tolerations, keys)
         for asked, c in {_spread_asked(c): c for c in pod.spread}.items():  # one twice asks one thing
             k = c.selector.topology_key
-            mine = _spread_domain(nodes[node_name], k)
+            mine = _node_domain(nodes[node_name], k)
             if mine is None:
                 found.append(Violation(
                     "topology-spread", key,
@@ -1183,7 +1180,7 @@ def _topology_spread(
             if k not in by_value:
                 by_value[k] = {}
                 for other in nodes.values():
-                    if (value := _spread_domain(other, k)) is not None:
+                    if (value := _node_domain(other, k)) is not None:
                         by_value[k].setdefault(value, []).append(other)
             if (asked, filters) not in domains:
                 domains[asked, filters] = _spread_domains(c, pod, keys, nodes, counts[asked[0]], by_value[k])
@@ -1203,9 +1200,15 @@ def _spread_asked(c: TopologySpreadConstraint) -> tuple:
     return _selector(c.selector), c.selector.topology_key, c.max_skew, c.min_domains, c.node_affinity_policy, c.node_taints_policy
 
 
-def _spread_domain(node: Node, key: str) -> str | None:
+def _node_domain(node: Node, key: str) -> str | None:
     """The node's domain of ``key``: at kubernetes.io/hostname the node itself, which every node has."""
     return node.name if key == _HOSTNAME else node.labels.get(key)
+
+
+def _domain_of(nodes: Mapping[str, Node], node_name: str | None, key: str) -> str | None:
+    """``_node_domain`` of a node by name; None when no such node is known."""
+    node = nodes.get(node_name or "")
+    return None if node is None else _node_domain(node, key)
 
 
 def _spread_domains(
@@ -1224,12 +1227,12 @@ def _spread_domains(
     domain holds some, it looks at no node."""
 
     def eligible(node: Node) -> bool:
-        return all(_spread_domain(node, k) is not None for k in keys) and _spread_eligible(c, pod, node)
+        return all(_node_domain(node, k) is not None for k in keys) and _spread_eligible(c, pod, node)
 
     key = c.selector.topology_key
     held: dict[str, int] = {}
     for name, matched in count.items():
-        if (value := _spread_domain(nodes[name], key)) is not None and eligible(nodes[name]):
+        if (value := _node_domain(nodes[name], key)) is not None and eligible(nodes[name]):
             held[value] = held.get(value, 0) + matched
     if any(value not in held and any(eligible(n) for n in members) for value, members in domains.items()):
         return held, 0
