@@ -25,6 +25,7 @@ from .model import Snapshot
 from .objective import Assignment, DomainWeights, Term, UsedDomains, objective_terms, score, term_value, used_domains
 from .plan import GroupOutcome, ObjectiveValue, Placement, Plan, SolverReport, claims_of
 from .problem import Problem, alone, build_problem, candidate_count, restrict, unheld_affinity, unheld_anti_affinity, unheld_spread
+from .quantity import counted
 from .semantics import Grouping, counted_rule
 from .stages import Reporter, StageResult, Tuning, stage_objective, stage_terms, stage_upper, term_bounds
 from .verify import Violation, claim_violations, verify
@@ -204,6 +205,7 @@ def plan(snapshot: Snapshot, options: Options = Options(), reporter: Reporter | 
             raise SolverError(f"the plan breaks a rule ({broken}); this is a bug in gangplan")
         warnings += (f"the {solver_name} plan breaks a rule ({broken}); this is a bug in gangplan: the greedy plan is used",)
         chosen, placements, status, gap, gap_stage, proven = baseline, fallback, "GREEDY", None, None, set()
+    warnings += _known_gaps(snapshot, problem, placements)
     used = used_domains(problem, chosen.counts)
     values = {t.name: term_value(t, problem, chosen, used) for t in terms}
     bounds = {t.name: values[t.name] for t in terms if t.name in proven}
@@ -282,6 +284,26 @@ def _broken_rule(snapshot: Snapshot, problem: Problem, placements: tuple[Placeme
     levels = problem.tree.levels if problem.tree else ()
     broken = unwarned(problem.grouping, levels, verify(snapshot, placements, levels).violations)
     return f"{broken[0].rule}: {broken[0].message}" if broken else ""
+
+
+def _known_gaps(snapshot: Snapshot, problem: Problem, placements: tuple[Placement, ...]) -> tuple[str, ...]:
+    """Which rules warned about as not modelled the plan does break, and for whom: "the plan
+    may break it" leaves an operator to run verify; where it does, the plan says so. Only a
+    snapshot with such warnings pays for the second look."""
+    grouping = problem.grouping
+    levels = problem.tree.levels if problem.tree else ()
+    if not (unheld_affinity(grouping, levels) or unheld_anti_affinity(grouping) or unheld_spread(grouping)):
+        return ()
+    violations = verify(snapshot, placements, levels).violations
+    kept = set(unwarned(grouping, levels, violations))
+    broken: dict[str, set[str]] = defaultdict(set)
+    for v in violations:
+        if v not in kept:
+            broken[v.rule].add(f"pod {v.subject}")
+    return tuple(
+        f"the plan breaks {rule}, warned about as not modelled, for {counted(sorted(who))} (gangplan verify says how)"
+        for rule, who in sorted(broken.items())
+    )
 
 
 def unwarned(grouping: Grouping, levels: Sequence[str], violations: Sequence[Violation]) -> list[Violation]:

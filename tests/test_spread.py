@@ -344,6 +344,11 @@ def test_a_gang_with_a_zone_spread_is_planned_warned_about_and_verify_names_its_
     assert _verify_lines(tmp_path, snapshot, placed, "topology-spread") == (
         1, [_zone_line(name, 2, "a", placed[name], 0) for name in sorted(placed)]
     )
+    # The plan says it breaks the rule it warned of, and for whom; where it keeps it, nothing.
+    told = "warning: the plan breaks topology-spread, warned about as not modelled, for pod ml/job-0, pod ml/job-1"
+    assert told in runner.invoke(app, ["plan", snapshot, "--solver", solver]).stderr
+    within = write(tmp_path, [*objects[:3], *_gang(2, _spread(2, _ZONE))])
+    assert "the plan breaks" not in runner.invoke(app, ["plan", within, "--solver", solver]).stderr
 
 
 def test_verify_holds_a_zone_spread_to_max_skew_over_the_fewest_zone(tmp_path: Path) -> None:
