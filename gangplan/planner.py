@@ -299,7 +299,7 @@ def _known_gaps(snapshot: Snapshot, problem: Problem, placements: tuple[Placemen
     broken: dict[str, set[str]] = defaultdict(set)
     for v in violations:
         if v not in kept:
-            broken[v.rule].add(f"pod {v.subject}")
+            broken[v.rule].update(f"pod {pod}" for pod in (v.subject, v.partner) if pod)  # a pair: both of them
     return tuple(
         f"the plan breaks {rule}, warned about as not modelled, for {counted(sorted(who))} (gangplan verify says how)"
         for rule, who in sorted(broken.items())

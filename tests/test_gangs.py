@@ -1056,7 +1056,7 @@ def test_a_gang_that_repels_itself_on_the_node_goes_one_pod_to_a_node(tmp_path: 
     assert [line for line in runner.invoke(app, ["plan", loose, "--solver", solver]).stderr.splitlines() if "not modelled" in line] == [
         "warning: required pod anti-affinity between pending pods that do not all carry the term and match it is not modelled, "
         "so the plan may break it: pod ml/ray-0 asks for it",
-        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/ray-1 (gangplan verify says how)",
+        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/ray-0, pod ml/ray-1 (gangplan verify says how)",
     ]
 
 
@@ -1304,7 +1304,7 @@ def test_anti_affinity_the_planner_does_not_keep_apart_is_warned_about_and_not_h
     assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
         "warning: required pod anti-affinity between pending pods that do not all carry the term and match it is not modelled, "
         "so the plan may break it: pod ml/a-1, pod ml/a-2 ask for it",
-        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/a-1, pod ml/a-2 (gangplan verify says how)",
+        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/a-0, pod ml/a-1, pod ml/a-2 (gangplan verify says how)",
     ]
     groups, code, lines = _own_plan(tmp_path, snapshot, "--solver", solver)
     assert groups["ml/a"]["placed"] and code == 1
@@ -1411,7 +1411,7 @@ def test_anti_affinity_at_a_zone_is_warned_about_only_between_pending_pods(tmp_p
         "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
         "non-empty namespaceSelector is not modelled, so the plan may break it: pod ml/ns-0, pod ml/pair-0, pod ml/pair-1 and 1 more ask for it",
         "warning: running pods' required pod anti-affinity is not modelled, so the plan may break it: pod ml/guard-1 asks for it",
-        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/pair-1 (gangplan verify says how)",
+        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/pair-0, pod ml/pair-1 (gangplan verify says how)",
     ]
     items = json.loads(runner.invoke(app, ["plan", snapshot, "-o", "json"]).stdout)["items"]
     target = {b["metadata"]["name"]: b["target"]["name"] for b in items}
@@ -1547,7 +1547,7 @@ def test_pending_pods_a_zone_term_keeps_apart_in_the_only_zone_are_planned_and_v
     assert [line for line in result.stderr.splitlines() if "not modelled" in line] == [
         "warning: required pod anti-affinity at a topologyKey other than kubernetes.io/hostname between pending pods, or with a "
         "non-empty namespaceSelector is not modelled, so the plan may break it: pod ml/x-0 asks for it",
-        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/y-0 (gangplan verify says how)",
+        "warning: the plan breaks pod-anti-affinity, warned about as not modelled, for pod ml/x-0, pod ml/y-0 (gangplan verify says how)",
     ]
     groups, code, lines = _own_plan(tmp_path, snapshot, "--solver", solver)
     assert groups["ml/x"]["placed"] and groups["ml/y"]["placed"] and code == 1
