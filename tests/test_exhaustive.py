@@ -20,7 +20,7 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement, product
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 import pytest
 
@@ -585,11 +585,17 @@ def apart_snapshot(seed: int) -> Snapshot:
         elif rng.random() < 0.5:
             pod = replace(pod, anti_affinity=(term(rng.choice(names)),))
         pods.append(pod)
-    for i, node in enumerate(snapshot.nodes):  # a group's app running alone, repelling the group's pods
-        if rng.random() < 0.4:
-            pods.append(Pod("default", f"app-{i}", labels={"app": rng.choice(names)}, containers=(Container("c", {"cpu": 100}),),
-                            node_name=node.name, phase=PodPhase.RUNNING))
+    pods += _running_apps(snapshot.nodes, rng, names, 0.4)  # a group's app running alone, repelling the group's pods
     return replace(snapshot, pods=tuple(pods))
+
+
+def _running_apps(nodes: Sequence[Node], rng: random.Random, names: Sequence[str], share: float) -> list[Pod]:
+    """On about ``share`` of the nodes, a small running pod labelled with one group's app."""
+    return [
+        Pod("default", f"app-{i}", labels={"app": rng.choice(names)}, containers=(Container("c", {"cpu": 100}),),
+            node_name=node.name, phase=PodPhase.RUNNING)
+        for i, node in enumerate(nodes) if rng.random() < share
+    ]
 
 
 APART_SEEDS = [s for s in seeds(300) if any(p.anti_affinity and not p.node_name for p in apart_snapshot(s).pods)][: len(seeds(120))]
@@ -1110,10 +1116,7 @@ def spread_snapshot(seed: int) -> Snapshot:
         if name is not None:
             pod = replace(pod, labels={**pod.labels, "app": name}, spread=(spread[name],) if name in spread and not pod.node_name else ())
         pods.append(pod)
-    for i, node in enumerate(snapshot.nodes):  # a group's app running beside it, lowering the node's room
-        if rng.random() < 0.3:
-            pods.append(Pod("default", f"app-{i}", labels={"app": rng.choice(names)}, containers=(Container("c", {"cpu": 100}),),
-                            node_name=node.name, phase=PodPhase.RUNNING))
+    pods += _running_apps(snapshot.nodes, rng, names, 0.3)  # a group's app running beside it, lowering the node's room
     return replace(snapshot, pods=tuple(pods))
 
 
