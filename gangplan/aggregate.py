@@ -880,6 +880,7 @@ def _required(
         by_role[r].append((b, var))
     covers: list[tuple[cp_model.IntVar, list[tuple[int, int]]]] = []  # not a dict: IntVar is unhashable in OR-Tools 9.12
     coarser: dict[tuple[int, int], np.ndarray] = {}
+    exact: dict[tuple[int, int], dict[int, cp_model.IntVar]] = {}  # (gang, level) -> its domains' booleans
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
         if topo is None or not topo.required or not problem.job_groups[spec.job_group].feasible:
@@ -890,6 +891,7 @@ def _required(
             # Buckets that are classes of alike nodes (no levels) lie in no domain: each is
             # its own, and only the node level lies below them.
             if buckets.level is None:
+                at = -1  # no level
                 inside = _one_domain_room(problem, spec, level, buckets.of_node)
                 where: Callable[[int], int | None] = lambda b: b  # noqa: E731
             else:
@@ -927,6 +929,8 @@ def _required(
                         model.add(count[k] == 0)
                     continue
                 uses[d] = model.new_bool_var(f"uses[{g},{level},{d}]")
+                if at == level:
+                    exact.setdefault((g, level), {})[d] = uses[d]
                 covers.append((uses[d], keys))
                 model.add(sum(count[k] for k in keys) <= most * uses[d])
                 if inside is not None:
@@ -935,6 +939,12 @@ def _required(
                         if sum(caps[k] for k in mine) > held.get(r, 0):  # else its caps keep it
                             model.add(sum(count[k] for k in mine) <= held.get(r, 0))
             model.add(sum(uses.values()) <= placed[spec.job_group])
+    # Gangs kept apart at a level no finer than the buckets' take distinct domains; at a finer
+    # one the buckets do not see it, and the repair of the expansion does (greedy._split).
+    for level, a, b in problem.exclusive:
+        ours, others = exact.get((a, level), {}), exact.get((b, level), {})
+        for d in sorted(ours.keys() & others.keys()):
+            model.add(ours[d] + others[d] <= 1)
     return covers
 
 

@@ -107,7 +107,8 @@ def _topology(
     """uses[gang, level, domain]: whether the gang has pods in that domain (seed 003), and
     what adds their constraints.
 
-    A required level allows one domain; spans and sort-rank terms count these booleans.
+    A required level allows one domain; spans and sort-rank terms count these booleans, and
+    two gangs kept apart there (``Problem.exclusive``) share none.
     """
     uses: dict[tuple[int, int, int], cp_model.IntVar] = {}
     # Per (gang, level): its terms, its (role, node) pairs per domain, and its domains' booleans.
@@ -137,6 +138,10 @@ def _topology(
                     model.add(var == 1)
             if level in topo.required and members:
                 model.add(sum(domains[d] for d in members) <= 1)
+        for level, a, b in problem.exclusive:
+            for d in sorted({d for g, lv, d in uses if g == a and lv == level}):
+                if (b, level, d) in uses:
+                    model.add(uses[a, level, d] + uses[b, level, d] <= 1)
 
     return uses, constrain
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .greedy import _place_gang_quorum, _place_quorum, _State, place_pods
 from .objective import Assignment, Term, objective_terms
-from .problem import GangSpec, Problem, alone, candidate_count, frozen, level_key, pods_that_fit
+from .problem import GangSpec, Problem, alone, candidate_count, frozen, level_key, pods_that_fit, taken_by_partners
 from .model import PodGroupAPI
 from .quantity import counted, describe_amount, describe_apart, plural
 from .semantics import counted_rule, node_usable, one_a_node
@@ -55,6 +55,7 @@ class _Placed:
         width = len(problem.resources)
         requests = np.array([problem.roles[r].request for r, _, _ in pairs], dtype=np.int64).reshape(len(pairs), width)
         self.job_group = np.array([problem.gangs[problem.roles[r].gang].job_group for r, _, _ in pairs], dtype=np.int64)
+        self.role = np.array([r for r, _, _ in pairs], dtype=np.int64)
         self.node = np.array([n for _, n, _ in pairs], dtype=np.int64)
         self.held = requests * np.array([c for _, _, c in pairs], dtype=np.int64)[:, None]
         self.free = np.array(problem.free, dtype=np.int64).reshape(len(problem.nodes), width)
@@ -71,6 +72,7 @@ class _Placed:
         later = self.job_group > j
         turn = copy.copy(self)
         turn.job_group, turn.node, turn.held = self.job_group[~later], self.node[~later], self.held[~later]
+        turn.role = self.role[~later]
         turn.free = self.free.copy()
         np.add.at(turn.free, self.node[later], self.held[later])
         turn._seen, turn.turn = {}, j
@@ -171,7 +173,7 @@ class _Placed:
             gang = problem.gangs[g]
             member = f" of {gang.key}" if len(gangs) > 1 else ""
             if gang.topology is not None and gang.topology.required:
-                if text := _required_reason(problem, g, self.exact, self.free, then=True):
+                if text := self._kept_apart(g) or _required_reason(problem, g, self.exact, self.free, then=True):
                     return text
                 continue
             minimums = [(gang.roles, gang.counted, gang.min_member, f"minMember {gang.min_member} pods{member}")]
@@ -195,6 +197,41 @@ class _Placed:
                     return _member_short(problem, j, g, before, state, self.exact)
                 before.append(problem.gangs[g].key)
         return ""
+
+    def _kept_apart(self, g: int) -> str:
+        """Where the gangs kept apart from gang ``g`` (``Problem.partners``) hold the domains
+        that would have held its quorum: which they are, and what the others then hold; ''
+        when the others hold it too, or none is kept apart from it."""
+        problem = self.problem
+        placed_on = {int(r): self.node[self.role == r].tolist() for r in np.unique(self.role).tolist()}
+        taken = taken_by_partners(problem, g, lambda r: placed_on.get(r, []))
+        if taken is None:
+            return ""
+        room = self.free.copy()
+        room[taken] = 0
+        rest = _required_reason(problem, g, self.exact, room, then=True)
+        if not rest:
+            return ""
+        assert problem.tree is not None
+        held: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # level -> gang -> domains
+        for level, other in problem.partners(g):
+            for n in (n for r in problem.gangs[other].roles for n in placed_on.get(r, [])):
+                if (d := problem.domain(level, n)) is not None:
+                    held[level][problem.gangs[other].key].add(problem.domain_name(level, d))
+        parts = []
+        for level, by_gang in sorted(held.items()):
+            shown = [f"{key} ({', '.join(sorted(names))})" for key, names in sorted(by_gang.items())]
+            more = f" and {len(shown) - 3} more" if len(shown) > 3 else ""
+            parts.append(
+                f"its pods' required anti-affinity at {level_key(problem.tree, level)} keeps it out of the "
+                f"domains of {', '.join(shown[:3])}{more}"
+            )
+        candidates = np.zeros(len(problem.nodes), dtype=bool)
+        for r in problem.gangs[g].roles:
+            candidates[problem.roles[r].nodes] = True
+        if not (candidates & ~taken).any():
+            return f"{'; '.join(parts)}, where all its candidate nodes are"
+        return f"{'; '.join(parts)}, and of the rest, {rest}"
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
         there = self.free[mask]
@@ -979,7 +1016,8 @@ def _alone_in(
             min_resources=(0,) * len(problem.resources), topology=None,
         )
     only = replace(sub.job_groups[0], gangs=(0,), feasible=True)
-    return replace(sub, roles=tuple(kept), gangs=(gang,), job_groups=(only,)), tuple(origin[i] for i in keep)
+    # One PodGroup alone: no other gang to keep apart from.
+    return replace(sub, roles=tuple(kept), gangs=(gang,), job_groups=(only,), exclusive=()), tuple(origin[i] for i in keep)
 
 
 def _minimums_short(

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from .objective import Assignment
-from .problem import GangTopology, Problem, apart_roles, on_room, pods_that_fit
+from .problem import GangTopology, Problem, apart_roles, on_room, pods_that_fit, taken_by_partners
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -146,6 +146,8 @@ class _State:
         their cap less the pods of theirs (of any role carrying the term) there already."""
         role = self.problem.roles[r]
         fit = pods_that_fit(self.free, role.request, role.most, nodes)
+        if (taken := self.taken_by_partners(role.gang)) is not None:
+            fit[taken[nodes]] = 0
         if role.apart and (held := self.held(r)):
             on = np.array(sorted(held), dtype=np.int64)
             at = np.minimum(np.searchsorted(on, nodes), len(on) - 1)
@@ -153,6 +155,12 @@ class _State:
             left = role.apart_cap - np.array([held[n] for n in on.tolist()], dtype=np.int64)
             fit[hit] = np.minimum(fit[hit], np.maximum(left[at[hit]], 0))
         return fit
+
+    def taken_by_partners(self, g: int) -> np.ndarray | None:
+        """Per node, whether a gang kept apart from ``g`` at a level has pods in its domain."""
+        if not self.problem.exclusive:
+            return None
+        return taken_by_partners(self.problem, g, lambda r: [n for n, c in self.on_nodes.get(r, {}).items() if c])
 
     def held(self, r: int) -> dict[int, int]:
         """Per node, the pods there of the roles one term keeps apart with role ``r`` (a node
@@ -885,9 +893,17 @@ def _drop(state: _State, j: int, nodes_of: Mapping[int, set[int]]) -> None:
 
 
 def _split(state: _State, j: int) -> bool:
-    """Whether a gang of the JobGroup has placed pods in two domains of a required level."""
+    """Whether a gang of the JobGroup has placed pods in two domains of a required level, or
+    in a domain a gang kept apart from it has pods in."""
     problem = state.problem
-    return any(not _in_one_domain(state, g) for g in problem.job_groups[j].gangs)
+    return any(not _in_one_domain(state, g) or _beside_partner(state, g) for g in problem.job_groups[j].gangs)
+
+
+def _beside_partner(state: _State, g: int) -> bool:
+    taken = state.taken_by_partners(g)
+    return taken is not None and any(
+        taken[n] for r in state.problem.gangs[g].roles for n, c in state.on_nodes.get(r, {}).items() if c
+    )
 
 
 def repair_by_worth(problem: Problem, tentative: Assignment) -> Assignment:

@@ -318,7 +318,7 @@ def unwarned(grouping: Grouping, levels: Sequence[str], violations: Sequence[Vio
     spread constraints of pods whose constraints are at a key other than the node's, or
     between pods that do not all carry and match them."""
     affine = unheld_affinity(grouping, levels)
-    apart = unheld_anti_affinity(grouping)
+    apart = unheld_anti_affinity(grouping, levels)
     spread = unheld_spread(grouping)
     return [
         v for v in violations
@@ -469,7 +469,7 @@ def _ordered(
             from .cpsat import solve_cpsat
 
             # Its own model, on the room the groups before it left: as small as the JobGroup.
-            sub, origin = alone(problem, j, free, opened)
+            sub, origin = alone(problem, j, free, opened, counts)
             own = {r: i for i, r in enumerate(origin)}
             start = Assignment(
                 {(own[r], n): c for (r, n), c in step.items() if r in own}, frozenset({0}) if taken else frozenset()

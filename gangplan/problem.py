@@ -12,13 +12,13 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import AbstractSet, Mapping, Sequence
+from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from . import kueue
 from .model import Node, NodeSelector, Pod, PodPhase, SortRule, Snapshot, Topology
-from .quantity import listed
+from .quantity import counted, listed
 from .semantics import (
     TIMED_OUT,
     Gang,
@@ -208,6 +208,24 @@ class Problem:
     # The running pods' requests per node, uncapped: ``free`` stops at zero on an
     # over-committed node, which is right for planning but understates what is in use.
     used: tuple[Vector, ...] = ()
+    # (level, gang, gang): two gangs, each held to one domain of the level, whose pods' required
+    # anti-affinity there keeps them in distinct domains (JobSet's exclusive placement).
+    exclusive: tuple[tuple[int, int, int], ...] = ()
+
+    def partners(self, g: int) -> tuple[tuple[int, int], ...]:
+        """The (level, gang) pairs gang ``g`` may share no domain with."""
+        if not self.exclusive:
+            return ()
+        hit = _PARTNERS.get(id(self.exclusive))
+        if hit is None or hit[0] is not self.exclusive:
+            found: dict[int, list[tuple[int, int]]] = defaultdict(list)
+            for level, a, b in self.exclusive:
+                found[a].append((level, b))
+                found[b].append((level, a))
+            if len(_PARTNERS) > 16:
+                _PARTNERS.clear()
+            hit = _PARTNERS[id(self.exclusive)] = (self.exclusive, {k: tuple(v) for k, v in found.items()})
+        return hit[1].get(g, ())
 
     def domain(self, level: int, node: int) -> int | None:
         """The node's domain index at ``level``; the node level is the node itself."""
@@ -365,6 +383,7 @@ def build_problem(
     kueue_topologies = tuple(sorted(snapshot.topologies, key=lambda t: t.name))
     # (topologyKey that is no level, named by pod affinity alone) -> the groups naming it
     ignored: dict[tuple[str, bool], list[str]] = defaultdict(list)
+    first: dict[str, int] = {}  # a gang's first pending pod -> the gang (AntiAffinity.exclusive)
     for rank, jg in enumerate(grouping.job_groups):
         gang_ids = []
         feasible = True
@@ -431,6 +450,8 @@ def build_problem(
                 feasible = False
             gangs.append(spec)
             gang_ids.append(g_index)
+            if gang.pending:
+                first[gang.pending[0].key] = g_index
         shares = _quorum_shares(jg, requests, usable_total)
         job_groups.append(
             JobGroupSpec(
@@ -451,6 +472,8 @@ def build_problem(
             f"{'podAffinity terms of the pods' if affine else 'terms'} of {len(named)} PodGroups naming it are ignored "
             f"({listed(sorted(named))})"
         )
+    exclusive, unheld = _exclusive(grouping, tree, gangs, first, carried)
+    warnings += unheld
     return Problem(
         resources=resources,
         nodes=nodes,
@@ -465,10 +488,39 @@ def build_problem(
         warnings=tuple(grouping.warnings) + tuple(warnings),
         sort_only=sort_room,
         used=requested,
+        exclusive=exclusive,
     )
 
 
+def _exclusive(
+    grouping: Grouping, tree: TopologyTree | None, gangs: Sequence[GangSpec], first: Mapping[str, int], carried: AbstractSet[str]
+) -> tuple[tuple[tuple[int, int, int], ...], list[str]]:
+    """``Problem.exclusive`` from ``AntiAffinity.exclusive``: the pairs at a key that is a
+    level, where each gang's required term holds it to one domain; and a warning per pair at a
+    key that is not (its pods' anti-affinity is then the plan's known gap, ``unheld_anti_affinity``)
+    but some node carries (else neither gang has a node to go to)."""
+    levels = tree.levels if tree is not None else ()
+    pairs: set[tuple[int, int, int]] = set()
+    unheld: dict[str, set[str]] = defaultdict(set)  # key -> the PodGroups of its pairs
+    for (key, a, b), _ in sorted(grouping.anti_affinity.exclusive.items()):
+        ga, gb = first[a], first[b]
+        if key not in levels:
+            if key in carried:
+                unheld[key] |= {gangs[ga].key, gangs[gb].key}
+            continue
+        level = levels.index(key)
+        if all((t := gangs[g].topology) is not None and level in t.required for g in (ga, gb)):
+            pairs.add((level, min(ga, gb), max(ga, gb)))
+    warnings = [
+        f"topologyKey {shown_key(key)} is not a topology level: the required pod anti-affinity there that keeps "
+        f"PodGroups apart ({counted(sorted(named))}) is not modelled, so the plan may break it"
+        for key, named in sorted(unheld.items())
+    ]
+    return tuple(sorted(pairs)), warnings
+
+
 _MATRICES: dict[int, tuple[object, np.ndarray]] = {}
+_PARTNERS: dict[int, tuple[object, dict[int, tuple[tuple[int, int], ...]]]] = {}
 
 
 def frozen(values: object) -> np.ndarray:
@@ -865,11 +917,15 @@ def unheld_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
     }
 
 
-def unheld_anti_affinity(grouping: Grouping) -> set[str]:
+def unheld_anti_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
     """The pending pods whose anti-affinity toward other pending pods the plan does not hold,
     as warned: terms selecting pending pods not carrying them and matching them (``loose``),
-    and wider terms selecting other pending pods (``beyond``)."""
-    return {*grouping.anti_affinity.loose, *grouping.anti_affinity.beyond}
+    wider terms selecting other pending pods (``beyond``), and those keeping two gangs in
+    distinct domains of a key that is no level (``exclusive``)."""
+    apart = grouping.anti_affinity
+    return {*apart.loose, *apart.beyond} | {
+        pod for (key, _, _), pods in apart.exclusive.items() if key not in levels for pod in pods
+    }
 
 
 def unheld_spread(grouping: Grouping) -> set[str]:
@@ -1129,19 +1185,23 @@ def beside(problem: Problem, held: Mapping[tuple[int, int], int], job_groups: Ab
     for (r, n), c in held.items():
         free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
     empty = frozen(np.zeros(0, dtype=np.int64))
+    placed_on = _placed_on(held)
     roles = tuple(
-        _cut(role, free) if problem.gangs[role.gang].job_group in job_groups
+        _cut(role, free, taken_by_partners(problem, role.gang, placed_on)) if problem.gangs[role.gang].job_group in job_groups
         else role if not len(role.nodes) else replace(role, nodes=empty, caps=empty)
         for role in problem.roles
     )
     return _on_room(replace(problem, roles=roles), free, {n for (_, n), c in held.items() if c})
 
 
-def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) -> tuple[Problem, tuple[int, ...]]:
+def alone(
+    problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int], held: Mapping[tuple[int, int], int] | None = None
+) -> tuple[Problem, tuple[int, ...]]:
     """JobGroup ``j`` as a problem of its own (its gangs and roles renumbered from 0) on the
     room ``free`` (per node and resource), with the nodes ``opened`` no longer idle and
     Available sort rules ranking on that room; and the problem's index of each of its roles. Its model is as small as the JobGroup, where one
-    with every other JobGroup present, even with no candidates, grows with the queue."""
+    with every other JobGroup present, even with no candidates, grows with the queue. The pods
+    ``held`` (role, node) already placed keep its gangs out of their exclusive partners' domains."""
     jg = problem.job_groups[j]
     roles: list[Role] = []
     gangs: list[GangSpec] = []
@@ -1149,8 +1209,9 @@ def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) 
     for g in jg.gangs:
         gang = problem.gangs[g]
         renumbered = {r: len(roles) + i for i, r in enumerate(gang.roles)}
+        taken = taken_by_partners(problem, g, _placed_on(held or {}))
         for r in gang.roles:
-            roles.append(replace(_cut(problem.roles[r], free), gang=len(gangs)))
+            roles.append(replace(_cut(problem.roles[r], free, taken), gang=len(gangs)))
             origin.append(r)
         tasks = tuple(replace(t, roles=tuple(renumbered[r] for r in t.roles)) for t in gang.tasks)
         topology = gang.topology and on_room(problem, gang.topology, free)
@@ -1158,14 +1219,42 @@ def alone(problem: Problem, j: int, free: np.ndarray, opened: AbstractSet[int]) 
             replace(gang, job_group=0, roles=tuple(renumbered[r] for r in gang.roles), tasks=tasks, topology=topology)
         )
     only = replace(jg, gangs=tuple(range(len(gangs))), rank=0)
-    sub = replace(problem, roles=tuple(roles), gangs=tuple(gangs), job_groups=(only,))
+    mine = {g: i for i, g in enumerate(jg.gangs)}
+    exclusive = tuple((level, mine[a], mine[b]) for level, a, b in problem.exclusive if a in mine and b in mine)
+    sub = replace(problem, roles=tuple(roles), gangs=tuple(gangs), job_groups=(only,), exclusive=exclusive)
     return _on_room(sub, free, opened), tuple(origin)
 
 
-def _cut(role: Role, free: np.ndarray) -> Role:
-    """The role with its candidates cut to the pods that still fit in ``free``."""
+def taken_by_partners(problem: Problem, g: int, placed_on: Callable[[int], Iterable[int]]) -> np.ndarray | None:
+    """Per node, whether it lies in a domain where a gang kept apart from ``g``
+    (``Problem.partners``) has pods (``placed_on``: a role's nodes); None when none has."""
+    partners = problem.partners(g)
+    if not partners:
+        return None
+    taken = np.zeros(len(problem.nodes), dtype=bool)
+    for level, other in partners:
+        nodes = [n for r in problem.gangs[other].roles for n in placed_on(r)]
+        if nodes:
+            array = problem.domain_array(level)
+            taken |= np.isin(array, array[nodes]) & (array >= 0)
+    return taken if taken.any() else None
+
+
+def _placed_on(held: Mapping[tuple[int, int], int]) -> Callable[[int], list[int]]:
+    by_role: dict[int, list[int]] = defaultdict(list)
+    for (r, n), c in held.items():
+        if c:
+            by_role[r].append(n)
+    return lambda r: by_role.get(r, [])
+
+
+def _cut(role: Role, free: np.ndarray, taken: np.ndarray | None = None) -> Role:
+    """The role with its candidates cut to the pods that still fit in ``free``, and off the
+    nodes ``taken`` (``taken_by_partners``)."""
     caps = np.minimum(role.caps, pods_that_fit(free, role.request, role.most, role.nodes))
     keep = caps > 0
+    if taken is not None:
+        keep &= ~taken[role.nodes]
     return replace(role, nodes=frozen(role.nodes[keep]), caps=frozen(caps[keep]))
 
 

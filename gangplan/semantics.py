@@ -587,8 +587,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
     running = [pod for pod in snapshot.pods if consumes_capacity(pod)]
     guards = [pod for pod in running if pod.anti_affinity]
     waiting = [pod for gang in all_gangs for pod in gang.pending]
-    apart = anti_affinity(waiting, running, snapshot.nodes)
     near = pod_affinity(waiting, running, snapshot.nodes, all_gangs)
+    apart = anti_affinity(waiting, running, snapshot.nodes, _one_domain(all_gangs, near))
     spread = topology_spread(waiting, running, snapshot.nodes)
     unmodelled = _unmodelled(all_gangs, guards, apart.loose, apart.beyond, near.together, spread)
     warnings.extend(unmodelled_warnings(unmodelled))
@@ -658,6 +658,23 @@ def group_pods(snapshot: Snapshot) -> Grouping:
                 "named alike in the table, explain and Plans"
             )
     return Grouping(job_groups, warnings, unmodelled, apart, near, spread)
+
+
+def _one_domain(gangs: Sequence[Gang], near: Affinity) -> dict[int, tuple[str, frozenset[str]]]:
+    """Per pending pod (by ``id``), its gang, named by its first pending pod (gang keys may
+    repeat, pod keys do not), and the topologyKeys the gang asks to be in one domain of: its
+    PodGroup's required terms, Kueue's required level, its pods' affinity to each other alone.
+    Anti-affinity at such a key toward another gang held to one domain of it is a choice of
+    domains, which is modelled (``AntiAffinity.exclusive``)."""
+    found: dict[int, tuple[str, frozenset[str]]] = {}
+    for gang in gangs:
+        keys = frozenset(
+            {*gang.group.required_topology, *near.kept_together.get(gang.key, ())}
+            | {kueue.topology_requests(pod.annotations)[0] for pod in gang.members} - {""}
+        )
+        for pod in gang.pending:
+            found[id(pod)] = (gang.pending[0].key, keys)
+    return found
 
 
 def _workload_priority_classes(gang: Gang) -> list[str]:
@@ -750,7 +767,8 @@ def kept_apart(term: PodAffinityTerm) -> bool:
 def kept_out(term: PodAffinityTerm) -> bool:
     """The anti-affinity gangplan models against running pods, at any topologyKey: that of
     ``kept_apart`` without its key. Between pending pods a wider key is a cap per domain, which
-    is not modelled (``AntiAffinity.beyond``)."""
+    is not modelled (``AntiAffinity.beyond``), but between gangs each held to one domain of it
+    (``AntiAffinity.exclusive``)."""
     return term.match_labels is None or term.namespaces is not None or term.every_namespace
 
 
@@ -768,12 +786,17 @@ class AntiAffinity:
     select pending pods not kept apart from them that way (warned about). At a topologyKey
     wider than the node, ``blocked`` holds each node whose value of the key is that of the node
     of such a running pod; ``beyond``, pending pods whose wider terms select other pending
-    pods, whom nothing keeps apart (warned about)."""
+    pods, whom nothing keeps apart (warned about); ``exclusive``, per (key, gang, gang), the
+    pods whose terms at that key select the other gang's pending pods only (each gang named by
+    its first pending pod), where both gangs are
+    held to one domain of the key (JobSet's exclusive placement): the two take distinct domains,
+    which is modelled where the key is a level (stricter, where only some pods are selected)."""
 
     blocked: Mapping[int, frozenset[str]]
     units: Mapping[int, Mapping[str, int]]
     loose: tuple[str, ...]
     beyond: tuple[str, ...] = ()
+    exclusive: Mapping[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
 
 
 def repels(pod: Pod, other: Pod) -> bool:
@@ -822,7 +845,12 @@ def _shown_selector(term: PodAffinityTerm) -> str:
     return f"{','.join(term.namespaces or ('*',))}/{','.join(parts) or '* (every pod)'}"
 
 
-def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequence[Node] = ()) -> AntiAffinity:
+def anti_affinity(
+    pending: Sequence[Pod],
+    running: Sequence[Pod],
+    nodes: Sequence[Node] = (),
+    one_domain: Mapping[int, tuple[str, frozenset[str]]] | None = None,
+) -> AntiAffinity:
     if not any(p.anti_affinity for p in pending) and not any(p.anti_affinity for p in running):
         return AntiAffinity({}, {}, ())
     blocked: dict[int, set[str]] = defaultdict(set)
@@ -868,9 +896,11 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequenc
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):
                 blocked[id(pod)] |= held
-    domains, beyond = _domains_apart(pending, running, nodes, pending_index, running_index)
+    domains, beyond, exclusive = _domains_apart(pending, running, nodes, pending_index, running_index, one_domain or {})
     if not domains:
-        return AntiAffinity({k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)), beyond)
+        return AntiAffinity(
+            {k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)), beyond, exclusive
+        )
     by_value = {label: _nodes_by_value(nodes, label) for label in {label for held in domains.values() for label, _ in held}}
     # Thousands of pods kept out of one zone of thousands of nodes share one set, not a copy each.
     made: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], frozenset[str]] = {}
@@ -881,7 +911,7 @@ def anti_affinity(pending: Sequence[Pod], running: Sequence[Pod], nodes: Sequenc
             made[which] = which[0].union(*(by_value[label].get(v, ()) for label, v in which[1]))
         if made[which]:
             ruled_out[pod_id] = made[which]
-    return AntiAffinity(ruled_out, dict(units), tuple(sorted(loose)), beyond)
+    return AntiAffinity(ruled_out, dict(units), tuple(sorted(loose)), beyond, exclusive)
 
 
 def _nodes_by_value(nodes: Sequence[Node], key: str) -> dict[str, list[str]]:
@@ -900,14 +930,17 @@ def _domains_apart(
     nodes: Sequence[Node],
     pending_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
     running_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
-) -> tuple[dict[int, set[tuple[str, str]]], tuple[str, ...]]:
+    one_domain: Mapping[int, tuple[str, frozenset[str]]],
+) -> tuple[dict[int, set[tuple[str, str]]], tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]]]:
     """kube-scheduler's InterPodAffinity at a topologyKey wider than the node, against running
     pods, both ways: per pending pod (by ``id``), the (key, value) domains where a running pod
     its term selects runs, or one whose term selects it. A running pod on a node without the
     key holds no domain, and a node without it is in none (satisfyPodAntiAffinity counts only
-    the pairs a node has). Also the pending pods whose wider terms select another pending pod."""
+    the pairs a node has). Also the pending pods whose wider terms select another pending pod:
+    per pair of gangs each held to one domain of the key (``one_domain``), those selecting
+    only the other's pods (``AntiAffinity.exclusive``), and the rest."""
     if not any(_wider(t) for pods in (pending, running) for pod in pods for t in pod.anti_affinity):
-        return {}, ()
+        return {}, (), {}
     labels = {node.name: node.labels for node in nodes}
 
     def domain(pod: Pod, key: str) -> tuple[str, str] | None:
@@ -925,6 +958,7 @@ def _domains_apart(
                 if not carriers[key] or carriers[key][-1] is not pod:
                     carriers[key].append(pod)
     beyond: set[str] = set()
+    exclusive: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     everyone, bound = list(pending), list(running)
     for key, term in terms.items():
         near = {d for e in _candidates(term, *running_index, bound) if _selects(term, e) and (d := domain(e, term.topology_key))}
@@ -932,7 +966,10 @@ def _domains_apart(
         for pod in carriers[key]:
             domains[id(pod)] |= near
             if len(selected) > 1 or (selected and selected[0] is not pod):
-                beyond.add(pod.key)
+                if (others := _exclusive_of(pod, selected, term.topology_key, one_domain)) is None:
+                    beyond.add(pod.key)
+                for other in others or ():
+                    exclusive[(term.topology_key, *sorted((one_domain[id(pod)][0], other)))].add(pod.key)  # type: ignore[index]
     guarded: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # a running pod's term -> the domains it holds
     for guard in running:
         for term in guard.anti_affinity:
@@ -944,7 +981,31 @@ def _domains_apart(
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):
                 domains[id(pod)] |= held
-    return {k: v for k, v in domains.items() if v}, tuple(sorted(beyond))
+    return (
+        {k: v for k, v in domains.items() if v},
+        tuple(sorted(beyond)),
+        {pair: tuple(sorted(pods)) for pair, pods in sorted(exclusive.items())},
+    )
+
+
+def _exclusive_of(
+    pod: Pod, selected: Sequence[Pod], key: str, one_domain: Mapping[int, tuple[str, frozenset[str]]]
+) -> set[str] | None:
+    """The gangs whose pending pods a term of ``pod`` at ``key`` selects, when they are other
+    gangs than its own and each of them, and its own, is held to one domain of ``key``: then
+    the term asks that the two take distinct domains. None when it asks anything else."""
+    mine = one_domain.get(id(pod))
+    if mine is None or key not in mine[1]:
+        return None
+    others: set[str] = set()
+    for q in selected:
+        if q is pod:
+            continue
+        theirs = one_domain.get(id(q))
+        if theirs is None or theirs[0] == mine[0] or key not in theirs[1]:
+            return None
+        others.add(theirs[0])
+    return others
 
 
 AFFINITY_TOGETHER = "required pod affinity between pending pods, or with a non-empty namespaceSelector"
@@ -1037,11 +1098,11 @@ def pod_affinity(
                 joining[key] = [q for q in _candidates(terms[0], *pending_index, everyone) if all(_selects(t, q) for t in terms)]
             matching = joining[key]
             keys = tuple(sorted({t.topology_key for t in terms}))
-            if any(q is not pod for q in matching):
-                if not _affine_to_itself(gang_of.get(id(pod)), key, matching):
-                    together.append(pod.key)
-                    continue
-                kept_together[gang_of[id(pod)].key] = keys
+            if matching and _affine_to_itself(gang_of.get(id(pod)), key, matching):
+                kept_together[gang_of[id(pod)].key] = keys  # a gang of one pod too: it is in one domain
+            elif any(q is not pod for q in matching):
+                together.append(pod.key)
+                continue
             outcome = ("first", keys) if matching else ("nowhere",)
             if outcome not in made:
                 if matching:

@@ -1571,7 +1571,7 @@ def test_the_planner_passes_over_anti_affinity_only_between_placed_pods_one_of_w
         pod_group("v", 1), _repelling("v-0", {"app": "v"}), pod_group("w", 1), _repelling("w-0", {"app": "w"}),
     ]
     grouping = group_pods(load_snapshot([write(tmp_path, objects)]))
-    assert unheld_anti_affinity(grouping) == {"ml/x-0"}
+    assert unheld_anti_affinity(grouping, ()) == {"ml/x-0"}
     found = [
         Violation("pod-anti-affinity", "ml/y-0", "beside x-0", "ml/x-0"),
         Violation("pod-anti-affinity", "ml/x-0", "beside w-0", "ml/w-0"),
@@ -1675,9 +1675,10 @@ def test_pod_affinity_selecting_no_pod_at_all_places_the_pod_nowhere(tmp_path: P
     planned = plan_of(snapshot)
     assert not planned["ml/g"]["placed"] and planned["ml/s"]["placed"]
     assert explain(snapshot, "ml/g").splitlines()[2] == "not placed: 0/3 nodes are available: 3 pod affinity"
-    # The first of such a group still needs a node with the key (bare has no zone).
+    # The first of such a group still needs a node with the key (bare has no zone): a gang of
+    # one pod affine to itself is held to one zone, as a larger one is, and no node has one.
     alone = write(tmp_path, [node("bare"), pod_group("s", 1), _affine("s-0", {"app": "self"}, own)])
-    assert explain(alone, "ml/s").splitlines()[2] == "not placed: 0/1 nodes are available: 1 pod affinity"
+    assert explain(alone, "ml/s").splitlines()[2] == f"not placed: required {_ZONE}: no node carries that label"
 
 
 def test_pods_of_one_gang_with_different_affinity_terms_count_the_nodes_each_rules_out(tmp_path: Path) -> None:
