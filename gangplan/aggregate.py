@@ -34,7 +34,7 @@ from typing import Callable, Collection, Mapping, TypeVar
 import numpy as np
 from .sat import cp_model
 
-from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_kept_apart, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
+from .cpsat import DETERMINISTIC_WORKERS, OPTIONAL_MARGIN, Pace, add_exclusive, add_kept_apart, add_quorum, hint_counts, read_counts, stage_budget, staged_solve
 from .greedy import SECONDS_PER_CANDIDATE_PASS, complete, greedy, repair, repair_by_worth
 from .objective import Assignment, Term, score
 from .problem import GangSpec, Problem, apart_roles, candidate_count, pods_that_fit
@@ -880,7 +880,7 @@ def _required(
         by_role[r].append((b, var))
     covers: list[tuple[cp_model.IntVar, list[tuple[int, int]]]] = []  # not a dict: IntVar is unhashable in OR-Tools 9.12
     coarser: dict[tuple[int, int], np.ndarray] = {}
-    exact: dict[tuple[int, int], dict[int, cp_model.IntVar]] = {}  # (gang, level) -> its domains' booleans
+    exact: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (gang, level, domain) -> its boolean
     for g, spec in enumerate(problem.gangs):
         topo = spec.topology
         if topo is None or not topo.required or not problem.job_groups[spec.job_group].feasible:
@@ -930,7 +930,7 @@ def _required(
                     continue
                 uses[d] = model.new_bool_var(f"uses[{g},{level},{d}]")
                 if at == level:
-                    exact.setdefault((g, level), {})[d] = uses[d]
+                    exact[g, level, d] = uses[d]
                 covers.append((uses[d], keys))
                 model.add(sum(count[k] for k in keys) <= most * uses[d])
                 if inside is not None:
@@ -941,10 +941,7 @@ def _required(
             model.add(sum(uses.values()) <= placed[spec.job_group])
     # Gangs kept apart at a level no finer than the buckets' take distinct domains; at a finer
     # one the buckets do not see it, and the repair of the expansion does (greedy._split).
-    for level, a, b in problem.exclusive:
-        ours, others = exact.get((a, level), {}), exact.get((b, level), {})
-        for d in sorted(ours.keys() & others.keys()):
-            model.add(ours[d] + others[d] <= 1)
+    add_exclusive(model, problem, exact)
     return covers
 
 

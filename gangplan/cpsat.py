@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -138,12 +138,28 @@ def _topology(
                     model.add(var == 1)
             if level in topo.required and members:
                 model.add(sum(domains[d] for d in members) <= 1)
-        for level, a, b in problem.exclusive:
-            for d in sorted({d for g, lv, d in uses if g == a and lv == level}):
-                if (b, level, d) in uses:
-                    model.add(uses[a, level, d] + uses[b, level, d] <= 1)
+        if problem.exclusive:
+            add_exclusive(model, problem, uses)
 
     return uses, constrain
+
+
+def add_exclusive(
+    model: cp_model.CpModel, problem: Problem, uses: Mapping[tuple[int, int, int], cp_model.IntVar]
+) -> None:
+    """Gangs kept apart at a level (``Problem.exclusive_cliques``) share none of its domains:
+    in each, at most one of their ``uses`` booleans (gang, level, domain) is set."""
+    by_gang: dict[tuple[int, int], dict[int, cp_model.IntVar]] = {}
+    for (g, level, d), var in uses.items():
+        by_gang.setdefault((g, level), {})[d] = var
+    for level, gangs in problem.exclusive_cliques():
+        in_domain: dict[int, list[cp_model.IntVar]] = {}
+        for g in gangs:
+            for d, var in by_gang.get((g, level), {}).items():
+                in_domain.setdefault(d, []).append(var)
+        for d in sorted(in_domain):
+            if len(in_domain[d]) > 1:
+                model.add(sum(in_domain[d]) <= 1)
 
 
 class _Progress(cp_model.CpSolverSolutionCallback):

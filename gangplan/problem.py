@@ -227,6 +227,30 @@ class Problem:
             hit = _PARTNERS[id(self.exclusive)] = (self.exclusive, {k: tuple(v) for k, v in found.items()})
         return hit[1].get(g, ())
 
+    def exclusive_cliques(self) -> list[tuple[int, tuple[int, ...]]]:
+        """``exclusive`` as (level, gangs) sets that pairwise share no domain: gangs kept apart
+        from the same others and from each other (alike with themselves added) are one set
+        (JobSet's every job against every other: one constraint a domain, where 71 jobs made
+        2,485 pairs); each pair no such set holds is a set of two."""
+        near: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
+        for level, a, b in self.exclusive:
+            near[level][a].add(b)
+            near[level][b].add(a)
+        found: list[tuple[int, tuple[int, ...]]] = []
+        for level, partners in sorted(near.items()):
+            alike: dict[frozenset[int], list[int]] = defaultdict(list)
+            for g, others in partners.items():
+                alike[frozenset(others | {g})].append(g)
+            clique: dict[int, int] = {}
+            for members in sorted(sorted(members) for members in alike.values() if len(members) > 1):
+                clique.update((g, len(found)) for g in members)
+                found.append((level, tuple(members)))
+            found += [
+                (lv, (a, b)) for lv, a, b in self.exclusive
+                if lv == level and (a not in clique or clique.get(b) != clique[a])
+            ]
+        return found
+
     def domain(self, level: int, node: int) -> int | None:
         """The node's domain index at ``level``; the node level is the node itself."""
         assert self.tree is not None

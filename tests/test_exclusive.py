@@ -5,12 +5,14 @@ leaves a gang out, and a key that is no level is warned about, as before."""
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given, strategies as st
 
 from gangplan.aggregate import make_buckets, solve_buckets
 from gangplan.greedy import repair, repair_by_worth
@@ -21,7 +23,7 @@ from gangplan.plan import Plan
 from gangplan.planner import Options, plan
 from gangplan.problem import Problem, build_problem
 from gangplan.repack import repack_level
-from gangplan.semantics import ANTI_AFFINITY_BEYOND, group_pods
+from gangplan.semantics import ANTI_AFFINITY_BEYOND, Grouping, group_pods
 from gangplan.stages import Tuning
 from gangplan.verify import verify
 
@@ -182,6 +184,7 @@ def test_the_bucket_model_keeps_exclusive_gangs_in_distinct_buckets(tmp_path: Pa
     """The pools are the buckets: the bucket model alone places three jobs, one a pool."""
     problem = build_problem(_four_jobs(tmp_path))
     assert len(problem.exclusive) == 6
+    assert problem.exclusive_cliques() == [(0, (0, 1, 2, 3))]  # every job against every other: one set
     outcome = solve_buckets(
         problem, objective_terms(problem), Assignment({}, frozenset()), time_limit=5, workers=1, seed=0, tuning=Tuning()
     )
@@ -229,3 +232,17 @@ def test_a_level_repacked_keeps_out_of_the_pools_the_levels_above_hold(tmp_path:
             for j in repacked.placed}
     assert used[top] == {int(pool_of[0])}
     assert all(len(p) == 1 for p in used.values()) and len(set.union(*used.values())) == 3
+
+
+@given(st.sets(st.tuples(st.integers(0, 1), st.integers(0, 6), st.integers(0, 6)).filter(lambda t: t[1] < t[2]), max_size=20))
+def test_the_cliques_hold_every_pair_and_only_pairs(pairs: set[tuple[int, int, int]]) -> None:
+    """Problem.exclusive_cliques: each set's gangs are pairwise kept apart at its level, and
+    each pair kept apart is in a set; gangs alike in whom they are kept apart from are one."""
+    problem = Problem(  # only ``exclusive`` is read
+        resources=(), nodes=(), allocatable=(), free=(), idle=(), roles=(), gangs=(), job_groups=(),
+        grouping=Grouping([], []), exclusive=tuple(sorted(pairs)),
+    )
+    sets = problem.exclusive_cliques()
+    assert all((level, a, b) in pairs for level, gangs in sets for a, b in combinations(gangs, 2))
+    assert all(any(lv == level and {a, b} <= set(gangs) for lv, gangs in sets) for level, a, b in pairs)
+    assert len(sets) <= len(pairs)
