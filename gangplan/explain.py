@@ -65,6 +65,7 @@ class _Placed:
         self._rank = {p: i for i, p in enumerate(sorted({jg.priority for jg in problem.job_groups}))}
         self._ranks = np.array([self._rank[jg.priority] for jg in problem.job_groups], dtype=np.int64)
         self.turn: int | None = None  # at_turn's JobGroup
+        self._placed_on: dict[int, list[int]] | None = None  # role -> the nodes it has pods on
 
     def at_turn(self, j: int) -> _Placed:
         """The plan as JobGroup ``j`` met it under ``--policy ordered``: only the JobGroups
@@ -75,7 +76,7 @@ class _Placed:
         turn.role = self.role[~later]
         turn.free = self.free.copy()
         np.add.at(turn.free, self.node[later], self.held[later])
-        turn._seen, turn.turn = {}, j
+        turn._seen, turn.turn, turn._placed_on = {}, j, None
         return turn
 
     def rivals(self, j: int) -> str:
@@ -203,7 +204,13 @@ class _Placed:
         that would have held its quorum: which they are, and what the others then hold; ''
         when the others hold it too, or none is kept apart from it."""
         problem = self.problem
-        placed_on = {int(r): self.node[self.role == r].tolist() for r in np.unique(self.role).tolist()}
+        if not problem.partners(g):
+            return ""
+        if self._placed_on is None:
+            self._placed_on = defaultdict(list)
+            for r, n in zip(self.role.tolist(), self.node.tolist()):
+                self._placed_on[r].append(n)
+        placed_on = self._placed_on
         taken = taken_by_partners(problem, g, lambda r: placed_on.get(r, []))
         if taken is None:
             return ""

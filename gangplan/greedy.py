@@ -8,13 +8,13 @@ they never cost a later group its quorum.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
 from .objective import Assignment
-from .problem import GangTopology, Problem, apart_roles, on_room, pods_that_fit, taken_by_partners
+from .problem import GangTopology, Problem, apart_roles, on_room, pods_that_fit
 
 # One greedy pass over the whole problem, per (role, node) candidate pair, on the 2-core
 # development machine (charged to the deterministic time limit, which cannot see it).
@@ -61,6 +61,8 @@ class _Fixed:
         # the candidates grouped by domain and where each group starts (_grouped).
         self.labels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.groups: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.partner_sets: dict[tuple[int, int], frozenset[int]] = {}  # (gang, level) -> gangs kept apart from it
+        self.exclusive_levels = sorted({level for level, _, _ in problem.exclusive})
 
 
 def _fixed(problem: Problem) -> _Fixed:
@@ -94,6 +96,8 @@ class _State:
         self.log: list[tuple[int, int, int, bool]] = []
         fixed = self.fixed = _fixed(problem)
         self._nodes, self._masks, self._requests, self._gangs = fixed.nodes, fixed.masks, fixed.requests, fixed.gangs
+        # Per level gangs are kept apart at (Problem.exclusive), per domain, the pods of each gang there.
+        self.occupants: dict[int, dict[int, Counter[int]]] = {level: defaultdict(Counter) for level in fixed.exclusive_levels}
 
     def gang_nodes(self, g: int) -> np.ndarray:
         """Every candidate node of a gang's roles, computed once per gang."""
@@ -157,10 +161,33 @@ class _State:
         return fit
 
     def taken_by_partners(self, g: int) -> np.ndarray | None:
-        """Per node, whether a gang kept apart from ``g`` at a level has pods in its domain."""
-        if not self.problem.exclusive:
+        """Per node, whether a gang kept apart from ``g`` at a level has pods in its domain
+        (``problem.taken_by_partners``, read from ``occupants``: a gang of 245 jobs kept
+        apart from each other asked each of its partners' nodes at every fit)."""
+        partners = self.problem.partners(g) if self.occupants else ()
+        if not partners:
             return None
-        return taken_by_partners(self.problem, g, lambda r: [n for n, c in self.on_nodes.get(r, {}).items() if c])
+        taken = None
+        for level, occupied in self.occupants.items():
+            mine = self.fixed.partner_sets.get((g, level))
+            if mine is None:
+                mine = self.fixed.partner_sets[g, level] = frozenset(o for lv, o in partners if lv == level)
+            held = [d for d, gangs in occupied.items() if not mine.isdisjoint(gangs)]
+            if held:
+                array = self.problem.domain_array(level)
+                found = np.isin(array, held)
+                taken = found if taken is None else taken | found
+        return taken
+
+    def _occupy(self, r: int, node: int, count: int) -> None:
+        g = self.problem.roles[r].gang
+        for level, occupied in self.occupants.items():
+            d = int(self.problem.domain_array(level)[node])
+            if d >= 0:
+                gangs = occupied[d]
+                gangs[g] += count
+                if not gangs[g]:
+                    del gangs[g]
 
     def held(self, r: int) -> dict[int, int]:
         """Per node, the pods there of the roles one term keeps apart with role ``r`` (a node
@@ -193,6 +220,8 @@ class _State:
         mine[node] = mine.get(node, 0) + count
         self.log.append((r, node, count, bool(self.touched[node])))
         self.touched[node] = True
+        if self.occupants:
+            self._occupy(r, node, count)
 
     def mark(self) -> int:
         return len(self.log)
@@ -209,6 +238,8 @@ class _State:
             else:
                 self.on_nodes[r][node] -= count
             self.touched[node] = touched
+            if self.occupants:
+                self._occupy(r, node, -count)
 
     def placed_of(self, r: int) -> int:
         return self.per_role[r]

@@ -958,18 +958,26 @@ def _domains_apart(
                 if not carriers[key] or carriers[key][-1] is not pod:
                     carriers[key].append(pod)
     beyond: set[str] = set()
-    exclusive: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    apart: dict[tuple[str, str], set[str]] = defaultdict(set)  # (key, gang) -> the gangs it keeps apart from
+    carrying: dict[tuple[str, str], set[str]] = defaultdict(set)  # (key, gang) -> its pods that ask it
     everyone, bound = list(pending), list(running)
+    selecting = _Selecting()
     for key, term in terms.items():
-        near = {d for e in _candidates(term, *running_index, bound) if _selects(term, e) and (d := domain(e, term.topology_key))}
-        selected = [q for q in _candidates(term, *pending_index, everyone) if _selects(term, q)]
+        near = {d for e in selecting(term, _candidates(term, *running_index, bound)) if (d := domain(e, term.topology_key))}
+        selected = selecting(term, _candidates(term, *pending_index, everyone))
+        gangs = _gangs_held(selected, term.topology_key, one_domain)
+        chosen = {id(q) for q in selected}
         for pod in carriers[key]:
             domains[id(pod)] |= near
             if len(selected) > 1 or (selected and selected[0] is not pod):
-                if (others := _exclusive_of(pod, selected, term.topology_key, one_domain)) is None:
+                mine = one_domain.get(id(pod))
+                if gangs is None or mine is None or term.topology_key not in mine[1] or (
+                    gangs.get(mine[0], 0) > (id(pod) in chosen)  # it selects its own gang's other pods
+                ):
                     beyond.add(pod.key)
-                for other in others or ():
-                    exclusive[(term.topology_key, *sorted((one_domain[id(pod)][0], other)))].add(pod.key)  # type: ignore[index]
+                    continue
+                apart[term.topology_key, mine[0]].update(g for g in gangs if g != mine[0])
+                carrying[term.topology_key, mine[0]].add(pod.key)
     guarded: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # a running pod's term -> the domains it holds
     for guard in running:
         for term in guard.anti_affinity:
@@ -981,6 +989,10 @@ def _domains_apart(
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):
                 domains[id(pod)] |= held
+    exclusive: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for (topology_key, gang), others in apart.items():
+        for other in others:
+            exclusive[(topology_key, *sorted((gang, other)))] |= carrying[topology_key, gang]  # type: ignore[index]
     return (
         {k: v for k, v in domains.items() if v},
         tuple(sorted(beyond)),
@@ -988,24 +1000,42 @@ def _domains_apart(
     )
 
 
-def _exclusive_of(
-    pod: Pod, selected: Sequence[Pod], key: str, one_domain: Mapping[int, tuple[str, frozenset[str]]]
-) -> set[str] | None:
-    """The gangs whose pending pods a term of ``pod`` at ``key`` selects, when they are other
-    gangs than its own and each of them, and its own, is held to one domain of ``key``: then
-    the term asks that the two take distinct domains. None when it asks anything else."""
-    mine = one_domain.get(id(pod))
-    if mine is None or key not in mine[1]:
-        return None
-    others: set[str] = set()
+def _gangs_held(
+    selected: Sequence[Pod], key: str, one_domain: Mapping[int, tuple[str, frozenset[str]]]
+) -> dict[str, int] | None:
+    """The gangs of ``selected`` (pending pods a term at ``key`` selects) and how many of their
+    pods it selects, when each is held to one domain of ``key``; else None. A term whose
+    carrier's gang is among them only for the carrier itself keeps that gang apart from the
+    others: the two take distinct domains (``AntiAffinity.exclusive``)."""
+    gangs: dict[str, int] = defaultdict(int)
     for q in selected:
-        if q is pod:
-            continue
         theirs = one_domain.get(id(q))
-        if theirs is None or theirs[0] == mine[0] or key not in theirs[1]:
+        if theirs is None or key not in theirs[1]:
             return None
-        others.add(theirs[0])
-    return others
+        gangs[theirs[0]] += 1
+    return gangs
+
+
+class _Selecting:
+    """The pods of ``candidates`` a term selects, each distinct (namespace, labels the term
+    reads) weighed once: JobSet's exclusive placement gives each job's pods a term of their
+    own against every other job's, and 245 such jobs weighed 2,143 pods each one by one
+    (2.5 s at 2,048 nodes). Pods alike are grouped once per candidate list and labels read."""
+
+    def __init__(self) -> None:
+        self._grouped: dict[tuple[int, tuple[str, ...]], tuple[Sequence[Pod], list[list[Pod]]]] = {}
+
+    def __call__(self, term: PodAffinityTerm, candidates: Sequence[Pod]) -> list[Pod]:
+        if len(candidates) < 64:
+            return [q for q in candidates if _selects(term, q)]
+        keys = tuple(sorted({*(term.match_labels or {}), *(r.key for r in term.match_expressions)}))
+        found = self._grouped.get((id(candidates), keys))
+        if found is None or found[0] is not candidates:
+            alike: dict[tuple, list[Pod]] = defaultdict(list)
+            for q in candidates:
+                alike[(q.namespace, *(q.labels.get(k) for k in keys))].append(q)
+            found = self._grouped[id(candidates), keys] = (candidates, list(alike.values()))
+        return [q for group in found[1] if _selects(term, group[0]) for q in group]
 
 
 AFFINITY_TOGETHER = "required pod affinity between pending pods, or with a non-empty namespaceSelector"
