@@ -11,12 +11,20 @@ ratios CP-SAT / greedy from the same run. Run from the repository root:
     python benchmarks/scale.py --sizes '' --trace ../shared/traces/alibaba-pai-gpu-v2020 --trace ../shared/traces/alibaba-spot-gpu-v2026
     python benchmarks/scale.py --sizes S,M --modes greedy,nodes,buckets --time-limit 60
     python benchmarks/scale.py --sizes S,M,L --modes greedy --format yaml
+    python benchmarks/scale.py --sizes M --modes greedy,cp-sat --exclusive tor
+    python benchmarks/scale.py --sizes M --modes greedy,cp-sat --exclusive tor:all
 
 Snapshots are written as compact JSON (kubectl's `-o json` is the same data indented), or with `--format yaml` as
 `kubectl get -o yaml` does (keys sorted), to time the YAML reader instead. The generator
 writes only what gangplan reads; `--kubectl-fields` adds what a live cluster's dump also
 holds (node images, conditions and nodeInfo; pod env, volumes, conditions and container
 statuses), about eight times the bytes, to time loading a real dump.
+
+`--exclusive LEVEL` gives the pods of every Godel PodGroup required at LEVEL (tor, minipod or
+bigpod) JobSet's exclusive placement there (`alpha.jobset.sigs.k8s.io/exclusive-topology`:
+anti-affinity to every other such group's `jobset.sigs.k8s.io/job-key`), to time the gangs kept
+apart; `LEVEL:all` requires every Godel PodGroup at LEVEL first (the generator's other kinds of
+group are left as they are).
 
 A trace case lays the generated topology (tors of 16 nodes, 8 tors a miniPod, 4 miniPods a
 bigPod) over a trace's node inventory, with one pending group per TRACE_GPUS_PER_GROUP GPUs
@@ -170,6 +178,39 @@ def with_kubectl_fields(snapshot: dict) -> dict:
     return snapshot
 
 
+JOB_KEY = "jobset.sigs.k8s.io/job-key"
+
+
+def with_exclusive(snapshot: dict, level: str) -> dict:
+    """The snapshot with JobSet's exclusive placement at ``level`` (see the module's text): each
+    member pod of a Godel PodGroup required there labelled with its ``job-key``, and each
+    pending one repelling every other ``job-key`` at the level, as JobSet's webhook writes it."""
+    name, _, everyone = level.partition(":")
+    key = f"network.example.com/{name}"
+    chosen = set()
+    for item in snapshot["items"]:
+        if item["kind"] != "PodGroup" or not item["apiVersion"].startswith("scheduling.orchestration.bytedance.com/"):
+            continue
+        required = item["spec"].get("affinity", {}).get("podGroupAffinity", {}).get("required", [])
+        if everyone and not any(t.get("topologyKey") == key for t in required):
+            required = [{"topologyKey": key}]
+            item["spec"].setdefault("affinity", {}).setdefault("podGroupAffinity", {})["required"] = required
+        if any(t.get("topologyKey") == key for t in required):
+            chosen.add((item["metadata"]["namespace"], item["metadata"]["name"]))
+    for item in snapshot["items"]:
+        meta = item["metadata"]
+        group = (meta.get("namespace"), meta.get("annotations", {}).get("godel.bytedance.com/pod-group-name"))
+        if item["kind"] != "Pod" or group not in chosen:
+            continue
+        job = f"{group[0]}.{group[1]}"
+        meta.setdefault("labels", {})[JOB_KEY] = job
+        if not item["spec"].get("nodeName"):
+            selector = [{"key": JOB_KEY, "operator": "Exists"}, {"key": JOB_KEY, "operator": "NotIn", "values": [job]}]
+            term = {"labelSelector": {"matchExpressions": selector}, "topologyKey": key, "namespaceSelector": {}}
+            item["spec"].setdefault("affinity", {})["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    return snapshot
+
+
 def peak_rss_mib() -> float:
     """This process's peak resident memory. Not getrusage's ru_maxrss: on Linux that keeps, across
     exec, the RSS the parent had when it forked, so every child of a parent holding the XL
@@ -256,6 +297,7 @@ def main() -> None:
     parser.add_argument("--trace", action="append", default=[], help="a trace folder, e.g. ../shared/traces/alibaba-gpu-v2023; repeat for several")
     parser.add_argument("--format", choices=("json", "yaml"), default="json", help="how the snapshots are written")
     parser.add_argument("--kubectl-fields", action="store_true", help="pad the snapshots with what a live cluster's dump also holds")
+    parser.add_argument("--exclusive", metavar="LEVEL[:all]", help="JobSet's exclusive placement at tor, minipod or bigpod (see above)")
     parser.add_argument("--workdir", help="write the snapshots to this folder and keep them (by default a temporary one, removed at the end)")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
@@ -266,6 +308,10 @@ def main() -> None:
         parser.error(f"argument --sizes: unknown size {unknown[0]!r}; a comma-separated list of: {', '.join(SIZES)}")
     if args.runs < 1:
         parser.error(f"argument --runs: must be at least 1, got {args.runs}")
+    if args.exclusive is not None and args.exclusive.partition(":")[::2] not in {
+        (level, every) for level in ("tor", "minipod", "bigpod") for every in ("", "all")
+    }:
+        parser.error(f"argument --exclusive: tor, minipod or bigpod, with :all or without, got {args.exclusive!r}")
     # Ratios and verdicts are against the first mode run, so greedy goes first wherever it was given.
     modes.sort(key=lambda m: m != "greedy")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -281,6 +327,8 @@ def main() -> None:
 
     def write(name: str, snapshot: dict) -> Path:
         path = workdir / f"{name}.{args.format}"
+        if args.exclusive:
+            snapshot = with_exclusive(snapshot, args.exclusive)
         if args.kubectl_fields:
             snapshot = with_kubectl_fields(snapshot)
         if args.format == "json":
@@ -306,7 +354,8 @@ def main() -> None:
         f"{'case':<22} {'nodes':>6} {'mode':<11} {'wall s':>7} {'load s':>7} {'plan s':>7} {'MiB':>6} {'placed':>9} "
         f"{'GPU %':>6} {'spans':>6} {'status':<9} {'gap':>7} {'wall x':>7} {'mem x':>6}  objective 1 per priority vs greedy"
     )
-    print(f"snapshots ({args.format}{', with kubectl fields' if args.kubectl_fields else ''}) in {workdir}")
+    exclusive = f", JobSet-exclusive at {args.exclusive}" if args.exclusive else ""
+    print(f"snapshots ({args.format}{', with kubectl fields' if args.kubectl_fields else ''}{exclusive}) in {workdir}")
     print(header)
     print("-" * len(header))
     if modes[0] != "greedy":

@@ -66,6 +66,46 @@ def test_scale_benchmark_reads_yaml_snapshots_and_padded_dumps(tmp_path: Path) -
     assert all(len(node["status"]["images"]) == 50 for node in padded["items"] if node["kind"] == "Node")
 
 
+def test_scale_benchmark_makes_groups_exclusive(tmp_path: Path) -> None:
+    """``--exclusive tor:all`` requires every Godel PodGroup at the tor and gives each of their
+    pending pods JobSet's anti-affinity to every other job's there; greedy's plan of it keeps
+    each tor to one of those groups placed there, and nothing is warned about as not modelled."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--sizes", "S", "--runs", "1", "--modes", "greedy",
+         "--exclusive", "tor:all", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, check=True,
+    )
+    assert out.stdout.splitlines()[0].startswith("snapshots (json, JobSet-exclusive at tor:all) in ")
+    items = json.loads((tmp_path / "S.json").read_text())["items"]
+    groups = [i for i in items if i["kind"] == "PodGroup" and i["apiVersion"].startswith("scheduling.orchestration.bytedance.com/")]
+    assert len(groups) > 30
+    assert all(g["spec"]["affinity"]["podGroupAffinity"]["required"] == [{"topologyKey": "network.example.com/tor"}] for g in groups)
+    godel = {f"{g['metadata']['namespace']}/{g['metadata']['name']}" for g in groups}
+    pending = [
+        i for i in items
+        if i["kind"] == "Pod" and not i["spec"].get("nodeName") and "godel.bytedance.com/pod-group-name" in i["metadata"].get("annotations", {})
+    ]
+    assert len(pending) > 100
+    for pod in pending:
+        (term,) = pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        job = pod["metadata"]["labels"]["jobset.sigs.k8s.io/job-key"]
+        assert term["labelSelector"]["matchExpressions"][1] == {"key": "jobset.sigs.k8s.io/job-key", "operator": "NotIn", "values": [job]}
+    from gangplan.loader import load_snapshot
+    from gangplan.planner import Options, plan
+    from gangplan.verify import verify
+
+    snapshot = load_snapshot([str(tmp_path / "S.json")])
+    result = plan(snapshot, Options(solver="greedy"))
+    assert not [w for w in result.warnings if "not modelled" in w]
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    tor = {n.name: n.labels["network.example.com/tor"] for n in snapshot.nodes}
+    groups_in: dict[str, set[str]] = {}
+    for p in result.placements:
+        if p.group in godel:
+            groups_in.setdefault(tor[p.node], set()).add(p.group)
+    assert len(groups_in) > 8 and all(len(g) == 1 for g in groups_in.values())
+
+
 def _plan(objective: list[tuple[str, int]]) -> dict:
     return {"solver": {"objective": [{"name": name, "value": value} for name, value in objective]}}
 
