@@ -212,12 +212,7 @@ class _Placed:
                 self._placed_on[r].append(n)
         placed_on = self._placed_on
         taken = taken_by_partners(problem, g, lambda r: placed_on.get(r, []))
-        if taken is None:
-            return ""
-        room = self.free.copy()
-        room[taken] = 0
-        rest = _required_reason(problem, g, self.exact, room, then=True)
-        if not rest:
+        if taken is None or not (rest := _outside_partners(problem, g, self.exact, self.free, taken)):
             return ""
         assert problem.tree is not None
         held: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # level -> gang -> domains
@@ -233,12 +228,7 @@ class _Placed:
                 f"its pods' required anti-affinity at {level_key(problem.tree, level)} keeps it out of the "
                 f"domains of {', '.join(shown[:3])}{more}"
             )
-        candidates = np.zeros(len(problem.nodes), dtype=bool)
-        for r in problem.gangs[g].roles:
-            candidates[problem.roles[r].nodes] = True
-        if not (candidates & ~taken).any():
-            return f"{'; '.join(parts)}, where all its candidate nodes are"
-        return f"{'; '.join(parts)}, and of the rest, {rest}"
+        return f"{'; '.join(parts)}, {rest}"
 
     def _room_for_a_pod(self, mask: np.ndarray, roles: list[int]) -> bool:
         there = self.free[mask]
@@ -470,6 +460,21 @@ def _siblings_short(problem: Problem, j: int, exact: _Exact) -> str:
     return said if left < 0 else f"{said}: {_member_short(problem, j, left, before, state, exact)}"
 
 
+def _outside_partners(problem: Problem, g: int, exact: _Exact, free: np.ndarray, taken: np.ndarray) -> str:
+    """What stops gang ``g`` outside the domains ``taken`` by gangs kept apart from it, on the
+    room ``free``: 'where all its candidate nodes are', or what the best of the rest holds;
+    '' when the rest holds its quorum (then they are not what stops it)."""
+    candidates = np.zeros(len(problem.nodes), dtype=bool)
+    for r in problem.gangs[g].roles:
+        candidates[problem.roles[r].nodes] = True
+    if not (candidates & ~taken).any():
+        return "where all its candidate nodes are"
+    room = free.copy()
+    room[taken] = 0
+    rest = _required_reason(problem, g, exact, room, then=True)
+    return f"and of the rest, {rest}" if rest else ""
+
+
 def _member_short(problem: Problem, j: int, g: int, before: list[str], state: _State, exact: _Exact) -> str:
     """'beside the quorums of A, B, member C fits at most 1 of minMember 2 pods (cpu)': what
     member ``g`` lacks on the room ``state`` leaves once the quorums of ``before`` are in it."""
@@ -477,6 +482,11 @@ def _member_short(problem: Problem, j: int, g: int, before: list[str], state: _S
     # Past three, the rest are counted: each row of the JobGroup repeats this.
     beside = f"beside the quorum{'s' if len(before) > 1 else ''} of {counted(before)}, " if before else ""
     if gang.topology is not None and gang.topology.required:
+        taken = state.taken_by_partners(g)
+        if taken is not None and (rest := _outside_partners(problem, g, exact, state.free, taken)):
+            assert problem.tree is not None
+            keys = ", ".join(sorted({level_key(problem.tree, level) for level, _ in problem.partners(g)}))
+            return f"{beside}member {gang.key}: its pods' required anti-affinity at {keys} keeps it out of their domains, {rest}"
         found = _required_reason(problem, g, exact, state.free, then=True) or "no placement of its quorum was found there"
         return f"{beside}member {gang.key}: {found}"
     room = exact.most(j, gang.roles, state.free)

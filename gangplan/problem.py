@@ -520,14 +520,15 @@ def _exclusive(
     grouping: Grouping, tree: TopologyTree | None, gangs: Sequence[GangSpec], first: Mapping[str, int], carried: AbstractSet[str]
 ) -> tuple[tuple[tuple[int, int, int], ...], list[str]]:
     """``Problem.exclusive`` from ``AntiAffinity.exclusive``: the pairs at a key that is a
-    level, where each gang's required term holds it to one domain; and a warning per pair at a
-    key that is not (its pods' anti-affinity is then the plan's known gap, ``unheld_anti_affinity``)
-    but some node carries (else neither gang has a node to go to)."""
+    level, where each gang's required term holds it to one domain; and a warning per key that
+    is not (its pods' anti-affinity is then the plan's known gap, ``unheld_anti_affinity``) but
+    some node carries (else neither gang has a node to go to), naming the PodGroups it holds."""
     levels = tree.levels if tree is not None else ()
     pairs: set[tuple[int, int, int]] = set()
     unheld: dict[str, set[str]] = defaultdict(set)  # key -> the PodGroups of its pairs
     for (key, a, b), _ in sorted(grouping.anti_affinity.exclusive.items()):
-        ga, gb = first[a], first[b]
+        if (ga := first.get(a)) is None or (gb := first.get(b)) is None:
+            continue  # a gang not planned
         if key not in levels:
             if key in carried:
                 unheld[key] |= {gangs[ga].key, gangs[gb].key}
@@ -1210,8 +1211,11 @@ def beside(problem: Problem, held: Mapping[tuple[int, int], int], job_groups: Ab
         free[n] -= np.array(problem.roles[r].request, dtype=np.int64) * c
     empty = frozen(np.zeros(0, dtype=np.int64))
     placed_on = _placed_on(held)
+    taken = {
+        g: taken_by_partners(problem, g, placed_on) for g, gang in enumerate(problem.gangs) if gang.job_group in job_groups
+    }
     roles = tuple(
-        _cut(role, free, taken_by_partners(problem, role.gang, placed_on)) if problem.gangs[role.gang].job_group in job_groups
+        _cut(role, free, taken[role.gang]) if role.gang in taken
         else role if not len(role.nodes) else replace(role, nodes=empty, caps=empty)
         for role in problem.roles
     )
@@ -1255,12 +1259,15 @@ def taken_by_partners(problem: Problem, g: int, placed_on: Callable[[int], Itera
     partners = problem.partners(g)
     if not partners:
         return None
-    taken = np.zeros(len(problem.nodes), dtype=bool)
+    nodes: dict[int, list[int]] = defaultdict(list)  # level -> the partners' nodes
     for level, other in partners:
-        nodes = [n for r in problem.gangs[other].roles for n in placed_on(r)]
-        if nodes:
+        for r in problem.gangs[other].roles:
+            nodes[level].extend(placed_on(r))
+    taken = np.zeros(len(problem.nodes), dtype=bool)
+    for level, found in nodes.items():
+        if found:
             array = problem.domain_array(level)
-            taken |= np.isin(array, array[nodes]) & (array >= 0)
+            taken |= np.isin(array, np.unique(array[found])) & (array >= 0)
     return taken if taken.any() else None
 
 

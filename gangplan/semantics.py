@@ -788,9 +788,9 @@ class AntiAffinity:
     of such a running pod; ``beyond``, pending pods whose wider terms select other pending
     pods, whom nothing keeps apart (warned about); ``exclusive``, per (key, gang, gang), the
     pods whose terms at that key select the other gang's pending pods only (each gang named by
-    its first pending pod), where both gangs are
-    held to one domain of the key (JobSet's exclusive placement): the two take distinct domains,
-    which is modelled where the key is a level (stricter, where only some pods are selected)."""
+    its first pending pod), where both gangs are held to one domain of the key (JobSet's
+    exclusive placement): the two take distinct domains, which is modelled where the key is a
+    level (stricter, where only some pods are selected)."""
 
     blocked: Mapping[int, frozenset[str]]
     units: Mapping[int, Mapping[str, int]]

@@ -246,3 +246,29 @@ def test_the_cliques_hold_every_pair_and_only_pairs(pairs: set[tuple[int, int, i
     assert all((level, a, b) in pairs for level, gangs in sets for a, b in combinations(gangs, 2))
     assert all(any(lv == level and {a, b} <= set(gangs) for lv, gangs in sets) for level, a, b in pairs)
     assert len(sets) <= len(pairs)
+
+
+@pytest.mark.parametrize("options", OPTIONS[:3], ids=lambda o: f"{o.solver}-{o.model}")
+@pytest.mark.parametrize("pools", [1, 2])
+def test_child_jobs_of_one_job_group_take_distinct_pools_or_none(tmp_path: Path, options: Options, pools: int) -> None:
+    """A PodGroup per child Job sharing a subGroup (seed 004's JobGroup): the two jobs, each
+    of which alone fits any pool, take two pools, and with one pool neither is placed."""
+    nodes = [_node(f"p{p}-n{i}", f"pool-{p}") for p in range(pools) for i in range(2)]
+    jobs = _job("a", 2, 4) + _job("b", 2, 4)
+    for obj in jobs:
+        if obj["kind"] == "PodGroup":
+            obj["spec"]["subGroup"] = "trainer"
+    snapshot = _snapshot(tmp_path, nodes + jobs)
+    result = plan(snapshot, options)
+    assert not [w for w in result.warnings if "not modelled" in w]
+    pools_of = _pools(snapshot, result)
+    if pools == 2:
+        assert all(g.placed for g in result.groups) and pools_of["ml/a"] != pools_of["ml/b"]
+        assert all(len(p) == 1 for p in pools_of.values())
+    else:
+        assert not any(g.placed for g in result.groups) and not result.placements
+        assert {g.reason for g in result.groups} == {
+            "JobGroup ml/trainer cannot be placed: at most 1 of its 2 members' quorums fit together, even with nothing else "
+            f"planned: beside the quorum of ml/a, member ml/b: its pods' required anti-affinity at {POOL} keeps it out of "
+            "their domains, where all its candidate nodes are"
+        }
