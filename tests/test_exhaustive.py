@@ -670,9 +670,17 @@ def test_exclusive_placement_at_a_level_reaches_the_exhaustive_optimum_on_both_p
     """Gangs each required in one rack whose pods repel other such gangs' pods at the rack: the
     default plan is the optimum the search here finds with its own InterPodAffinity check in
     each rack, greedy's does not pass it, the node-bucket path verifies and never loses to
-    greedy, and all verify. Nothing is warned about as not modelled."""
-    scaled = assert_both_paths_optimal(exclusive_snapshot(seed))
+    greedy, and all verify; so do --policy ordered's plans, one JobGroup at a time with those
+    before it held, which reach no more than the optimum. Nothing is warned about as not
+    modelled."""
+    snapshot = exclusive_snapshot(seed)
+    scaled = assert_both_paths_optimal(snapshot)
     assert not [w for w in scaled.warnings if "not modelled" in w]
+    best = exhaustive_objective(snapshot)
+    for solver in ("cp-sat", "greedy"):
+        ordered = plan(snapshot, Options(solver=solver, policy="ordered"))
+        assert verify(snapshot, ordered.placements, ordered.topology_levels()).ok
+        assert plan_objective(snapshot, ordered.groups) <= best
 
 
 def crew_snapshot(seed: int) -> Snapshot:
