@@ -526,16 +526,21 @@ def _exclusive(
     levels = tree.levels if tree is not None else ()
     pairs: set[tuple[int, int, int]] = set()
     unheld: dict[str, set[str]] = defaultdict(set)  # key -> the PodGroups of its pairs
-    for (key, a, b), _ in sorted(grouping.anti_affinity.exclusive.items()):
-        if (ga := first.get(a)) is None or (gb := first.get(b)) is None:
+    held: dict[int, dict[str, int]] = {}  # level -> the gangs required there, by first pending pod
+    for (key, a), (others, _) in sorted(grouping.anti_affinity.exclusive.items()):
+        if (ga := first.get(a)) is None:
             continue  # a gang not planned
         if key not in levels:
             if key in carried:
-                unheld[key] |= {gangs[ga].key, gangs[gb].key}
+                unheld[key] |= {gangs[ga].key, *(gangs[gb].key for b in others if (gb := first.get(b)) is not None)}
             continue
         level = levels.index(key)
-        if all((t := gangs[g].topology) is not None and level in t.required for g in (ga, gb)):
-            pairs.add((level, min(ga, gb), max(ga, gb)))
+        if level not in held:
+            held[level] = {
+                pod: g for pod, g in first.items() if (t := gangs[g].topology) is not None and level in t.required
+            }
+        if a in held[level]:
+            pairs.update((level, min(ga, gb), max(ga, gb)) for b in others if (gb := held[level].get(b)) is not None)
     warnings = [
         f"topologyKey {shown_key(key)} is not a topology level: the required pod anti-affinity there that keeps "
         f"PodGroups apart ({counted(sorted(named))}) is not modelled, so the plan may break it"
@@ -949,7 +954,7 @@ def unheld_anti_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
     distinct domains of a key that is no level (``exclusive``)."""
     apart = grouping.anti_affinity
     return {*apart.loose, *apart.beyond} | {
-        pod for (key, _, _), pods in apart.exclusive.items() if key not in levels for pod in pods
+        pod for (key, _), (_, pods) in apart.exclusive.items() if key not in levels for pod in pods
     }
 
 

@@ -786,17 +786,18 @@ class AntiAffinity:
     select pending pods not kept apart from them that way (warned about). At a topologyKey
     wider than the node, ``blocked`` holds each node whose value of the key is that of the node
     of such a running pod; ``beyond``, pending pods whose wider terms select other pending
-    pods, whom nothing keeps apart (warned about); ``exclusive``, per (key, gang, gang), the
-    pods whose terms at that key select the other gang's pending pods only (each gang named by
-    its first pending pod), where both gangs are held to one domain of the key (JobSet's
-    exclusive placement): the two take distinct domains, which is modelled where the key is a
-    level (stricter, where only some pods are selected)."""
+    pods, whom nothing keeps apart (warned about); ``exclusive``, per (key, gang), the other
+    gangs its pods' terms at that key select pending pods of, and those pods of its that ask
+    it (each gang named by its first pending pod), where each gang is held to one domain of
+    the key and selects no other pod of its own (JobSet's exclusive placement): each pair
+    takes distinct domains, which is modelled where the key is a level (stricter, where only
+    some pods are selected)."""
 
     blocked: Mapping[int, frozenset[str]]
     units: Mapping[int, Mapping[str, int]]
     loose: tuple[str, ...]
     beyond: tuple[str, ...] = ()
-    exclusive: Mapping[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
+    exclusive: Mapping[tuple[str, str], tuple[frozenset[str], tuple[str, ...]]] = field(default_factory=dict)
 
 
 def repels(pod: Pod, other: Pod) -> bool:
@@ -931,7 +932,7 @@ def _domains_apart(
     pending_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
     running_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
     one_domain: Mapping[int, tuple[str, frozenset[str]]],
-) -> tuple[dict[int, set[tuple[str, str]]], tuple[str, ...], dict[tuple[str, str, str], tuple[str, ...]]]:
+) -> tuple[dict[int, set[tuple[str, str]]], tuple[str, ...], dict[tuple[str, str], tuple[frozenset[str], tuple[str, ...]]]]:
     """kube-scheduler's InterPodAffinity at a topologyKey wider than the node, against running
     pods, both ways: per pending pod (by ``id``), the (key, value) domains where a running pod
     its term selects runs, or one whose term selects it. A running pod on a node without the
@@ -962,22 +963,32 @@ def _domains_apart(
     carrying: dict[tuple[str, str], set[str]] = defaultdict(set)  # (key, gang) -> its pods that ask it
     everyone, bound = list(pending), list(running)
     selecting = _Selecting()
+    near_of: dict[tuple[int, str], set[tuple[str, str]]] = {}  # (alike running pods, key) -> their domains
+    held_of: dict[tuple[int, str], dict[str, int] | None] = {}  # (alike pending pods, key) -> _gangs_held
     for key, term in terms.items():
-        near = {d for e in selecting(term, _candidates(term, *running_index, bound)) if (d := domain(e, term.topology_key))}
-        selected = selecting(term, _candidates(term, *pending_index, everyone))
-        gangs = _gangs_held(selected, term.topology_key, one_domain)
-        chosen = {id(q) for q in selected}
+        at = term.topology_key
+        near: set[tuple[str, str]] = set()
+        for group in selecting.groups(term, _candidates(term, *running_index, bound)):
+            if (id(group), at) not in near_of:
+                near_of[id(group), at] = {d for e in group if (d := domain(e, at))}
+            near |= near_of[id(group), at]
+        selected = selecting.groups(term, _candidates(term, *pending_index, everyone))
+        count = sum(len(group) for group in selected)
+        gangs = _gangs_held(selected, at, one_domain, held_of)
+        kept: dict[str, list[Pod]] = defaultdict(list)
         for pod in carriers[key]:
             domains[id(pod)] |= near
-            if len(selected) > 1 or (selected and selected[0] is not pod):
+            if count > 1 or (count == 1 and selected[0][0] is not pod):
                 mine = one_domain.get(id(pod))
-                if gangs is None or mine is None or term.topology_key not in mine[1] or (
-                    gangs.get(mine[0], 0) > (id(pod) in chosen)  # it selects its own gang's other pods
+                if gangs is None or mine is None or at not in mine[1] or (
+                    (own := gangs.get(mine[0], 0)) and own > _selects(term, pod)  # its own gang's other pods
                 ):
                     beyond.add(pod.key)
-                    continue
-                apart[term.topology_key, mine[0]].update(g for g in gangs if g != mine[0])
-                carrying[term.topology_key, mine[0]].add(pod.key)
+                else:
+                    kept[mine[0]].append(pod)
+        for gang, pods in kept.items():
+            apart[at, gang].update(g for g in gangs or () if g != gang)
+            carrying[at, gang].update(p.key for p in pods)
     guarded: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # a running pod's term -> the domains it holds
     for guard in running:
         for term in guard.anti_affinity:
@@ -989,30 +1000,39 @@ def _domains_apart(
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):
                 domains[id(pod)] |= held
-    exclusive: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    for (topology_key, gang), others in apart.items():
-        for other in others:
-            exclusive[(topology_key, *sorted((gang, other)))] |= carrying[topology_key, gang]  # type: ignore[index]
     return (
         {k: v for k, v in domains.items() if v},
         tuple(sorted(beyond)),
-        {pair: tuple(sorted(pods)) for pair, pods in sorted(exclusive.items())},
+        {kept: (frozenset(others), tuple(sorted(carrying[kept]))) for kept, others in sorted(apart.items()) if others},
     )
 
 
 def _gangs_held(
-    selected: Sequence[Pod], key: str, one_domain: Mapping[int, tuple[str, frozenset[str]]]
+    selected: Sequence[Sequence[Pod]],
+    key: str,
+    one_domain: Mapping[int, tuple[str, frozenset[str]]],
+    seen: dict[tuple[int, str], dict[str, int] | None],
 ) -> dict[str, int] | None:
-    """The gangs of ``selected`` (pending pods a term at ``key`` selects) and how many of their
-    pods it selects, when each is held to one domain of ``key``; else None. A term whose
-    carrier's gang is among them only for the carrier itself keeps that gang apart from the
-    others: the two take distinct domains (``AntiAffinity.exclusive``)."""
+    """The gangs of ``selected`` (pending pods a term at ``key`` selects, in groups of alike
+    pods that ``seen`` remembers by group) and how many of their pods it selects, when each is
+    held to one domain of ``key``; else None. A term whose carrier's gang is among them only
+    for the carrier itself keeps that gang apart from the others: the two take distinct
+    domains (``AntiAffinity.exclusive``)."""
     gangs: dict[str, int] = defaultdict(int)
-    for q in selected:
-        theirs = one_domain.get(id(q))
-        if theirs is None or key not in theirs[1]:
+    for group in selected:
+        if (id(group), key) not in seen:
+            found: dict[str, int] | None = defaultdict(int)
+            for q in group:
+                theirs = one_domain.get(id(q))
+                if theirs is None or key not in theirs[1]:
+                    found = None
+                    break
+                found[theirs[0]] += 1  # type: ignore[index]
+            seen[id(group), key] = found
+        if (counts := seen[id(group), key]) is None:
             return None
-        gangs[theirs[0]] += 1
+        for gang, n in counts.items():
+            gangs[gang] += n
     return gangs
 
 
@@ -1023,11 +1043,14 @@ class _Selecting:
     (2.5 s at 2,048 nodes). Pods alike are grouped once per candidate list and labels read."""
 
     def __init__(self) -> None:
+        # Each candidate list and group is held here, so their ids name them while it lives.
         self._grouped: dict[tuple[int, tuple[str, ...]], tuple[Sequence[Pod], list[list[Pod]]]] = {}
 
     def __call__(self, term: PodAffinityTerm, candidates: Sequence[Pod]) -> list[Pod]:
-        if len(candidates) < 64:
-            return [q for q in candidates if _selects(term, q)]
+        return [q for group in self.groups(term, candidates) for q in group]
+
+    def groups(self, term: PodAffinityTerm, candidates: Sequence[Pod]) -> list[list[Pod]]:
+        """The selected pods in their groups of alike pods: the same list for the same pods."""
         keys = tuple(sorted({*(term.match_labels or {}), *(r.key for r in term.match_expressions)}))
         found = self._grouped.get((id(candidates), keys))
         if found is None or found[0] is not candidates:
@@ -1035,7 +1058,7 @@ class _Selecting:
             for q in candidates:
                 alike[(q.namespace, *(q.labels.get(k) for k in keys))].append(q)
             found = self._grouped[id(candidates), keys] = (candidates, list(alike.values()))
-        return [q for group in found[1] if _selects(term, group[0]) for q in group]
+        return [group for group in found[1] if _selects(term, group[0])]
 
 
 AFFINITY_TOGETHER = "required pod affinity between pending pods, or with a non-empty namespaceSelector"
