@@ -149,10 +149,13 @@ def add_exclusive(
 ) -> None:
     """Gangs kept apart at a level (``Problem.exclusive_cliques``) share none of its domains:
     in each, at most one of their ``uses`` booleans (gang, level, domain) is set."""
+    cliques = problem.exclusive_cliques()
+    levels = {level for level, _ in cliques}
     by_gang: dict[tuple[int, int], dict[int, cp_model.IntVar]] = {}
     for (g, level, d), var in uses.items():
-        by_gang.setdefault((g, level), {})[d] = var
-    for level, gangs in problem.exclusive_cliques():
+        if level in levels:  # not the spans' node-level booleans, one per candidate node
+            by_gang.setdefault((g, level), {})[d] = var
+    for level, gangs in cliques:
         in_domain: dict[int, list[cp_model.IntVar]] = {}
         for g in gangs:
             for d, var in by_gang.get((g, level), {}).items():

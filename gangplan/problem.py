@@ -214,42 +214,14 @@ class Problem:
 
     def partners(self, g: int) -> tuple[tuple[int, int], ...]:
         """The (level, gang) pairs gang ``g`` may share no domain with."""
-        if not self.exclusive:
-            return ()
-        hit = _PARTNERS.get(id(self.exclusive))
-        if hit is None or hit[0] is not self.exclusive:
-            found: dict[int, list[tuple[int, int]]] = defaultdict(list)
-            for level, a, b in self.exclusive:
-                found[a].append((level, b))
-                found[b].append((level, a))
-            if len(_PARTNERS) > 16:
-                _PARTNERS.clear()
-            hit = _PARTNERS[id(self.exclusive)] = (self.exclusive, {k: tuple(v) for k, v in found.items()})
-        return hit[1].get(g, ())
+        return _exclusive_index(self.exclusive)[0].get(g, ()) if self.exclusive else ()
 
     def exclusive_cliques(self) -> list[tuple[int, tuple[int, ...]]]:
         """``exclusive`` as (level, gangs) sets that pairwise share no domain: gangs kept apart
         from the same others and from each other (alike with themselves added) are one set
         (JobSet's every job against every other: one constraint a domain, where 71 jobs made
         2,485 pairs); each pair no such set holds is a set of two."""
-        near: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
-        for level, a, b in self.exclusive:
-            near[level][a].add(b)
-            near[level][b].add(a)
-        found: list[tuple[int, tuple[int, ...]]] = []
-        for level, partners in sorted(near.items()):
-            alike: dict[frozenset[int], list[int]] = defaultdict(list)
-            for g, others in partners.items():
-                alike[frozenset(others | {g})].append(g)
-            clique: dict[int, int] = {}
-            for members in sorted(sorted(members) for members in alike.values() if len(members) > 1):
-                clique.update((g, len(found)) for g in members)
-                found.append((level, tuple(members)))
-            found += [
-                (lv, (a, b)) for lv, a, b in self.exclusive
-                if lv == level and (a not in clique or clique.get(b) != clique[a])
-            ]
-        return found
+        return _exclusive_index(self.exclusive)[1] if self.exclusive else []
 
     def domain(self, level: int, node: int) -> int | None:
         """The node's domain index at ``level``; the node level is the node itself."""
@@ -550,7 +522,39 @@ def _exclusive(
 
 
 _MATRICES: dict[int, tuple[object, np.ndarray]] = {}
-_PARTNERS: dict[int, tuple[object, dict[int, tuple[tuple[int, int], ...]]]] = {}
+_Partners = dict[int, tuple[tuple[int, int], ...]]
+_Cliques = list[tuple[int, tuple[int, ...]]]
+_EXCLUSIVE: dict[int, tuple[object, _Partners, _Cliques]] = {}
+
+
+def _exclusive_index(exclusive: tuple[tuple[int, int, int], ...]) -> tuple[_Partners, _Cliques]:
+    """``Problem.partners`` and ``Problem.exclusive_cliques`` of one ``exclusive``, made once
+    together (a greedy fit and each model built ask; at 8,192 nodes it held 427 k pairs)."""
+    hit = _EXCLUSIVE.get(id(exclusive))
+    if hit is None or hit[0] is not exclusive:
+        near: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))  # level -> gang -> gangs
+        partners: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for level, a, b in exclusive:
+            near[level][a].add(b)
+            near[level][b].add(a)
+            partners[a].append((level, b))
+            partners[b].append((level, a))
+        cliques: _Cliques = []
+        for level, others_of in sorted(near.items()):
+            alike: dict[frozenset[int], list[int]] = defaultdict(list)
+            for g, others in others_of.items():
+                alike[frozenset(others | {g})].append(g)
+            clique: dict[int, int] = {}
+            for members in sorted(sorted(members) for members in alike.values() if len(members) > 1):
+                clique.update((g, len(cliques)) for g in members)
+                cliques.append((level, tuple(members)))
+            cliques += [
+                (lv, (a, b)) for lv, a, b in exclusive if lv == level and (a not in clique or clique.get(b) != clique[a])
+            ]
+        if len(_EXCLUSIVE) > 16:
+            _EXCLUSIVE.clear()
+        hit = _EXCLUSIVE[id(exclusive)] = (exclusive, {g: tuple(v) for g, v in partners.items()}, cliques)
+    return hit[1], hit[2]
 
 
 def frozen(values: object) -> np.ndarray:
