@@ -1040,25 +1040,71 @@ class _Selecting:
     """The pods of ``candidates`` a term selects, each distinct (namespace, labels the term
     reads) weighed once: JobSet's exclusive placement gives each job's pods a term of their
     own against every other job's, and 245 such jobs weighed 2,143 pods each one by one
-    (2.5 s at 2,048 nodes). Pods alike are grouped once per candidate list and labels read."""
+    (2.5 s at 2,048 nodes). Pods alike are grouped once per candidate list and labels read,
+    and the groups indexed by label value, so a term is sets of groups met, not a test of each
+    (925 jobs each against 924 others at 8,192 nodes: 855 k tests, half of group_pods' 2 s)."""
 
     def __init__(self) -> None:
-        # Each candidate list and group is held here, so their ids name them while it lives.
-        self._grouped: dict[tuple[int, tuple[str, ...]], tuple[Sequence[Pod], list[list[Pod]]]] = {}
+        # Each candidate list is held here, so its id names it while this lives.
+        self._grouped: dict[tuple[int, tuple[str, ...]], _Alike] = {}
 
     def __call__(self, term: PodAffinityTerm, candidates: Sequence[Pod]) -> list[Pod]:
         return [q for group in self.groups(term, candidates) for q in group]
 
     def groups(self, term: PodAffinityTerm, candidates: Sequence[Pod]) -> list[list[Pod]]:
         """The selected pods in their groups of alike pods: the same list for the same pods."""
-        keys = tuple(sorted({*(term.match_labels or {}), *(r.key for r in term.match_expressions)}))
+        if term.match_labels is None:
+            return []
+        keys = tuple(sorted({*term.match_labels, *(r.key for r in term.match_expressions)}))
         found = self._grouped.get((id(candidates), keys))
-        if found is None or found[0] is not candidates:
-            alike: dict[tuple, list[Pod]] = defaultdict(list)
-            for q in candidates:
-                alike[(q.namespace, *(q.labels.get(k) for k in keys))].append(q)
-            found = self._grouped[id(candidates), keys] = (candidates, list(alike.values()))
-        return [group for group in found[1] if _selects(term, group[0])]
+        if found is None or found.candidates is not candidates:
+            found = self._grouped[id(candidates), keys] = _Alike(candidates, keys)
+        return found.selected(term)
+
+
+class _Alike:
+    """``candidates`` in groups alike in namespace and the values of ``keys``, with the groups
+    that have each (position, value): position 0 is the namespace, then each key in order."""
+
+    def __init__(self, candidates: Sequence[Pod], keys: tuple[str, ...]) -> None:
+        alike: dict[tuple[str | None, ...], list[Pod]] = defaultdict(list)
+        for q in candidates:
+            alike[(q.namespace, *(q.labels.get(k) for k in keys))].append(q)
+        self.candidates = candidates
+        self.shapes = list(alike)
+        self.groups = list(alike.values())
+        self.position = {k: at for at, k in enumerate(keys, start=1)}
+        self._having: dict[tuple[int, str | None], set[int]] = defaultdict(set)
+        for i, shape in enumerate(self.shapes):
+            for at, value in enumerate(shape):
+                self._having[at, value].add(i)
+
+    def _with(self, at: int, values: Iterable[str | None]) -> set[int]:
+        return set().union(*(self._having.get((at, v), ()) for v in values))
+
+    def selected(self, term: PodAffinityTerm) -> list[list[Pod]]:
+        """As ``_selects`` asked of each group's first pod, in the groups' order."""
+        assert term.match_labels is not None
+        met: list[set[int]] = []
+        unmet: list[set[int]] = []
+        if term.namespaces is not None:
+            met.append(self._with(0, term.namespaces))
+        met += [self._having.get((self.position[k], v), set()) for k, v in term.match_labels.items()]
+        for r in term.match_expressions:
+            at = self.position[r.key]
+            if r.operator == "In":
+                met.append(self._with(at, r.values))
+            elif r.operator == "NotIn":
+                unmet.append(self._with(at, r.values))
+            elif r.operator == "Exists":
+                unmet.append(self._having.get((at, None), set()))
+            elif r.operator == "DoesNotExist":
+                met.append(self._having.get((at, None), set()))
+            else:
+                met.append({i for i, shape in enumerate(self.shapes) if _requirement_matches(r, shape[at])})
+        chosen = set.intersection(*met) if met else set(range(len(self.groups)))
+        chosen.difference_update(*unmet)
+        return [self.groups[i] for i in sorted(chosen)]
 
 
 AFFINITY_TOGETHER = "required pod affinity between pending pods, or with a non-empty namespaceSelector"

@@ -12,18 +12,18 @@ from typing import Callable
 import numpy as np
 import pytest
 import yaml
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gangplan.aggregate import make_buckets, solve_buckets
 from gangplan.greedy import repair, repair_by_worth
 from gangplan.loader import load_snapshot
-from gangplan.model import Snapshot
+from gangplan.model import NodeSelectorRequirement, Pod, PodAffinityTerm, Snapshot
 from gangplan.objective import Assignment, objective_terms
 from gangplan.plan import Plan
 from gangplan.planner import Options, plan
 from gangplan.problem import Problem, build_problem
 from gangplan.repack import repack_level
-from gangplan.semantics import ANTI_AFFINITY_BEYOND, Grouping, group_pods
+from gangplan.semantics import ANTI_AFFINITY_BEYOND, Grouping, _selects, _Selecting, group_pods
 from gangplan.stages import Tuning
 from gangplan.verify import verify
 
@@ -271,3 +271,37 @@ def test_child_jobs_of_one_job_group_take_distinct_pools_or_none(tmp_path: Path,
             f"planned: beside the quorum of ml/a, member ml/b: its pods' required anti-affinity at {POOL} keeps it out of "
             "their domains, where all its candidate nodes are"
         }
+
+
+_VALUES = st.sampled_from(["a", "b", "c", "7", "12"])
+_LABELS = st.dictionaries(st.sampled_from(["x", "y", "z"]), _VALUES, max_size=3)
+_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+_REQUIREMENTS = st.builds(
+    NodeSelectorRequirement, st.sampled_from(["x", "y", "z"]), st.sampled_from(_OPERATORS),
+    st.lists(_VALUES, min_size=0, max_size=3).map(tuple),
+)
+_TERMS = st.builds(
+    PodAffinityTerm,
+    st.just({}) | st.dictionaries(st.sampled_from(["x", "y", "z"]), _VALUES, max_size=1) | st.none(),
+    st.lists(_REQUIREMENTS, max_size=2).map(tuple),
+    st.none() | st.lists(st.sampled_from(["ml", "web"]), min_size=1, max_size=2).map(tuple),
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["ml", "web"]), _LABELS), max_size=12),
+    st.lists(_TERMS, min_size=1, max_size=4),
+)
+def test_the_pods_a_term_selects_are_those_it_selects_one_by_one(pods: list[tuple[str, dict[str, str]]], terms: list[PodAffinityTerm]) -> None:
+    """The label index that weighs JobSet's terms by groups of alike pods selects exactly the
+    pods each term selects asked one at a time, in groups alike in what the term reads, and
+    the same groups for the same pods however many terms ask."""
+    candidates = [Pod(namespace, f"p{i}", labels=labels) for i, (namespace, labels) in enumerate(pods)]
+    selecting = _Selecting()
+    for term in terms:
+        groups = selecting.groups(term, candidates)
+        assert sorted(q.name for group in groups for q in group) == sorted(q.name for q in candidates if _selects(term, q))
+        read = {*(term.match_labels or {}), *(r.key for r in term.match_expressions)}
+        assert all(len({(q.namespace, *(q.labels.get(k) for k in sorted(read))) for q in group}) == 1 for group in groups)
+        assert [id(g) for g in selecting.groups(term, candidates)] == [id(g) for g in groups]
