@@ -313,18 +313,18 @@ def unwarned(grouping: Grouping, levels: Sequence[str], violations: Sequence[Vio
     about as not modelled ask are the plan's known gap, not a bug, and verify reports them to
     whoever checks the plan. Those are the pod affinity of pods joining pending pods alone, or
     kept together at a key that is no level (a gang kept together at a level is held, so its
-    pods are checked like any); anti-affinity between two placed pods of which one carries
-    a term the planner does not keep apart (against running pods it is held); and the topology
-    spread constraints of pods whose constraints are at a key other than the node's, or
-    between pods that do not all carry and match them."""
+    pods are checked like any); anti-affinity between two placed pods that only terms the
+    planner does not keep apart break (a warned pod's other terms, and every term against
+    running pods, are held); and topology spread constraints at a key other than the node's,
+    or between pods that do not all carry and match them (a pod's others are held)."""
     affine = unheld_affinity(grouping, levels)
     apart = unheld_anti_affinity(grouping, levels)
     spread = unheld_spread(grouping)
     return [
         v for v in violations
         if not (v.rule == "pod-affinity" and v.subject in affine)
-        and not (v.rule == "pod-anti-affinity" and v.partner and {v.subject, v.partner} & apart)
-        and not (v.rule == "topology-spread" and v.subject in spread)
+        and not (v.rule == "pod-anti-affinity" and v.partner and v.terms and apart.issuperset(v.terms))
+        and not (v.rule == "topology-spread" and v.terms and spread.issuperset(v.terms))
     ]
 
 

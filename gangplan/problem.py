@@ -24,6 +24,7 @@ from .semantics import (
     Gang,
     Grouping,
     JobGroup,
+    TermOf,
     blocked_by,
     consumes_capacity,
     filter_reason,
@@ -951,22 +952,24 @@ def unheld_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
     }
 
 
-def unheld_anti_affinity(grouping: Grouping, levels: Sequence[str]) -> set[str]:
-    """The pending pods whose anti-affinity toward other pending pods the plan does not hold,
-    as warned: terms selecting pending pods not carrying them and matching them (``loose``),
-    wider terms selecting other pending pods (``beyond``), and those keeping two gangs in
-    distinct domains of a key that is no level (``exclusive``)."""
+def unheld_anti_affinity(grouping: Grouping, levels: Sequence[str]) -> set[TermOf]:
+    """The pending pods' anti-affinity terms toward other pending pods that the plan does not
+    hold, as warned, each (pod key, index in its ``anti_affinity``): terms selecting pending
+    pods not carrying them and matching them (``loose``), wider terms selecting other pending
+    pods (``beyond``), and those keeping two gangs in distinct domains of a key that is no
+    level (``exclusive``). The same pods' other terms are held."""
     apart = grouping.anti_affinity
-    return {*apart.loose, *apart.beyond} | {
-        pod for (key, _), (_, pods) in apart.exclusive.items() if key not in levels for pod in pods
+    return set(apart.unheld) | {
+        term for (key, _), (_, terms) in apart.exclusive.items() if key not in levels for term in terms
     }
 
 
-def unheld_spread(grouping: Grouping) -> set[str]:
-    """The pending pods whose topology spread constraints the plan does not hold, as warned:
-    those at a key other than kubernetes.io/hostname (``Spread.beyond``) and those whose
-    carriers are not the pods their selector matches (``Spread.loose``)."""
-    return {*grouping.spread.beyond, *grouping.spread.loose}
+def unheld_spread(grouping: Grouping) -> set[TermOf]:
+    """The pending pods' topology spread constraints the plan does not hold, as warned, each
+    (pod key, index in its ``spread``): those at a key other than kubernetes.io/hostname
+    (``Spread.beyond``) and those whose carriers are not the pods their selector matches
+    (``Spread.loose``). The same pods' other constraints are held."""
+    return set(grouping.spread.unheld)
 
 
 def _terms(

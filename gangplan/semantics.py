@@ -787,17 +787,27 @@ class AntiAffinity:
     wider than the node, ``blocked`` holds each node whose value of the key is that of the node
     of such a running pod; ``beyond``, pending pods whose wider terms select other pending
     pods, whom nothing keeps apart (warned about); ``exclusive``, per (key, gang), the other
-    gangs its pods' terms at that key select pending pods of, and those pods of its that ask
-    it (each gang named by its first pending pod), where each gang is held to one domain of
-    the key and selects no other pod of its own (JobSet's exclusive placement): each pair
-    takes distinct domains, which is modelled where the key is a level (stricter, where only
-    some pods are selected)."""
+    gangs its pods' terms at that key select pending pods of, and those terms (each gang named
+    by its first pending pod), where each gang is held to one domain of the key and selects no
+    other pod of its own (JobSet's exclusive placement): each pair takes distinct domains,
+    which is modelled where the key is a level (stricter, where only some pods are selected).
+    ``unheld``: the terms of ``loose`` and ``beyond``, each a (pod key, index in the pod's
+    ``anti_affinity``): a warned pod's other terms are held, and checked."""
 
     blocked: Mapping[int, frozenset[str]]
     units: Mapping[int, Mapping[str, int]]
     loose: tuple[str, ...]
     beyond: tuple[str, ...] = ()
-    exclusive: Mapping[tuple[str, str], tuple[frozenset[str], tuple[str, ...]]] = field(default_factory=dict)
+    exclusive: Mapping[tuple[str, str], tuple[frozenset[str], tuple[TermOf, ...]]] = field(default_factory=dict)
+    unheld: frozenset[TermOf] = frozenset()
+
+
+TermOf = tuple[str, int]  # a pod's term: its key, and the term's index in its anti_affinity
+
+
+def _terms_of(pod: Pod, key: tuple) -> list[TermOf]:
+    """The pod's terms alike to the one ``_term_key`` gave ``key``."""
+    return [(pod.key, i) for i, t in enumerate(pod.anti_affinity) if _term_key(t) == key]
 
 
 def repels(pod: Pod, other: Pod) -> bool:
@@ -866,7 +876,7 @@ def anti_affinity(
                 if not carriers[key] or carriers[key][-1] is not pod:
                     carriers[key].append(pod)
     units: dict[int, dict[str, int]] = defaultdict(dict)
-    loose: set[str] = set()
+    unheld: set[TermOf] = set()
     names: dict[str, int] = defaultdict(int)
     everyone, bound = list(pending), list(running)
     for key, term in terms.items():
@@ -879,7 +889,7 @@ def anti_affinity(
             blocked[id(pod)] |= near
             # A member is kept apart only from members; a carrier the term does not select, from no one.
             if outside or (id(pod) not in kept and selected):
-                loose.add(pod.key)
+                unheld.update(_terms_of(pod, key))
         if len(members) > 1:
             name = _shown_term(term)
             names[name] += 1
@@ -897,10 +907,12 @@ def anti_affinity(
         for pod in _candidates(terms[key], *pending_index, everyone):
             if _selects(terms[key], pod):
                 blocked[id(pod)] |= held
+    loose = tuple(sorted({pod for pod, _ in unheld}))
     domains, beyond, exclusive = _domains_apart(pending, running, nodes, pending_index, running_index, one_domain or {})
+    wide = tuple(sorted({pod for pod, _ in beyond}))
     if not domains:
         return AntiAffinity(
-            {k: frozenset(v) for k, v in blocked.items() if v}, dict(units), tuple(sorted(loose)), beyond, exclusive
+            {k: frozenset(v) for k, v in blocked.items() if v}, dict(units), loose, wide, exclusive, frozenset(unheld | beyond)
         )
     by_value = {label: _nodes_by_value(nodes, label) for label in {label for held in domains.values() for label, _ in held}}
     # Thousands of pods kept out of one zone of thousands of nodes share one set, not a copy each.
@@ -912,7 +924,7 @@ def anti_affinity(
             made[which] = which[0].union(*(by_value[label].get(v, ()) for label, v in which[1]))
         if made[which]:
             ruled_out[pod_id] = made[which]
-    return AntiAffinity(ruled_out, dict(units), tuple(sorted(loose)), beyond, exclusive)
+    return AntiAffinity(ruled_out, dict(units), loose, wide, exclusive, frozenset(unheld | beyond))
 
 
 def _nodes_by_value(nodes: Sequence[Node], key: str) -> dict[str, list[str]]:
@@ -932,16 +944,16 @@ def _domains_apart(
     pending_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
     running_index: tuple[dict[tuple[str, str], list[Pod]], dict[str, list[Pod]]],
     one_domain: Mapping[int, tuple[str, frozenset[str]]],
-) -> tuple[dict[int, set[tuple[str, str]]], tuple[str, ...], dict[tuple[str, str], tuple[frozenset[str], tuple[str, ...]]]]:
+) -> tuple[dict[int, set[tuple[str, str]]], set[TermOf], dict[tuple[str, str], tuple[frozenset[str], tuple[TermOf, ...]]]]:
     """kube-scheduler's InterPodAffinity at a topologyKey wider than the node, against running
     pods, both ways: per pending pod (by ``id``), the (key, value) domains where a running pod
     its term selects runs, or one whose term selects it. A running pod on a node without the
     key holds no domain, and a node without it is in none (satisfyPodAntiAffinity counts only
-    the pairs a node has). Also the pending pods whose wider terms select another pending pod:
+    the pairs a node has). Also the pending pods' wider terms that select another pending pod:
     per pair of gangs each held to one domain of the key (``one_domain``), those selecting
-    only the other's pods (``AntiAffinity.exclusive``), and the rest."""
+    only the other's pods (``AntiAffinity.exclusive``), and the rest (``beyond``)."""
     if not any(_wider(t) for pods in (pending, running) for pod in pods for t in pod.anti_affinity):
-        return {}, (), {}
+        return {}, set(), {}
     labels = {node.name: node.labels for node in nodes}
 
     def domain(pod: Pod, key: str) -> tuple[str, str] | None:
@@ -958,9 +970,9 @@ def _domains_apart(
                 terms.setdefault(key, term)
                 if not carriers[key] or carriers[key][-1] is not pod:
                     carriers[key].append(pod)
-    beyond: set[str] = set()
+    beyond: set[TermOf] = set()
     apart: dict[tuple[str, str], set[str]] = defaultdict(set)  # (key, gang) -> the gangs it keeps apart from
-    carrying: dict[tuple[str, str], set[str]] = defaultdict(set)  # (key, gang) -> its pods that ask it
+    carrying: dict[tuple[str, str], set[TermOf]] = defaultdict(set)  # (key, gang) -> its pods' terms that ask it
     everyone, bound = list(pending), list(running)
     selecting = _Selecting()
     near_of: dict[tuple[int, str], set[tuple[str, str]]] = {}  # (alike running pods, key) -> their domains
@@ -983,12 +995,12 @@ def _domains_apart(
                 if gangs is None or mine is None or at not in mine[1] or (
                     (own := gangs.get(mine[0], 0)) and own > _selects(term, pod)  # its own gang's other pods
                 ):
-                    beyond.add(pod.key)
+                    beyond.update(_terms_of(pod, key))
                 else:
                     kept[mine[0]].append(pod)
         for gang, pods in kept.items():
             apart[at, gang].update(g for g in gangs or () if g != gang)
-            carrying[at, gang].update(p.key for p in pods)
+            carrying[at, gang].update(t for p in pods for t in _terms_of(p, key))
     guarded: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # a running pod's term -> the domains it holds
     for guard in running:
         for term in guard.anti_affinity:
@@ -1002,7 +1014,7 @@ def _domains_apart(
                 domains[id(pod)] |= held
     return (
         {k: v for k, v in domains.items() if v},
-        tuple(sorted(beyond)),
+        beyond,
         {kept: (frozenset(others), tuple(sorted(carrying[kept]))) for kept, others in sorted(apart.items()) if others},
     )
 
@@ -1260,12 +1272,14 @@ class Spread:
     (maxSkew + fewest) and the lesser room of the nodes matching pods run on (less those, never
     below 0): a few nodes each, not a map of 20,480 per constraint. Modelled only where the pending
     pods carrying it are exactly those it matches; ``loose``, the carriers where they are not,
-    and ``beyond``, pods whose constraints are at a wider topologyKey (both warned about)."""
+    and ``beyond``, pods whose constraints are at a wider topologyKey (both warned about);
+    ``unheld``, those constraints, each (pod key, index in the pod's ``spread``)."""
 
     units: Mapping[int, Mapping[str, int]]
     caps: Mapping[str, tuple[int, Mapping[str, int]]]
     loose: tuple[str, ...] = ()
     beyond: tuple[str, ...] = ()
+    unheld: frozenset[TermOf] = frozenset()
 
 
 def _spread_key(constraint: TopologySpreadConstraint) -> tuple:
@@ -1316,10 +1330,12 @@ def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Seque
     carriers: dict[tuple, list[Pod]] = defaultdict(list)
     constraints: dict[tuple, TopologySpreadConstraint] = {}
     beyond: list[str] = []
+    unheld: set[TermOf] = set()
     for pod in pending:
-        for constraint in pod.spread:
+        for i, constraint in enumerate(pod.spread):
             if constraint.selector.topology_key != HOSTNAME_LABEL:
                 beyond.append(pod.key)  # a node without the key fails it too, selector or none
+                unheld.add((pod.key, i))
                 continue
             if constraint.selector.match_labels is None:
                 continue  # no labelSelector matches no pod: the skew is always 0
@@ -1338,6 +1354,7 @@ def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Seque
         selected = [q for q in _candidates(term, *pending_index, everyone) if _selects(term, q)]
         if {id(q) for q in selected} != {id(p) for p in members}:
             loose.update(p.key for p in members)
+            unheld.update((p.key, i) for p in members for i, c in enumerate(p.spread) if _spread_key(c) == key)
             continue
         here: dict[str, int] = defaultdict(int)
         for other in _candidates(term, *running_index, bound):
@@ -1352,7 +1369,7 @@ def topology_spread(pending: Sequence[Pod], running: Sequence[Pod], nodes: Seque
         caps[name] = (room, {node: max(0, room - count) for node, count in here.items()})
         for pod in members:
             units[id(pod)][name] = 1
-    return Spread(dict(units), caps, tuple(sorted(loose)), tuple(sorted(set(beyond))))
+    return Spread(dict(units), caps, tuple(sorted(loose)), tuple(sorted(set(beyond))), frozenset(unheld))
 
 
 def _candidates(

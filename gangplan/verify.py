@@ -72,12 +72,18 @@ _LABEL_VALUE = re.compile(r"(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 class Violation:
     """One broken rule; ``subject`` is a pod key, a node name or a group key. ``partner``: the
     other placed pod, where the rule is broken between two the plan places ('' otherwise), so
-    a caller that knows it leaves one of them unchecked can tell the pair from the rest."""
+    a caller that knows it leaves one of them unchecked can tell the pair from the rest;
+    ``terms``, for anti-affinity between them, every term that breaks it, each (the key of
+    the pod carrying it, its index in that pod's anti-affinity), and for a topology spread
+    constraint, the pod's constraints alike to the one broken (their indexes in its spread):
+    one that leaves a term of a pod unchecked can tell whether its others break it too. Not
+    shown."""
 
     rule: str
     subject: str
     message: str
     partner: str = ""
+    terms: tuple[tuple[str, int], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -921,7 +927,9 @@ def _apart_violation(nodes: Mapping[str, Node], pods: Mapping[str, Pod], placed:
             f"pod {other}, placed on node {beside}, has anti-affinity at {k} that selects it, "
             f"and node {node_name} shares {k}={value(node_name, k)} with it"
         )
-    return Violation("pod-anti-affinity", key, said, other)
+    terms = [(key, i) for i, t in enumerate(pod.anti_affinity) if breaks(t, partner)]
+    terms += [(other, i) for i, t in enumerate(partner.anti_affinity) if breaks(t, pod)]
+    return Violation("pod-anti-affinity", key, said, other, tuple(terms))
 
 
 def _label(nodes: Mapping[str, Node], node_name: str | None, key: str) -> str | None:
@@ -1173,6 +1181,7 @@ def _topology_spread(
                     "topology-spread", key,
                     f"its topologySpreadConstraint at {k} (maxSkew {c.max_skew}) needs the key, and node {node_name} "
                     f"has no {k} label (kube-scheduler: missing required label)",
+                    terms=tuple((key, i) for i, other in enumerate(pod.spread) if _spread_asked(other) == asked),
                 ))
                 continue
             if asked[0] not in counts:
@@ -1192,6 +1201,7 @@ def _topology_spread(
                     "topology-spread", key,
                     f"its topologySpreadConstraint at {k} (maxSkew {c.max_skew}) counts {held.get(mine, 0)} "
                     f"matching pods {where_it}, over maxSkew plus the fewest {eligible} ({fewest})",
+                    terms=tuple((key, i) for i, other in enumerate(pod.spread) if _spread_asked(other) == asked),
                 ))
     return found
 

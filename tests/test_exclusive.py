@@ -155,12 +155,14 @@ def test_grouping_names_the_exclusive_pairs_and_warns_of_the_rest(tmp_path: Path
     # a selects b, c and d: d is held to no pool, so a is not modelled; b selects a, c, d likewise.
     assert grouping.anti_affinity.exclusive == {}
     assert sorted(grouping.unmodelled[ANTI_AFFINITY_BEYOND]) == ["pod ml/a-0", "pod ml/b-0", "pod ml/c-0", "pod ml/d-0"]
+    assert grouping.anti_affinity.unheld == {("ml/a-0", 0), ("ml/b-0", 0), ("ml/c-0", 0), ("ml/d-0", 0)}
     objects = nodes + _job("a", 1, 1) + _job("b", 2, 1) + _job("c", 1, 1, apart="none")
     grouping = group_pods(_snapshot(tmp_path, objects))
     assert grouping.anti_affinity.exclusive == {  # c's pods carry no term: kube-scheduler checks both ways
-        (POOL, "ml/a-0"): (frozenset({"ml/b-0", "ml/c-0"}), ("ml/a-0",)),
-        (POOL, "ml/b-0"): (frozenset({"ml/a-0", "ml/c-0"}), ("ml/b-0", "ml/b-1")),
+        (POOL, "ml/a-0"): (frozenset({"ml/b-0", "ml/c-0"}), (("ml/a-0", 0),)),
+        (POOL, "ml/b-0"): (frozenset({"ml/a-0", "ml/c-0"}), (("ml/b-0", 0), ("ml/b-1", 0))),
     }
+    assert not grouping.anti_affinity.unheld
     assert ANTI_AFFINITY_BEYOND not in grouping.unmodelled
 
 

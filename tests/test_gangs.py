@@ -14,7 +14,7 @@ from gangplan.cli import app
 from gangplan.explain import _question
 from gangplan.loader import load_snapshot
 from gangplan.objective import Assignment
-from gangplan.plan import plan_from_dict
+from gangplan.plan import Placement, plan_from_dict
 from gangplan.planner import unwarned
 from gangplan.problem import alone as sole, build_problem, unheld_anti_affinity
 from gangplan.semantics import group_pods
@@ -1561,25 +1561,34 @@ def test_pending_pods_a_zone_term_keeps_apart_in_the_only_zone_are_planned_and_v
 
 def test_the_planner_passes_over_anti_affinity_only_between_placed_pods_one_of_which_it_warned_of(tmp_path: Path) -> None:
     """planner.unwarned, the planner's last check: a violation between two placed pods is its
-    known gap when either carries a term it warned it does not keep apart (x-0, whose zone term
-    selects the pending y-0), as subject or as partner; between two pods neither of which it
-    warned of, or a warned pod against a running pod (modelled), it is a bug."""
-    zone = {"labelSelector": {"matchLabels": {"app": "y"}}, "topologyKey": _ZONE}
+    known gap when only terms it warned it does not keep apart break it (x's zone term selects
+    the pending a-0, its node term the pending z-0, which does not carry it), whichever pod is
+    the subject; the same pods' other term (x's pods kept one to a node) is held, so a pair it
+    breaks is a bug, as is a warned pod against a running pod (modelled), and every other rule."""
+    zone = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": _ZONE}
+    own = {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}
+    loose = {"labelSelector": {"matchLabels": {"app": "z"}}, "topologyKey": "kubernetes.io/hostname"}
     objects = [
-        node("z-a-0", labels={_ZONE: "a"}),
-        pod_group("x", 1), _repelling("x-0", {"app": "x"}, zone), pod_group("y", 1), _repelling("y-0", {"app": "y"}),
-        pod_group("v", 1), _repelling("v-0", {"app": "v"}), pod_group("w", 1), _repelling("w-0", {"app": "w"}),
+        node("n0", labels={_ZONE: "a"}), node("n1", labels={_ZONE: "a"}),
+        pod_group("x", 2), _repelling("x-0", {"app": "x"}, zone, own, loose), _repelling("x-1", {"app": "x"}, zone, own, loose),
+        pod_group("a", 1), _repelling("a-0", {"app": "a"}), pod_group("z", 1), _repelling("z-0", {"app": "z"}),
     ]
-    grouping = group_pods(load_snapshot([write(tmp_path, objects)]))
-    assert unheld_anti_affinity(grouping, ()) == {"ml/x-0"}
-    found = [
-        Violation("pod-anti-affinity", "ml/y-0", "beside x-0", "ml/x-0"),
-        Violation("pod-anti-affinity", "ml/x-0", "beside w-0", "ml/w-0"),
-        Violation("pod-anti-affinity", "ml/w-0", "beside v-0", "ml/v-0"),
-        Violation("pod-anti-affinity", "ml/x-0", "beside a running pod"),
-        Violation("pod-affinity", "ml/x-0", "apart"),
+    snapshot = load_snapshot([write(tmp_path, objects)])
+    grouping = group_pods(snapshot)
+    assert unheld_anti_affinity(grouping, ()) == {("ml/x-0", 0), ("ml/x-0", 2), ("ml/x-1", 0), ("ml/x-1", 2)}
+
+    def broken(**nodes: str) -> list[str]:
+        placements = [Placement("ml", name.replace("_", "-"), there) for name, there in nodes.items()]
+        found = verify(snapshot, placements).violations
+        assert found and all(v.rule == "pod-anti-affinity" and v.partner for v in found)
+        return sorted(f"{v.subject} {v.partner}" for v in unwarned(grouping, (), found))
+
+    assert broken(x_0="n0", x_1="n1", a_0="n1", z_0="n0") == []  # the warned terms alone, four pairs
+    assert broken(x_0="n0", x_1="n0", a_0="n1", z_0="n1") == ["ml/x-1 ml/x-0"]
+    running = Violation("pod-anti-affinity", "ml/x-0", "beside a running pod")
+    assert unwarned(grouping, (), [running, Violation("pod-affinity", "ml/x-0", "apart")]) == [
+        running, Violation("pod-affinity", "ml/x-0", "apart")
     ]
-    assert unwarned(grouping, (), found) == found[2:]
 
 
 def _affine(name: str, labels: dict[str, str], *terms: dict, node_name: str | None = None) -> dict:
