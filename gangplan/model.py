@@ -169,6 +169,9 @@ class Pod:
     pod_level_requests: Resources = field(default_factory=dict)
     host_ports: tuple[HostPort, ...] = ()
     spread: tuple[TopologySpreadConstraint, ...] = ()  # DoNotSchedule topologySpreadConstraints
+    # A pod its Kueue group will have, which Kueue's TAS holds room for before it exists (fast
+    # admission): planned, so the room is held, and in no output.
+    to_come: bool = False
 
     @property
     def key(self) -> str:

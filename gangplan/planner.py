@@ -509,6 +509,8 @@ def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]
         per_role[r].append((node, n))
     placements = []
     for r, items in per_role.items():
+        if problem.roles[r].pods[0].to_come:
+            continue  # room held for pods Kueue's group will have: nothing to bind
         pods = iter(problem.roles[r].pods)
         for node, n in sorted(items):
             for _ in range(n):
@@ -527,7 +529,8 @@ def name_pods(problem: Problem, assignment: Assignment) -> tuple[Placement, ...]
 def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) -> tuple[GroupOutcome, ...]:
     placed_pods: dict[int, int] = defaultdict(int)
     for (r, _), n in assignment.counts.items():
-        placed_pods[problem.roles[r].gang] += n
+        if not problem.roles[r].pods[0].to_come:  # as name_pods names them
+            placed_pods[problem.roles[r].gang] += n
     why = reasons(problem, assignment, ordered)
     occupied: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
     for g, level, d in used_domains(problem, assignment.counts):
@@ -551,7 +554,7 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
                     priority=jg_spec.priority,
                     min_member=gang.group.min_member,
                     running=spec.running,
-                    pending=spec.pending,
+                    pending=sum(not p.to_come for p in gang.pending),
                     scheduled=placed_pods[g],
                     reason="" if j in assignment.placed or settled else _member_reason(
                         why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs), too_few(problem, j, g)

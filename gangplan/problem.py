@@ -289,6 +289,7 @@ def _role_signature(
         tuple(sorted(pod.tolerations, key=repr)),
         blocked,
         only,
+        pod.to_come,  # held room with no output: a role of its own, whose pods name_pods skips
     )
 
 
@@ -310,6 +311,7 @@ def build_problem(
         warnings = [*warnings, *tree.warnings]
     node_index = {n.name: i for i, n in enumerate(nodes)}
     counted = [p for p in snapshot.pods if p.node_name is None or consumes_capacity(p) or p.phase == PodPhase.SUCCEEDED]
+    counted += [p for jg in grouping.job_groups for g in jg.gangs for p in g.pending if p.to_come]  # Pod.to_come
     # Only pods that hold or may take a node split a port into addresses.
     ports = host_port_requests(p for p in counted if consumes_capacity(p) or is_pending(p))
     apart, spread = grouping.anti_affinity.units, grouping.spread.units

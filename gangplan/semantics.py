@@ -546,7 +546,8 @@ def group_pods(snapshot: Snapshot) -> Grouping:
         fast.__getitem__,
         f"{len(fast)} Kueue pod groups ({listed(sorted(fast))}) ask for fast admission ({kueue.FAST_ADMISSION}) and have "
         f"fewer pods than their {kueue.TOTAL_COUNT}: Kueue admits each once its first pod exists, so each is planned "
-        "with the pods it has, and those still to come get no room in the plan",
+        "with the pods it has, and those still to come get room in the plan only under a topology request, where "
+        "Kueue's TAS holds it",
     )
 
     def missing_one(key: str) -> str:
@@ -1417,21 +1418,16 @@ def _fast_runnable(gang: Gang) -> list[Pod]:
 
 
 def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
-    """Lower a fast-admitted Kueue group's quorum to the pods it has, and say so. Kueue builds
-    the Workload from the first pod, for the total count, admits it with fewer pods and lifts
-    each pod's gate as it comes: waiting for the total would call short a group Kueue starts."""
+    """Plan a fast-admitted Kueue group short of its total count as Kueue admits it, and say
+    so. Kueue builds the Workload from the first pod, for the total count, admits it with fewer
+    pods and lifts each pod's gate as it comes: waiting for the total would call short a group
+    Kueue starts. Without a topology request its quorum is the pods it has. Under one, Kueue's
+    TAS admits it only where the whole count fits and holds that room: the pods to come are
+    planned as copies of its first pod (``Pod.to_come``), which hold room and output nothing."""
     total = gang.group.min_member
     if len(runnable) >= total:
         return ""
-    gang.group = replace(gang.group, min_member=len(runnable))
     levels = sorted({level for p in gang.members for level in kueue.topology_requests(p.annotations) if level})
-    # Kueue's TAS places the whole PodSet (Count = the total) before it admits the workload.
-    tas = (
-        f"; under its topology request ({', '.join(levels)}) Kueue's TAS admits it only where all {total} fit, "
-        "which gangplan does not check: Placed may be a group Kueue keeps waiting"
-        if levels
-        else ""
-    )
     asking = sorted(p.name for p in gang.members if kueue.fast_admission(p.annotations))
     # Kueue reads the key off the first pod it lists, which may be one without it.
     some = (
@@ -1441,11 +1437,25 @@ def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
         else ""
     )
     to_come = total - len(runnable)
-    return (
+    said = (
         f"Kueue pod group {gang.key} asks for fast admission ({kueue.FAST_ADMISSION}): Kueue admits it for its "
         f"{total} pods ({kueue.TOTAL_COUNT}) once its first pod exists and starts each pod as it comes; the snapshot "
-        f"has {len(runnable)}, so they are planned as the group (minMember {len(runnable)}) and the other "
-        f"{to_come} {'gets' if to_come == 1 else 'get'} no room in the plan{tas}{some}"
+        f"has {len(runnable)}"
+    )
+    if levels:
+        first = min(runnable, key=lambda p: p.name)
+        shape = replace(first, uid=None, node_name=None, phase=PodPhase.PENDING, deleting=False, to_come=True)
+        # Kubernetes names hold no space: these are no pod's.
+        gang.pending += [replace(shape, name=f"{first.name} (to come {i} of {to_come})") for i in range(1, to_come + 1)]
+        return (
+            f"{said}, and under its topology request ({', '.join(levels)}) Kueue's TAS admits it only where all "
+            f"{total} fit, and holds the room: the plan holds room for the other {to_come} beside them, as copies "
+            f"of {first.name}, and names no node for them{some}"
+        )
+    gang.group = replace(gang.group, min_member=len(runnable))
+    return (
+        f"{said}, so they are planned as the group (minMember {len(runnable)}) and the other "
+        f"{to_come} {'gets' if to_come == 1 else 'get'} no room in the plan{some}"
     )
 
 

@@ -1512,7 +1512,8 @@ def test_many_short_kueue_fast_admission_groups_are_said_in_one_line() -> None:
     assert grouping.warnings == [
         f"6 Kueue pod groups (ns/f0, ns/f1, ns/f2, …) ask for fast admission ({FAST}) and have fewer "
         "pods than their kueue.x-k8s.io/pod-group-total-count: Kueue admits each once its first pod exists, so each "
-        "is planned with the pods it has, and those still to come get no room in the plan"
+        "is planned with the pods it has, and those still to come get room in the plan only under a topology request, "
+        "where Kueue's TAS holds it"
     ]
 
 
@@ -1549,19 +1550,29 @@ def test_kueue_fast_admission_pods_of_one_role_hash_are_one_shape(role: str) -> 
     assert group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings == []
 
 
-def test_a_short_kueue_fast_admission_group_under_a_topology_request_says_tas_needs_room_for_all() -> None:
-    """Kueue's TAS places the whole PodSet (Count = the total) before it admits: a rack holding
-    the pods the snapshot has but not the total is no rack for Kueue."""
+def test_a_short_kueue_fast_admission_group_under_a_topology_request_holds_room_for_all() -> None:
+    """Kueue's TAS places the whole PodSet (Count = the total) before it admits, and holds the
+    room: the 6 pods to come are planned as copies of the first pod (no uid, no node, pending),
+    beside the 2 there are, so the group's quorum stays 8; the warning says so."""
     labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
     annotations = {
         "kueue.x-k8s.io/pod-group-total-count": "8", FAST: "true", "kueue.x-k8s.io/podset-required-topology": "rack",
     }
-    pods = tuple(mkpod(f"f-{i}", labels=labels, annotations=annotations) for i in range(2))
-    warnings = group_pods(Snapshot(nodes=(mknode(),), pods=pods)).warnings
-    assert len(warnings) == 1
-    assert warnings[0].endswith(
-        "; under its topology request (rack) Kueue's TAS admits it only where all 8 fit, "
-        "which gangplan does not check: Placed may be a group Kueue keeps waiting"
+    pods = (
+        mkpod("f-1", labels=labels, annotations=annotations),
+        mkpod("f-0", labels=labels, annotations=annotations, node_name="n1", phase=PodPhase.RUNNING, uid="u0"),
+    )
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    gang = grouping.job_groups[0].top
+    assert gang.group.min_member == 8
+    to_come = [p for p in gang.pending if p.to_come]
+    assert [p.name for p in to_come] == [f"f-0 (to come {i} of 6)" for i in range(1, 7)]
+    assert all(p.node_name is None and p.uid is None and p.phase == PodPhase.PENDING for p in to_come)
+    assert [p.name for p in gang.pending if not p.to_come] == ["f-1"]
+    assert len(grouping.warnings) == 1
+    assert grouping.warnings[0].endswith(
+        "; the snapshot has 2, and under its topology request (rack) Kueue's TAS admits it only where all 8 fit, "
+        "and holds the room: the plan holds room for the other 6 beside them, as copies of f-0, and names no node for them"
     )
 
 

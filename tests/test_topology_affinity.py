@@ -672,6 +672,41 @@ def test_kueue_required_topology_annotation_is_a_required_term() -> None:
     assert outcome(result, "ml/fits").placed and len(outcome(result, "ml/fits").domains[TOR]) == 1
 
 
+FAST_TOR = {"kueue.x-k8s.io/pod-group-fast-admission": "true", "kueue.x-k8s.io/podset-required-topology": TOR}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [Options(), Options(solver="greedy"), Options(model="buckets"), Options(policy="ordered")],
+    ids=["cp-sat", "greedy", "buckets", "ordered"],
+)
+def test_a_fast_admitted_kueue_group_under_tas_gets_a_tor_that_holds_its_total(options: Options) -> None:
+    """Kueue's TAS admits a fast-admitted group of 4 GPU pods, 2 of which exist, only in a tor
+    where all 4 fit, and holds that room: tor a (3 one-GPU nodes, first by the default sort)
+    takes the 2 but not 4, tor b takes 4. The plan binds the 2 in tor b and nothing for the
+    2 to come, whose room no later group gets; with tor b gone (tor c holds 2) the group waits,
+    and says why."""
+    tor_a = tuple(node(f"a{i}", "mp0", "a", gpus=1) for i in range(3))
+    tor_b = tuple(node(f"b{i}", "mp0", "b", gpus=1, cpu=128000) for i in range(4))
+    fast = [replace(p, annotations={**p.annotations, **FAST_TOR}) for p in kueue_pods("fast", 4, 1, "x", "y")[:2]]
+    later = Pod("ml", "later", creation_timestamp="2030-01-01T00:00:00Z", containers=(Container("main", {"nvidia.com/gpu": 1}),))
+    snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*fast, later))
+    result = plan(snapshot, options)
+    assert verify(snapshot, result.placements, result.topology_levels()).ok
+    group = outcome(result, "ml/fast")
+    assert group.placed and (group.min_member, group.pending, group.scheduled) == (4, 2, 2)
+    assert sorted(p.name for p in result.placements if p.group == "ml/fast") == ["fast-0", "fast-1"]
+    assert {p.node[0] for p in result.placements if p.group == "ml/fast"} == {"b"}
+    held = {p.node for p in result.placements}
+    assert outcome(result, "ml/later").placed and sum(n.startswith("b") for n in held) == 2  # 2 b nodes held
+    assert any("the plan holds room for the other 2 beside them" in w for w in result.warnings)
+    short = Snapshot(nodes=tor_a + tuple(node(f"c{i}", "mp0", "c", gpus=1) for i in range(2)), pods=tuple(fast))
+    result = plan(short, options)
+    waits = outcome(result, "ml/fast")
+    assert not waits.placed and not result.placements
+    assert waits.reason.startswith(f"required {TOR}: the best {TOR} (a) holds 3 of 4 pods")
+
+
 def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
     # As Kueue reads it: "tor " is not the tor level, so nothing can hold the group together.
     nodes = (node("a0", "mp0", "a", gpus=3), node("a1", "mp0", "a", gpus=3), node("b0", "mp0", "b", gpus=4))
