@@ -568,6 +568,7 @@ def verify(
         snapshot, gangs, member_of, nodes, placed, tuple(levels)
     )
     violations.extend(topology_violations)
+    violations.extend(_room_to_come(snapshot, nodes, pods, placed, gangs, tuple(levels)))
     if claims is not None:
         violations.extend(_claim_checks(claims, gangs, member_of, pods, placed))
 
@@ -578,6 +579,67 @@ def verify(
         nodes_used=len({n for n in placed.values() if n in nodes}),
     )
     return Verification(tuple(violations), summary, spans)
+
+
+def _room_to_come(
+    snapshot: Snapshot,
+    nodes: Mapping[str, Node],
+    pods: Mapping[str, Pod],
+    placed: Mapping[str, str],
+    gangs: Mapping[str, _Gang],
+    levels: Sequence[str],
+) -> list[Violation]:
+    """Kueue's TAS admits a fast-admitted group that has fewer runnable pods than its total
+    count only where the whole count fits, and holds that room for the pods to come: after the
+    plan, the domain of its required level that its pods are in (with a preferred level alone,
+    the whole cluster) must take that many more pods shaped as its first runnable pod by name
+    (Kueue's PodSet), each on a node that passes that pod's filters, room counted node by node.
+    Each group is checked alone: room that two such groups would share counts for each."""
+    found: list[Violation] = []
+    used: dict[str, dict[str, int]] | None = None
+    for gang in gangs.values():
+        if gang.pod_group is not None or not any(_KUEUE_FAST in p.annotations for p in gang.members):
+            continue
+        runnable = sorted(
+            (p for p in gang.members if p.phase != PodPhase.FAILED and not (p.deleting and not p.node_name)),
+            key=lambda p: p.name,
+        )
+        counts = [int(t) for p in gang.members if _INT64.fullmatch(t := p.annotations.get(_KUEUE_TOTAL, ""))]
+        to_come = max(counts, default=0) - len(runnable)
+        required, preferred = (_binding(keys, levels) for keys in _kueue_terms(gang))
+        there = [placed[p.key] for p in gang.members if p.key in placed] + [p.node_name for p in runnable if p.node_name]
+        if to_come <= 0 or not runnable or not (required or preferred) or not any(p.key in placed for p in gang.members):
+            continue
+        if used is None:
+            used = {}
+            for pod in snapshot.pods:
+                if _is_running(pod) and pod.node_name is not None and pod.node_name in nodes:
+                    _add(used.setdefault(pod.node_name, {}), _pod_requests(pod))
+            for key, node_name in placed.items():
+                if node_name in nodes:
+                    _add(used.setdefault(node_name, {}), _pod_requests(pods[key]))
+        first = runnable[0]
+        shape = _pod_requests(first)
+        inside = list(nodes.values())
+        where = "the cluster"
+        if required:
+            k = required[0]
+            values = {v for n in there if (v := _domain_of(nodes, n, k)) is not None}
+            inside = [n for n in inside if _node_domain(n, k) in values]
+            where = ", ".join(f"{k}={v}" for v in sorted(values)) or f"no {k}"
+        fits = 0
+        for node in inside:
+            if _eligibility(first, node, None):
+                continue
+            free = {r: node.allocatable.get(r, _KUBELET_MAX_PODS if r == "pods" else 0) - used.get(node.name, {}).get(r, 0) for r in shape}
+            fits += max(0, min((free[r] // want for r, want in shape.items() if want > 0), default=0))
+        if fits < to_come:
+            found.append(Violation(
+                "kueue-tas-room", gang.key,
+                f"Kueue's TAS holds room for its {to_come} pods to come (fast admission, "
+                f"{max(counts)} in all, {len(runnable)} there) in {where}, where {fits} pods like {first.name} fit after the plan",
+            ))
+    return found
 
 
 def inter_pod_violations(snapshot: Snapshot, placed: Mapping[str, str]) -> list[Violation]:

@@ -22,7 +22,7 @@ from gangplan.model import (
     Container, Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PodGroup, PodGroupAPI, PodPhase,
     Snapshot, SortRule,
 )
-from gangplan.plan import GroupOutcome, Plan
+from gangplan.plan import GroupOutcome, Placement, Plan
 from gangplan.planner import Options, name_pods, plan
 from gangplan.problem import RankRule, build_problem, rank_domains
 from gangplan.topology import build_tree
@@ -705,6 +705,33 @@ def test_a_fast_admitted_kueue_group_under_tas_gets_a_tor_that_holds_its_total(o
     waits = outcome(result, "ml/fast")
     assert not waits.placed and not result.placements
     assert waits.reason.startswith(f"required {TOR}: the best {TOR} (a) holds 3 of 4 pods")
+
+
+def test_verify_holds_a_fast_admitted_kueue_group_under_tas_to_room_for_the_pods_to_come() -> None:
+    """verify re-derives the room Kueue's TAS holds: the 2 pods placed in tor a leave room for
+    1 more there, not the 2 to come; in tor b beside a later pod, for 1 as well; in tor b
+    alone, for 2. Without fast admission, or with the whole count there, nothing is held."""
+    tor_a = tuple(node(f"a{i}", "mp0", "a", gpus=1) for i in range(3))
+    tor_b = tuple(node(f"b{i}", "mp0", "b", gpus=1) for i in range(4))
+    fast = [replace(p, annotations={**p.annotations, **FAST_TOR}) for p in kueue_pods("fast", 4, 1, "x", "y")[:2]]
+    later = Pod("ml", "later", containers=(Container("main", {"nvidia.com/gpu": 1}),))
+    snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*fast, later))
+
+    def held(**on: str) -> list[str]:
+        placements = [Placement("ml", name.replace("_", "-"), there) for name, there in on.items()]
+        found = verify(snapshot, placements, (MINIPOD, TOR)).violations
+        return [f"{v.subject}: {v.message}" for v in found if v.rule == "kueue-tas-room"]
+
+    short = "ml/fast: Kueue's TAS holds room for its 2 pods to come (fast admission, 4 in all, 2 there) in "
+    assert held(fast_0="a0", fast_1="a1") == [f"{short}{TOR}=a, where 1 pods like fast-0 fit after the plan"]
+    assert held(fast_0="b0", fast_1="b1", later="b2") == [f"{short}{TOR}=b, where 1 pods like fast-0 fit after the plan"]
+    assert held(fast_0="b0", fast_1="b1", later="a0") == []
+    slow = [replace(p, annotations={k: v for k, v in p.annotations.items() if "fast" not in k}) for p in fast]
+    snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*slow, later))
+    assert held(fast_0="a0", fast_1="a1") == []
+    whole = [replace(p, annotations={**p.annotations, "kueue.x-k8s.io/pod-group-total-count": "2"}) for p in fast]
+    snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*whole, later))
+    assert held(fast_0="a0", fast_1="a1", later="a2") == []
 
 
 def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
