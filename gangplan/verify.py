@@ -637,7 +637,7 @@ def _room_to_come(
             found.append(Violation(
                 "kueue-tas-room", gang.key,
                 f"Kueue's TAS holds room for its {to_come} pods to come (fast admission, "
-                f"{max(counts)} in all, {len(runnable)} there) in {where}, where {fits} pods like {first.name} fit after the plan",
+                f"{max(counts)} in all, {len(runnable)} there) in {where}, where {fits} {'pod' if fits == 1 else 'pods'} like {first.name} {'fits' if fits == 1 else 'fit'} after the plan",
             ))
     return found
 

@@ -723,8 +723,8 @@ def test_verify_holds_a_fast_admitted_kueue_group_under_tas_to_room_for_the_pods
         return [f"{v.subject}: {v.message}" for v in found if v.rule == "kueue-tas-room"]
 
     short = "ml/fast: Kueue's TAS holds room for its 2 pods to come (fast admission, 4 in all, 2 there) in "
-    assert held(fast_0="a0", fast_1="a1") == [f"{short}{TOR}=a, where 1 pods like fast-0 fit after the plan"]
-    assert held(fast_0="b0", fast_1="b1", later="b2") == [f"{short}{TOR}=b, where 1 pods like fast-0 fit after the plan"]
+    assert held(fast_0="a0", fast_1="a1") == [f"{short}{TOR}=a, where 1 pod like fast-0 fits after the plan"]
+    assert held(fast_0="b0", fast_1="b1", later="b2") == [f"{short}{TOR}=b, where 1 pod like fast-0 fits after the plan"]
     assert held(fast_0="b0", fast_1="b1", later="a0") == []
     slow = [replace(p, annotations={k: v for k, v in p.annotations.items() if "fast" not in k}) for p in fast]
     snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*slow, later))
