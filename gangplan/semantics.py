@@ -1442,13 +1442,14 @@ def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
         f"{total} pods ({kueue.TOTAL_COUNT}) once its first pod exists and starts each pod as it comes; the snapshot "
         f"has {len(runnable)}"
     )
-    if levels:
+    unconstrained = any(kueue.unconstrained(p.annotations) for p in gang.members)
+    if levels or unconstrained:
         first = min(runnable, key=lambda p: p.name)
         shape = replace(first, uid=None, node_name=None, phase=PodPhase.PENDING, deleting=False, to_come=True)
         # Kubernetes names hold no space: these are no pod's.
         gang.pending += [replace(shape, name=f"{first.name} (to come {i} of {to_come})") for i in range(1, to_come + 1)]
         return (
-            f"{said}, and under its topology request ({', '.join(levels)}) Kueue's TAS admits it only where all "
+            f"{said}, and under its topology request ({', '.join(levels) or 'unconstrained'}) Kueue's TAS admits it only where all "
             f"{total} fit, and holds the room: the plan holds room for the other {to_come} beside them, as copies "
             f"of {first.name}, and names no node for them{some}"
         )

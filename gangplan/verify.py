@@ -591,10 +591,11 @@ def _room_to_come(
 ) -> list[Violation]:
     """Kueue's TAS admits a fast-admitted group that has fewer runnable pods than its total
     count only where the whole count fits, and holds that room for the pods to come: after the
-    plan, the domain of its required level that its pods are in (with a preferred level alone,
-    the whole cluster) must take that many more pods shaped as its first runnable pod by name
-    (Kueue's PodSet), each on a node that passes that pod's filters, room counted node by node.
-    Each group is checked alone: room that two such groups would share counts for each."""
+    plan, the Topology's nodes (those with every level) in the domain of its required level
+    that its pods are in (all of them, with a preferred level alone, or unconstrained) must
+    take that many more pods shaped as its first runnable pod by name (Kueue's PodSet), each
+    on a node that passes that pod's filters, room counted node by node. Each group is checked
+    alone: room that two such groups would share counts for each."""
     found: list[Violation] = []
     used: dict[str, dict[str, int]] | None = None
     for gang in gangs.values():
@@ -608,7 +609,8 @@ def _room_to_come(
         to_come = max(counts, default=0) - len(runnable)
         required, preferred = (_binding(keys, levels) for keys in _kueue_terms(gang))
         there = [placed[p.key] for p in gang.members if p.key in placed] + [p.node_name for p in runnable if p.node_name]
-        if to_come <= 0 or not runnable or not (required or preferred) or not any(p.key in placed for p in gang.members):
+        tas = required or preferred or True in _unconstrained(gang)
+        if to_come <= 0 or not runnable or not tas or not any(p.key in placed for p in gang.members):
             continue
         if used is None:
             used = {}
@@ -620,8 +622,8 @@ def _room_to_come(
                     _add(used.setdefault(node_name, {}), _pod_requests(pods[key]))
         first = runnable[0]
         shape = _pod_requests(first)
-        inside = list(nodes.values())
-        where = "the cluster"
+        inside = [n for n in nodes.values() if all(k in n.labels for k in levels)]  # the Topology's nodes
+        where = "the topology"
         if required:
             k = required[0]
             values = {v for n in there if (v := _domain_of(nodes, n, k)) is not None}

@@ -732,6 +732,37 @@ def test_verify_holds_a_fast_admitted_kueue_group_under_tas_to_room_for_the_pods
     whole = [replace(p, annotations={**p.annotations, "kueue.x-k8s.io/pod-group-total-count": "2"}) for p in fast]
     snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*whole, later))
     assert held(fast_0="a0", fast_1="a1", later="a2") == []
+    # Unconstrained: the Topology's nodes hold the room, not a node outside it.
+    anywhere = [
+        replace(p, annotations={**{k: v for k, v in p.annotations.items() if "required" not in k},
+                                "kueue.x-k8s.io/podset-unconstrained-topology": "true"})
+        for p in fast
+    ]
+    loose = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
+    snapshot = Snapshot(nodes=(*tor_a, loose), pods=tuple(anywhere))
+    assert held(fast_0="a0", fast_1="a1") == [f"{short}the topology, where 1 pod like fast-0 fits after the plan"]
+
+
+@pytest.mark.parametrize("solver", ["cp-sat", "greedy"])
+def test_a_fast_admitted_unconstrained_kueue_group_holds_room_on_the_topologys_nodes(solver: str) -> None:
+    """Unconstrained, Kueue's TAS still places the whole count on its Topology's nodes before it
+    admits: 2 of 4 one-GPU pods exist, and 3 topology nodes of one GPU hold 3, so the group
+    waits though the 2 fit; with a fourth, it is placed and the later pod goes to the node
+    outside the topology, the room for the 2 to come being held."""
+    loose = Node("loose", {}, {"cpu": 64000, "nvidia.com/gpu": 8, "pods": 110})
+    fast = kueue_pods("fast", 4, 1, "kueue.x-k8s.io/podset-unconstrained-topology", "true")[:2]
+    fast = [
+        replace(p, annotations={**p.annotations, "kueue.x-k8s.io/pod-group-fast-admission": ""}, creation_timestamp="2020-01-01T00:00:00Z")
+        for p in fast
+    ]
+    later = Pod("ml", "later", creation_timestamp="2030-01-01T00:00:00Z", containers=(Container("main", {"nvidia.com/gpu": 1}),))
+    three = tuple(node(f"n{i}", "mp0", f"t{i}", gpus=1) for i in range(3))
+    result = planned(Snapshot(nodes=(*three, loose), pods=tuple(fast)), solver, levels=(MINIPOD, TOR))
+    assert not outcome(result, "ml/fast").placed and not result.placements
+    four = (*three, node("n3", "mp0", "t3", gpus=1))
+    result = planned(Snapshot(nodes=(*four, loose), pods=(*fast, later)), solver, levels=(MINIPOD, TOR))
+    assert outcome(result, "ml/fast").placed and {p.node for p in result.placements if p.name == "later"} == {"loose"}
+    assert len(result.placements) == 3
 
 
 def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
