@@ -62,7 +62,7 @@ __all__ = [
 KINDS = ("header", "add", "remove", "change", "context")
 TOTAL = "total"
 # The verifier's rules about a group as a whole: what keeps a plan's group from starting here.
-_GROUP_RULES = MINIMUM_RULES | {"required-topology"}
+_GROUP_RULES = MINIMUM_RULES | {"required-topology", "kueue-tas-room"}
 _BARE = IMPLICIT_KINDS[PodGroupAPI.POD.value]  # a pod of no group's kind
 
 
@@ -729,13 +729,14 @@ def _as_in(g: GroupOutcome, gang: Gang | None, applies: int, bound: int) -> Grou
     ``applies`` pods placed."""
     if gang is None:
         return replace(g, scheduled=applies, running=g.running + bound)
+    to_come = sum(p.to_come for p in gang.pending)  # Kueue's TAS holds their room (kueue-tas-room): no plan binds them
     return replace(
         g,
         running=len(gang.running),
         succeeded=len(gang.succeeded),
-        pending=len(gang.pending),
+        pending=len(gang.pending) - to_come,
         scheduled=applies,
-        min_member=gang.group.min_member,
+        min_member=gang.group.min_member - to_come,
         finished=gang.done,
     )
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gangplan.diff import diff_snapshot
 from gangplan.greedy import Placer, greedy
 from gangplan.loader import load_snapshot
 from gangplan.model import (
@@ -763,6 +764,27 @@ def test_a_fast_admitted_unconstrained_kueue_group_holds_room_on_the_topologys_n
     result = planned(Snapshot(nodes=(*four, loose), pods=(*fast, later)), solver, levels=(MINIPOD, TOR))
     assert outcome(result, "ml/fast").placed and {p.node for p in result.placements if p.name == "later"} == {"loose"}
     assert len(result.placements) == 3
+
+
+def test_diff_holds_a_fast_admitted_kueue_groups_placements_to_the_room_for_the_pods_to_come() -> None:
+    """Against the snapshot it was made from, the plan's fast-admitted group is placed (its 2
+    pods of 2 there, the 2 to come held by Kueue, not by placements); once pods bound since
+    fill the rest of tor b, Kueue's TAS has no room there for the 2 to come: stale."""
+    tor_b = tuple(node(f"b{i}", "mp0", "b", gpus=1) for i in range(4))
+    fast = [replace(p, annotations={**p.annotations, **FAST_TOR}) for p in kueue_pods("fast", 4, 1, "x", "y")[:2]]
+    before = Snapshot(nodes=tor_b, pods=tuple(fast))
+    result = plan(before, Options())
+    assert [(g.key, g.change, g.min_member) for g in diff_snapshot(before, result).groups] == [("ml/fast", "placed", 2)]
+    free = sorted({n.name for n in tor_b} - {p.node for p in result.placements})
+    since = tuple(
+        Pod("ml", f"new-{n}", containers=(Container("main", {"nvidia.com/gpu": 1}),), node_name=n, phase=PodPhase.RUNNING)
+        for n in free[:1]
+    )
+    [change] = diff_snapshot(replace(before, pods=(*fast, *since)), result).groups
+    assert change.change == "stale" and change.reason.endswith(
+        f"kueue-tas-room: Kueue's TAS holds room for its 2 pods to come (fast admission, 4 in all, 2 there) in {TOR}=b, "
+        "where 1 pod like fast-0 fits after the plan"
+    )
 
 
 def test_a_kueue_required_level_with_a_trailing_space_is_no_level() -> None:
