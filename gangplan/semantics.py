@@ -803,7 +803,7 @@ class AntiAffinity:
     unheld: frozenset[TermOf] = frozenset()
 
 
-TermOf = tuple[str, int]  # a pod's term: its key, and the term's index in its anti_affinity
+TermOf = tuple[str, int]  # a pod's term (or spread constraint): the pod's key, and its index among them
 
 
 def _terms_of(pod: Pod, key: tuple) -> list[TermOf]:

@@ -633,13 +633,15 @@ def _room_to_come(
         for node in inside:
             if _eligibility(first, node, None):
                 continue
-            free = {r: node.allocatable.get(r, _KUBELET_MAX_PODS if r == "pods" else 0) - used.get(node.name, {}).get(r, 0) for r in shape}
+            here = used.get(node.name, {})
+            free = {r: node.allocatable.get(r, _KUBELET_MAX_PODS if r == "pods" else 0) - here.get(r, 0) for r in shape}
             fits += max(0, min((free[r] // want for r, want in shape.items() if want > 0), default=0))
         if fits < to_come:
+            like = f"{fits} pod like {first.name} fits" if fits == 1 else f"{fits} pods like {first.name} fit"
             found.append(Violation(
                 "kueue-tas-room", gang.key,
                 f"Kueue's TAS holds room for its {to_come} pods to come (fast admission, "
-                f"{max(counts)} in all, {len(runnable)} there) in {where}, where {fits} {'pod' if fits == 1 else 'pods'} like {first.name} {'fits' if fits == 1 else 'fit'} after the plan",
+                f"{max(counts)} in all, {len(runnable)} there) in {where}, where {like} after the plan",
             ))
     return found
 
