@@ -1559,7 +1559,7 @@ def test_pending_pods_a_zone_term_keeps_apart_in_the_only_zone_are_planned_and_v
     ]
 
 
-def test_the_planner_passes_over_anti_affinity_only_between_placed_pods_one_of_which_it_warned_of(tmp_path: Path) -> None:
+def test_the_planner_passes_over_anti_affinity_between_placed_pods_only_where_warned_terms_alone_break_it(tmp_path: Path) -> None:
     """planner.unwarned, the planner's last check: a violation between two placed pods is its
     known gap when only terms it warned it does not keep apart break it (x's zone term selects
     the pending a-0, its node term the pending z-0, which does not carry it), whichever pod is
