@@ -1422,8 +1422,9 @@ def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
     so. Kueue builds the Workload from the first pod, for the total count, admits it with fewer
     pods and lifts each pod's gate as it comes: waiting for the total would call short a group
     Kueue starts. Without a topology request its quorum is the pods it has. Under one, Kueue's
-    TAS admits it only where the whole count fits and holds that room: the pods to come are
-    planned as copies of its first pod (``Pod.to_come``), which hold room and output nothing."""
+    TAS admits it only where the whole count fits and holds that room: until it is admitted
+    (no pod of it bound), the pods to come are planned as copies of its first pod
+    (``Pod.to_come``), which hold room and output nothing."""
     total = gang.group.min_member
     if len(runnable) >= total:
         return ""
@@ -1443,7 +1444,9 @@ def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
         f"has {len(runnable)}"
     )
     unconstrained = any(kueue.unconstrained(p.annotations) for p in gang.members)
-    if levels or unconstrained:
+    # Once a pod is bound Kueue has admitted the group, and its pods to come gate no other.
+    admitted = any(p.node_name for p in runnable)
+    if (levels or unconstrained) and not admitted:
         first = min(runnable, key=lambda p: p.name)
         shape = replace(first, uid=None, node_name=None, phase=PodPhase.PENDING, deleting=False, to_come=True)
         # Kubernetes names hold no space: these are no pod's.
@@ -1454,9 +1457,14 @@ def _fast_admitted(gang: Gang, runnable: Sequence[Pod]) -> str:
             f"of {first.name}, and names no node for them{some}"
         )
     gang.group = replace(gang.group, min_member=len(runnable))
+    held = (
+        "; a pod of it is bound, so Kueue has admitted it, and the room its TAS holds for them is not held in the plan"
+        if levels or unconstrained
+        else ""
+    )
     return (
         f"{said}, so they are planned as the group (minMember {len(runnable)}) and the other "
-        f"{to_come} {'gets' if to_come == 1 else 'get'} no room in the plan{some}"
+        f"{to_come} {'gets' if to_come == 1 else 'get'} no room in the plan{held}{some}"
     )
 
 

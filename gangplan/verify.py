@@ -590,7 +590,8 @@ def _room_to_come(
     levels: Sequence[str],
 ) -> list[Violation]:
     """Kueue's TAS admits a fast-admitted group that has fewer runnable pods than its total
-    count only where the whole count fits, and holds that room for the pods to come: after the
+    count, none of them bound yet (bound, it was admitted before), only where the whole count
+    fits, and holds that room for the pods to come: after the
     plan, the Topology's nodes (those with every level) in the domain of its required level
     that its pods are in (all of them, with a preferred level alone, or unconstrained) must
     take that many more pods shaped as its first runnable pod by name (Kueue's PodSet), each
@@ -610,7 +611,8 @@ def _room_to_come(
         required, preferred = (_binding(keys, levels) for keys in _kueue_terms(gang))
         there = [placed[p.key] for p in gang.members if p.key in placed] + [p.node_name for p in runnable if p.node_name]
         tas = required or preferred or True in _unconstrained(gang)
-        if to_come <= 0 or not runnable or not tas or not any(p.key in placed for p in gang.members):
+        admitted = any(p.node_name for p in runnable)  # a bound pod: Kueue admitted it before
+        if to_come <= 0 or admitted or not tas or not any(p.key in placed for p in gang.members):
             continue
         if used is None:
             used = {}

@@ -1560,7 +1560,7 @@ def test_a_short_kueue_fast_admission_group_under_a_topology_request_holds_room_
     }
     pods = (
         mkpod("f-1", labels=labels, annotations=annotations),
-        mkpod("f-0", labels=labels, annotations=annotations, node_name="n1", phase=PodPhase.RUNNING, uid="u0"),
+        mkpod("f-0", labels=labels, annotations=annotations, uid="u0", scheduling_gates=("kueue.x-k8s.io/admission",)),
     )
     grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
     gang = grouping.job_groups[0].top
@@ -1568,11 +1568,31 @@ def test_a_short_kueue_fast_admission_group_under_a_topology_request_holds_room_
     to_come = [p for p in gang.pending if p.to_come]
     assert [p.name for p in to_come] == [f"f-0 (to come {i} of 6)" for i in range(1, 7)]
     assert all(p.node_name is None and p.uid is None and p.phase == PodPhase.PENDING for p in to_come)
-    assert [p.name for p in gang.pending if not p.to_come] == ["f-1"]
+    assert sorted(p.name for p in gang.pending if not p.to_come) == ["f-0", "f-1"]
     assert len(grouping.warnings) == 1
     assert grouping.warnings[0].endswith(
         "; the snapshot has 2, and under its topology request (rack) Kueue's TAS admits it only where all 8 fit, "
         "and holds the room: the plan holds room for the other 6 beside them, as copies of f-0, and names no node for them"
+    )
+
+
+def test_a_short_kueue_fast_admission_group_with_a_bound_pod_holds_no_room_for_the_rest() -> None:
+    """A bound pod means Kueue admitted the group already: its pods to come gate no other, so
+    the plan places the pending one with the running one, as without a topology request."""
+    labels = {"kueue.x-k8s.io/pod-group-name": "fast"}
+    annotations = {
+        "kueue.x-k8s.io/pod-group-total-count": "8", FAST: "true", "kueue.x-k8s.io/podset-required-topology": "rack",
+    }
+    pods = (
+        mkpod("f-1", labels=labels, annotations=annotations),
+        mkpod("f-0", labels=labels, annotations=annotations, node_name="n1", phase=PodPhase.RUNNING, uid="u0"),
+    )
+    grouping = group_pods(Snapshot(nodes=(mknode(),), pods=pods))
+    gang = grouping.job_groups[0].top
+    assert gang.group.min_member == 2 and [p.name for p in gang.pending] == ["f-1"]
+    assert grouping.warnings[0].endswith(
+        "; the snapshot has 2, so they are planned as the group (minMember 2) and the other 6 get no room in the plan; "
+        "a pod of it is bound, so Kueue has admitted it, and the room its TAS holds for them is not held in the plan"
     )
 
 

@@ -733,6 +733,10 @@ def test_verify_holds_a_fast_admitted_kueue_group_under_tas_to_room_for_the_pods
     whole = [replace(p, annotations={**p.annotations, "kueue.x-k8s.io/pod-group-total-count": "2"}) for p in fast]
     snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*whole, later))
     assert held(fast_0="a0", fast_1="a1", later="a2") == []
+    # fast-0 bound: Kueue admitted the group before, and holds nothing a plan must keep.
+    admitted = [replace(fast[0], node_name="a0", phase=PodPhase.RUNNING), fast[1]]
+    snapshot = Snapshot(nodes=tor_a + tor_b, pods=(*admitted, later))
+    assert held(fast_1="a1", later="a2") == []
     # Unconstrained: the Topology's nodes hold the room, not a node outside it.
     anywhere = [
         replace(p, annotations={**{k: v for k, v in p.annotations.items() if "required" not in k},
