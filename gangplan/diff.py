@@ -729,14 +729,14 @@ def _as_in(g: GroupOutcome, gang: Gang | None, applies: int, bound: int) -> Grou
     ``applies`` pods placed."""
     if gang is None:
         return replace(g, scheduled=applies, running=g.running + bound)
-    to_come = sum(p.to_come for p in gang.pending)  # Kueue's TAS holds their room (kueue-tas-room): no plan binds them
+    # Pods to come: Kueue's TAS holds their room (kueue-tas-room), no plan binds them.
     return replace(
         g,
         running=len(gang.running),
         succeeded=len(gang.succeeded),
-        pending=len(gang.pending) - to_come,
+        pending=len(gang.pending) - gang.to_come,
         scheduled=applies,
-        min_member=gang.group.min_member - to_come,
+        min_member=gang.group.min_member - gang.to_come,
         finished=gang.done,
     )
 

@@ -531,10 +531,6 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
     for (r, _), n in assignment.counts.items():
         if not problem.roles[r].pods[0].to_come:  # as name_pods names them
             placed_pods[problem.roles[r].gang] += n
-    to_come: dict[int, int] = defaultdict(int)  # Pod.to_come: room Kueue's TAS holds, no pod of the plan
-    for role in problem.roles:
-        if role.pods[0].to_come:
-            to_come[role.gang] += role.count
     why = reasons(problem, assignment, ordered)
     occupied: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
     for g, level, d in used_domains(problem, assignment.counts):
@@ -556,9 +552,9 @@ def outcomes(problem: Problem, assignment: Assignment, ordered: bool = False) ->
                     job_group=jg_spec.key,
                     placed=j in assignment.placed or settled,
                     priority=jg_spec.priority,
-                    min_member=gang.group.min_member - to_come[g],  # as verify counts it: the pods there are
+                    min_member=gang.group.min_member - gang.to_come,  # as verify counts it: the pods there are
                     running=spec.running,
-                    pending=len(gang.pending) - to_come[g],
+                    pending=len(gang.pending) - gang.to_come,
                     scheduled=placed_pods[g],
                     reason="" if j in assignment.placed or settled else _member_reason(
                         why.get(j, ""), spec.key, jg_spec.key, len(jg.gangs), too_few(problem, j, g)

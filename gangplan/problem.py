@@ -1248,10 +1248,11 @@ def alone(
     roles: list[Role] = []
     gangs: list[GangSpec] = []
     origin: list[int] = []
+    placed_on = _placed_on(held or {})
     for g in jg.gangs:
         gang = problem.gangs[g]
         renumbered = {r: len(roles) + i for i, r in enumerate(gang.roles)}
-        taken = taken_by_partners(problem, g, _placed_on(held or {}))
+        taken = taken_by_partners(problem, g, placed_on)
         for r in gang.roles:
             roles.append(replace(_cut(problem.roles[r], free, taken), gang=len(gangs)))
             origin.append(r)

@@ -324,6 +324,11 @@ class Gang:
         return [*self.running, *self.pending, *self.blocked, *self.finished]
 
     @property
+    def to_come(self) -> int:
+        """Its pending pods that do not exist yet (``Pod.to_come``): room held, no pod to bind."""
+        return sum(p.to_come for p in self.pending)
+
+    @property
     def succeeded(self) -> list[Pod]:
         """Members that finished well: they hold no room and pin no domain."""
         return [p for p in self.finished if p.phase == PodPhase.SUCCEEDED]

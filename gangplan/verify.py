@@ -609,10 +609,10 @@ def _room_to_come(
         counts = [int(t) for p in gang.members if _INT64.fullmatch(t := p.annotations.get(_KUEUE_TOTAL, ""))]
         to_come = max(counts, default=0) - len(runnable)
         required, preferred = (_binding(keys, levels) for keys in _kueue_terms(gang))
-        there = [placed[p.key] for p in gang.members if p.key in placed] + [p.node_name for p in runnable if p.node_name]
         tas = required or preferred or True in _unconstrained(gang)
         admitted = any(p.node_name for p in runnable)  # a bound pod: Kueue admitted it before
-        if to_come <= 0 or admitted or not tas or not any(p.key in placed for p in gang.members):
+        there = [placed[p.key] for p in gang.members if p.key in placed]
+        if to_come <= 0 or admitted or not tas or not there:
             continue
         if used is None:
             used = {}
